@@ -1,0 +1,55 @@
+//! Helpers shared by subcommands: output to stdout or an atomically written file.
+
+use crate::output::AtomicFile;
+use crate::{Error, Result};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Where a subcommand writes its CSV: standard output, or a file that appears
+/// only when complete.
+pub enum Output {
+    Stdout(BufWriter<io::Stdout>),
+    File(AtomicFile),
+}
+
+impl Output {
+    /// `path` = None or `-` means standard output.
+    pub fn open(path: Option<&Path>) -> Result<Output> {
+        match path {
+            None => Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout()))),
+            Some(p) if p.as_os_str() == "-" => {
+                Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())))
+            }
+            Some(p) => Ok(Output::File(AtomicFile::create(p)?)),
+        }
+    }
+
+    /// Flushes and, for files, renames into place.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            Output::Stdout(mut w) => w.flush().map_err(|e| Error::io("<stdout>", e)),
+            Output::File(f) => f.commit(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(w) => w.write(buf),
+            Output::File(f) => f.write(buf),
+        }
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.write_all(buf),
+            Output::File(f) => f.write_all(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.flush(),
+            Output::File(f) => f.flush(),
+        }
+    }
+}

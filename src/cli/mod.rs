@@ -1,0 +1,47 @@
+//! Command-line definitions (clap) and dispatch. No mathematics lives here:
+//! each subcommand file turns its flags into library calls.
+
+mod common;
+mod distances;
+mod generate;
+mod info;
+mod path;
+mod relax;
+
+pub use common::Output;
+
+use clap::{Parser, Subcommand};
+
+/// Simulate coalition-free diffusion of private data over social networks.
+///
+/// A data owner shares a noisy copy of a private value with every member of a
+/// network; the privacy level ε falls with graph distance. One sample path of a
+/// lazy Laplace process per owner correlates the answers, so a coalition of
+/// recipients learns no more than its closest member (max ε instead of Σ ε).
+#[derive(Debug, Parser)]
+#[command(name = "privdiffuse", propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Path(path::PathArgs),
+    Generate(generate::GenerateArgs),
+    Info(info::InfoArgs),
+    Distances(distances::DistancesArgs),
+    Relax(relax::RelaxArgs),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Path(a) => path::run(a),
+        Command::Generate(a) => generate::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Distances(a) => distances::run(a),
+        Command::Relax(a) => relax::run(a),
+    }
+}

@@ -1,0 +1,78 @@
+//! Errors are values: every failure a user can cause is one of these variants,
+//! carrying enough context (file, line, offending text, expectation) to act on.
+
+use std::path::PathBuf;
+
+/// The library's error type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be opened, read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Malformed content in an input file: names the file, the 1-based line,
+    /// the offending text and what was expected there.
+    #[error("{}:{line}: {message}", file.display())]
+    Input {
+        file: PathBuf,
+        line: usize,
+        message: String,
+    },
+    /// An invalid parameter value (command-line argument or library call).
+    #[error("invalid {name} '{value}': expected {expected}")]
+    Parameter {
+        name: String,
+        value: String,
+        expected: String,
+    },
+    /// A request that is well formed but cannot be served (e.g. a graph too
+    /// large for the dense resistance route), with what to do instead.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A numerical routine failed (e.g. a factorisation of a singular matrix).
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+}
+
+/// Shorthand for results carrying [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Builds a [`Error::Parameter`].
+    pub fn param(
+        name: impl Into<String>,
+        value: impl std::fmt::Display,
+        expected: impl Into<String>,
+    ) -> Self {
+        Error::Parameter {
+            name: name.into(),
+            value: value.to_string(),
+            expected: expected.into(),
+        }
+    }
+
+    /// Builds an [`Error::Input`] for `file` at 1-based `line`.
+    pub fn input(file: impl Into<PathBuf>, line: usize, message: impl Into<String>) -> Self {
+        Error::Input {
+            file: file.into(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// Builds an [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// True for errors caused by how the program was called (exit code 2).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Error::Parameter { .. })
+    }
+}

@@ -1,0 +1,307 @@
+//! Graphs as compressed sparse rows: `u32` node indices, optional `f64` edge
+//! lengths (= electrical resistances), the map back to the original node ids.
+//!
+//! Undirected graphs store every edge as two arcs; `neighbors(u)` is a plain
+//! slice, so traversals touch no per-node allocation.
+
+mod ids;
+
+pub use ids::NodeIds;
+
+use crate::{Error, Result};
+
+/// Counts of input lines the builder dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Dropped {
+    /// Edges `u u`.
+    pub self_loops: u64,
+    /// Repeated edges (for undirected graphs `u v` and `v u` are the same edge).
+    pub duplicates: u64,
+    /// Duplicates whose weight differed from the first occurrence (first kept).
+    pub conflicting_weights: u64,
+}
+
+/// A static graph in CSR form.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    directed: bool,
+    offsets: Vec<usize>,
+    targets: Vec<u32>,
+    weights: Option<Vec<f64>>,
+    ids: NodeIds,
+    edges: u64,
+    dropped: Dropped,
+}
+
+impl Graph {
+    /// Builds a graph on `ids.len()` nodes from edges given as index pairs.
+    ///
+    /// Self-loops and duplicate edges are dropped and counted (the first
+    /// weight of a duplicate is kept). `weights`, if given, has one entry per
+    /// edge and every entry must be finite and > 0.
+    pub fn from_edges(
+        ids: NodeIds,
+        edges: &[(u32, u32)],
+        weights: Option<&[f64]>,
+        directed: bool,
+    ) -> Result<Graph> {
+        let n = ids.len();
+        if n > u32::MAX as usize {
+            return Err(Error::param("node count", n, "at most 2^32 - 1 nodes"));
+        }
+        if let Some(w) = weights {
+            if w.len() != edges.len() {
+                return Err(Error::param(
+                    "weights",
+                    w.len(),
+                    format!("one weight per edge ({})", edges.len()),
+                ));
+            }
+            if let Some((i, x)) = w.iter().enumerate().find(|(_, x)| !(x.is_finite() && **x > 0.0)) {
+                return Err(Error::param(
+                    format!("weight of edge {i}"),
+                    x,
+                    "a finite number > 0",
+                ));
+            }
+        }
+        let mut dropped = Dropped::default();
+        // Arcs (source, target, weight, input order) before deduplication.
+        let mut degree = vec![0usize; n + 1];
+        for &(u, v) in edges {
+            if u as usize >= n || v as usize >= n {
+                return Err(Error::param(
+                    "edge endpoint",
+                    format!("{u}-{v}"),
+                    format!("node indices below {n}"),
+                ));
+            }
+            if u == v {
+                continue;
+            }
+            degree[u as usize] += 1;
+            if !directed {
+                degree[v as usize] += 1;
+            }
+        }
+        let mut offsets = vec![0usize; n + 1];
+        for i in 0..n {
+            offsets[i + 1] = offsets[i] + degree[i];
+        }
+        let total = offsets[n];
+        let mut fill = offsets.clone();
+        // (target, input order) per arc, so that the first occurrence wins on ties.
+        let mut arcs: Vec<(u32, u32)> = vec![(0, 0); total];
+        for (k, &(u, v)) in edges.iter().enumerate() {
+            if u == v {
+                dropped.self_loops += 1;
+                continue;
+            }
+            arcs[fill[u as usize]] = (v, k as u32);
+            fill[u as usize] += 1;
+            if !directed {
+                arcs[fill[v as usize]] = (u, k as u32);
+                fill[v as usize] += 1;
+            }
+        }
+        let mut targets = Vec::with_capacity(total);
+        let mut wout = weights.map(|_| Vec::with_capacity(total));
+        let mut new_offsets = vec![0usize; n + 1];
+        let mut dup_arcs = 0u64;
+        let mut conflict_arcs = 0u64;
+        for u in 0..n {
+            let seg = &mut arcs[offsets[u]..offsets[u + 1]];
+            seg.sort_unstable();
+            let mut last: Option<(u32, f64)> = None;
+            for &(v, k) in seg.iter() {
+                let w = weights.map(|w| w[k as usize]).unwrap_or(1.0);
+                if let Some((lv, lw)) = last {
+                    if lv == v {
+                        dup_arcs += 1;
+                        if lw != w {
+                            conflict_arcs += 1;
+                        }
+                        continue;
+                    }
+                }
+                last = Some((v, w));
+                targets.push(v);
+                if let Some(ws) = wout.as_mut() {
+                    ws.push(w);
+                }
+            }
+            new_offsets[u + 1] = targets.len();
+        }
+        let arcs_kept = targets.len() as u64;
+        let (edges_kept, dups, conflicts) = if directed {
+            (arcs_kept, dup_arcs, conflict_arcs)
+        } else {
+            (arcs_kept / 2, dup_arcs / 2, conflict_arcs / 2)
+        };
+        dropped.duplicates = dups;
+        dropped.conflicting_weights = conflicts;
+        Ok(Graph {
+            directed,
+            offsets: new_offsets,
+            targets,
+            weights: wout,
+            ids,
+            edges: edges_kept,
+            dropped,
+        })
+    }
+
+    /// A graph whose original ids are `0..n`.
+    pub fn from_index_edges(
+        n: usize,
+        edges: &[(u32, u32)],
+        weights: Option<&[f64]>,
+        directed: bool,
+    ) -> Result<Graph> {
+        Graph::from_edges(NodeIds::range(n), edges, weights, directed)
+    }
+
+    /// Number of nodes.
+    #[inline]
+    pub fn n(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Number of edges (undirected edges counted once).
+    #[inline]
+    pub fn m(&self) -> u64 {
+        self.edges
+    }
+
+    /// Whether arcs are one-way.
+    #[inline]
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Whether edges carry lengths.
+    #[inline]
+    pub fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+
+    /// Out-neighbours of `u` (all neighbours for undirected graphs), ascending.
+    #[inline]
+    pub fn neighbors(&self, u: u32) -> &[u32] {
+        let u = u as usize;
+        &self.targets[self.offsets[u]..self.offsets[u + 1]]
+    }
+
+    /// Lengths of the arcs in [`Graph::neighbors`] order, if weighted.
+    #[inline]
+    pub fn neighbor_weights(&self, u: u32) -> Option<&[f64]> {
+        let u = u as usize;
+        self.weights
+            .as_ref()
+            .map(|w| &w[self.offsets[u]..self.offsets[u + 1]])
+    }
+
+    /// Length of arc number `arc` (1.0 when unweighted).
+    #[inline]
+    pub fn arc_weight(&self, arc: usize) -> f64 {
+        self.weights.as_ref().map_or(1.0, |w| w[arc])
+    }
+
+    /// Out-degree of `u`.
+    #[inline]
+    pub fn degree(&self, u: u32) -> usize {
+        let u = u as usize;
+        self.offsets[u + 1] - self.offsets[u]
+    }
+
+    /// CSR offsets (`n + 1` entries).
+    #[inline]
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    /// CSR arc targets.
+    #[inline]
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// CSR arc lengths, if weighted.
+    #[inline]
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+
+    /// Original node ids.
+    #[inline]
+    pub fn ids(&self) -> &NodeIds {
+        &self.ids
+    }
+
+    /// What the builder dropped.
+    #[inline]
+    pub fn dropped(&self) -> Dropped {
+        self.dropped
+    }
+
+    /// Each edge once as `(u, v, length)`: `u < v` for undirected graphs.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32, f64)> + '_ {
+        (0..self.n() as u32).flat_map(move |u| {
+            let lo = self.offsets[u as usize];
+            self.neighbors(u)
+                .iter()
+                .enumerate()
+                .filter(move |&(_, &v)| self.directed || u < v)
+                .map(move |(i, &v)| (u, v, self.arc_weight(lo + i)))
+        })
+    }
+
+    /// Records counts from an earlier stage (e.g. the loader) in the graph.
+    pub fn add_dropped(&mut self, extra: Dropped) {
+        self.dropped.self_loops += extra.self_loops;
+        self.dropped.duplicates += extra.duplicates;
+        self.dropped.conflicting_weights += extra.conflicting_weights;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_undirected_csr_dropping_loops_and_duplicates() {
+        let e = [(0, 1), (1, 0), (1, 2), (2, 2), (0, 1), (3, 1)];
+        let w = [1.0, 2.0, 3.0, 1.0, 1.0, 4.0];
+        let g = Graph::from_index_edges(5, &e, Some(&w), false).unwrap();
+        assert_eq!(g.n(), 5);
+        assert_eq!(g.m(), 3);
+        assert_eq!(g.neighbors(1), &[0, 2, 3]);
+        assert_eq!(g.neighbor_weights(1).unwrap(), &[1.0, 3.0, 4.0]);
+        assert_eq!(g.neighbors(4), &[] as &[u32]);
+        assert_eq!(
+            g.dropped(),
+            Dropped {
+                self_loops: 1,
+                duplicates: 2,
+                conflicting_weights: 1
+            }
+        );
+        let es: Vec<_> = g.edges().collect();
+        assert_eq!(es, vec![(0, 1, 1.0), (1, 2, 3.0), (1, 3, 4.0)]);
+    }
+
+    #[test]
+    fn directed_keeps_one_arc() {
+        let g = Graph::from_index_edges(3, &[(0, 1), (1, 0), (1, 2)], None, true).unwrap();
+        assert_eq!(g.m(), 3);
+        assert_eq!(g.neighbors(0), &[1]);
+        assert_eq!(g.neighbors(2), &[] as &[u32]);
+    }
+
+    #[test]
+    fn rejects_bad_weights_and_endpoints() {
+        assert!(Graph::from_index_edges(2, &[(0, 1)], Some(&[0.0]), false).is_err());
+        assert!(Graph::from_index_edges(2, &[(0, 1)], Some(&[f64::NAN]), false).is_err());
+        assert!(Graph::from_index_edges(2, &[(0, 2)], None, false).is_err());
+    }
+}

@@ -1,0 +1,201 @@
+//! No half-written outputs: files and directories are written under a temporary
+//! name beside their destination and renamed into place only when complete. If
+//! the writer is dropped without `commit` (an error, a panic), the temporary is
+//! removed and the destination is left as it was.
+
+use crate::{Error, Result};
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+fn temp_sibling(dest: &Path) -> PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = format!(".{name}.tmp-{}", std::process::id());
+    match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join(tmp),
+        _ => PathBuf::from(tmp),
+    }
+}
+
+/// A buffered file that appears at its destination only on [`AtomicFile::commit`].
+pub struct AtomicFile {
+    dest: PathBuf,
+    tmp: PathBuf,
+    writer: Option<BufWriter<fs::File>>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file beside `dest` (the parent directory must exist).
+    pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
+        let dest = dest.as_ref().to_path_buf();
+        let tmp = temp_sibling(&dest);
+        let file = fs::File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
+        Ok(AtomicFile {
+            dest,
+            tmp,
+            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// The final destination.
+    pub fn path(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn commit(mut self) -> Result<()> {
+        let w = self.writer.take().expect("writer present until commit");
+        let file = w
+            .into_inner()
+            .map_err(|e| Error::io(&self.dest, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&self.dest, e))?;
+        drop(file);
+        fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer.as_mut().expect("not committed").write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.writer.as_mut().expect("not committed").write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().expect("not committed").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// A directory whose contents appear at the destination only on
+/// [`AtomicDir::commit`], replacing whatever was there.
+pub struct AtomicDir {
+    dest: PathBuf,
+    tmp: PathBuf,
+    committed: bool,
+}
+
+impl AtomicDir {
+    /// Creates an empty temporary directory beside `dest` (creating `dest`'s
+    /// parent directories if needed).
+    pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
+        let dest = dest.as_ref().to_path_buf();
+        if let Some(p) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+        }
+        let tmp = temp_sibling(&dest);
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        }
+        fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        Ok(AtomicDir {
+            dest,
+            tmp,
+            committed: false,
+        })
+    }
+
+    /// Where files are written until commit.
+    pub fn staging(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Path of `name` inside the staging directory.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.tmp.join(name)
+    }
+
+    /// The final destination.
+    pub fn path(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Replaces `dest` with the staged directory. The old directory is moved
+    /// aside first and removed only after the new one is in place.
+    pub fn commit(mut self) -> Result<()> {
+        let old = self.dest.with_extension(format!("old-{}", std::process::id()));
+        let had_old = self.dest.exists();
+        if had_old {
+            fs::rename(&self.dest, &old).map_err(|e| Error::io(&self.dest, e))?;
+        }
+        if let Err(e) = fs::rename(&self.tmp, &self.dest) {
+            if had_old {
+                let _ = fs::rename(&old, &self.dest);
+            }
+            return Err(Error::io(&self.dest, e));
+        }
+        if had_old {
+            let _ = fs::remove_dir_all(&old);
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("privdiffuse-atomic-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn file_appears_only_on_commit() {
+        let d = scratch("file");
+        let dest = d.join("a.csv");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"x\n").unwrap();
+        assert!(!dest.exists());
+        f.commit().unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "x\n");
+        {
+            let mut f = AtomicFile::create(&dest).unwrap();
+            f.write_all(b"partial").unwrap();
+        } // dropped: old content stays, no temp left behind
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "x\n");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn dir_replaces_or_vanishes() {
+        let d = scratch("dir");
+        let dest = d.join("out");
+        fs::create_dir(&dest).unwrap();
+        fs::write(dest.join("old.txt"), "old").unwrap();
+        {
+            let a = AtomicDir::create(&dest).unwrap();
+            fs::write(a.join("new.txt"), "new").unwrap();
+        } // dropped: nothing changes
+        assert!(dest.join("old.txt").exists());
+        let a = AtomicDir::create(&dest).unwrap();
+        fs::write(a.join("new.txt"), "new").unwrap();
+        a.commit().unwrap();
+        assert!(!dest.join("old.txt").exists());
+        assert!(dest.join("new.txt").exists());
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+}

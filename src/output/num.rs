@@ -1,0 +1,42 @@
+//! Numbers in CSV files are printed in Rust's shortest round-trip form: parsing a
+//! printed value gives back the same `f64`, bit for bit.
+
+use std::fmt::Write as _;
+
+/// Appends `x` in shortest round-trip form (`{}` of `f64`; `inf`, `-inf`, `NaN`
+/// for non-finite values).
+#[inline]
+pub fn write_f64(out: &mut String, x: f64) {
+    // `Display` for f64 prints the shortest decimal that parses back exactly.
+    let _ = write!(out, "{x}");
+}
+
+/// `x` in shortest round-trip form.
+pub fn fmt_f64(x: f64) -> String {
+    let mut s = String::new();
+    write_f64(&mut s, x);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn round_trips(bits in any::<u64>()) {
+            let x = f64::from_bits(bits);
+            prop_assume!(x.is_finite());
+            let back: f64 = fmt_f64(x).parse().unwrap();
+            prop_assert_eq!(back.to_bits(), x.to_bits());
+        }
+    }
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(fmt_f64(0.1), "0.1");
+        assert_eq!(fmt_f64(15.0), "15");
+        assert_eq!(fmt_f64(-2.5), "-2.5");
+    }
+}
