@@ -1,0 +1,269 @@
+//! Exact samplers of the lazy process over a requested range (memo §1a, §2).
+//!
+//! The path is drawn at the top of the range from its marginal and then walked
+//! down in ε: jump locations form a Poisson process in ln ε (rate 2 per
+//! coordinate for ℓ1, n + 1 for ℓ2), and a jump at level e adds fresh noise at
+//! the jump's own (new, lower) level e — never the previous upper level (memo
+//! §8.9). No discretisation, no Bessel inverse.
+
+use super::laplace::{exp1, laplace, std_normal};
+use super::path::{NoisePath, Norm};
+use crate::{Error, Result};
+use rand::{Rng, RngExt};
+use rand_distr::{Distribution, Gamma};
+
+fn check_level(name: &str, x: f64) -> Result<()> {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::param(name, x, "a finite number > 0"))
+    }
+}
+
+/// Draws `V_eps` from its marginal into `out` (`out.len()` = n): ℓ1 —
+/// independent `Lap(1/ε)` coordinates; ℓ2 — radius `Gamma(n, 1/ε)` times a
+/// uniform direction (memo §2).
+pub fn sample_marginal<R: Rng + ?Sized>(norm: Norm, eps: f64, out: &mut [f64], rng: &mut R) {
+    match norm {
+        Norm::L1 => {
+            for x in out.iter_mut() {
+                *x = laplace(rng, 1.0 / eps);
+            }
+        }
+        Norm::L2 => {
+            let n = out.len();
+            // Gamma(n, 1/ε): the shape is an integer ≥ 1, so the constructor
+            // cannot fail for a validated ε.
+            let radius = match Gamma::new(n as f64, 1.0 / eps) {
+                Ok(g) => g.sample(rng),
+                Err(_) => f64::NAN,
+            };
+            uniform_direction(out, rng);
+            for x in out.iter_mut() {
+                *x *= radius;
+            }
+        }
+    }
+}
+
+/// Fills `out` with a uniformly distributed unit vector (normalised Gaussian).
+fn uniform_direction<R: Rng + ?Sized>(out: &mut [f64], rng: &mut R) {
+    loop {
+        let mut ss = 0.0;
+        for x in out.iter_mut() {
+            *x = std_normal(rng);
+            ss += *x * *x;
+        }
+        if ss > 0.0 {
+            let r = ss.sqrt();
+            for x in out.iter_mut() {
+                *x /= r;
+            }
+            return;
+        }
+    }
+}
+
+/// Adds one jump at level `e` to `v` (in place): ℓ1 — `Lap(1/e)` on one
+/// uniformly chosen coordinate (superposition of n rate-2 processes); ℓ2 —
+/// `sqrt(W)·N(0, 2/e² I)`, W ~ Exp(1) (memo §2).
+#[inline]
+pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R) {
+    match norm {
+        Norm::L1 => {
+            let i = if v.len() == 1 {
+                0
+            } else {
+                rng.random_range(0..v.len())
+            };
+            v[i] += laplace(rng, 1.0 / e);
+        }
+        Norm::L2 => {
+            let s = (2.0 * exp1(rng)).sqrt() / e;
+            for x in v.iter_mut() {
+                *x += s * std_normal(rng);
+            }
+        }
+    }
+}
+
+/// Continues the backward walk from level `e_start`, where the path has value
+/// `v`, down to `e_stop` (exclusive). For each jump at level `e` it updates `v`
+/// and calls `on_jump(e, v)` with the value that holds just below `e`.
+/// Backward increments are independent of the value at `e_start` (memo §1a),
+/// so this extends any exact path below its bottom.
+pub fn walk_down<R: Rng + ?Sized>(
+    norm: Norm,
+    e_start: f64,
+    e_stop: f64,
+    v: &mut [f64],
+    rng: &mut R,
+    mut on_jump: impl FnMut(f64, &[f64]),
+) {
+    let rate = norm.jump_rate(v.len());
+    let mut e = e_start;
+    loop {
+        // Gap in ln ε ~ Exp(rate).
+        e *= (-exp1(rng) / rate).exp();
+        if e <= e_stop {
+            return;
+        }
+        add_jump(norm, e, v, rng);
+        on_jump(e, v);
+    }
+}
+
+/// Samples exact paths of the lazy process of dimension n in norm ℓ1 or ℓ2
+/// over `[eps_lo, eps_hi]`. A small value built once from validated parameters;
+/// sampling takes the caller's generator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathSampler {
+    dim: usize,
+    norm: Norm,
+    eps_lo: f64,
+    eps_hi: f64,
+}
+
+impl PathSampler {
+    /// Validates: n ≥ 1; ε levels finite and > 0; `eps_lo ≤ eps_hi`.
+    pub fn new(dim: usize, norm: Norm, eps_lo: f64, eps_hi: f64) -> Result<Self> {
+        if dim == 0 {
+            return Err(Error::param("dimension", dim, "an integer ≥ 1"));
+        }
+        check_level("eps-lo", eps_lo)?;
+        check_level("eps-hi", eps_hi)?;
+        if eps_lo > eps_hi {
+            return Err(Error::param(
+                "eps-lo",
+                eps_lo,
+                format!("a level ≤ eps-hi ({eps_hi})"),
+            ));
+        }
+        Ok(PathSampler {
+            dim,
+            norm,
+            eps_lo,
+            eps_hi,
+        })
+    }
+
+    /// Dimension n.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Norm.
+    pub fn norm(&self) -> Norm {
+        self.norm
+    }
+
+    /// Range `(eps_lo, eps_hi)`.
+    pub fn range(&self) -> (f64, f64) {
+        (self.eps_lo, self.eps_hi)
+    }
+
+    /// Expected number of jumps: rate · ln(eps_hi / eps_lo).
+    pub fn expected_jumps(&self) -> f64 {
+        self.norm.jump_rate(self.dim) * (self.eps_hi / self.eps_lo).ln()
+    }
+
+    /// A fresh path.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> NoisePath {
+        let mut p = NoisePath::empty(self.dim);
+        self.sample_into(rng, &mut p);
+        p
+    }
+
+    /// Samples into `path`, reusing its allocations.
+    pub fn sample_into<R: Rng + ?Sized>(&self, rng: &mut R, path: &mut NoisePath) {
+        path.reset(self.dim, self.eps_hi);
+        // Stack buffer for the running value in the common small dimensions.
+        let mut small = [0.0f64; 8];
+        let mut big;
+        let v: &mut [f64] = if self.dim <= small.len() {
+            &mut small[..self.dim]
+        } else {
+            big = vec![0.0; self.dim];
+            &mut big
+        };
+        sample_marginal(self.norm, self.eps_hi, v, rng);
+        path.push(f64::NAN, v);
+        walk_down(self.norm, self.eps_hi, self.eps_lo, v, rng, |e, v| {
+            // The row above this jump holds on [e, previous level).
+            path.set_last_level(e);
+            path.push(f64::NAN, v);
+        });
+        path.set_last_level(self.eps_lo);
+        path.reverse();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{Purpose, rng_for};
+
+    #[test]
+    fn rejects_invalid_ranges() {
+        for (lo, hi) in [
+            (0.0, 1.0),
+            (-1.0, 1.0),
+            (f64::NAN, 1.0),
+            (1.0, f64::INFINITY),
+            (2.0, 1.0),
+        ] {
+            assert!(PathSampler::new(1, Norm::L1, lo, hi).is_err(), "{lo} {hi}");
+        }
+        assert!(PathSampler::new(0, Norm::L2, 1.0, 2.0).is_err());
+        assert!(PathSampler::new(1, Norm::L2, 1.0, 1.0).is_ok());
+    }
+
+    #[test]
+    fn path_structure() {
+        let s = PathSampler::new(3, Norm::L1, 0.5, 15.0).unwrap();
+        let mut rng = rng_for(3, 0, 0, Purpose::Path);
+        for _ in 0..200 {
+            let p = s.sample(&mut rng);
+            assert_eq!(p.eps_lo(), 0.5);
+            assert_eq!(p.eps_hi(), 15.0);
+            assert!(p.levels().windows(2).all(|w| w[0] < w[1]));
+            assert!(*p.levels().last().unwrap() <= 15.0);
+            // ℓ1: each jump changes exactly one coordinate.
+            for j in p.jumps() {
+                let changed = j.below.iter().zip(j.above).filter(|(a, b)| a != b).count();
+                assert_eq!(changed, 1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod quick_law {
+    use super::*;
+    use crate::rng::{Purpose, rng_for};
+
+    /// A fast smoke check of the joint law (the full §7 battery lives in
+    /// tests/process_stats.rs): P(V_1 = V_2) = 1/4, E V_1² = 2 for 1-D.
+    /// N = 40k: s.e. of the atom ≈ sqrt(.25·.75/N) = 0.0022, of E V² ≈ sqrt(20)/√N = 0.022.
+    #[test]
+    fn atom_and_second_moment_1d() {
+        let s = PathSampler::new(1, Norm::L1, 1.0, 2.0).unwrap();
+        let mut rng = rng_for(5, 0, 0, Purpose::Path);
+        let n = 40_000;
+        let (mut eq, mut m2) = (0usize, 0.0);
+        let mut p = NoisePath::empty(1);
+        for _ in 0..n {
+            s.sample_into(&mut rng, &mut p);
+            let (a, b) = (p.value_at(1.0)[0], p.value_at(2.0)[0]);
+            eq += (a == b) as usize;
+            m2 += a * a;
+        }
+        let nf = n as f64;
+        assert!(
+            (eq as f64 / nf - 0.25).abs() < 6.0 * 0.0022,
+            "{}",
+            eq as f64 / nf
+        );
+        assert!((m2 / nf - 2.0).abs() < 6.0 * 0.022, "{}", m2 / nf);
+    }
+}
