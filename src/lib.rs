@@ -14,12 +14,14 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 pub mod cli;
+pub mod epsilon;
 pub mod error;
 pub mod graph;
 pub mod output;
 pub mod process;
 pub mod rng;
 
+pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};
 pub use graph::{Graph, NodeIds};
 pub use rng::{PrivRng, Purpose, rng_for};

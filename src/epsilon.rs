@@ -1,0 +1,636 @@
+//! Privacy maps `ε(d)`: how the privacy level against a recipient falls with
+//! its distance `d` from the owner. Parsed from the `--eps SPEC` grammar:
+//!
+//! | spec | map |
+//! |---|---|
+//! | `exp:a=4,b=3.3` | `ε = e^(a − b·d)` |
+//! | `recip:c=1` | `ε = c / d` |
+//! | `power:c=2,p=1.5` | `ε = c · d^(−p)` |
+//! | `table:1=15,2=5,3=1.5,*=0.5` | ε of the largest key ≤ d; below the smallest key, that key's ε; `*` = ε beyond the largest key |
+//! | `range:0.5..15` | exponential from the smallest observed distance → 15 to the largest → 0.5 (resolved once per run) |
+//!
+//! Every map is validated: positive, finite and non-increasing in distance.
+//! Optional clamps `--eps-min/--eps-max` bound the result.
+
+use crate::{Error, Result};
+use std::fmt;
+
+/// The shape of a privacy map before clamping.
+#[derive(Clone, Debug, PartialEq)]
+enum Shape {
+    Exp {
+        a: f64,
+        b: f64,
+    },
+    Recip {
+        c: f64,
+    },
+    Power {
+        c: f64,
+        p: f64,
+    },
+    Table {
+        keys: Vec<f64>,
+        eps: Vec<f64>,
+        beyond: Option<f64>,
+    },
+    /// Unresolved `range:LO..HI`.
+    Range {
+        lo: f64,
+        hi: f64,
+    },
+    /// `range:LO..HI` resolved on observed distances `[d_min, d_max]`:
+    /// `ε = HI^(1−t)·LO^t`, `t = (d − d_min)/(d_max − d_min)` (exact endpoints).
+    Resolved {
+        lo: f64,
+        hi: f64,
+        d_min: f64,
+        d_max: f64,
+    },
+}
+
+/// A validated, non-increasing map from distance to privacy level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpsilonMap {
+    shape: Shape,
+    eps_min: Option<f64>,
+    eps_max: Option<f64>,
+}
+
+fn bad(spec: &str, expected: impl Into<String>) -> Error {
+    Error::param("--eps", spec, expected)
+}
+
+const GRAMMAR: &str = "one of exp:a=A,b=B | recip:c=C | power:c=C,p=P | \
+                       table:D1=E1,D2=E2,...[,*=E] | range:LO..HI";
+
+fn parse_num(spec: &str, key: &str, text: &str) -> Result<f64> {
+    let x: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| bad(spec, format!("a number for '{key}', got '{text}'")))?;
+    if !x.is_finite() {
+        return Err(bad(
+            spec,
+            format!("a finite number for '{key}', got '{text}'"),
+        ));
+    }
+    Ok(x)
+}
+
+/// Parses `k=v,k=v` with exactly the keys in `keys`.
+fn parse_kv(spec: &str, body: &str, keys: &[&str]) -> Result<Vec<f64>> {
+    let mut out = vec![None; keys.len()];
+    for part in body.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| bad(spec, format!("key=value pairs, got '{part}'")))?;
+        let k = k.trim();
+        let i = keys.iter().position(|x| *x == k).ok_or_else(|| {
+            bad(
+                spec,
+                format!("keys {}, got unknown key '{k}'", keys.join(",")),
+            )
+        })?;
+        if out[i].is_some() {
+            return Err(bad(spec, format!("each key once, got '{k}' twice")));
+        }
+        out[i] = Some(parse_num(spec, k, v)?);
+    }
+    out.iter()
+        .zip(keys)
+        .map(|(v, k)| v.ok_or_else(|| bad(spec, format!("a value for '{k}'"))))
+        .collect()
+}
+
+impl EpsilonMap {
+    /// Parses and validates a spec (see the module docs for the grammar).
+    pub fn parse(spec: &str) -> Result<EpsilonMap> {
+        let s = spec.trim();
+        let (kind, body) = s.split_once(':').ok_or_else(|| bad(spec, GRAMMAR))?;
+        let shape = match kind.trim().to_ascii_lowercase().as_str() {
+            "exp" => {
+                let v = parse_kv(spec, body, &["a", "b"])?;
+                if v[1] < 0.0 {
+                    return Err(bad(spec, "b ≥ 0 (ε must not increase with distance)"));
+                }
+                Shape::Exp { a: v[0], b: v[1] }
+            }
+            "recip" => {
+                let v = parse_kv(spec, body, &["c"])?;
+                if v[0] <= 0.0 {
+                    return Err(bad(spec, "c > 0"));
+                }
+                Shape::Recip { c: v[0] }
+            }
+            "power" => {
+                let v = parse_kv(spec, body, &["c", "p"])?;
+                if v[0] <= 0.0 {
+                    return Err(bad(spec, "c > 0"));
+                }
+                if v[1] < 0.0 {
+                    return Err(bad(spec, "p ≥ 0 (ε must not increase with distance)"));
+                }
+                Shape::Power { c: v[0], p: v[1] }
+            }
+            "table" => parse_table(spec, body)?,
+            "range" => {
+                let (lo, hi) = body
+                    .split_once("..")
+                    .ok_or_else(|| bad(spec, "range:LO..HI, e.g. range:0.5..15"))?;
+                let lo = parse_num(spec, "LO", lo)?;
+                let hi = parse_num(spec, "HI", hi)?;
+                if !(lo > 0.0 && hi >= lo) {
+                    return Err(bad(spec, "0 < LO ≤ HI"));
+                }
+                Shape::Range { lo, hi }
+            }
+            _ => return Err(bad(spec, GRAMMAR)),
+        };
+        Ok(EpsilonMap {
+            shape,
+            eps_min: None,
+            eps_max: None,
+        })
+    }
+
+    /// Adds clamps: `ε(d)` is bounded to `[eps_min, eps_max]`.
+    pub fn with_clamp(mut self, eps_min: Option<f64>, eps_max: Option<f64>) -> Result<EpsilonMap> {
+        for (name, v) in [("--eps-min", eps_min), ("--eps-max", eps_max)] {
+            if let Some(x) = v {
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(Error::param(name, x, "a finite number > 0"));
+                }
+            }
+        }
+        if let (Some(lo), Some(hi)) = (eps_min, eps_max) {
+            if lo > hi {
+                return Err(Error::param(
+                    "--eps-min",
+                    lo,
+                    format!("a value ≤ --eps-max ({hi})"),
+                ));
+            }
+        }
+        self.eps_min = eps_min;
+        self.eps_max = eps_max;
+        Ok(self)
+    }
+
+    /// Lower clamp, if any.
+    pub fn eps_min(&self) -> Option<f64> {
+        self.eps_min
+    }
+
+    /// Whether this is an unresolved `range:` map (see [`EpsilonMap::resolve`]).
+    pub fn needs_resolution(&self) -> bool {
+        matches!(self.shape, Shape::Range { .. })
+    }
+
+    /// Resolves a `range:LO..HI` map on the observed distance extremes (the
+    /// smallest distance maps to exactly HI, the largest to exactly LO); other
+    /// maps are returned unchanged.
+    pub fn resolve(&self, d_min: f64, d_max: f64) -> Result<EpsilonMap> {
+        let Shape::Range { lo, hi } = self.shape else {
+            return Ok(self.clone());
+        };
+        if !(d_min.is_finite() && d_max.is_finite() && d_min >= 0.0 && d_max >= d_min) {
+            return Err(Error::param(
+                "observed distance range",
+                format!("{d_min}..{d_max}"),
+                "finite distances (are any recipients reachable?)",
+            ));
+        }
+        Ok(EpsilonMap {
+            shape: Shape::Resolved {
+                lo,
+                hi,
+                d_min,
+                d_max,
+            },
+            eps_min: self.eps_min,
+            eps_max: self.eps_max,
+        })
+    }
+
+    /// For a resolved range: the equivalent `exp:a=..,b=..` parameters.
+    pub fn exp_params(&self) -> Option<(f64, f64)> {
+        match self.shape {
+            Shape::Exp { a, b } => Some((a, b)),
+            Shape::Resolved {
+                lo,
+                hi,
+                d_min,
+                d_max,
+            } => {
+                let b = if d_max > d_min {
+                    (hi / lo).ln() / (d_max - d_min)
+                } else {
+                    0.0
+                };
+                Some((hi.ln() + b * d_min, b))
+            }
+            _ => None,
+        }
+    }
+
+    fn clamp(&self, e: f64) -> f64 {
+        let e = self.eps_max.map_or(e, |m| e.min(m));
+        self.eps_min.map_or(e, |m| e.max(m))
+    }
+
+    /// `ε(d)` for a recipient at distance `d > 0` (clamped). NaN for an
+    /// unresolved `range:` map.
+    pub fn eps(&self, d: f64) -> f64 {
+        let e = match &self.shape {
+            Shape::Exp { a, b } => (a - b * d).exp(),
+            Shape::Recip { c } => c / d,
+            Shape::Power { c, p } => c * d.powf(-p),
+            Shape::Table { keys, eps, beyond } => table_eps(keys, eps, *beyond, d),
+            Shape::Range { .. } => f64::NAN,
+            Shape::Resolved {
+                lo,
+                hi,
+                d_min,
+                d_max,
+            } => {
+                if d <= *d_min || d_max <= d_min {
+                    *hi
+                } else if d >= *d_max {
+                    *lo
+                } else {
+                    let t = (d - d_min) / (d_max - d_min);
+                    hi.powf(1.0 - t) * lo.powf(t)
+                }
+            }
+        };
+        self.clamp(e)
+    }
+
+    /// `ln ε(d)` of the continuous version of the map, used to place jumps in
+    /// distance: for tables, ln ε is interpolated linearly between neighbouring
+    /// keys (the `*` level sits one unit beyond the largest key).
+    pub fn ln_eps(&self, d: f64) -> f64 {
+        match &self.shape {
+            Shape::Table { keys, eps, beyond } => {
+                let (k, e) = table_knots(keys, eps, *beyond);
+                let l = interp(&k, &e, d);
+                let l = self.eps_max.map_or(l, |m| l.min(m.ln()));
+                self.eps_min.map_or(l, |m| l.max(m.ln()))
+            }
+            _ => self.eps(d).ln(),
+        }
+    }
+
+    /// `|d ln ε(d) / dd|`: jumps of a path fall at rate λ·log_slope(d) per unit
+    /// distance (λ = 2n for ℓ1, n + 1 for ℓ2). Zero where clamped or flat.
+    pub fn log_slope(&self, d: f64) -> f64 {
+        let raw = match &self.shape {
+            Shape::Exp { b, .. } => *b,
+            Shape::Recip { .. } => 1.0 / d,
+            Shape::Power { p, .. } => p / d,
+            Shape::Range { .. } => f64::NAN,
+            Shape::Resolved {
+                lo,
+                hi,
+                d_min,
+                d_max,
+            } => {
+                if d < *d_min || d > *d_max || d_max <= d_min {
+                    0.0
+                } else {
+                    (hi / lo).ln() / (d_max - d_min)
+                }
+            }
+            Shape::Table { keys, eps, beyond } => {
+                let (k, e) = table_knots(keys, eps, *beyond);
+                let i = k.partition_point(|&x| x <= d);
+                if i == 0 || i >= k.len() {
+                    0.0
+                } else {
+                    ((e[i - 1] - e[i]) / (k[i] - k[i - 1])).abs()
+                }
+            }
+        };
+        // Inside a clamp the map is flat.
+        let l = self.ln_eps(d);
+        let clamped =
+            self.eps_min.is_some_and(|m| l <= m.ln()) || self.eps_max.is_some_and(|m| l >= m.ln());
+        if clamped { 0.0 } else { raw }
+    }
+
+    /// The distance at which (the continuous version of) ε equals `eps`: the
+    /// inverse of [`EpsilonMap::ln_eps`]. Used to report where a jump sits.
+    /// Levels outside the map's range give the nearest end (or ±∞).
+    pub fn distance_at(&self, eps: f64) -> f64 {
+        let l = eps.ln();
+        match &self.shape {
+            Shape::Exp { a, b } => {
+                if *b > 0.0 {
+                    (a - l) / b
+                } else {
+                    0.0
+                }
+            }
+            Shape::Recip { c } => c / eps,
+            Shape::Power { c, p } => {
+                if *p > 0.0 {
+                    (c / eps).powf(1.0 / p)
+                } else {
+                    0.0
+                }
+            }
+            Shape::Range { .. } => f64::NAN,
+            Shape::Resolved {
+                lo,
+                hi,
+                d_min,
+                d_max,
+            } => {
+                if eps >= *hi || d_max <= d_min {
+                    *d_min
+                } else if eps <= *lo {
+                    *d_max
+                } else {
+                    d_min + (hi.ln() - l) / (hi / lo).ln() * (d_max - d_min)
+                }
+            }
+            Shape::Table {
+                keys,
+                eps: es,
+                beyond,
+            } => {
+                let (k, e) = table_knots(keys, es, *beyond);
+                // ln ε is non-increasing along the knots: find the segment.
+                if l >= e[0] {
+                    return k[0];
+                }
+                if l <= e[e.len() - 1] {
+                    return k[k.len() - 1];
+                }
+                let i = e.partition_point(|&x| x > l); // first knot with ln ε ≤ l
+                let (k0, k1, e0, e1) = (k[i - 1], k[i], e[i - 1], e[i]);
+                if e0 == e1 {
+                    k0
+                } else {
+                    k0 + (e0 - l) / (e0 - e1) * (k1 - k0)
+                }
+            }
+        }
+    }
+
+    /// A canonical spec that parses back to the same map (clamps excluded).
+    /// A resolved range prints as its equivalent `exp:` form.
+    pub fn spec(&self) -> String {
+        use crate::output::fmt_f64 as f;
+        match &self.shape {
+            Shape::Exp { a, b } => format!("exp:a={},b={}", f(*a), f(*b)),
+            Shape::Recip { c } => format!("recip:c={}", f(*c)),
+            Shape::Power { c, p } => format!("power:c={},p={}", f(*c), f(*p)),
+            Shape::Table { keys, eps, beyond } => {
+                let mut s = String::from("table:");
+                let parts: Vec<String> = keys
+                    .iter()
+                    .zip(eps)
+                    .map(|(k, e)| format!("{}={}", f(*k), f(*e)))
+                    .chain(beyond.map(|b| format!("*={}", f(b))))
+                    .collect();
+                s.push_str(&parts.join(","));
+                s
+            }
+            Shape::Range { lo, hi } => format!("range:{}..{}", f(*lo), f(*hi)),
+            Shape::Resolved { .. } => {
+                let (a, b) = self.exp_params().unwrap_or((f64::NAN, f64::NAN));
+                format!("exp:a={},b={}", f(a), f(b))
+            }
+        }
+    }
+}
+
+fn parse_table(spec: &str, body: &str) -> Result<Shape> {
+    let mut pairs: Vec<(f64, f64)> = Vec::new();
+    let mut beyond = None;
+    for part in body.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| bad(spec, format!("DISTANCE=EPS pairs, got '{part}'")))?;
+        let e = parse_num(spec, k.trim(), v)?;
+        if e <= 0.0 {
+            return Err(bad(spec, format!("ε > 0, got '{}'", part.trim())));
+        }
+        if k.trim() == "*" {
+            if beyond.is_some() {
+                return Err(bad(spec, "at most one '*' entry"));
+            }
+            beyond = Some(e);
+        } else {
+            let d = parse_num(spec, "distance", k)?;
+            if d < 0.0 {
+                return Err(bad(spec, format!("distances ≥ 0, got '{}'", part.trim())));
+            }
+            pairs.push((d, e));
+        }
+    }
+    if pairs.is_empty() {
+        return Err(bad(
+            spec,
+            "at least one DISTANCE=EPS entry, e.g. table:1=15,2=5,*=0.5",
+        ));
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for w in pairs.windows(2) {
+        if w[0].0 == w[1].0 {
+            return Err(bad(
+                spec,
+                format!("each distance once, got {} twice", w[0].0),
+            ));
+        }
+        if w[1].1 > w[0].1 {
+            return Err(bad(
+                spec,
+                format!(
+                    "ε non-increasing in distance, but {}={} is followed by {}={}",
+                    w[0].0, w[0].1, w[1].0, w[1].1
+                ),
+            ));
+        }
+    }
+    if let (Some(b), Some(last)) = (beyond, pairs.last()) {
+        if b > last.1 {
+            return Err(bad(
+                spec,
+                format!(
+                    "ε non-increasing in distance, but {}={} is followed by *={}",
+                    last.0, last.1, b
+                ),
+            ));
+        }
+    }
+    Ok(Shape::Table {
+        keys: pairs.iter().map(|p| p.0).collect(),
+        eps: pairs.iter().map(|p| p.1).collect(),
+        beyond,
+    })
+}
+
+fn table_eps(keys: &[f64], eps: &[f64], beyond: Option<f64>, d: f64) -> f64 {
+    let i = keys.partition_point(|&k| k <= d);
+    if i == 0 {
+        eps[0]
+    } else if i == keys.len() && d > keys[i - 1] {
+        beyond.unwrap_or(eps[i - 1])
+    } else {
+        eps[i - 1]
+    }
+}
+
+/// Knots `(distance, ln ε)` of the interpolated table.
+fn table_knots(keys: &[f64], eps: &[f64], beyond: Option<f64>) -> (Vec<f64>, Vec<f64>) {
+    let mut k = keys.to_vec();
+    let mut e: Vec<f64> = eps.iter().map(|x| x.ln()).collect();
+    if let Some(b) = beyond {
+        k.push(keys[keys.len() - 1] + 1.0);
+        e.push(b.ln());
+    }
+    (k, e)
+}
+
+fn interp(k: &[f64], e: &[f64], d: f64) -> f64 {
+    let i = k.partition_point(|&x| x <= d);
+    if i == 0 {
+        e[0]
+    } else if i >= k.len() {
+        e[k.len() - 1]
+    } else {
+        let t = (d - k[i - 1]) / (k[i] - k[i - 1]);
+        e[i - 1] + t * (e[i] - e[i - 1])
+    }
+}
+
+impl std::str::FromStr for EpsilonMap {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        EpsilonMap::parse(s)
+    }
+}
+
+impl fmt::Display for EpsilonMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.spec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    #[test]
+    fn evaluates_each_kind() {
+        let m = EpsilonMap::parse("exp:a=4,b=3.3").unwrap();
+        assert!(close(m.eps(1.0), (0.7f64).exp()));
+        assert!(close(m.distance_at(m.eps(2.5)), 2.5));
+        assert_eq!(m.log_slope(7.0), 3.3);
+        let r = EpsilonMap::parse("recip:c=2").unwrap();
+        assert_eq!(r.eps(4.0), 0.5);
+        assert!(close(r.log_slope(4.0), 0.25));
+        assert!(close(r.distance_at(0.5), 4.0));
+        let p = EpsilonMap::parse("power:c=2,p=2").unwrap();
+        assert_eq!(p.eps(2.0), 0.5);
+        assert!(close(p.distance_at(0.5), 2.0));
+    }
+
+    #[test]
+    fn table_semantics() {
+        let t = EpsilonMap::parse("table:1=15,2=5,3=1.5,*=0.5").unwrap();
+        assert_eq!(t.eps(0.3), 15.0); // below the smallest key: that key's ε
+        assert_eq!(t.eps(1.0), 15.0);
+        assert_eq!(t.eps(2.0), 5.0);
+        assert_eq!(t.eps(2.7), 5.0); // largest key ≤ d
+        assert_eq!(t.eps(3.0), 1.5);
+        assert_eq!(t.eps(4.0), 0.5); // beyond the largest key
+        // Interpolated ln ε places a jump at ε = sqrt(15·5) halfway between 1 and 2.
+        assert!(close(t.distance_at((75f64).sqrt()), 1.5));
+        assert!(close(t.log_slope(1.5), (15f64 / 5.0).ln()));
+        let no_star = EpsilonMap::parse("table:1=3,2=1").unwrap();
+        assert_eq!(no_star.eps(9.0), 1.0);
+    }
+
+    #[test]
+    fn table_that_increases_names_the_entries() {
+        let e = EpsilonMap::parse("table:1=5,2=15").unwrap_err().to_string();
+        assert!(e.contains("1=5 is followed by 2=15"), "{e}");
+        let e = EpsilonMap::parse("table:1=5,*=6").unwrap_err().to_string();
+        assert!(e.contains("*=6"), "{e}");
+    }
+
+    #[test]
+    fn range_hits_extremes_exactly() {
+        let m = EpsilonMap::parse("range:0.5..15").unwrap();
+        assert!(m.needs_resolution());
+        let r = m.resolve(1.0, 9.0).unwrap();
+        assert_eq!(r.eps(1.0), 15.0);
+        assert_eq!(r.eps(9.0), 0.5);
+        let mid = r.eps(5.0);
+        assert!(close(mid, (15.0f64 * 0.5).sqrt()));
+        let (a, b) = r.exp_params().unwrap();
+        assert!(close((a - b * 5.0).exp(), mid));
+        let back = EpsilonMap::parse(&r.spec()).unwrap();
+        assert!(close(back.eps(3.0), r.eps(3.0)));
+        assert!(close(r.distance_at(mid), 5.0));
+    }
+
+    #[test]
+    fn clamps_and_errors() {
+        let m = EpsilonMap::parse("exp:a=4,b=1")
+            .unwrap()
+            .with_clamp(Some(0.5), Some(10.0))
+            .unwrap();
+        assert_eq!(m.eps(0.1), 10.0);
+        assert_eq!(m.eps(100.0), 0.5);
+        assert_eq!(m.log_slope(100.0), 0.0);
+        for bad in [
+            "exp:a=1",
+            "exp:a=1,b=-1",
+            "exp:a=1,b=x",
+            "exp:a=1,b=2,c=3",
+            "recip:c=0",
+            "power:c=1,p=-1",
+            "range:5..1",
+            "range:0..1",
+            "table:",
+            "table:1=0",
+            "linear:a=1",
+            "nonsense",
+            "exp:a=inf,b=1",
+        ] {
+            let e = EpsilonMap::parse(bad);
+            assert!(e.is_err(), "{bad}");
+            assert!(e.unwrap_err().to_string().contains("--eps"));
+        }
+        assert!(
+            EpsilonMap::parse("exp:a=1,b=1")
+                .unwrap()
+                .with_clamp(Some(2.0), Some(1.0))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn spec_round_trips() {
+        for s in [
+            "exp:a=4,b=3.3",
+            "recip:c=1",
+            "power:c=2,p=1.5",
+            "table:1=15,2=5,*=0.5",
+            "range:0.5..15",
+        ] {
+            let m = EpsilonMap::parse(s).unwrap();
+            assert_eq!(m.spec(), s);
+            assert_eq!(EpsilonMap::parse(&m.spec()).unwrap(), m);
+        }
+    }
+}
