@@ -18,8 +18,10 @@ pub mod epsilon;
 pub mod error;
 pub mod graph;
 pub mod output;
+pub mod post;
 pub mod process;
 pub mod rng;
+pub mod values;
 
 pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};

@@ -1,0 +1,388 @@
+//! Private values `u_i ∈ Rⁿ` of the data owners, from the `--values SPEC` grammar:
+//!
+//! | spec | values |
+//! |---|---|
+//! | `file:PATH` | CSV `node,v1..vn` (original ids; optional header); every node exactly once |
+//! | `coords` | the `STEM.coords.csv` written next to a generated graph (`node,x,y`; n = 2) |
+//! | `auto` | `coords` when that file exists and n = 2, else `uniform:0,1` |
+//! | `uniform:LO,HI` | i.i.d. uniform coordinates |
+//! | `normal:MEAN,SD` | i.i.d. Gaussian coordinates |
+//! | `bits:P` | i.i.d. Bernoulli(P) coordinates in {0, 1} |
+//! | `const:X` | every coordinate X |
+//!
+//! Synthetic values of node `i` come from `rng_for(seed, i, 0, Purpose::Values)`,
+//! so they do not depend on which owners are simulated or in what order.
+
+use crate::graph::Graph;
+use crate::output::fmt_f64;
+use crate::rng::{Purpose, rng_for};
+use crate::{Error, Result};
+use rand::RngExt;
+use std::path::{Path, PathBuf};
+
+/// A parsed `--values` spec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueSpec {
+    /// CSV `node,v1..vn`.
+    File(PathBuf),
+    /// `STEM.coords.csv` beside the graph file.
+    Coords,
+    /// `coords` if available (and n = 2), else `uniform:0,1`.
+    Auto,
+    /// Uniform on `[lo, hi)`.
+    Uniform { lo: f64, hi: f64 },
+    /// Gaussian.
+    Normal { mean: f64, sd: f64 },
+    /// Bernoulli(p) bits.
+    Bits { p: f64 },
+    /// A constant.
+    Const { x: f64 },
+}
+
+fn bad(spec: &str, expected: &str) -> Error {
+    Error::param("--values", spec, expected)
+}
+
+const GRAMMAR: &str =
+    "one of file:PATH | coords | auto | uniform:LO,HI | normal:MEAN,SD | bits:P | const:X";
+
+fn nums(spec: &str, body: &str, k: usize, expected: &str) -> Result<Vec<f64>> {
+    let v: Vec<f64> = body
+        .split(',')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad(spec, expected))?;
+    if v.len() != k || v.iter().any(|x| !x.is_finite()) {
+        return Err(bad(spec, expected));
+    }
+    Ok(v)
+}
+
+impl std::str::FromStr for ValueSpec {
+    type Err = Error;
+    fn from_str(spec: &str) -> Result<ValueSpec> {
+        let s = spec.trim();
+        let (kind, body) = s.split_once(':').unwrap_or((s, ""));
+        match kind {
+            "file" if !body.is_empty() => Ok(ValueSpec::File(PathBuf::from(body))),
+            "coords" if body.is_empty() => Ok(ValueSpec::Coords),
+            "auto" if body.is_empty() => Ok(ValueSpec::Auto),
+            "uniform" => {
+                let v = nums(spec, body, 2, "uniform:LO,HI with finite LO < HI")?;
+                if v[0] >= v[1] {
+                    return Err(bad(spec, "uniform:LO,HI with finite LO < HI"));
+                }
+                Ok(ValueSpec::Uniform { lo: v[0], hi: v[1] })
+            }
+            "normal" => {
+                let v = nums(spec, body, 2, "normal:MEAN,SD with SD ≥ 0")?;
+                if v[1] < 0.0 {
+                    return Err(bad(spec, "normal:MEAN,SD with SD ≥ 0"));
+                }
+                Ok(ValueSpec::Normal {
+                    mean: v[0],
+                    sd: v[1],
+                })
+            }
+            "bits" => {
+                let v = nums(spec, body, 1, "bits:P with 0 ≤ P ≤ 1")?;
+                if !(0.0..=1.0).contains(&v[0]) {
+                    return Err(bad(spec, "bits:P with 0 ≤ P ≤ 1"));
+                }
+                Ok(ValueSpec::Bits { p: v[0] })
+            }
+            "const" => Ok(ValueSpec::Const {
+                x: nums(spec, body, 1, "const:X with a finite X")?[0],
+            }),
+            _ => Err(bad(spec, GRAMMAR)),
+        }
+    }
+}
+
+impl std::fmt::Display for ValueSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValueSpec::File(p) => write!(f, "file:{}", p.display()),
+            ValueSpec::Coords => f.write_str("coords"),
+            ValueSpec::Auto => f.write_str("auto"),
+            ValueSpec::Uniform { lo, hi } => write!(f, "uniform:{},{}", fmt_f64(*lo), fmt_f64(*hi)),
+            ValueSpec::Normal { mean, sd } => {
+                write!(f, "normal:{},{}", fmt_f64(*mean), fmt_f64(*sd))
+            }
+            ValueSpec::Bits { p } => write!(f, "bits:{}", fmt_f64(*p)),
+            ValueSpec::Const { x } => write!(f, "const:{}", fmt_f64(*x)),
+        }
+    }
+}
+
+/// The coordinates file written next to a generated graph: `STEM.coords.csv`.
+pub fn coords_path(graph_path: &Path) -> PathBuf {
+    graph_path.with_extension("coords.csv")
+}
+
+/// The owners' private values, ready to query.
+#[derive(Clone, Debug)]
+pub struct Values {
+    dim: usize,
+    spec: ValueSpec,
+    table: Option<Vec<f64>>,
+    seed: u64,
+}
+
+impl Values {
+    /// Resolves a spec against a graph: loads files, checks the dimension, and
+    /// turns `auto` into `coords` or `uniform:0,1`.
+    pub fn resolve(
+        spec: &ValueSpec,
+        graph: &Graph,
+        graph_path: &Path,
+        dim: usize,
+        seed: u64,
+    ) -> Result<Values> {
+        let spec = match spec {
+            ValueSpec::Auto => {
+                if dim == 2 && coords_path(graph_path).exists() {
+                    ValueSpec::Coords
+                } else {
+                    ValueSpec::Uniform { lo: 0.0, hi: 1.0 }
+                }
+            }
+            s => s.clone(),
+        };
+        let table = match &spec {
+            ValueSpec::File(p) => Some(load_table(p, graph, dim)?),
+            ValueSpec::Coords => {
+                if dim != 2 {
+                    return Err(Error::param(
+                        "--values",
+                        "coords",
+                        format!("--dim 2 (node coordinates are 2-D), got --dim {dim}"),
+                    ));
+                }
+                let p = coords_path(graph_path);
+                if !p.exists() {
+                    return Err(Error::param(
+                        "--values",
+                        "coords",
+                        format!(
+                            "a coordinates file {} next to the graph (written by `privdiffuse generate geometric`)",
+                            p.display()
+                        ),
+                    ));
+                }
+                Some(load_table(&p, graph, 2)?)
+            }
+            _ => None,
+        };
+        Ok(Values {
+            dim,
+            spec,
+            table,
+            seed,
+        })
+    }
+
+    /// Dimension n.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The resolved spec (never `auto`).
+    pub fn spec(&self) -> &ValueSpec {
+        &self.spec
+    }
+
+    /// Writes `u_node` into `out` (`out.len()` = n).
+    pub fn value(&self, node: u32, out: &mut [f64]) {
+        if let Some(t) = &self.table {
+            out.copy_from_slice(&t[node as usize * self.dim..(node as usize + 1) * self.dim]);
+            return;
+        }
+        let mut rng = rng_for(self.seed, node as u64, 0, Purpose::Values);
+        for x in out.iter_mut() {
+            *x = match self.spec {
+                ValueSpec::Uniform { lo, hi } => lo + (hi - lo) * rng.random::<f64>(),
+                ValueSpec::Normal { mean, sd } => {
+                    mean + sd * crate::process::laplace::std_normal(&mut rng)
+                }
+                ValueSpec::Bits { p } => {
+                    if rng.random::<f64>() < p {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                }
+                ValueSpec::Const { x } => x,
+                // Tables are handled above; Auto is resolved in `resolve`.
+                ValueSpec::File(_) | ValueSpec::Coords | ValueSpec::Auto => f64::NAN,
+            };
+        }
+    }
+}
+
+/// Reads `node,v1..vn` for every node of `graph` (original ids).
+fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let n = graph.n();
+    let mut table = vec![f64::NAN; n * dim];
+    let mut seen = vec![false; n];
+    let mut unknown: Vec<String> = Vec::new();
+    let mut rows = 0usize;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        // A first line whose values are not numbers is a header.
+        if rows == 0 && fields.len() > 1 && fields[1].parse::<f64>().is_err() {
+            rows += 1;
+            continue;
+        }
+        rows += 1;
+        if fields.len() != dim + 1 {
+            return Err(Error::input(
+                path,
+                line_no,
+                format!(
+                    "'{line}': expected {} columns (node,v1..v{dim}) for --dim {dim}, found {}",
+                    dim + 1,
+                    fields.len()
+                ),
+            ));
+        }
+        let Some(node) = graph.ids().index_of(fields[0]) else {
+            unknown.push(fields[0].to_string());
+            continue;
+        };
+        if seen[node as usize] {
+            return Err(Error::input(
+                path,
+                line_no,
+                format!("node '{}' listed twice", fields[0]),
+            ));
+        }
+        seen[node as usize] = true;
+        for (k, f) in fields[1..].iter().enumerate() {
+            let x: f64 = f
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| {
+                    Error::input(
+                        path,
+                        line_no,
+                        format!("'{f}': expected a finite number for v{}", k + 1),
+                    )
+                })?;
+            table[node as usize * dim + k] = x;
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(Error::input(
+            path,
+            0,
+            format!(
+                "{} node(s) not in the graph, e.g. {}",
+                unknown.len(),
+                unknown
+                    .iter()
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    let missing: Vec<String> = (0..n as u32)
+        .filter(|&i| !seen[i as usize])
+        .take(5)
+        .map(|i| graph.ids().label(i).to_string())
+        .collect();
+    if !missing.is_empty() {
+        let count = seen.iter().filter(|s| !**s).count();
+        return Err(Error::input(
+            path,
+            0,
+            format!(
+                "{count} graph node(s) have no value, e.g. {}",
+                missing.join(", ")
+            ),
+        ));
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_specs() {
+        for s in [
+            "coords",
+            "auto",
+            "uniform:0,1",
+            "normal:0,2",
+            "bits:0.3",
+            "const:1.5",
+            "file:x.csv",
+        ] {
+            let v: ValueSpec = s.parse().unwrap();
+            assert_eq!(v.to_string(), s);
+        }
+        for s in [
+            "uniform:1,0",
+            "normal:0,-1",
+            "bits:2",
+            "const:x",
+            "foo",
+            "uniform:0",
+            "file:",
+        ] {
+            assert!(s.parse::<ValueSpec>().is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn synthetic_values_are_per_node_and_reproducible() {
+        let g = Graph::from_index_edges(3, &[(0, 1)], None, false).unwrap();
+        let v =
+            Values::resolve(&"bits:0.5".parse().unwrap(), &g, Path::new("x.edges"), 4, 9).unwrap();
+        let (mut a, mut b) = ([0.0; 4], [0.0; 4]);
+        v.value(2, &mut a);
+        v.value(2, &mut b);
+        assert_eq!(a, b);
+        assert!(a.iter().all(|x| *x == 0.0 || *x == 1.0));
+    }
+
+    #[test]
+    fn file_errors_list_missing_and_extra_nodes() {
+        let dir = std::env::temp_dir().join(format!("pd-values-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let g = Graph::from_index_edges(3, &[(0, 1), (1, 2)], None, false).unwrap();
+        let f = dir.join("v.csv");
+        std::fs::write(&f, "node,v1\n0,1.5\n1,2\n7,3\n").unwrap();
+        let e = Values::resolve(&ValueSpec::File(f.clone()), &g, &f, 1, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not in the graph") && e.contains('7'), "{e}");
+        std::fs::write(&f, "0,1.5\n1,2\n").unwrap();
+        let e = Values::resolve(&ValueSpec::File(f.clone()), &g, &f, 1, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no value") && e.contains('2'), "{e}");
+        std::fs::write(&f, "0,1.5\n1,2\n2,x\n").unwrap();
+        let e = Values::resolve(&ValueSpec::File(f.clone()), &g, &f, 1, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(":3:") && e.contains("'x'"), "{e}");
+        std::fs::write(&f, "0,1.5\n1,2\n2,3\n").unwrap();
+        let v = Values::resolve(&ValueSpec::File(f.clone()), &g, &f, 1, 0).unwrap();
+        let mut out = [0.0];
+        v.value(2, &mut out);
+        assert_eq!(out, [3.0]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
