@@ -17,6 +17,7 @@ pub mod cli;
 pub mod epsilon;
 pub mod error;
 pub mod graph;
+pub mod mechanism;
 pub mod output;
 pub mod post;
 pub mod process;

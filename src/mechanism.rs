@@ -1,0 +1,271 @@
+//! Mechanisms: how one owner's answers to its recipients are noised.
+//!
+//! * [`Mechanism::Correlated`] — one lazy Laplace path per owner over the range
+//!   of levels its recipients need; recipient j gets `u + V_{ε_j/Δ}`. A coalition
+//!   learns no more than its best member (max ε).
+//! * [`Mechanism::Independent`] — the naive baseline: fresh noise of the same law
+//!   per recipient. Each answer alone is as accurate; a coalition composes (Σ ε).
+//! * [`Mechanism::Gaussian`] — the (ε, δ) variant: one Brownian path indexed by
+//!   variance, recipient j gets `u + B(σ(ε_j, δ)²)` (memo §4).
+//!
+//! Sensitivity Δ ≠ 1 runs the process at level ε/Δ (noise scale Δ/ε).
+
+use crate::process::laplace::std_normal;
+use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
+use crate::{Error, Result};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// One noise mechanism.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mechanism {
+    /// One lazy path per owner (the point of privdiffuse).
+    Correlated,
+    /// Fresh noise per recipient (baseline).
+    Independent,
+    /// Brownian path indexed by variance, (ε, δ)-DP.
+    Gaussian,
+}
+
+impl Mechanism {
+    /// Lower-case name as used in CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mechanism::Correlated => "correlated",
+            Mechanism::Independent => "independent",
+            Mechanism::Gaussian => "gaussian",
+        }
+    }
+}
+
+impl std::fmt::Display for Mechanism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The `--mechanism` choice: one mechanism, or `both` (correlated and
+/// independent on the same distances and values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MechanismChoice {
+    /// Correlated only.
+    Correlated,
+    /// Independent only.
+    Independent,
+    /// Gaussian only.
+    Gaussian,
+    /// Correlated and independent side by side.
+    #[default]
+    Both,
+}
+
+impl MechanismChoice {
+    /// The mechanisms to run, in output order.
+    pub fn mechanisms(self) -> &'static [Mechanism] {
+        match self {
+            MechanismChoice::Correlated => &[Mechanism::Correlated],
+            MechanismChoice::Independent => &[Mechanism::Independent],
+            MechanismChoice::Gaussian => &[Mechanism::Gaussian],
+            MechanismChoice::Both => &[Mechanism::Correlated, Mechanism::Independent],
+        }
+    }
+}
+
+impl std::str::FromStr for MechanismChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "correlated" => Ok(MechanismChoice::Correlated),
+            "independent" => Ok(MechanismChoice::Independent),
+            "gaussian" => Ok(MechanismChoice::Gaussian),
+            "both" => Ok(MechanismChoice::Both),
+            _ => Err(Error::param(
+                "--mechanism",
+                s,
+                "correlated, independent, gaussian or both",
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for MechanismChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MechanismChoice::Correlated => "correlated",
+            MechanismChoice::Independent => "independent",
+            MechanismChoice::Gaussian => "gaussian",
+            MechanismChoice::Both => "both",
+        })
+    }
+}
+
+/// The law of the noise: dimension, norm, sensitivity and, for the Gaussian
+/// mechanism, δ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NoiseModel {
+    /// Dimension n of the private values.
+    pub dim: usize,
+    /// Norm of the Laplace mechanisms.
+    pub norm: Norm,
+    /// Sensitivity Δ (Lipschitz constant): noise at level ε has scale Δ/ε.
+    pub sensitivity: f64,
+    /// δ of the Gaussian mechanism.
+    pub delta: f64,
+}
+
+impl NoiseModel {
+    /// Validates the parameters.
+    pub fn new(dim: usize, norm: Norm, sensitivity: f64, delta: f64) -> Result<Self> {
+        if dim == 0 {
+            return Err(Error::param("--dim", dim, "an integer ≥ 1"));
+        }
+        if !(sensitivity.is_finite() && sensitivity > 0.0) {
+            return Err(Error::param(
+                "--sensitivity",
+                sensitivity,
+                "a finite number > 0",
+            ));
+        }
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(Error::param("--delta", delta, "a number in (0, 1)"));
+        }
+        Ok(NoiseModel {
+            dim,
+            norm,
+            sensitivity,
+            delta,
+        })
+    }
+
+    /// Process level for privacy level `eps`: ε/Δ.
+    #[inline]
+    pub fn level(&self, eps: f64) -> f64 {
+        eps / self.sensitivity
+    }
+
+    /// Theoretical E‖noise‖² of a Laplace mechanism at ε: 2n/ε² (ℓ1) or
+    /// n(n+1)/ε² (ℓ2), times Δ².
+    #[inline]
+    pub fn laplace_mse(&self, eps: f64) -> f64 {
+        let l = self.level(eps);
+        self.norm.mse_factor(self.dim) / (l * l)
+    }
+}
+
+/// Samples the owner's lazy path covering levels `[eps_lo, eps_hi]` (privacy
+/// levels; the path itself is over ε/Δ) into `path`.
+pub fn sample_owner_path<R: Rng + ?Sized>(
+    model: &NoiseModel,
+    eps_lo: f64,
+    eps_hi: f64,
+    rng: &mut R,
+    path: &mut NoisePath,
+) -> Result<()> {
+    let s = PathSampler::new(
+        model.dim,
+        model.norm,
+        model.level(eps_lo),
+        model.level(eps_hi),
+    )?;
+    s.sample_into(rng, path);
+    Ok(())
+}
+
+/// One fresh draw of the independent baseline at privacy level `eps` into `out`.
+#[inline]
+pub fn independent_noise<R: Rng + ?Sized>(
+    model: &NoiseModel,
+    eps: f64,
+    rng: &mut R,
+    out: &mut [f64],
+) {
+    sample_marginal(model.norm, model.level(eps), out, rng);
+}
+
+/// A Brownian path in Rⁿ sampled at the variances `vars` (any order; equal
+/// variances get bitwise-equal values): `out[k·n..(k+1)·n] = B(vars[k])`.
+/// `order` is scratch. Memo §4: B(s₁) ~ N(0, s₁ I), then independent
+/// increments N(0, (s_{k+1} − s_k) I) in ascending variance.
+pub fn brownian_at<R: Rng + ?Sized>(
+    dim: usize,
+    vars: &[f64],
+    rng: &mut R,
+    order: &mut Vec<u32>,
+    out: &mut [f64],
+) {
+    order.clear();
+    order.extend(0..vars.len() as u32);
+    order.sort_unstable_by(|&a, &b| vars[a as usize].total_cmp(&vars[b as usize]));
+    let mut prev_s = 0.0;
+    let mut prev: Option<usize> = None;
+    for &k in order.iter() {
+        let k = k as usize;
+        let s = vars[k];
+        match prev {
+            Some(p) if s == prev_s => {
+                out.copy_within(p * dim..(p + 1) * dim, k * dim);
+            }
+            _ => {
+                let sd = (s - prev_s).max(0.0).sqrt();
+                for i in 0..dim {
+                    let base = prev.map_or(0.0, |p| out[p * dim + i]);
+                    out[k * dim + i] = base + sd * std_normal(rng);
+                }
+            }
+        }
+        prev = Some(k);
+        prev_s = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{Purpose, rng_for};
+
+    #[test]
+    fn choice_parses() {
+        for s in ["correlated", "independent", "gaussian", "both"] {
+            let c: MechanismChoice = s.parse().unwrap();
+            assert_eq!(c.to_string(), s);
+        }
+        assert!("bogus".parse::<MechanismChoice>().is_err());
+        assert_eq!(MechanismChoice::Both.mechanisms().len(), 2);
+    }
+
+    #[test]
+    fn model_validates_and_scales() {
+        assert!(NoiseModel::new(0, Norm::L1, 1.0, 1e-5).is_err());
+        assert!(NoiseModel::new(1, Norm::L1, 0.0, 1e-5).is_err());
+        assert!(NoiseModel::new(1, Norm::L1, 1.0, 0.0).is_err());
+        let m = NoiseModel::new(2, Norm::L2, 2.0, 1e-5).unwrap();
+        // n(n+1)Δ²/ε² = 6·4/1
+        assert_eq!(m.laplace_mse(1.0), 24.0);
+    }
+
+    /// Var B(s) = s and Cov(B(s1), B(s2)) = min(s1, s2): N = 40k, s.e. of a
+    /// second moment ≈ sqrt(2)·s/√N.
+    #[test]
+    fn brownian_covariance() {
+        let mut rng = rng_for(1, 0, 0, Purpose::Gaussian);
+        let vars = [4.0, 1.0, 4.0];
+        let mut out = [0.0; 3];
+        let mut order = Vec::new();
+        let n = 40_000;
+        let (mut v4, mut c, mut v1) = (0.0, 0.0, 0.0);
+        for _ in 0..n {
+            brownian_at(1, &vars, &mut rng, &mut order, &mut out);
+            assert_eq!(out[0], out[2]);
+            v4 += out[0] * out[0];
+            v1 += out[1] * out[1];
+            c += out[0] * out[1];
+        }
+        let nf = n as f64;
+        let tol = |s: f64| 6.0 * 2f64.sqrt() * s / nf.sqrt();
+        assert!((v4 / nf - 4.0).abs() < tol(4.0));
+        assert!((v1 / nf - 1.0).abs() < tol(1.0));
+        assert!((c / nf - 1.0).abs() < tol(2.0));
+    }
+}
