@@ -124,7 +124,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
                 (Some(r), _) => GeometricParam::Radius(r),
                 (None, Some(m)) => GeometricParam::TargetEdges(m),
                 (None, None) => {
-                    return Err(crate::Error::param("radius", "none", "--radius R or --edges M").into());
+                    return Err(
+                        crate::Error::param("radius", "none", "--radius R or --edges M").into(),
+                    );
                 }
             };
             let (g, pts) = geometric(a.n, param, seed)?;
@@ -135,16 +137,33 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
         Model::Ws(a) => (watts_strogatz(a.n, a.k, a.p, seed)?, None),
     };
     let (components, _) = g.components();
-    let mut summary = format!("{} nodes, {} edges, {components} component(s)", g.n(), g.m());
+    let mut summary = format!(
+        "{} nodes, {} edges, {components} component(s)",
+        g.n(),
+        g.m()
+    );
     if let Some(pts) = &coords {
         summary.push_str(&format!(", radius {}", fmt_f64(max_edge_length(&g, pts))));
     }
     write_edge_list(&g, out, &format!("{header}\n{summary}"))?;
     eprintln!("wrote {} ({summary})", out.display());
+    let isolated = g.stats().isolated;
     if let Some(pts) = &coords {
         let cpath = coords_path(out);
         write_coords(g.ids(), pts, &cpath)?;
         eprintln!("wrote {}", cpath.display());
+        if isolated > 0 {
+            eprintln!(
+                "note: {isolated} isolated node(s) appear on no edge line; load with --nodes {} to keep them",
+                cpath.display()
+            );
+        }
+    } else if isolated > 0 {
+        eprintln!(
+            "note: {isolated} isolated node(s) appear on no edge line (the graph has ids 0..{}); \
+             pass a node list with --nodes to keep them",
+            g.n() - 1
+        );
     }
     Ok(())
 }

@@ -126,7 +126,11 @@ fn dist_sq(a: [f64; 2], b: [f64; 2]) -> f64 {
 fn pairs_within(pts: &[[f64; 2]], r: f64, mut f: impl FnMut(u32, u32, f64)) {
     let n = pts.len();
     // Cells per side: as fine as the radius allows, but no more cells than points.
-    let by_radius = if r > 0.0 { (1.0 / r).floor() } else { f64::INFINITY };
+    let by_radius = if r > 0.0 {
+        (1.0 / r).floor()
+    } else {
+        f64::INFINITY
+    };
     let k = by_radius.min((n as f64).sqrt().ceil()).max(1.0) as usize;
     let cell_of = |p: [f64; 2]| {
         let cx = ((p[0] * k as f64) as usize).min(k - 1);
@@ -393,7 +397,13 @@ mod tests {
 
     #[test]
     fn geometric_target_edges_is_exact() {
-        for &(n, m) in &[(150usize, 1256u64), (40, 780), (40, 1), (40, 0), (500, 3000)] {
+        for &(n, m) in &[
+            (150usize, 1256u64),
+            (40, 780),
+            (40, 1),
+            (40, 0),
+            (500, 3000),
+        ] {
             let (g, pts) = geometric(n, GeometricParam::TargetEdges(m), 11).unwrap();
             assert_eq!(g.m(), m);
             // No pair outside the graph is closer than its longest edge.

@@ -186,8 +186,12 @@ impl IntIds {
                 }
             }
             None => {
-                let mut order: Vec<(u64, u32)> =
-                    self.ids.iter().enumerate().map(|(p, &id)| (id, p as u32)).collect();
+                let mut order: Vec<(u64, u32)> = self
+                    .ids
+                    .iter()
+                    .enumerate()
+                    .map(|(p, &id)| (id, p as u32))
+                    .collect();
                 order.sort_unstable();
                 for (rank, &(id, p)) in order.iter().enumerate() {
                     perm[p as usize] = rank as u32;
@@ -233,7 +237,13 @@ impl Ids {
 
     /// Index of the id spelled `tok`; `Ok(None)` = not an integer in integer mode.
     #[inline]
-    fn intern(&mut self, tok: &[u8], file: &Path, line_no: usize, line: &[u8]) -> Result<Option<u32>> {
+    fn intern(
+        &mut self,
+        tok: &[u8],
+        file: &Path,
+        line_no: usize,
+        line: &[u8],
+    ) -> Result<Option<u32>> {
         match self {
             Ids::Int(x) => Ok(parse_u64(tok).map(|v| x.get(v))),
             Ids::Tok(x) => {
@@ -325,7 +335,9 @@ fn binary_error(file: &Path, line_no: usize, line: &[u8]) -> Error {
 /// (tab and carriage return excepted).
 fn check_text<'a>(file: &Path, line_no: usize, line: &'a [u8]) -> Result<&'a str> {
     let s = std::str::from_utf8(line).map_err(|_| binary_error(file, line_no, line))?;
-    if s.bytes().any(|b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)) {
+    if s.bytes()
+        .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))
+    {
         return Err(binary_error(file, line_no, line));
     }
     Ok(s)
@@ -507,7 +519,12 @@ impl<'a> Loader<'a> {
     fn read_edges(&mut self, path: &Path) -> Result<Option<(Vec<(u32, u32)>, Option<Vec<f64>>)>> {
         let mut src = open(path)?;
         let size_hint = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        let cap = if src.gzip { size_hint / 4 } else { size_hint / 12 }.min(1 << 28) as usize;
+        let cap = if src.gzip {
+            size_hint / 4
+        } else {
+            size_hint / 12
+        }
+        .min(1 << 28) as usize;
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(cap);
         let mut weights: Vec<f64> = Vec::new();
         // Column count of the first edge line and where it was.
@@ -574,7 +591,9 @@ impl<'a> Loader<'a> {
             self.check_cap(path, line_no, cols[1])?;
             if count == 3 {
                 let tok = cols[2];
-                let w = std::str::from_utf8(tok).ok().and_then(|s| s.parse::<f64>().ok());
+                let w = std::str::from_utf8(tok)
+                    .ok()
+                    .and_then(|s| s.parse::<f64>().ok());
                 match w {
                     Some(w) if w.is_finite() && w > 0.0 => weights.push(w),
                     Some(_) => {
