@@ -14,12 +14,14 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 pub mod cli;
+pub mod distance;
 pub mod error;
 pub mod graph;
 pub mod output;
 pub mod process;
 pub mod rng;
 
+pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
 pub use error::{Error, Result};
 pub use graph::{Graph, NodeIds};
 pub use rng::{Purpose, PrivRng, rng_for};
