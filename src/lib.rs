@@ -14,6 +14,7 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 pub mod cli;
+pub mod distance;
 pub mod epsilon;
 pub mod error;
 pub mod graph;
@@ -24,6 +25,7 @@ pub mod process;
 pub mod rng;
 pub mod values;
 
+pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
 pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};
 pub use graph::{Graph, NodeIds};

@@ -1,0 +1,273 @@
+//! Graph distances from an owner to every node: the input of the privacy map
+//! `ε(d)` (issue 3 §5, DESIGN "graph → distances → ε").
+//!
+//! One entry point, [`Distances`], prepared once per graph and kind and then
+//! queried from many threads, each with its own [`Workspace`]:
+//!
+//! | kind | algorithm | prepare | per owner |
+//! | --- | --- | --- | --- |
+//! | [`DistanceKind::Hop`] | BFS; batches use the 64-source bit-parallel BFS of Then et al. (VLDB 2014) | – | O(N + M) |
+//! | [`DistanceKind::Weighted`] | Dijkstra, binary heap | – | O((N + M) log N) |
+//! | [`DistanceKind::Resistance`] | dense pseudo-inverse of the Laplacian per component (Cholesky, `faer`) | O(Σ n_c³) | O(N) |
+//! | [`DistanceKind::ResistanceApprox`] | Spielman–Srivastava JL sketch, Jacobi-PCG solves | O(k · PCG) | O(k · N) |
+//!
+//! Unreachable nodes (another component, or no directed path) get
+//! `f64::INFINITY`; the owner itself gets 0. Edge weights are lengths, which
+//! for the resistance kinds means resistances (conductance `1 / w`).
+
+mod approx;
+mod bitbfs;
+mod hop;
+mod resistance;
+mod weighted;
+
+pub use approx::ResistanceSketch;
+pub use resistance::ExactResistance;
+
+use crate::graph::Graph;
+use crate::{Error, Result};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which distance the privacy levels are built on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DistanceKind {
+    /// Number of edges on a shortest path (directed graphs follow out-edges).
+    Hop,
+    /// Sum of edge lengths on a shortest path (length 1 when unweighted).
+    Weighted,
+    /// Exact effective resistance (edge length = resistance); undirected only.
+    Resistance,
+    /// Effective resistance from a Johnson–Lindenstrauss sketch, for graphs
+    /// whose components are too large for the dense exact route.
+    ResistanceApprox,
+}
+
+impl DistanceKind {
+    /// All kinds, in CLI order.
+    pub const ALL: [DistanceKind; 4] = [
+        DistanceKind::Hop,
+        DistanceKind::Weighted,
+        DistanceKind::Resistance,
+        DistanceKind::ResistanceApprox,
+    ];
+
+    /// The CLI / serde spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DistanceKind::Hop => "hop",
+            DistanceKind::Weighted => "weighted",
+            DistanceKind::Resistance => "resistance",
+            DistanceKind::ResistanceApprox => "resistance-approx",
+        }
+    }
+}
+
+impl fmt::Display for DistanceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for DistanceKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        DistanceKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s.trim())
+            .ok_or_else(|| {
+                Error::param(
+                    "distance",
+                    s,
+                    "one of hop, weighted, resistance, resistance-approx",
+                )
+            })
+    }
+}
+
+/// Tuning of the resistance routes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DistanceOptions {
+    /// Largest connected component (nodes) the exact dense route accepts;
+    /// memory is 8·n_c² bytes per component (20,000 → 3.2 GB).
+    pub resistance_cap: usize,
+    /// Number of random projections of the sketch (memory 4·k·N bytes).
+    pub approx_k: usize,
+    /// Relative residual `‖L z − b‖ / ‖b‖` at which each PCG solve stops.
+    pub approx_tol: f64,
+    /// Seed of the random projections (`Purpose::Sketch`).
+    pub seed: u64,
+}
+
+impl DistanceOptions {
+    /// Default largest component for the exact route.
+    pub const DEFAULT_RESISTANCE_CAP: usize = 20_000;
+}
+
+impl Default for DistanceOptions {
+    fn default() -> Self {
+        DistanceOptions {
+            resistance_cap: Self::DEFAULT_RESISTANCE_CAP,
+            approx_k: approx::DEFAULT_K,
+            approx_tol: approx::DEFAULT_TOL,
+            seed: 0,
+        }
+    }
+}
+
+enum Engine {
+    Hop,
+    Weighted,
+    Resistance(ExactResistance),
+    Approx(ResistanceSketch),
+}
+
+/// Distances of one kind on one graph, prepared once (the resistance routes
+/// factorise or sketch here) and then queried per owner. `Send + Sync`: share
+/// one value across threads and give each thread its own [`Workspace`].
+pub struct Distances<'g> {
+    graph: &'g Graph,
+    kind: DistanceKind,
+    engine: Engine,
+}
+
+/// Per-thread reusable buffers of [`Distances`] queries (queue, heap,
+/// bit-parallel BFS words and levels). Create with [`Distances::workspace`].
+#[derive(Default)]
+pub struct Workspace {
+    pub(crate) queue: Vec<u32>,
+    pub(crate) heap: weighted::Heap,
+    pub(crate) bits: bitbfs::BitBfs,
+    pub(crate) row: Vec<f64>,
+}
+
+/// Owners per bit-parallel BFS batch (one machine word). Callers that
+/// parallelise over owners should hand [`Distances::batch`] chunks of this size.
+pub const BATCH: usize = 64;
+
+impl<'g> Distances<'g> {
+    /// Prepares `kind` distances on `graph`.
+    ///
+    /// Errors: the resistance kinds on a directed graph
+    /// ([`Error::Unsupported`]); `resistance` with a component above
+    /// `opts.resistance_cap` (the message names `resistance-approx`); invalid
+    /// sketch options ([`Error::Parameter`]).
+    pub fn new(graph: &'g Graph, kind: DistanceKind, opts: &DistanceOptions) -> Result<Self> {
+        let engine = match kind {
+            DistanceKind::Hop => Engine::Hop,
+            DistanceKind::Weighted => Engine::Weighted,
+            DistanceKind::Resistance => Engine::Resistance(ExactResistance::new(graph, opts)?),
+            DistanceKind::ResistanceApprox => {
+                Engine::Approx(ResistanceSketch::new(graph, opts)?)
+            }
+        };
+        Ok(Distances {
+            graph,
+            kind,
+            engine,
+        })
+    }
+
+    /// The kind these distances were prepared for.
+    pub fn kind(&self) -> DistanceKind {
+        self.kind
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &'g Graph {
+        self.graph
+    }
+
+    /// Whether every finite distance is an integer (hop only), so callers can
+    /// keep one bucket per value.
+    pub fn is_integer(&self) -> bool {
+        self.kind == DistanceKind::Hop
+    }
+
+    /// Fresh buffers for one thread.
+    pub fn workspace(&self) -> Workspace {
+        Workspace::default()
+    }
+
+    /// Distances from `owner` to every node: `out.len() == n`, 0 at `owner`,
+    /// `f64::INFINITY` if unreachable.
+    ///
+    /// # Panics
+    /// If `owner >= n` (callers map user ids with `NodeIds::index_of` first).
+    pub fn from_owner(&self, owner: u32, ws: &mut Workspace, out: &mut Vec<f64>) {
+        assert!(
+            (owner as usize) < self.graph.n(),
+            "owner index {owner} out of range (n = {})",
+            self.graph.n()
+        );
+        match &self.engine {
+            Engine::Hop => hop::bfs(self.graph, owner, &mut ws.queue, out),
+            Engine::Weighted => weighted::dijkstra(self.graph, owner, &mut ws.heap, out),
+            Engine::Resistance(r) => r.row(owner, out),
+            Engine::Approx(s) => s.row(owner, out),
+        }
+    }
+
+    /// Distances from each of `owners`: calls `f(i, row)` for `owners[i]`, `i`
+    /// ascending, with `row` as in [`Distances::from_owner`]. Hop runs the
+    /// bit-parallel BFS over chunks of [`BATCH`] owners, whose memory is
+    /// O(64·N) per workspace (never N×N).
+    ///
+    /// # Panics
+    /// If an owner is `>= n`.
+    pub fn batch(&self, owners: &[u32], ws: &mut Workspace, mut f: impl FnMut(usize, &[f64])) {
+        match &self.engine {
+            Engine::Hop => {
+                let n = self.graph.n();
+                if let Some(&bad) = owners.iter().find(|&&o| o as usize >= n) {
+                    panic!("owner index {bad} out of range (n = {n})");
+                }
+                for (c, chunk) in owners.chunks(BATCH).enumerate() {
+                    let base = c * BATCH;
+                    let Workspace {
+                        bits, row, queue, ..
+                    } = ws;
+                    if chunk.len() == 1 {
+                        hop::bfs(self.graph, chunk[0], queue, row);
+                        f(base, row);
+                    } else {
+                        bits.run(self.graph, chunk, queue, row, |i, r| f(base + i, r));
+                    }
+                }
+            }
+            _ => {
+                let mut row = std::mem::take(&mut ws.row);
+                for (i, &o) in owners.iter().enumerate() {
+                    self.from_owner(o, ws, &mut row);
+                    f(i, &row);
+                }
+                ws.row = row;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_spellings_round_trip() {
+        for k in DistanceKind::ALL {
+            assert_eq!(k.to_string().parse::<DistanceKind>().unwrap(), k);
+            let j = serde_json::to_string(&k).unwrap();
+            assert_eq!(j, format!("\"{k}\""));
+            assert_eq!(serde_json::from_str::<DistanceKind>(&j).unwrap(), k);
+        }
+        let e = "euclid".parse::<DistanceKind>().unwrap_err();
+        assert!(e.to_string().contains("euclid") && e.to_string().contains("resistance-approx"));
+    }
+
+    #[test]
+    fn distances_is_send_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Distances<'static>>();
+        check::<Workspace>();
+    }
+}
