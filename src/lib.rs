@@ -23,6 +23,7 @@ pub mod output;
 pub mod post;
 pub mod process;
 pub mod rng;
+pub mod sim;
 pub mod values;
 
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
