@@ -34,7 +34,7 @@ use std::path::PathBuf;
 )]
 pub struct PathArgs {
     /// Dimension n of the noise vector (integer ≥ 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub dim: String,
 
     /// Norm of the privacy metric: `l1` (n independent 1-D processes) or `l2`
@@ -43,25 +43,35 @@ pub struct PathArgs {
     pub norm: String,
 
     /// Lowest privacy level of the path (finite, > 0).
-    #[arg(long = "eps-lo", value_name = "A")]
+    #[arg(long = "eps-lo", value_name = "A", allow_negative_numbers = true)]
     pub eps_lo: String,
 
     /// Highest privacy level of the path (finite, ≥ eps-lo).
-    #[arg(long = "eps-hi", value_name = "B")]
+    #[arg(long = "eps-hi", value_name = "B", allow_negative_numbers = true)]
     pub eps_hi: String,
 
     /// Number of independent paths (integer ≥ 1); sample k uses generator
     /// (seed, owner = k).
-    #[arg(long, value_name = "K", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "K",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub samples: String,
 
     /// Comma-separated levels to print instead of the breakpoints, each in
     /// [eps-lo, eps-hi], e.g. `0.5,1,15`.
-    #[arg(long, value_name = "E1,E2,...")]
+    #[arg(long, value_name = "E1,E2,...", allow_hyphen_values = true)]
     pub at: Option<String>,
 
     /// Seed of the random generators (unsigned 64-bit integer).
-    #[arg(long, value_name = "S", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub seed: String,
 
     /// Output CSV file (written atomically); default or `-`: standard output.
@@ -125,8 +135,12 @@ impl PathConfig {
                     let x = parse_level("--at", item).map_err(|_| {
                         Error::param(
                             "--at",
-                            item,
-                            format!("comma-separated finite levels in [{eps_lo}, {eps_hi}]"),
+                            list,
+                            format!(
+                                "comma-separated finite levels in [{eps_lo}, {eps_hi}] \
+                                 (cannot read '{}')",
+                                item.trim()
+                            ),
                         )
                     })?;
                     if x < eps_lo || x > eps_hi {
