@@ -25,3 +25,4 @@ pub use sampler::{PathSampler, add_jump, sample_marginal, walk_down};
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;
 
+pub use release::{GradualRelease, Mechanism, ReleaseState, Released};
