@@ -62,7 +62,11 @@ pub fn check_gaussian_params(eps: f64, delta: f64, sensitivity: f64) -> Result<(
         return Err(Error::param("delta", delta, "a number in (0, 1)"));
     }
     if !(sensitivity.is_finite() && sensitivity > 0.0) {
-        return Err(Error::param("sensitivity", sensitivity, "a finite number > 0"));
+        return Err(Error::param(
+            "sensitivity",
+            sensitivity,
+            "a finite number > 0",
+        ));
     }
     Ok(())
 }
@@ -377,7 +381,11 @@ mod tests {
             assert!((l - lnp).abs() < 5e-5, "LNP ε={eps}: {l}");
             assert!((c - cl).abs() < 5e-5, "classic ε={eps}: {c}");
             // The root satisfies the Balle–Wang equation.
-            assert!(rel(analytic_delta(eps, a), d) < 1e-9, "{}", analytic_delta(eps, a));
+            assert!(
+                rel(analytic_delta(eps, a), d) < 1e-9,
+                "{}",
+                analytic_delta(eps, a)
+            );
             // Sensitivity scales σ linearly.
             let a3 = Calibration::Analytic.sigma(eps, d, 3.0).unwrap();
             assert!(rel(a3, 3.0 * a) < 1e-15);
@@ -401,7 +409,10 @@ mod tests {
                 for i in 0..80 {
                     let eps = 0.01 * 1.15f64.powi(i);
                     let s = cal.sigma(eps, delta, 1.0).unwrap();
-                    assert!(s <= prev * (1.0 + 1e-12), "{cal} δ={delta} ε={eps}: {s} > {prev}");
+                    assert!(
+                        s <= prev * (1.0 + 1e-12),
+                        "{cal} δ={delta} ε={eps}: {s} > {prev}"
+                    );
                     prev = s;
                 }
             }

@@ -107,7 +107,11 @@ impl BrownianPath {
         if !ok {
             return Err(Error::param(
                 "Brownian path points",
-                format!("{} variances, {} values, dim {dim}", vars.len(), values.len()),
+                format!(
+                    "{} variances, {} values, dim {dim}",
+                    vars.len(),
+                    values.len()
+                ),
                 "strictly ascending finite variances > 0 with dim finite values each",
             ));
         }

@@ -20,9 +20,9 @@ pub mod path;
 pub mod release;
 pub mod sampler;
 
-pub use path::{Jump, NoisePath, Norm};
-pub use sampler::{PathSampler, add_jump, sample_marginal, walk_down};
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;
+pub use path::{Jump, NoisePath, Norm};
+pub use sampler::{PathSampler, add_jump, sample_marginal, walk_down};
 
 pub use release::{GradualRelease, Mechanism, ReleaseState, Released};

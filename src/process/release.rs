@@ -159,12 +159,7 @@ fn check_level(eps: f64) -> Result<()> {
 impl GradualRelease {
     /// A new release of `value` (n ≥ 1 finite numbers) under `mechanism`
     /// with sensitivity Δ (finite > 0) and randomness `seed` (stream 0).
-    pub fn new(
-        value: Vec<f64>,
-        mechanism: Mechanism,
-        sensitivity: f64,
-        seed: u64,
-    ) -> Result<Self> {
+    pub fn new(value: Vec<f64>, mechanism: Mechanism, sensitivity: f64, seed: u64) -> Result<Self> {
         if value.is_empty() {
             return Err(Error::param("value", "(empty)", "at least one number"));
         }
@@ -273,7 +268,9 @@ impl GradualRelease {
         let request = self.history.len() as u64;
         let mut rng = rng_for(self.seed, self.stream, request, Purpose::Release);
         let noise = match self.mechanism {
-            Mechanism::Laplace { norm } => self.laplace_noise(norm, eps / self.sensitivity, &mut rng)?,
+            Mechanism::Laplace { norm } => {
+                self.laplace_noise(norm, eps / self.sensitivity, &mut rng)?
+            }
             Mechanism::Gaussian { delta, calibration } => {
                 let sigma = calibration.sigma(eps, delta, self.sensitivity)?;
                 let n = self.dim();
@@ -284,7 +281,11 @@ impl GradualRelease {
                 }
                 match &mut self.noise {
                     Noise::Gaussian { path } => path.sample_at(sigma * sigma, &mut rng)?.to_vec(),
-                    _ => return Err(Error::Numerical("noise state does not match mechanism".into())),
+                    _ => {
+                        return Err(Error::Numerical(
+                            "noise state does not match mechanism".into(),
+                        ));
+                    }
                 }
             }
         };
@@ -331,7 +332,9 @@ impl GradualRelease {
             }
             Noise::Laplace { path, top_latent } => (path, top_latent),
             Noise::Gaussian { .. } => {
-                return Err(Error::Numerical("noise state does not match mechanism".into()));
+                return Err(Error::Numerical(
+                    "noise state does not match mechanism".into(),
+                ));
             }
         };
         if path.contains(q) {
@@ -578,7 +581,11 @@ impl TryFrom<ReleaseState> for GradualRelease {
                     return Err(bad_state(format_args!("path value {x}")));
                 }
                 let path = NoisePath::from_parts(n, l.levels, l.values, l.eps_hi).map_err(|e| {
-                    Error::param("release state path", e, "ascending levels > 0 with n values each")
+                    Error::param(
+                        "release state path",
+                        e,
+                        "ascending levels > 0 with n values each",
+                    )
                 })?;
                 let want = match norm {
                     Norm::L1 => n,
