@@ -427,9 +427,18 @@ impl GradualRelease {
     }
 
     /// Restores a state written by [`GradualRelease::to_json`], validating it
-    /// (see [`ReleaseState`]). `file` names the source in error messages.
+    /// (see [`ReleaseState`]). `file` names the source in error messages,
+    /// which also give the line of the offending field.
     pub fn from_json(text: &str, file: &Path) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::input(file, e.line(), e.to_string()))
+        let st: ReleaseState =
+            serde_json::from_str(text).map_err(|e| Error::input(file, e.line(), e.to_string()))?;
+        GradualRelease::try_from(st).map_err(|e| {
+            Error::input(
+                file,
+                locate(text, &e),
+                format!("invalid release state: {e}"),
+            )
+        })
     }
 
     /// Saves the state to `path` atomically.
@@ -560,31 +569,86 @@ impl From<GradualRelease> for ReleaseState {
     }
 }
 
-fn bad_state(what: impl std::fmt::Display) -> Error {
-    Error::param("release state", what, "a state written by GradualRelease")
+/// A validation failure of a [`ReleaseState`], located by the JSON key (and
+/// history entry) it concerns so file errors can name a line.
+#[derive(Debug)]
+pub struct StateError {
+    /// Top-level key of the offending field (`value`, `history`, `laplace`, …).
+    pub field: &'static str,
+    /// History entry index, when the error concerns one.
+    pub entry: Option<usize>,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for StateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for StateError {}
+
+fn state_err(field: &'static str, entry: Option<usize>, message: impl Into<String>) -> StateError {
+    StateError {
+        field,
+        entry,
+        message: message.into(),
+    }
+}
+
+/// 1-based line of `"field":` in `text` (for a history entry: of its
+/// `"eps"` key); 1 when not found.
+fn locate(text: &str, err: &StateError) -> usize {
+    let key = format!("\"{}\"", err.field);
+    let Some(mut pos) = text.find(&key) else {
+        return 1;
+    };
+    if let Some(k) = err.entry {
+        let mut p = pos;
+        for _ in 0..=k {
+            match text[p..].find("\"eps\"") {
+                Some(off) => {
+                    pos = p + off;
+                    p = pos + 1;
+                }
+                None => break,
+            }
+        }
+    }
+    1 + text[..pos].matches('\n').count()
 }
 
 impl TryFrom<ReleaseState> for GradualRelease {
-    type Error = Error;
+    type Error = StateError;
 
-    fn try_from(st: ReleaseState) -> Result<Self> {
+    fn try_from(st: ReleaseState) -> std::result::Result<Self, StateError> {
         if st.version != 1 {
-            return Err(Error::param("release state version", st.version, "1"));
+            return Err(state_err(
+                "version",
+                None,
+                format!("state format version {}: expected 1", st.version),
+            ));
         }
-        let mut g = GradualRelease::new(st.value, st.mechanism, st.sensitivity, st.seed)?;
+        let mut g = GradualRelease::new(st.value, st.mechanism, st.sensitivity, st.seed)
+            .map_err(|e| state_err("value", None, e.to_string()))?;
         g.stream = st.stream;
         let n = g.dim();
         g.noise = match (st.mechanism, st.laplace, st.gaussian) {
             (_, None, None) => Noise::Empty,
             (Mechanism::Laplace { norm }, Some(l), None) => {
                 if let Some(x) = l.values.iter().find(|x| !x.is_finite()) {
-                    return Err(bad_state(format_args!("path value {x}")));
+                    return Err(state_err(
+                        "laplace",
+                        None,
+                        format!("path value {x}: expected finite numbers"),
+                    ));
                 }
                 let path = NoisePath::from_parts(n, l.levels, l.values, l.eps_hi).map_err(|e| {
-                    Error::param(
-                        "release state path",
-                        e,
-                        "ascending levels > 0 with n values each",
+                    state_err(
+                        "laplace",
+                        None,
+                        format!("noise path: {e} (levels must be positive and strictly ascending)"),
                     )
                 })?;
                 let want = match norm {
@@ -594,10 +658,14 @@ impl TryFrom<ReleaseState> for GradualRelease {
                 if !(l.top_latent.is_empty() || l.top_latent.len() == want)
                     || l.top_latent.iter().any(|s| !(s.is_finite() && *s > 0.0))
                 {
-                    return Err(bad_state(format_args!(
-                        "top_latent {:?} (expected {want} finite numbers > 0, or none)",
-                        l.top_latent
-                    )));
+                    return Err(state_err(
+                        "top_latent",
+                        None,
+                        format!(
+                            "top_latent {:?}: expected {want} finite numbers > 0, or none",
+                            l.top_latent
+                        ),
+                    ));
                 }
                 Noise::Laplace {
                     path,
@@ -605,48 +673,64 @@ impl TryFrom<ReleaseState> for GradualRelease {
                 }
             }
             (Mechanism::Gaussian { .. }, None, Some(gs)) => Noise::Gaussian {
-                path: BrownianPath::from_parts(n, gs.vars, gs.values)?,
+                path: BrownianPath::from_parts(n, gs.vars, gs.values)
+                    .map_err(|e| state_err("gaussian", None, format!("Brownian path: {e}")))?,
             },
             _ => {
-                return Err(bad_state(format_args!(
-                    "a noise path that does not match mechanism {}",
-                    st.mechanism
-                )));
+                return Err(state_err(
+                    "mechanism",
+                    None,
+                    format!(
+                        "the stored noise path does not match mechanism {}",
+                        st.mechanism
+                    ),
+                ));
             }
         };
         for (k, r) in st.history.iter().enumerate() {
-            check_level(r.eps).map_err(|_| {
-                Error::param(
-                    format!("release state history entry {k} epsilon"),
-                    r.eps,
-                    "a finite number > 0",
-                )
-            })?;
+            let at = Some(k);
+            if !(r.eps.is_finite() && r.eps > 0.0) {
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!(
+                        "history entry {k}: epsilon {}: expected a finite number > 0",
+                        r.eps
+                    ),
+                ));
+            }
             if r.value.len() != n || r.value.iter().any(|x| !x.is_finite()) {
-                return Err(bad_state(format_args!(
-                    "history entry {k} value {:?} (expected {n} finite numbers)",
-                    r.value
-                )));
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!(
+                        "history entry {k}: value {:?}: expected {n} finite numbers",
+                        r.value
+                    ),
+                ));
             }
             if let Some((j, prev)) = st.history[..k]
                 .iter()
                 .enumerate()
                 .find(|(_, p)| p.eps == r.eps && p.value != r.value)
             {
-                return Err(Error::param(
-                    "release state history",
+                return Err(state_err(
+                    "history",
+                    at,
                     format!(
-                        "level {} released twice with different values (entries {j} and {k}: {:?} vs {:?})",
+                        "history entry {k}: level {} released twice with different values \
+                         ({:?} in entry {j}, {:?} in entry {k}): expected one answer per level",
                         r.eps, prev.value, r.value
                     ),
-                    "one answer per level",
                 ));
             }
             match &g.noise {
                 Noise::Empty => {
-                    return Err(bad_state(format_args!(
-                        "history entry {k} without a stored noise path"
-                    )));
+                    return Err(state_err(
+                        "history",
+                        at,
+                        format!("history entry {k}: no stored noise path behind this answer"),
+                    ));
                 }
                 Noise::Laplace { path, .. } => {
                     let q = r.eps / g.sensitivity;
@@ -658,10 +742,14 @@ impl TryFrom<ReleaseState> for GradualRelease {
                             .zip(&r.value)
                             .all(|((v, u), y)| u + v == *y);
                     if !ok {
-                        return Err(bad_state(format_args!(
-                            "history entry {k} (ε = {}) does not match the stored path",
-                            r.eps
-                        )));
+                        return Err(state_err(
+                            "history",
+                            at,
+                            format!(
+                                "history entry {k}: answer {:?} at ε = {} does not match the stored noise path",
+                                r.value, r.eps
+                            ),
+                        ));
                     }
                 }
                 Noise::Gaussian { .. } => {}
