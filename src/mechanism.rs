@@ -158,9 +158,7 @@ impl NoiseModel {
     /// σ of the Gaussian mechanism at privacy level `eps` (analytic Gaussian
     /// mechanism of Balle & Wang 2018, ℓ2 sensitivity Δ, this model's δ).
     pub fn gaussian_sigma(&self, eps: f64) -> Result<f64> {
-        Err(Error::Unsupported(format!(
-            "the Gaussian mechanism's calibration is not available in this build (ε = {eps})"
-        )))
+        crate::process::Calibration::Analytic.sigma(eps, self.delta, self.sensitivity)
     }
 }
 

@@ -186,3 +186,20 @@ fn same_seed_same_numbers_any_thread_count() {
     other.seed = 12;
     assert_ne!(run(&g, &other), one);
 }
+
+#[test]
+fn gaussian_mechanism_matches_n_sigma_squared() {
+    let g = geometric(600, 19);
+    let mut cfg = base(2, "l2", "gaussian");
+    cfg.delta = 1e-5;
+    let rows = run(&g, &cfg);
+    assert!(rows.iter().all(|r| r.mechanism == "gaussian"));
+    // mse_theory = n σ(ε, δ)²: at ε = e^{2.5−0.6} (hop 1), analytic σ from the
+    // calibration module.
+    let r1 = &rows[0];
+    let sigma = privdiffuse::process::Calibration::Analytic
+        .sigma(r1.mean_eps, 1e-5, 1.0)
+        .unwrap();
+    assert!((r1.mse_theory - 2.0 * sigma * sigma).abs() < 1e-9 * r1.mse_theory);
+    assert!(check_theory(&rows, 2000) >= 6);
+}
