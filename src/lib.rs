@@ -14,6 +14,7 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 pub mod cli;
+pub mod collusion;
 pub mod error;
 pub mod graph;
 pub mod output;
