@@ -288,13 +288,14 @@ pub fn estimate_many(
         if needs_sort {
             fill_sorted(view, i, &mut scratch.pairs);
         }
+        let r = view.at(best, i);
         for (k, &e) in ests.iter().enumerate() {
             let v = match e {
-                Estimator::Best => view.at(best, i),
-                Estimator::Mean => mean(view, i),
-                Estimator::Ivw => ivw(view, i),
+                Estimator::Best => r,
+                Estimator::Mean => mean(view, i, r),
+                Estimator::Ivw => ivw(view, i, r),
                 Estimator::Median => median_sorted(&scratch.pairs),
-                Estimator::Mle | Estimator::Pitman if gaussian => ivw(view, i),
+                Estimator::Mle | Estimator::Pitman if gaussian => ivw(view, i, r),
                 Estimator::Mle => {
                     weighted_median_sorted(&scratch.pairs, &mut scratch.prefix, &mut scratch.suffix)
                 }
@@ -307,30 +308,33 @@ pub fn estimate_many(
     }
 }
 
-fn mean(view: &View<'_>, i: usize) -> f64 {
-    let s: f64 = (0..view.m).map(|j| view.at(j, i)).sum();
-    s / view.m as f64
+/// Means are accumulated as offsets from the best member's answer `r`: exact
+/// when all answers agree (no spurious one-ulp "wins") and free of cancellation
+/// at large |u|.
+fn mean(view: &View<'_>, i: usize, r: f64) -> f64 {
+    let s: f64 = (0..view.m).map(|j| view.at(j, i) - r).sum();
+    r + s / view.m as f64
 }
 
-fn ivw(view: &View<'_>, i: usize) -> f64 {
+fn ivw(view: &View<'_>, i: usize, r: f64) -> f64 {
     let (mut sw, mut swy) = (0.0, 0.0);
     match view.model {
         NoiseModel::Laplace { rates } => {
-            for (j, &r) in rates.iter().enumerate() {
-                let w = r * r;
+            for (j, &l) in rates.iter().enumerate() {
+                let w = l * l;
                 sw += w;
-                swy += w * view.at(j, i);
+                swy += w * (view.at(j, i) - r);
             }
         }
         NoiseModel::Gaussian { sigmas } => {
             for (j, &s) in sigmas.iter().enumerate() {
                 let w = 1.0 / (s * s);
                 sw += w;
-                swy += w * view.at(j, i);
+                swy += w * (view.at(j, i) - r);
             }
         }
     }
-    swy / sw
+    r + swy / sw
 }
 
 /// Coordinate `i`'s (answer, weight) pairs sorted by answer; weight = rate for
