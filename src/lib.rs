@@ -23,4 +23,4 @@ pub mod rng;
 
 pub use error::{Error, Result};
 pub use graph::{Graph, NodeIds};
-pub use rng::{Purpose, PrivRng, rng_for};
+pub use rng::{PrivRng, Purpose, rng_for};

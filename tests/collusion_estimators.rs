@@ -8,7 +8,9 @@ mod collusion_support;
 use collusion_support::{CorrelatedSampler, independent, var_sq_linear};
 use privdiffuse::collusion::estimators::{estimate, estimate_many};
 use privdiffuse::collusion::stats::squared_error;
-use privdiffuse::collusion::{Estimator, EstimatorScratch, GainAccumulator, GainSummary, NoiseModel, View};
+use privdiffuse::collusion::{
+    Estimator, EstimatorScratch, GainAccumulator, GainSummary, NoiseModel, View,
+};
 use privdiffuse::process::laplace::laplace;
 use privdiffuse::{Purpose, rng_for};
 
@@ -66,7 +68,10 @@ fn correlated_no_estimator_beats_the_best_member() {
         if std::env::var_os("COLLUSION_PRINT").is_some() {
             for e in Estimator::ALL {
                 let g = s[idx(e)];
-                eprintln!("{name} {e}: mse {:.4} gain {:.4} [{:.4}, {:.4}] win {:.3}", g.mse, g.gain, g.gain_lo, g.gain_hi, g.win_rate);
+                eprintln!(
+                    "{name} {e}: mse {:.4} gain {:.4} [{:.4}, {:.4}] win {:.3}",
+                    g.mse, g.gain, g.gain_lo, g.gain_hi, g.win_rate
+                );
             }
         }
         let eps_star = rates.iter().copied().fold(0.0, f64::max);
@@ -75,12 +80,22 @@ fn correlated_no_estimator_beats_the_best_member() {
         let best = s[idx(Estimator::Best)];
         let tol = 6.0 * 20f64.sqrt() / (eps_star * eps_star) / (trials as f64).sqrt();
         let expect = 2.0 / (eps_star * eps_star);
-        assert!((best.mse_best - expect).abs() < tol, "{name}: best MSE {} vs {expect} ± {tol}", best.mse_best);
+        assert!(
+            (best.mse_best - expect).abs() < tol,
+            "{name}: best MSE {} vs {expect} ± {tol}",
+            best.mse_best
+        );
         for e in Estimator::ALL {
             let g = s[idx(e)];
             // Equivariant estimators have risk ≥ the best member's (memo §5): the
             // 95% interval must reach down to 1.
-            assert!(g.gain_lo <= 1.0, "{name}/{e}: gain {} CI [{}, {}] above 1", g.gain, g.gain_lo, g.gain_hi);
+            assert!(
+                g.gain_lo <= 1.0,
+                "{name}/{e}: gain {} CI [{}, {}] above 1",
+                g.gain,
+                g.gain_lo,
+                g.gain_hi
+            );
         }
         // IVW has a closed form under the correlated mechanism: Cov(V_a, V_b) =
         // 2/max(λ_a, λ_b)² (the lower level is the higher one plus independent
@@ -120,16 +135,28 @@ fn independent_pooling_wins_by_the_predicted_factors() {
     let c = [1.0 / 20.0; 20];
     let se_ivw = var_sq_linear(&c, &rates).sqrt() / tf.sqrt();
     let ivw = s[idx(Estimator::Ivw)];
-    assert!((ivw.mse - 0.4).abs() < 6.0 * se_ivw, "ivw {} ± {se_ivw}", ivw.mse);
+    assert!(
+        (ivw.mse - 0.4).abs() < 6.0 * se_ivw,
+        "ivw {} ± {se_ivw}",
+        ivw.mse
+    );
     // Gain of IVW = Σλ²/λ*² = 20 (delta-method s.e.).
-    assert!((ivw.gain - 20.0).abs() < 6.0 * ivw.gain_se, "gain {} ± {}", ivw.gain, ivw.gain_se);
+    assert!(
+        (ivw.gain - 20.0).abs() < 6.0 * ivw.gain_se,
+        "gain {} ± {}",
+        ivw.gain,
+        ivw.gain_se
+    );
     assert!(ivw.gain_lo > 1.0 && ivw.win_rate > 0.5);
     // Pitman (memo MC 0.2531) and MLE (0.2662) have no closed form; allow for the
     // memo's own Monte Carlo error (≥ 2e5 samples: s.e. ≈ our sd / sqrt(2e5)).
     let memo = |mse: f64, se: f64, target: f64, what: &str| {
         let sd = se * tf.sqrt();
         let tol = 6.0 * (se * se + sd * sd / 2e5).sqrt();
-        assert!((mse - target).abs() < tol, "{what}: {mse} vs memo {target} ± {tol}");
+        assert!(
+            (mse - target).abs() < tol,
+            "{what}: {mse} vs memo {target} ± {tol}"
+        );
     };
     let pit = s[idx(Estimator::Pitman)];
     let mle = s[idx(Estimator::Mle)];
@@ -144,11 +171,22 @@ fn independent_pooling_wins_by_the_predicted_factors() {
         let mut rng = rng_for(8, 0, t, Purpose::Independent);
         independent(&mut rng, &rates, 0.0, &mut y);
         let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
-        estimate_many(&[Estimator::Ivw, Estimator::Pitman], &view, &mut scratch, &mut out);
+        estimate_many(
+            &[Estimator::Ivw, Estimator::Pitman],
+            &view,
+            &mut scratch,
+            &mut out,
+        );
         pair.push(out[0] * out[0], out[1] * out[1]);
     }
     let p = pair.summary();
-    assert!(p.gain_lo > 1.0, "Pitman vs IVW: {} [{}, {}]", p.gain, p.gain_lo, p.gain_hi);
+    assert!(
+        p.gain_lo > 1.0,
+        "Pitman vs IVW: {} [{}, {}]",
+        p.gain,
+        p.gain_lo,
+        p.gain_hi
+    );
 
     // Heterogeneous set: IVW = 2/Σλ² = 2/2.03 (closed form), gain = 2.03;
     // Pitman 0.8308, MLE 1.0744 (memo MC).
@@ -157,8 +195,17 @@ fn independent_pooling_wins_by_the_predicted_factors() {
     let c: Vec<f64> = HETERO.iter().map(|r| r * r / sw).collect();
     let se_ivw = var_sq_linear(&c, &HETERO).sqrt() / tf.sqrt();
     let ivw = s[idx(Estimator::Ivw)];
-    assert!((ivw.mse - 2.0 / sw).abs() < 6.0 * se_ivw, "hetero ivw {} vs {}", ivw.mse, 2.0 / sw);
-    assert!((ivw.gain - sw).abs() < 6.0 * ivw.gain_se, "hetero gain {} vs {sw}", ivw.gain);
+    assert!(
+        (ivw.mse - 2.0 / sw).abs() < 6.0 * se_ivw,
+        "hetero ivw {} vs {}",
+        ivw.mse,
+        2.0 / sw
+    );
+    assert!(
+        (ivw.gain - sw).abs() < 6.0 * ivw.gain_se,
+        "hetero gain {} vs {sw}",
+        ivw.gain
+    );
     let pit = s[idx(Estimator::Pitman)];
     let mle = s[idx(Estimator::Mle)];
     memo(pit.mse, pit.mse_se, 0.8308, "pitman heterogeneous");
@@ -173,7 +220,12 @@ fn brute_pitman(y: &[f64], rates: &[f64]) -> (f64, f64) {
     let hi = y.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 40.0 / w;
     let n = 400_000;
     let h = (hi - lo) / n as f64;
-    let ll = |u: f64| -> f64 { -y.iter().zip(rates).map(|(y, r)| r * (y - u).abs()).sum::<f64>() };
+    let ll = |u: f64| -> f64 {
+        -y.iter()
+            .zip(rates)
+            .map(|(y, r)| r * (y - u).abs())
+            .sum::<f64>()
+    };
     let lmax = y.iter().map(|&v| ll(v)).fold(f64::NEG_INFINITY, f64::max);
     let (mut i0, mut i1, mut i2) = (0.0, 0.0, 0.0);
     for k in 0..=n {
@@ -194,17 +246,30 @@ fn pitman_matches_brute_force_integration() {
     for t in 0..16u64 {
         let mut rng = rng_for(21, 0, t, Purpose::Post);
         let m = 1 + (t as usize % 7);
-        let rates: Vec<f64> = (0..m).map(|j| 0.2 + 2.8 * ((t as usize * 7 + j * 3) % 11) as f64 / 10.0).collect();
-        let y: Vec<f64> = rates.iter().map(|&r| 1.5 + laplace(&mut rng, 1.0 / r)).collect();
+        let rates: Vec<f64> = (0..m)
+            .map(|j| 0.2 + 2.8 * ((t as usize * 7 + j * 3) % 11) as f64 / 10.0)
+            .collect();
+        let y: Vec<f64> = rates
+            .iter()
+            .map(|&r| 1.5 + laplace(&mut rng, 1.0 / r))
+            .collect();
         let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
         estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
         let (b, sd) = brute_pitman(&y, &rates);
         // Relative to the posterior's scale (its sd), which is what "relative"
         // means for a location estimate.
         if std::env::var_os("COLLUSION_PRINT").is_some() {
-            eprintln!("m={m}: pitman {} brute {b} rel {:.2e}", out[0], (out[0] - b).abs() / sd);
+            eprintln!(
+                "m={m}: pitman {} brute {b} rel {:.2e}",
+                out[0],
+                (out[0] - b).abs() / sd
+            );
         }
-        assert!((out[0] - b).abs() <= 1e-6 * sd, "m={m}: {} vs {b} (sd {sd})", out[0]);
+        assert!(
+            (out[0] - b).abs() <= 1e-6 * sd,
+            "m={m}: {} vs {b} (sd {sd})",
+            out[0]
+        );
     }
     // A single member: the posterior is symmetric about its answer.
     let view = View::new(&[2.75], 1, NoiseModel::Laplace { rates: &[0.3] }).unwrap();
@@ -218,16 +283,21 @@ fn pitman_is_stable_for_thousands_of_members_and_extreme_rates() {
     let mut scratch = EstimatorScratch::new();
     let mut out = [0.0];
     let u = 1e6 + 0.25;
-    let cases: [(&str, Box<dyn Fn(usize) -> f64>); 3] = [
-        ("log-uniform 1e-3..1e3", Box::new(|j| 10f64.powf(-3.0 + 6.0 * j as f64 / (m - 1) as f64))),
-        ("all 1e-3", Box::new(|_| 1e-3)),
-        ("all 1e3", Box::new(|_| 1e3)),
+    let log_uniform: Vec<f64> = (0..m)
+        .map(|j| 10f64.powf(-3.0 + 6.0 * j as f64 / (m - 1) as f64))
+        .collect();
+    let cases = [
+        ("log-uniform 1e-3..1e3", log_uniform),
+        ("all 1e-3", vec![1e-3; m]),
+        ("all 1e3", vec![1e3; m]),
     ];
-    for (ci, (name, rate)) in cases.iter().enumerate() {
-        let rates: Vec<f64> = (0..m).map(rate).collect();
+    for (ci, (name, rates)) in cases.iter().enumerate() {
         let mut rng = rng_for(31, ci as u64, 0, Purpose::Post);
-        let y: Vec<f64> = rates.iter().map(|&r| u + laplace(&mut rng, 1.0 / r)).collect();
-        let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+        let y: Vec<f64> = rates
+            .iter()
+            .map(|&r| u + laplace(&mut rng, 1.0 / r))
+            .collect();
+        let view = View::new(&y, 1, NoiseModel::Laplace { rates }).unwrap();
         estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
         let p = out[0];
         assert!(p.is_finite(), "{name}: {p}");
@@ -237,9 +307,14 @@ fn pitman_is_stable_for_thousands_of_members_and_extreme_rates() {
         assert!((p - u).abs() < 10.0 * sd, "{name}: {p} vs {u} (sd {sd})");
         // Translation equivariance survives the large offset.
         let shifted: Vec<f64> = y.iter().map(|v| v - 1e6).collect();
-        let view = View::new(&shifted, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+        let view = View::new(&shifted, 1, NoiseModel::Laplace { rates }).unwrap();
         estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
-        assert!((out[0] + 1e6 - p).abs() < 1e-6 + 1e-3 * sd, "{name}: {} vs {}", out[0] + 1e6, p);
+        assert!(
+            (out[0] + 1e6 - p).abs() < 1e-6 + 1e-3 * sd,
+            "{name}: {} vs {}",
+            out[0] + 1e6,
+            p
+        );
     }
 }
 
@@ -285,9 +360,19 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
     assert_eq!(row(&out, Estimator::Mle), row(&out, Estimator::Ivw));
     assert_eq!(row(&out, Estimator::Pitman), row(&out, Estimator::Ivw));
     // Even m: median is the midpoint; tied rates make MLE the midpoint too.
-    let v = View::new(&[4.0, 0.0, 2.0, 9.0], 1, NoiseModel::Laplace { rates: &[0.1; 4] }).unwrap();
+    let v = View::new(
+        &[4.0, 0.0, 2.0, 9.0],
+        1,
+        NoiseModel::Laplace { rates: &[0.1; 4] },
+    )
+    .unwrap();
     let mut o = [0.0; 2];
-    estimate_many(&[Estimator::Median, Estimator::Mle], &v, &mut scratch, &mut o);
+    estimate_many(
+        &[Estimator::Median, Estimator::Mle],
+        &v,
+        &mut scratch,
+        &mut o,
+    );
     assert_eq!(o, [3.0, 3.0]);
     // Empty coalition: NaN, not a panic.
     let e = View::new(&[], 1, NoiseModel::Laplace { rates: &[] }).unwrap();
@@ -297,8 +382,14 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
 
 #[test]
 fn estimator_names_parse_and_bad_input_is_rejected() {
-    assert_eq!(Estimator::parse_list("best,mean,ivw,median,mle,pitman").unwrap(), Estimator::ALL.to_vec());
-    assert_eq!(Estimator::parse_list(" Pitman , best,pitman").unwrap(), vec![Estimator::Pitman, Estimator::Best]);
+    assert_eq!(
+        Estimator::parse_list("best,mean,ivw,median,mle,pitman").unwrap(),
+        Estimator::ALL.to_vec()
+    );
+    assert_eq!(
+        Estimator::parse_list(" Pitman , best,pitman").unwrap(),
+        vec![Estimator::Pitman, Estimator::Best]
+    );
     let err = Estimator::parse_list("best,bayes").unwrap_err().to_string();
     assert!(err.contains("'bayes'") && err.contains("pitman"), "{err}");
     assert!(Estimator::parse_list(" , ").is_err());
@@ -307,6 +398,15 @@ fn estimator_names_parse_and_bad_input_is_rejected() {
     }
     assert!(View::new(&[1.0, 2.0], 1, NoiseModel::Laplace { rates: &[1.0] }).is_err());
     assert!(View::new(&[1.0], 1, NoiseModel::Laplace { rates: &[0.0] }).is_err());
-    assert!(View::new(&[1.0], 1, NoiseModel::Gaussian { sigmas: &[f64::NAN] }).is_err());
+    assert!(
+        View::new(
+            &[1.0],
+            1,
+            NoiseModel::Gaussian {
+                sigmas: &[f64::NAN]
+            }
+        )
+        .is_err()
+    );
     assert!(View::new(&[1.0], 0, NoiseModel::Laplace { rates: &[1.0] }).is_err());
 }

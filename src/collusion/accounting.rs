@@ -30,7 +30,11 @@ impl Accounting {
     /// ≥ 0); `delta` ∈ (0, 1) is the δ' of advanced composition.
     pub fn new(eps: &[f64], delta: f64) -> Result<Self> {
         if !(delta > 0.0 && delta < 1.0) {
-            return Err(Error::param("composition delta", delta, "a number in (0, 1)"));
+            return Err(Error::param(
+                "composition delta",
+                delta,
+                "a number in (0, 1)",
+            ));
         }
         if let Some(&e) = eps.iter().find(|e| !(e.is_finite() && **e >= 0.0)) {
             return Err(Error::param("member epsilon", e, "a finite number ≥ 0"));
@@ -119,7 +123,10 @@ mod tests {
         assert!(Accounting::new(&[f64::NAN], 0.1).is_err());
         assert!(Accounting::new(&[-1.0], 0.1).is_err());
         let empty = Accounting::new(&[], 0.1).unwrap();
-        assert_eq!((empty.eps_max, empty.eps_sum, empty.eps_advanced), (0.0, 0.0, 0.0));
+        assert_eq!(
+            (empty.eps_max, empty.eps_sum, empty.eps_advanced),
+            (0.0, 0.0, 0.0)
+        );
         assert_eq!(gaussian_sigma(&[3.0, 2.0, 5.0]), 2.0);
     }
 }

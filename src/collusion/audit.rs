@@ -61,7 +61,11 @@ fn member_loss(y: &[f64], u: &[f64], rate: f64, delta: f64, norm: Norm, r: &mut 
         rate * l2_diff(&r[..y.len()], delta)
     } else {
         let a = y[0] - u[0];
-        let b2: f64 = y[1..].iter().zip(&u[1..]).map(|(p, q)| (p - q) * (p - q)).sum();
+        let b2: f64 = y[1..]
+            .iter()
+            .zip(&u[1..])
+            .map(|(p, q)| (p - q) * (p - q))
+            .sum();
         let s_u = (a * a + b2).sqrt();
         let s_u1 = ((a - delta) * (a - delta) + b2).sqrt();
         rate * (delta * (delta - 2.0 * a) / (s_u + s_u1)).clamp(-delta, delta)
@@ -81,17 +85,38 @@ fn top_rate(rates: &[f64]) -> Option<usize> {
 /// Correlated Laplace mechanism: the exact loss λ*(‖y* − u'‖ − ‖y* − u‖) of a view
 /// (`answers`: m × n row-major, `rates`: λ_j), u' = u + Δe₁. |L| ≤ fl(λ*Δ) on every
 /// input. 0 for an empty coalition.
-pub fn correlated_loss(answers: &[f64], n: usize, rates: &[f64], u: &[f64], delta: f64, norm: Norm) -> f64 {
+pub fn correlated_loss(
+    answers: &[f64],
+    n: usize,
+    rates: &[f64],
+    u: &[f64],
+    delta: f64,
+    norm: Norm,
+) -> f64 {
     let Some(j) = top_rate(rates) else {
         return 0.0;
     };
     let mut r = [0.0; 8];
-    member_loss(&answers[j * n..(j + 1) * n], u, rates[j], delta, norm, &mut r)
+    member_loss(
+        &answers[j * n..(j + 1) * n],
+        u,
+        rates[j],
+        delta,
+        norm,
+        &mut r,
+    )
 }
 
 /// Independent Laplace noise: L = Σ_j λ_j(‖y_j − u'‖ − ‖y_j − u‖); bounded by
 /// Σλ_jΔ and reaching it when all answers lie below u.
-pub fn independent_loss(answers: &[f64], n: usize, rates: &[f64], u: &[f64], delta: f64, norm: Norm) -> f64 {
+pub fn independent_loss(
+    answers: &[f64],
+    n: usize,
+    rates: &[f64],
+    u: &[f64],
+    delta: f64,
+    norm: Norm,
+) -> f64 {
     let mut r = [0.0; 8];
     rates
         .iter()
@@ -238,10 +263,18 @@ pub struct DistinguishingBound {
 /// upper confidence bounds for both error rates keeps the statement valid. The
 /// threshold is fixed in advance at the midpoint; choosing the best threshold
 /// on the same data would be optimistic.
-pub fn distinguishing_lower_bound(est_u: &[f64], est_u1: &[f64], u1: f64, delta: f64) -> DistinguishingBound {
+pub fn distinguishing_lower_bound(
+    est_u: &[f64],
+    est_u1: &[f64],
+    u1: f64,
+    delta: f64,
+) -> DistinguishingBound {
     let threshold = u1 + 0.5 * delta;
     let false_pos = est_u.iter().filter(|&&x| x > threshold).count() as u64;
-    let false_neg = est_u1.iter().filter(|&&x| !(x > threshold)).count() as u64;
+    let false_neg = est_u1
+        .iter()
+        .filter(|&&x| x <= threshold || x.is_nan())
+        .count() as u64;
     let (nu, nu1) = (est_u.len() as u64, est_u1.len() as u64);
     let fp_upper = clopper_pearson(false_pos, nu, 0.95).1;
     let fn_upper = clopper_pearson(false_neg, nu1, 0.95).1;
@@ -266,7 +299,18 @@ mod tests {
     #[test]
     fn kernel_cases_stay_in_bounds() {
         let d = 0.1;
-        for &t in &[-1e300, -1.0, -0.0, 0.0, 1e-300, 0.05, 0.1 - 1e-17, 0.1, 0.2, f64::MAX] {
+        for &t in &[
+            -1e300,
+            -1.0,
+            -0.0,
+            0.0,
+            1e-300,
+            0.05,
+            0.1 - 1e-17,
+            0.1,
+            0.2,
+            f64::MAX,
+        ] {
             let k = abs_diff_kernel(t, d);
             assert!((-d..=d).contains(&k), "{t}: {k}");
         }

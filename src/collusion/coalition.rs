@@ -21,7 +21,8 @@ use crate::graph::NodeIds;
 use crate::rng::{Purpose, rng_for};
 use crate::{Error, Result};
 
-const KINDS: &str = "far:min-d=X, band:d=X, random:m=M[,min-d=X], nearest:m=M, sybil:m=M,d=X or file:PATH";
+const KINDS: &str =
+    "far:min-d=X, band:d=X, random:m=M[,min-d=X], nearest:m=M, sybil:m=M,d=X or file:PATH";
 
 /// A parsed `--coalition` value.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,12 +33,27 @@ pub struct CoalitionSpec {
 
 #[derive(Clone, Debug, PartialEq)]
 enum Kind {
-    Far { min_d: f64 },
-    Band { d: f64 },
-    Random { m: usize, min_d: Option<f64> },
-    Nearest { m: usize },
-    Sybil { m: usize, d: f64 },
-    File { path: PathBuf, ids: Vec<(String, usize)> },
+    Far {
+        min_d: f64,
+    },
+    Band {
+        d: f64,
+    },
+    Random {
+        m: usize,
+        min_d: Option<f64>,
+    },
+    Nearest {
+        m: usize,
+    },
+    Sybil {
+        m: usize,
+        d: f64,
+    },
+    File {
+        path: PathBuf,
+        ids: Vec<(String, usize)>,
+    },
 }
 
 /// One coalition member.
@@ -101,7 +117,10 @@ impl CoalitionSpec {
             "nearest" => &["m"],
             "sybil" => &["m", "d"],
             _ => {
-                return Err(bad(spec, format!("a known kind: {KINDS} (got kind '{kind}')")));
+                return Err(bad(
+                    spec,
+                    format!("a known kind: {KINDS} (got kind '{kind}')"),
+                ));
             }
         };
         let mut vals: Vec<(&str, &str)> = Vec::new();
@@ -117,7 +136,10 @@ impl CoalitionSpec {
             let Some(&key) = allowed.iter().find(|a| **a == k) else {
                 return Err(bad(
                     spec,
-                    format!("keys {} for kind '{kind}' (unknown key '{k}')", allowed.join(", ")),
+                    format!(
+                        "keys {} for kind '{kind}' (unknown key '{k}')",
+                        allowed.join(", ")
+                    ),
                 ));
             };
             if vals.iter().any(|(x, _)| *x == key) {
@@ -126,7 +148,8 @@ impl CoalitionSpec {
             vals.push((key, v));
         }
         let get = |key: &str| vals.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
-        let need = |key: &str| get(key).ok_or_else(|| bad(spec, format!("key '{key}' for kind '{kind}'")));
+        let need =
+            |key: &str| get(key).ok_or_else(|| bad(spec, format!("key '{key}' for kind '{kind}'")));
         let dist = |key: &str, v: &str| -> Result<f64> {
             match v.parse::<f64>() {
                 Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
@@ -187,7 +210,11 @@ impl CoalitionSpec {
             ));
         }
         if owner as usize >= dist.len() {
-            return Err(Error::param("owner index", owner, format!("< {}", dist.len())));
+            return Err(Error::param(
+                "owner index",
+                owner,
+                format!("< {}", dist.len()),
+            ));
         }
         if let Some(w) = band_width
             && !(w.is_finite() && w >= 0.0)
@@ -235,7 +262,11 @@ impl CoalitionSpec {
                     .filter(|&v| eligible(v))
                     .map(|v| v as u32)
                     .collect();
-                let by_dist = |a: &u32, b: &u32| dist[*a as usize].total_cmp(&dist[*b as usize]).then(a.cmp(b));
+                let by_dist = |a: &u32, b: &u32| {
+                    dist[*a as usize]
+                        .total_cmp(&dist[*b as usize])
+                        .then(a.cmp(b))
+                };
                 if *m < pool.len() {
                     pool.select_nth_unstable_by(*m, by_dist);
                     pool.truncate(*m);
@@ -260,7 +291,11 @@ impl CoalitionSpec {
                     }
                 }
                 if let Some(first) = unknown.first() {
-                    let shown: Vec<String> = unknown.iter().take(5).map(|(s, l)| format!("'{s}' (line {l})")).collect();
+                    let shown: Vec<String> = unknown
+                        .iter()
+                        .take(5)
+                        .map(|(s, l)| format!("'{s}' (line {l})"))
+                        .collect();
                     let more = if unknown.len() > 5 {
                         format!(" and {} more", unknown.len() - 5)
                     } else {
@@ -316,7 +351,11 @@ fn read_id_file(path: &Path) -> Result<Vec<(String, usize)>> {
             continue;
         }
         if line.split_whitespace().nth(1).is_some() {
-            return Err(Error::input(path, i + 1, format!("expected one node id per line, got '{line}'")));
+            return Err(Error::input(
+                path,
+                i + 1,
+                format!("expected one node id per line, got '{line}'"),
+            ));
         }
         ids.push((line.to_string(), i + 1));
     }

@@ -364,7 +364,11 @@ fn median_sorted(pairs: &[(f64, f64)]) -> f64 {
 /// minimiser is the first knot where it turns ≥ 0, and the midpoint of the flat
 /// piece when it is exactly 0. C and R are summed from opposite ends so equal
 /// weights on both sides compare exactly equal.
-fn weighted_median_sorted(pairs: &[(f64, f64)], prefix: &mut Vec<f64>, suffix: &mut Vec<f64>) -> f64 {
+fn weighted_median_sorted(
+    pairs: &[(f64, f64)],
+    prefix: &mut Vec<f64>,
+    suffix: &mut Vec<f64>,
+) -> f64 {
     let m = pairs.len();
     prefix.clear();
     let mut c = 0.0;
@@ -500,7 +504,14 @@ mod tests {
         assert_eq!(weighted_median_sorted(&pairs, &mut a, &mut b), 3.0);
         let pairs = [(0.0, 1.0), (1.0, 3.0), (5.0, 1.0)];
         assert_eq!(weighted_median_sorted(&pairs, &mut a, &mut b), 1.0);
-        let pairs = [(0.0, 0.1), (1.0, 0.1), (5.0, 0.1), (6.0, 0.1), (7.0, 0.1), (8.0, 0.1)];
+        let pairs = [
+            (0.0, 0.1),
+            (1.0, 0.1),
+            (5.0, 0.1),
+            (6.0, 0.1),
+            (7.0, 0.1),
+            (8.0, 0.1),
+        ];
         assert_eq!(weighted_median_sorted(&pairs, &mut a, &mut b), 5.5);
     }
 }

@@ -321,7 +321,12 @@ mod tests {
         a.merge(&b);
         let (s, t) = (all.summary(), a.summary());
         assert_eq!(s.trials, t.trials);
-        for (u, v) in [(s.mse, t.mse), (s.gain, t.gain), (s.gain_lo, t.gain_lo), (s.win_rate, t.win_rate)] {
+        for (u, v) in [
+            (s.mse, t.mse),
+            (s.gain, t.gain),
+            (s.gain_lo, t.gain_lo),
+            (s.win_rate, t.win_rate),
+        ] {
             assert!((u - v).abs() < 1e-12);
         }
         // Direct two-pass check of the means.

@@ -57,7 +57,11 @@ impl Graph {
                     format!("one weight per edge ({})", edges.len()),
                 ));
             }
-            if let Some((i, x)) = w.iter().enumerate().find(|(_, x)| !(x.is_finite() && **x > 0.0)) {
+            if let Some((i, x)) = w
+                .iter()
+                .enumerate()
+                .find(|(_, x)| !(x.is_finite() && **x > 0.0))
+            {
                 return Err(Error::param(
                     format!("weight of edge {i}"),
                     x,

@@ -55,7 +55,15 @@ pub fn independent(rng: &mut PrivRng, rates: &[f64], u: f64, out: &mut [f64]) {
 /// Var(Z²) for Z = Σ c_j X_j, X_j ~ Lap(1/λ_j) independent: cumulants
 /// κ2 = Σ c_j² 2/λ_j², κ4 = Σ c_j⁴ 12/λ_j⁴, Var Z² = κ4 + 2κ2².
 pub fn var_sq_linear(c: &[f64], rates: &[f64]) -> f64 {
-    let k2: f64 = c.iter().zip(rates).map(|(c, r)| c * c * 2.0 / (r * r)).sum();
-    let k4: f64 = c.iter().zip(rates).map(|(c, r)| c.powi(4) * 12.0 / r.powi(4)).sum();
+    let k2: f64 = c
+        .iter()
+        .zip(rates)
+        .map(|(c, r)| c * c * 2.0 / (r * r))
+        .sum();
+    let k4: f64 = c
+        .iter()
+        .zip(rates)
+        .map(|(c, r)| c.powi(4) * 12.0 / r.powi(4))
+        .sum();
     k4 + 2.0 * k2 * k2
 }
