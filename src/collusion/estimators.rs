@@ -242,8 +242,6 @@ pub struct EstimatorScratch {
     prefix: Vec<f64>,
     /// Suffix sums of weights (weight strictly above each knot).
     suffix: Vec<f64>,
-    /// Log-likelihood at the knots, relative to its maximum.
-    loglik: Vec<f64>,
 }
 
 impl EstimatorScratch {
@@ -299,9 +297,7 @@ pub fn estimate_many(
                 Estimator::Mle => {
                     weighted_median_sorted(&scratch.pairs, &mut scratch.prefix, &mut scratch.suffix)
                 }
-                Estimator::Pitman => {
-                    pitman_sorted(&scratch.pairs, &mut scratch.prefix, &mut scratch.loglik)
-                }
+                Estimator::Pitman => pitman_sorted(&scratch.pairs, &mut scratch.prefix),
             };
             out[k * n + i] = v;
         }
@@ -394,28 +390,42 @@ fn weighted_median_sorted(
     pairs[m - 1].0
 }
 
-/// φ1(x) = (e^x − 1)/x for x ≤ 0 (= ∫₀¹ e^{xτ} dτ ∈ (0, 1]).
-#[inline]
-fn phi1(x: f64) -> f64 {
-    if x == 0.0 { 1.0 } else { x.exp_m1() / x }
-}
+/// Taylor coefficients 1/(k!(k+2)) of φ2 (see [`phi12`]).
+const PHI2_COEF: [f64; 18] = {
+    let mut c = [0.0; 18];
+    let mut fact = 1.0;
+    let mut k = 0;
+    while k < 18 {
+        c[k] = 1.0 / (fact * (k as f64 + 2.0));
+        k += 1;
+        fact *= k as f64;
+    }
+    c
+};
 
-/// φ2(x) = ∫₀¹ τ e^{xτ} dτ = (e^x(x − 1) + 1)/x² for x ≤ 0 (∈ (0, 1/2]); the
-/// closed form cancels near 0, so |x| < 1 uses the series Σ x^k/(k!(k+2)).
+/// For x ≤ 0: (φ1(x), φ2(x), e^x) with φ1(x) = (e^x − 1)/x = ∫₀¹ e^{xτ} dτ ∈ (0, 1]
+/// and φ2(x) = (e^x(x − 1) + 1)/x² = ∫₀¹ τ e^{xτ} dτ ∈ (0, 1/2]. One `expm1`
+/// serves all three near 0 (plus one `exp` for x < −1); φ2's closed form cancels near 0, so |x| < 1 uses its
+/// series Σ x^k/(k!(k+2)) (18 terms: 1/(18!·20) < 1e-17).
 #[inline]
-fn phi2(x: f64) -> f64 {
-    if x > -1.0 {
-        // 1/(18!·20) < 1e-17: 18 terms reach full precision on |x| < 1.
-        let mut term = 1.0; // x^k / k!
-        let mut s = 0.0;
-        for k in 0..18 {
-            s += term / (k as f64 + 2.0);
-            term *= x / (k as f64 + 1.0);
+fn phi12(x: f64) -> (f64, f64, f64) {
+    if x == 0.0 {
+        return (1.0, 0.5, 1.0);
+    }
+    let em1 = x.exp_m1();
+    // 1 + expm1 loses relative precision once e^x ≪ 1: take exp there.
+    let ex = if x > -1.0 { em1 + 1.0 } else { x.exp() };
+    let p1 = em1 / x;
+    let p2 = if x > -1.0 {
+        let mut s = PHI2_COEF[17];
+        for &c in PHI2_COEF[..17].iter().rev() {
+            s = s * x + c;
         }
         s
     } else {
-        (x.exp() * (x - 1.0) + 1.0) / (x * x)
-    }
+        (ex * (x - 1.0) + 1.0) / (x * x)
+    };
+    (p1, p2, ex)
 }
 
 /// Posterior mean of u under a flat prior and independent Laplace noise,
@@ -423,13 +433,16 @@ fn phi2(x: f64) -> f64 {
 ///
 /// ℓ is concave and piecewise linear with knots at the sorted answers; its
 /// slope between knots k and k+1 is s_k = W − 2C_k (weight above minus weight at
-/// or below), ±W on the tails. The knot values are built outward from the
-/// maximum (the weighted median, set to ℓ = 0), so every exponent is ≤ 0 and the
-/// knots that carry the mass have the smallest rounding error. Each piece is
-/// integrated anchored at its higher end, so the exponent argument x = −|s|L is
-/// ≤ 0: I0 = e^{ℓ_hi} L φ1(x), ∫(u − anchor) = ∓e^{ℓ_hi} L² φ2(x). Positions are
-/// taken relative to the maximising knot to avoid cancellation at large |u|.
-fn pitman_sorted(pairs: &[(f64, f64)], prefix: &mut Vec<f64>, loglik: &mut Vec<f64>) -> f64 {
+/// or below), ±W on the tails. The maximum sits at the weighted median knot k*;
+/// we walk outward from it in both directions with ℓ(k*) = 0, so every exponent
+/// is ≤ 0, the knots that carry the mass have the smallest rounding error, and
+/// the walk stops once e^ℓ underflows to 0 (ℓ only falls further out: the
+/// result is the same as summing every piece). Each piece is anchored at its
+/// higher end, so the exponent x = −|s|L is ≤ 0: I0 = e^{ℓ_hi} L φ1(x),
+/// ∫(u − anchor) e^ℓ = ±e^{ℓ_hi} L² φ2(x); e^ℓ is carried from piece to piece
+/// by multiplying by e^x (relative drift ≤ m ulp). Positions are relative to
+/// the maximising knot to avoid cancellation at large |u|.
+fn pitman_sorted(pairs: &[(f64, f64)], prefix: &mut Vec<f64>) -> f64 {
     let m = pairs.len();
     prefix.clear();
     let mut c = 0.0;
@@ -441,38 +454,49 @@ fn pitman_sorted(pairs: &[(f64, f64)], prefix: &mut Vec<f64>, loglik: &mut Vec<f
     let slope = |k: usize| w - 2.0 * prefix[k];
     // Maximising knot: first k whose right slope is ≤ 0 (the last knot has −W).
     let kstar = (0..m).find(|&k| slope(k) <= 0.0).unwrap_or(m - 1);
-    loglik.clear();
-    loglik.resize(m, 0.0);
-    for k in kstar + 1..m {
-        loglik[k] = loglik[k - 1] + slope(k - 1) * (pairs[k].0 - pairs[k - 1].0);
-    }
-    for k in (0..kstar).rev() {
-        loglik[k] = loglik[k + 1] - slope(k) * (pairs[k + 1].0 - pairs[k].0);
-    }
     let center = pairs[kstar].0;
     let x = |k: usize| pairs[k].0 - center;
+    let (mut i0, mut i1) = (0.0, 0.0);
 
-    // Tails: ℓ = ℓ_0 + W(u − y_0) left, ℓ_{m−1} − W(u − y_{m−1}) right.
-    let e0 = loglik[0].exp();
-    let e1 = loglik[m - 1].exp();
-    let mut i0 = (e0 + e1) / w;
-    let mut i1 = e0 * (x(0) / w - 1.0 / (w * w)) + e1 * (x(m - 1) / w + 1.0 / (w * w));
-    for k in 0..m - 1 {
-        let len = pairs[k + 1].0 - pairs[k].0;
-        if len == 0.0 {
-            continue;
+    // Right of the maximum: slopes ≤ 0, pieces anchored at their left knot.
+    let mut el = 1.0;
+    let mut k = kstar;
+    while el > 0.0 {
+        if k == m - 1 {
+            // Tail ℓ_{m−1} − W(u − y_{m−1}).
+            i0 += el / w;
+            i1 += el * (x(k) / w + 1.0 / (w * w));
+            break;
         }
-        let s = slope(k);
-        let (anchor, l_hi, sign) = if s > 0.0 {
-            (x(k + 1), loglik[k + 1], -1.0)
-        } else {
-            (x(k), loglik[k], 1.0)
-        };
-        let arg = -s.abs() * len;
-        let eh = l_hi.exp();
-        let p0 = eh * len * phi1(arg);
-        i0 += p0;
-        i1 += anchor * p0 + sign * eh * len * len * phi2(arg);
+        let len = pairs[k + 1].0 - pairs[k].0;
+        if len > 0.0 {
+            let (p1, p2, ex) = phi12(slope(k) * len);
+            let p0 = el * len * p1;
+            i0 += p0;
+            i1 += x(k) * p0 + el * len * len * p2;
+            el *= ex;
+        }
+        k += 1;
+    }
+    // Left of the maximum: slopes > 0, pieces anchored at their right knot.
+    let mut el = 1.0;
+    let mut k = kstar;
+    while el > 0.0 {
+        if k == 0 {
+            // Tail ℓ_0 + W(u − y_0).
+            i0 += el / w;
+            i1 += el * (x(0) / w - 1.0 / (w * w));
+            break;
+        }
+        let len = pairs[k].0 - pairs[k - 1].0;
+        if len > 0.0 {
+            let (p1, p2, ex) = phi12(-slope(k - 1) * len);
+            let p0 = el * len * p1;
+            i0 += p0;
+            i1 += x(k) * p0 - el * len * len * p2;
+            el *= ex;
+        }
+        k -= 1;
     }
     center + i1 / i0
 }
@@ -489,12 +513,16 @@ mod tests {
             } else {
                 0.5 + x / 3.0
             };
-            assert!((phi2(x) - closed2).abs() <= 1e-12 * closed2, "{x}");
-            assert!(phi1(x) > 0.0 && phi1(x) <= 1.0);
+            let (p1, p2, ex) = phi12(x);
+            assert!((p2 - closed2).abs() <= 1e-12 * closed2, "{x}");
+            assert!(p1 > 0.0 && p1 <= 1.0);
+            assert!((ex - x.exp()).abs() <= 1e-15 * x.exp().max(1e-300));
         }
-        assert_eq!(phi2(0.0), 0.5);
+        assert_eq!(phi12(0.0), (1.0, 0.5, 1.0));
         // Continuity across the series/closed-form switch.
-        assert!((phi2(-1.0) - phi2(-1.0 + 1e-12)).abs() < 1e-11);
+        assert!((phi12(-1.0).1 - phi12(-1.0 + 1e-12).1).abs() < 1e-11);
+        assert_eq!(PHI2_COEF[0], 0.5);
+        assert_eq!(PHI2_COEF[2], 1.0 / 8.0);
     }
 
     #[test]
