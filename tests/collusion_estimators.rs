@@ -9,7 +9,7 @@ use collusion_support::{CorrelatedSampler, independent, var_sq_linear};
 use privdiffuse::collusion::estimators::{estimate, estimate_many};
 use privdiffuse::collusion::stats::squared_error;
 use privdiffuse::collusion::{
-    Estimator, EstimatorScratch, GainAccumulator, GainSummary, NoiseModel, View,
+    Estimator, EstimatorPanel, EstimatorScratch, GainAccumulator, GainSummary, NoiseModel, View,
 };
 use privdiffuse::process::laplace::laplace;
 use privdiffuse::{Purpose, rng_for};
@@ -409,4 +409,67 @@ fn estimator_names_parse_and_bad_input_is_rejected() {
         .is_err()
     );
     assert!(View::new(&[1.0], 0, NoiseModel::Laplace { rates: &[1.0] }).is_err());
+}
+
+#[test]
+fn panel_on_l1_two_dimensional_views() {
+    // ℓ1, n = 2: each coordinate is an independent 1-D path at the members'
+    // levels. Best-member MSE = 2n/ε*² = 4 (ε* = 1); its squared error
+    // X1² + X2² has variance 2·20 = 40, so s.e. = sqrt(40/T). Two half-panels
+    // merged must give the same numbers as one panel.
+    let trials = 10_000u64;
+    let rates = HETERO;
+    let sampler = CorrelatedSampler::new(&rates);
+    let u = [3.0, -2.0];
+    let mut whole = EstimatorPanel::new(&Estimator::ALL);
+    let mut halves = [
+        EstimatorPanel::new(&Estimator::ALL),
+        EstimatorPanel::new(&Estimator::ALL),
+    ];
+    let (mut c1, mut c2) = ([0.0; 6], [0.0; 6]);
+    let mut y = [0.0; 12];
+    for t in 0..trials {
+        let mut rng = rng_for(91, 0, t, Purpose::Path);
+        sampler.sample(&mut rng, u[0], &mut c1);
+        sampler.sample(&mut rng, u[1], &mut c2);
+        for j in 0..6 {
+            y[2 * j] = c1[j];
+            y[2 * j + 1] = c2[j];
+        }
+        let view = View::new(&y, 2, NoiseModel::Laplace { rates: &rates }).unwrap();
+        whole.push(&view, &u);
+        halves[(t % 2) as usize].push(&view, &u);
+        assert_eq!(whole.last_estimate(Estimator::Best).unwrap(), &y[10..12]);
+    }
+    let [mut a, b] = halves;
+    a.merge(&b);
+    let s = whole.summaries();
+    for ((e, x), (_, y)) in s.iter().zip(a.summaries()) {
+        assert!(
+            (x.mse - y.mse).abs() < 1e-9 * x.mse && (x.gain - y.gain).abs() < 1e-9,
+            "{e}"
+        );
+        assert!(
+            x.gain_lo <= 1.0,
+            "{e}: gain {} [{}, {}]",
+            x.gain,
+            x.gain_lo,
+            x.gain_hi
+        );
+    }
+    let best = s[0].1;
+    let tol = 6.0 * (40.0 / trials as f64).sqrt();
+    assert!(
+        (best.mse_best - 4.0).abs() < tol,
+        "{} vs 4 ± {tol}",
+        best.mse_best
+    );
+    // Empty views are skipped.
+    let mut p = EstimatorPanel::new(&[Estimator::Mean]);
+    p.push(
+        &View::new(&[], 1, NoiseModel::Laplace { rates: &[] }).unwrap(),
+        &[0.0],
+    );
+    assert_eq!(p.summaries()[0].1.trials, 0);
+    assert!(p.last_estimate(Estimator::Mean).is_none());
 }

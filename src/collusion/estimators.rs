@@ -17,6 +17,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::stats::{GainAccumulator, GainSummary, squared_error};
 use crate::{Error, Result};
 
 /// A pooled estimator of the owner's value.
@@ -499,6 +500,79 @@ fn pitman_sorted(pairs: &[(f64, f64)], prefix: &mut Vec<f64>) -> f64 {
         k -= 1;
     }
     center + i1 / i0
+}
+
+/// Per-(coalition, mechanism) evaluation of a set of estimators over trials:
+/// estimates each view, and feeds (best member, estimator) squared errors into
+/// one [`GainAccumulator`] per estimator. Owns its buffers; one per worker,
+/// combined with [`EstimatorPanel::merge`].
+#[derive(Clone, Debug)]
+pub struct EstimatorPanel {
+    ests: Vec<Estimator>,
+    acc: Vec<GainAccumulator>,
+    out: Vec<f64>,
+    best: Vec<f64>,
+    scratch: EstimatorScratch,
+}
+
+impl EstimatorPanel {
+    /// A panel for `ests` (in output order).
+    pub fn new(ests: &[Estimator]) -> Self {
+        EstimatorPanel {
+            ests: ests.to_vec(),
+            acc: vec![GainAccumulator::new(); ests.len()],
+            out: Vec::new(),
+            best: Vec::new(),
+            scratch: EstimatorScratch::new(),
+        }
+    }
+
+    /// Evaluates one trial's view against the true value `u` (n values). Empty
+    /// views are skipped (there is no best member to compare with).
+    pub fn push(&mut self, view: &View<'_>, u: &[f64]) {
+        let Some(b) = view.best_member() else { return };
+        let n = view.dim();
+        self.out.resize(self.ests.len() * n, 0.0);
+        estimate_many(&self.ests, view, &mut self.scratch, &mut self.out);
+        self.best.clear();
+        self.best.extend_from_slice(view.answer(b));
+        let se_best = squared_error(&self.best, u);
+        for (k, acc) in self.acc.iter_mut().enumerate() {
+            acc.push(se_best, squared_error(&self.out[k * n..(k + 1) * n], u));
+        }
+    }
+
+    /// The last view's estimate by `est` (n values), if `est` is in the panel
+    /// and a view was pushed — e.g. the Pitman estimate for the distinguishing
+    /// attack.
+    pub fn last_estimate(&self, est: Estimator) -> Option<&[f64]> {
+        let k = self.ests.iter().position(|&e| e == est)?;
+        let n = self.out.len() / self.ests.len().max(1);
+        self.out.get(k * n..(k + 1) * n).filter(|s| !s.is_empty())
+    }
+
+    /// Adds another panel's trials (same estimators, same order).
+    ///
+    /// # Panics
+    /// If the estimator lists differ.
+    pub fn merge(&mut self, other: &EstimatorPanel) {
+        assert_eq!(
+            self.ests, other.ests,
+            "merging panels of different estimators"
+        );
+        for (a, b) in self.acc.iter_mut().zip(&other.acc) {
+            a.merge(b);
+        }
+    }
+
+    /// One summary per estimator, in panel order.
+    pub fn summaries(&self) -> Vec<(Estimator, GainSummary)> {
+        self.ests
+            .iter()
+            .copied()
+            .zip(self.acc.iter().map(GainAccumulator::summary))
+            .collect()
+    }
 }
 
 #[cfg(test)]

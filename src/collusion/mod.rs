@@ -35,7 +35,7 @@ pub use audit::{
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 pub use coalition::{Coalition, CoalitionSpec, Member};
-pub use estimators::{Estimator, EstimatorScratch, NoiseModel, View};
+pub use estimators::{Estimator, EstimatorPanel, EstimatorScratch, NoiseModel, View};
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
 
 /// Norm of the n-dimensional mechanism (1-D views are the same under both).
