@@ -158,13 +158,13 @@ pub struct FullChain {
 /// With levels sorted λ_1 ≤ … ≤ λ_m:
 /// ln p(y|u) = ln(λ_m/2) − λ_m|y_m − u| + Σ_{i<m} [y_i == y_{i+1} ? 2 ln(λ_i/λ_{i+1})
 ///           : ln((1 − (λ_i/λ_{i+1})²)λ_i/2) − λ_i|y_i − y_{i+1}|].
-/// Equal rates with different answers have probability 0 (−∞). `order` is a
-/// reusable buffer.
+/// `u_first` is u₁ (u' = u + Δe₁). Equal rates with different answers have
+/// probability 0 (−∞). `order` is a reusable buffer.
 pub fn correlated_loss_full_chain(
     answers: &[f64],
     n: usize,
     rates: &[f64],
-    u1: f64,
+    u_first: f64,
     delta: f64,
     order: &mut Vec<usize>,
 ) -> FullChain {
@@ -193,7 +193,7 @@ pub fn correlated_loss_full_chain(
     }
     let (top, ytop) = (lam(m - 1), y(m - 1));
     let ln_p = |v: f64| (0.5 * top).ln() - top * (ytop - v).abs() + chain;
-    let (a, b) = (ln_p(u1), ln_p(u1 + delta));
+    let (a, b) = (ln_p(u_first), ln_p(u_first + delta));
     FullChain {
         ln_p_u: a,
         ln_p_u1: b,
@@ -256,7 +256,8 @@ pub struct DistinguishingBound {
 }
 
 /// Empirical lower bound on ε from a threshold test on one coordinate of an
-/// estimate (e.g. Pitman): `est_u` from trials under u, `est_u1` under u + Δ.
+/// estimate (e.g. Pitman): `est_u` from trials under u, `est_u1` under
+/// u' = u + Δe₁, `u_first` = u₁.
 ///
 /// An ε-DP mechanism forces P(decide u' | u') ≤ e^ε P(decide u' | u) and the
 /// mirror inequality, i.e. ε ≥ ln((1 − FN)/FP) and ε ≥ ln((1 − FP)/FN). Using
@@ -266,10 +267,10 @@ pub struct DistinguishingBound {
 pub fn distinguishing_lower_bound(
     est_u: &[f64],
     est_u1: &[f64],
-    u1: f64,
+    u_first: f64,
     delta: f64,
 ) -> DistinguishingBound {
-    let threshold = u1 + 0.5 * delta;
+    let threshold = u_first + 0.5 * delta;
     let false_pos = est_u.iter().filter(|&&x| x > threshold).count() as u64;
     let false_neg = est_u1
         .iter()
