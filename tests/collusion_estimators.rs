@@ -271,6 +271,22 @@ fn pitman_matches_brute_force_integration() {
             out[0]
         );
     }
+    // A crowded coalition (400 members): the walk stops far inside the knots
+    // (ℓ < −50), which must not move the answer.
+    let rates: Vec<f64> = (0..400).map(|j| 0.3 + 0.001 * j as f64).collect();
+    let mut rng = rng_for(22, 0, 0, Purpose::Post);
+    let y: Vec<f64> = rates
+        .iter()
+        .map(|&r| -4.0 + laplace(&mut rng, 1.0 / r))
+        .collect();
+    let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+    estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
+    let (b, sd) = brute_pitman(&y, &rates);
+    assert!(
+        (out[0] - b).abs() <= 1e-6 * sd,
+        "m=400: {} vs {b} (sd {sd})",
+        out[0]
+    );
     // A single member: the posterior is symmetric about its answer.
     let view = View::new(&[2.75], 1, NoiseModel::Laplace { rates: &[0.3] }).unwrap();
     estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
