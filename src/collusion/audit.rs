@@ -31,45 +31,29 @@ fn abs_diff_kernel(t: f64, delta: f64) -> f64 {
     }
 }
 
-/// ‖r − Δe₁‖₂ − ‖r‖₂ without cancellation: Δ(Δ − 2r₁)/(‖r − Δe₁‖ + ‖r‖),
-/// clamped to [−Δ, Δ] (the triangle inequality; the clamp only absorbs
-/// rounding). `r = y − u`.
+/// ‖r − Δe₁‖₂ − ‖r‖₂ without cancellation, from a = r₁ and b² = Σ_{i>1} r_i²:
+/// Δ(Δ − 2a)/(‖r − Δe₁‖ + ‖r‖), clamped to [−Δ, Δ] (the triangle inequality;
+/// the clamp only absorbs rounding).
 #[inline]
-fn l2_diff(r: &[f64], delta: f64) -> f64 {
-    if r.len() == 1 {
-        return abs_diff_kernel(r[0], delta);
-    }
-    let a = r[0];
-    let b2: f64 = r[1..].iter().map(|x| x * x).sum();
+fn l2_diff(a: f64, b2: f64, delta: f64) -> f64 {
     let s_u = (a * a + b2).sqrt();
     let s_u1 = ((a - delta) * (a - delta) + b2).sqrt();
-    let d = delta * (delta - 2.0 * a) / (s_u + s_u1);
-    d.clamp(-delta, delta)
+    (delta * (delta - 2.0 * a) / (s_u + s_u1)).clamp(-delta, delta)
 }
 
-/// Loss of one answer `y` (n values) at rate λ: λ(‖y − u'‖ − ‖y − u‖).
+/// Loss of one answer `y` (n values) at rate λ: λ(‖y − u'‖ − ‖y − u‖), ℓ1 or ℓ2
+/// (the same in 1-D, where the sign-case kernel is used).
 #[inline]
-fn member_loss(y: &[f64], u: &[f64], rate: f64, delta: f64, norm: Norm, r: &mut [f64; 8]) -> f64 {
+fn member_loss(y: &[f64], u: &[f64], rate: f64, delta: f64, norm: Norm) -> f64 {
     if y.len() == 1 || norm == Norm::L1 {
         return rate * abs_diff_kernel(y[0] - u[0], delta);
     }
-    // ℓ2: only ‖y − u‖ over all coordinates is needed; stack buffer for small n.
-    if y.len() <= r.len() {
-        for (k, (a, b)) in y.iter().zip(u).enumerate() {
-            r[k] = a - b;
-        }
-        rate * l2_diff(&r[..y.len()], delta)
-    } else {
-        let a = y[0] - u[0];
-        let b2: f64 = y[1..]
-            .iter()
-            .zip(&u[1..])
-            .map(|(p, q)| (p - q) * (p - q))
-            .sum();
-        let s_u = (a * a + b2).sqrt();
-        let s_u1 = ((a - delta) * (a - delta) + b2).sqrt();
-        rate * (delta * (delta - 2.0 * a) / (s_u + s_u1)).clamp(-delta, delta)
-    }
+    let b2: f64 = y[1..]
+        .iter()
+        .zip(&u[1..])
+        .map(|(p, q)| (p - q) * (p - q))
+        .sum();
+    rate * l2_diff(y[0] - u[0], b2, delta)
 }
 
 fn top_rate(rates: &[f64]) -> Option<usize> {
@@ -96,15 +80,7 @@ pub fn correlated_loss(
     let Some(j) = top_rate(rates) else {
         return 0.0;
     };
-    let mut r = [0.0; 8];
-    member_loss(
-        &answers[j * n..(j + 1) * n],
-        u,
-        rates[j],
-        delta,
-        norm,
-        &mut r,
-    )
+    member_loss(&answers[j * n..(j + 1) * n], u, rates[j], delta, norm)
 }
 
 /// Independent Laplace noise: L = Σ_j λ_j(‖y_j − u'‖ − ‖y_j − u‖); bounded by
@@ -117,11 +93,10 @@ pub fn independent_loss(
     delta: f64,
     norm: Norm,
 ) -> f64 {
-    let mut r = [0.0; 8];
     rates
         .iter()
         .enumerate()
-        .map(|(j, &rate)| member_loss(&answers[j * n..(j + 1) * n], u, rate, delta, norm, &mut r))
+        .map(|(j, &rate)| member_loss(&answers[j * n..(j + 1) * n], u, rate, delta, norm))
         .sum()
 }
 
@@ -316,9 +291,11 @@ mod tests {
             assert!((-d..=d).contains(&k), "{t}: {k}");
         }
         assert_eq!(abs_diff_kernel(0.05, 0.1), 0.0);
-        assert_eq!(l2_diff(&[-3.0, 0.0], 1.0), 1.0);
+        assert_eq!(l2_diff(-3.0, 0.0, 1.0), 1.0);
         // ‖(0.5, 1)‖ = ‖(−0.5, 1)‖: a point on the bisector has zero loss.
-        assert_eq!(l2_diff(&[0.5, 1.0], 1.0), 0.0);
+        assert_eq!(l2_diff(0.5, 1.0, 1.0), 0.0);
+        // Far away the loss tends to Δ·cos(angle): (−1e8, 1e8) → Δ/√2.
+        assert!((l2_diff(-1e8, 1e16, 1.0) - 0.5f64.sqrt()).abs() < 1e-8);
     }
 
     #[test]
