@@ -489,3 +489,54 @@ fn panel_on_l1_two_dimensional_views() {
     assert_eq!(p.summaries()[0].1.trials, 0);
     assert!(p.last_estimate(Estimator::Mean).is_none());
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn one(e: Estimator, y: &[f64], rates: &[f64]) -> f64 {
+        let view = View::new(y, 1, NoiseModel::Laplace { rates }).unwrap();
+        let mut out = [0.0];
+        estimate(e, &view, &mut EstimatorScratch::new(), &mut out);
+        out[0]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The MLE minimises Σλ_j|y_j − u| (the minimum of a convex piecewise
+        /// linear function is attained at a knot, so checking the knots suffices).
+        #[test]
+        fn mle_minimises_the_weighted_absolute_deviation(
+            members in prop::collection::vec((-100.0f64..100.0, 0.01f64..10.0), 1..40)
+        ) {
+            let (y, rates): (Vec<f64>, Vec<f64>) = members.into_iter().unzip();
+            let obj = |u: f64| y.iter().zip(&rates).map(|(y, r)| r * (y - u).abs()).sum::<f64>();
+            let mle = one(Estimator::Mle, &y, &rates);
+            let best = y.iter().map(|&k| obj(k)).fold(f64::INFINITY, f64::min);
+            prop_assert!(obj(mle) <= best * (1.0 + 1e-12) + 1e-12, "{} > {}", obj(mle), best);
+        }
+
+        /// Pitman is equivariant under translation and reflection, to rounding.
+        #[test]
+        fn pitman_is_translation_and_reflection_equivariant(
+            members in prop::collection::vec((-100.0f64..100.0, 0.01f64..10.0), 1..40),
+            shift in -1e3f64..1e3,
+        ) {
+            let (y, rates): (Vec<f64>, Vec<f64>) = members.into_iter().unzip();
+            let p = one(Estimator::Pitman, &y, &rates);
+            prop_assert!(p.is_finite());
+            let shifted: Vec<f64> = y.iter().map(|v| v + shift).collect();
+            let neg: Vec<f64> = y.iter().map(|v| -v).collect();
+            let scale = 1.0 + p.abs() + shift.abs();
+            prop_assert!((one(Estimator::Pitman, &shifted, &rates) - (p + shift)).abs() < 1e-9 * scale);
+            prop_assert!((one(Estimator::Pitman, &neg, &rates) + p).abs() < 1e-9 * scale);
+            // Same for the other location estimators.
+            for e in [Estimator::Mean, Estimator::Ivw, Estimator::Median, Estimator::Mle] {
+                let a = one(e, &y, &rates);
+                prop_assert!((one(e, &shifted, &rates) - (a + shift)).abs() < 1e-9 * scale, "{e}");
+                prop_assert!((one(e, &neg, &rates) + a).abs() < 1e-9 * scale, "{e}");
+            }
+        }
+    }
+}
