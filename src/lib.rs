@@ -14,6 +14,7 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 pub mod cli;
+pub mod collusion;
 pub mod distance;
 pub mod epsilon;
 pub mod error;
