@@ -1,12 +1,14 @@
 //! Command-line definitions (clap) and dispatch. No mathematics lives here:
 //! each subcommand file turns its flags into library calls.
 
+mod collude;
 mod common;
 mod distances;
 mod generate;
 mod info;
 mod path;
 mod relax;
+mod sim_options;
 mod simulate;
 
 pub use common::Output;
@@ -35,6 +37,7 @@ pub enum Command {
     Info(info::InfoArgs),
     Distances(distances::DistancesArgs),
     Relax(relax::RelaxArgs),
+    Collude(Box<collude::ColludeArgs>),
 }
 
 /// Runs a parsed command line.
@@ -46,5 +49,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(a),
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
+        Command::Collude(a) => collude::run(*a),
     }
 }
