@@ -219,6 +219,7 @@ struct Scratch {
     order: Vec<usize>,
     est: EstimatorScratch,
     one: Vec<f64>,
+    col: Vec<f64>,
     losses: Vec<f64>,
     est_u: Vec<f64>,
     est_u1: Vec<f64>,
@@ -294,6 +295,7 @@ fn new_scratch(plan: &Plan<'_>) -> Scratch {
         order: Vec::new(),
         est: EstimatorScratch::new(),
         one: vec![0.0; n],
+        col: Vec::new(),
         losses: Vec::new(),
         est_u: Vec::new(),
         est_u1: Vec::new(),
@@ -534,7 +536,10 @@ fn run_mechanism(
         let p = match panel.last_estimate(Estimator::Pitman).filter(|_| pitman_in_panel) {
             Some(e) => e[0],
             None => {
-                estimate(Estimator::Pitman, &view, &mut s.est, &mut s.one);
+                s.col.clear();
+                s.col.extend(s.answers.iter().step_by(n));
+                let col = View::new(&s.col, 1, model)?;
+                estimate(Estimator::Pitman, &col, &mut s.est, &mut s.one[..1]);
                 s.one[0]
             }
         };
@@ -570,13 +575,16 @@ fn run_mechanism(
     let ta = Instant::now();
     for t in trials + 1..=2 * trials {
         draw_view(plan, s, draw, owner, key(t), true)?;
+        // The attack thresholds coordinate 1 only: estimate on that column.
+        s.col.clear();
+        s.col.extend(s.answers.iter().step_by(n));
         let model = if gaussian {
             ViewModel::Gaussian { sigmas: &s.sigmas }
         } else {
             ViewModel::Laplace { rates: &s.rates }
         };
-        let view = View::new(&s.answers, n, model)?;
-        estimate(Estimator::Pitman, &view, &mut s.est, &mut s.one);
+        let view = View::new(&s.col, 1, model)?;
+        estimate(Estimator::Pitman, &view, &mut s.est, &mut s.one[..1]);
         s.est_u1.push(s.one[0]);
     }
     s.times.attack_s += secs(ta.elapsed());
