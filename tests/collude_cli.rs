@@ -66,9 +66,16 @@ fn writes_headers_rows_and_empty_coalitions() {
     assert_eq!(rows.len(), 108);
     // Specs with commas are quoted; the empty coalition has size 0 and NaNs.
     assert!(rows.iter().any(|r| r.contains(",\"sybil:m=5,d=3\",5,")));
-    let empty: Vec<_> = rows.iter().filter(|r| r.contains("far:min-d=1000")).collect();
+    let empty: Vec<_> = rows
+        .iter()
+        .filter(|r| r.contains("far:min-d=1000"))
+        .collect();
     assert_eq!(empty.len(), 36);
-    assert!(empty.iter().all(|r| r.split(',').nth(2) == Some("0") && r.ends_with("NaN,NaN,NaN,NaN,NaN")));
+    assert!(
+        empty
+            .iter()
+            .all(|r| r.split(',').nth(2) == Some("0") && r.ends_with("NaN,NaN,NaN,NaN,NaN"))
+    );
     let a = read(&out.join("audit.csv"));
     assert_eq!(
         a.lines().next().unwrap(),
@@ -108,7 +115,10 @@ fn one_and_two_threads_give_identical_files_and_config_reruns() {
         "-q",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(read(&a.join("coalition.csv")), read(&c.join("coalition.csv")));
+    assert_eq!(
+        read(&a.join("coalition.csv")),
+        read(&c.join("coalition.csv"))
+    );
     // An explicit non-empty --out is refused without --force.
     let o = collude(&[
         "--config",
@@ -144,7 +154,10 @@ fn bad_specs_fail_with_one_clear_line_and_no_output() {
     ] {
         let o = collude(&["--coalition", spec, "--out", out.to_str().unwrap(), "-q"]);
         assert_clean_failure(&o, 2, needle, &out);
-        assert!(String::from_utf8_lossy(&o.stderr).contains(spec), "names the spec");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(spec),
+            "names the spec"
+        );
     }
     // A file naming ids that are not in the graph: input error naming file and line.
     let ids = d.join("members.txt");
@@ -154,10 +167,24 @@ fn bad_specs_fail_with_one_clear_line_and_no_output() {
     assert_clean_failure(&o, 1, "'nobody' (line 4)", &out);
     assert!(String::from_utf8_lossy(&o.stderr).contains("members.txt"));
     // A missing file.
-    let o = collude(&["--coalition", "file:/nonexistent/x.txt", "--out", out.to_str().unwrap(), "-q"]);
+    let o = collude(&[
+        "--coalition",
+        "file:/nonexistent/x.txt",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
     assert_clean_failure(&o, 1, "x.txt", &out);
     // Zero trials.
-    let o = collude(&["--coalition", "far:min-d=2", "--trials", "0", "--out", out.to_str().unwrap(), "-q"]);
+    let o = collude(&[
+        "--coalition",
+        "far:min-d=2",
+        "--trials",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
     assert_clean_failure(&o, 2, "--trials", &out);
     // No coalition at all: clap's usage error.
     let o = collude(&["--out", out.to_str().unwrap()]);
@@ -174,8 +201,20 @@ fn file_coalition_runs() {
     let out = d.join("run");
     let spec = format!("file:{}", ids.display());
     let o = collude(&[
-        "--owners", "2", "--trials", "30", "--coalition", &spec, "--estimators", "best,pitman",
-        "--mechanism", "correlated", "--out", out.to_str().unwrap(), "-q", "--no-plots",
+        "--owners",
+        "2",
+        "--trials",
+        "30",
+        "--coalition",
+        &spec,
+        "--estimators",
+        "best,pitman",
+        "--mechanism",
+        "correlated",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+        "--no-plots",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = read(&out.join("coalition.csv"));

@@ -47,7 +47,10 @@ fn run(g: &Graph, cfg: &SimConfig, specs: &[&str], trials: usize) -> ColludeResu
     let d = Distances::new(g, DistanceKind::Hop, &DistanceOptions::default()).unwrap();
     let plan = Plan::new(cfg, g, &d).unwrap();
     let opts = ColludeOptions {
-        coalitions: specs.iter().map(|s| CoalitionSpec::parse(s).unwrap()).collect(),
+        coalitions: specs
+            .iter()
+            .map(|s| CoalitionSpec::parse(s).unwrap())
+            .collect(),
         estimators: Estimator::ALL.to_vec(),
         trials,
         composition_delta: 1e-6,
@@ -67,7 +70,12 @@ fn mech<'a>(r: &'a CoalitionResult, m: Mechanism) -> &'a privdiffuse::collusion:
 fn correlated_no_estimator_beats_the_best_member_l1() {
     let g = graph();
     let t = 2000;
-    let res = run(&g, &config(1, Norm::L1, MechanismChoice::Correlated, "4"), &KINDS, t);
+    let res = run(
+        &g,
+        &config(1, Norm::L1, MechanismChoice::Correlated, "4"),
+        &KINDS,
+        t,
+    );
     let mut nonempty = [0usize; KINDS.len()];
     for r in &res.results {
         if r.size == 0 {
@@ -107,12 +115,21 @@ fn correlated_best_member_mse_l2_dim2() {
     let g = graph();
     let t = 2000;
     let specs = ["far:min-d=3", "nearest:m=5", "sybil:m=20,d=2"];
-    let res = run(&g, &config(2, Norm::L2, MechanismChoice::Correlated, "3"), &specs, t);
+    let res = run(
+        &g,
+        &config(2, Norm::L2, MechanismChoice::Correlated, "3"),
+        &specs,
+        t,
+    );
     for r in res.results.iter().filter(|r| r.size > 0) {
         let e = r.accounting.eps_max;
         let m = mech(r, Mechanism::Correlated);
         for (est, g) in &m.estimators {
-            assert!(g.gain <= 1.0 + 4.5 * g.gain_se.max(0.0), "{} {est}", r.label);
+            assert!(
+                g.gain <= 1.0 + 4.5 * g.gain_se.max(0.0),
+                "{} {est}",
+                r.label
+            );
         }
         let got = m.estimators[0].1.mse_best;
         let th = 6.0 / (e * e);
@@ -129,16 +146,31 @@ fn correlated_best_member_mse_l2_dim2() {
 fn independent_ivw_matches_inverse_variance_theory() {
     let g = graph();
     let t = 2000;
-    let res = run(&g, &config(1, Norm::L1, MechanismChoice::Independent, "4"), &KINDS, t);
+    let res = run(
+        &g,
+        &config(1, Norm::L1, MechanismChoice::Independent, "4"),
+        &KINDS,
+        t,
+    );
     let mut checked = 0;
     for r in res.results.iter().filter(|r| r.size > 0) {
         let s = r.eps_sq_sum;
         let e = r.accounting.eps_max;
         let m = mech(r, Mechanism::Independent);
-        let ivw = m.estimators.iter().find(|x| x.0 == Estimator::Ivw).unwrap().1;
+        let ivw = m
+            .estimators
+            .iter()
+            .find(|x| x.0 == Estimator::Ivw)
+            .unwrap()
+            .1;
         let th = 2.0 / s;
         let se = 5f64.sqrt() * th / (t as f64).sqrt();
-        assert!((ivw.mse - th).abs() <= 6.0 * se, "{}: ivw MSE {} vs {th}", r.label, ivw.mse);
+        assert!(
+            (ivw.mse - th).abs() <= 6.0 * se,
+            "{}: ivw MSE {} vs {th}",
+            r.label,
+            ivw.mse
+        );
         let want = s / (e * e);
         let ln_se = ivw.gain_se / ivw.gain;
         assert!(
@@ -171,8 +203,18 @@ fn pitman_beats_ivw_on_a_homogeneous_coalition() {
         let m = mech(r, Mechanism::Independent);
         let get = |e: Estimator| m.estimators.iter().find(|x| x.0 == e).unwrap().1;
         let (p, i) = (get(Estimator::Pitman), get(Estimator::Ivw));
-        assert!((i.mse - 0.4).abs() <= 6.0 * i.mse_se, "ivw {} ± {}", i.mse, i.mse_se);
-        assert!((p.mse - 0.2531).abs() <= 6.0 * p.mse_se, "pitman {} ± {}", p.mse, p.mse_se);
+        assert!(
+            (i.mse - 0.4).abs() <= 6.0 * i.mse_se,
+            "ivw {} ± {}",
+            i.mse,
+            i.mse_se
+        );
+        assert!(
+            (p.mse - 0.2531).abs() <= 6.0 * p.mse_se,
+            "pitman {} ± {}",
+            p.mse,
+            p.mse_se
+        );
         assert!(p.mse + 6.0 * p.mse_se < i.mse, "{} vs {}", p.mse, i.mse);
     }
 }
@@ -186,7 +228,13 @@ fn loss_moments(e: f64) -> (f64, f64) {
     let (mut m1, mut m2) = (0.0, 0.0);
     for i in 0..=n {
         let t = i as f64 * h;
-        let w = if i == 0 || i == n { 1.0 } else if i % 2 == 1 { 4.0 } else { 2.0 };
+        let w = if i == 0 || i == n {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
         let dens = 0.5 * e * (-e * t).exp();
         let k = 1.0 - 2.0 * t;
         m1 += w * k * dens;
@@ -209,14 +257,24 @@ fn audit_losses_match_memo() {
     let g = graph();
     let t = 3000;
     let specs = ["sybil:m=10,d=2", "far:min-d=3", "nearest:m=5", "band:d=3"];
-    let res = run(&g, &config(1, Norm::L1, MechanismChoice::Both, "3"), &specs, t);
+    let res = run(
+        &g,
+        &config(1, Norm::L1, MechanismChoice::Both, "3"),
+        &specs,
+        t,
+    );
     let tf = t as f64;
     for r in res.results.iter().filter(|r| r.size > 0) {
         let e = r.accounting.eps_max;
         let c = mech(r, Mechanism::Correlated).audit.unwrap();
         let d = c.chain_disagreement.expect("1-D: full chain computed");
         assert!(d <= 1e-9, "{}: chain disagreement {d}", r.label);
-        assert!(c.loss.max_abs <= e * (1.0 + 1e-12), "{}: {}", r.label, c.loss.max_abs);
+        assert!(
+            c.loss.max_abs <= e * (1.0 + 1e-12),
+            "{}: {}",
+            r.label,
+            c.loss.max_abs
+        );
         assert_eq!(c.bound_exceeded, 0);
         assert_eq!(c.eps_bound, e);
         let (mean, var) = loss_moments(e);
@@ -236,13 +294,22 @@ fn audit_losses_match_memo() {
         if r.label.starts_with("sybil") || r.label.starts_with("band") && r.size >= 5 {
             // ≥ 5 members at the same ε: composition shows in the sample.
             assert!(r.size >= 5);
-            assert!(i.loss.max > e, "{}: independent max {} ≤ ε* {e}", r.label, i.loss.max);
+            assert!(
+                i.loss.max > e,
+                "{}: independent max {} ≤ ε* {e}",
+                r.label,
+                i.loss.max
+            );
         }
         if r.label.starts_with("sybil") {
             let (m1, v1) = loss_moments(2.0);
             let (mean, var) = (10.0 * m1, 10.0 * v1);
             let se = (var / tf).sqrt();
-            assert!((i.loss.mean - mean).abs() <= 6.0 * se, "{} vs {mean}", i.loss.mean);
+            assert!(
+                (i.loss.mean - mean).abs() <= 6.0 * se,
+                "{} vs {mean}",
+                i.loss.mean
+            );
             // The attack shows more than the correlated bound: ln((1−FN)/FP)
             // with Pitman sd ≈ 1/√(Σε²/2)·… far below Δ/2.
             assert!(
@@ -272,7 +339,12 @@ fn gaussian_loss_mean_matches_memo() {
         let s = a.sigma_min.unwrap();
         let mu = 1.0 / (2.0 * s * s);
         let se = (2.0 * mu / t as f64).sqrt();
-        assert!((a.loss.mean - mu).abs() <= 6.0 * se, "{}: {} vs {mu}", r.label, a.loss.mean);
+        assert!(
+            (a.loss.mean - mu).abs() <= 6.0 * se,
+            "{}: {} vs {mu}",
+            r.label,
+            a.loss.mean
+        );
         assert_eq!(a.eps_bound, r.accounting.eps_max);
     }
 }
@@ -303,7 +375,11 @@ fn thread_count_invariance_and_empty_coalitions() {
         assert_eq!(r.size, 0);
         for m in &r.mechanisms {
             assert!(m.audit.is_none());
-            assert!(m.estimators.iter().all(|(_, g)| g.gain.is_nan() && g.trials == 0));
+            assert!(
+                m.estimators
+                    .iter()
+                    .all(|(_, g)| g.gain.is_nan() && g.trials == 0)
+            );
         }
     }
 }

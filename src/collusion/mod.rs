@@ -39,14 +39,13 @@ pub use audit::{
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 pub use coalition::{Coalition, CoalitionSpec, Member};
-pub use run::{
-    AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes, collude,
-};
 pub use estimators::{Estimator, EstimatorPanel, EstimatorScratch, NoiseModel, View};
-pub use write::{
-    ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, collude_to_dir,
+pub use run::{
+    AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes,
+    collude,
 };
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
+pub use write::{ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, collude_to_dir};
 
 /// Norm of the n-dimensional mechanism: the crate-wide [`crate::process::Norm`]
 /// (1-D views are the same under both).

@@ -40,7 +40,9 @@ use super::audit::{
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 use super::coalition::{CoalitionSpec, Member};
-use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, NoiseModel as ViewModel, View, estimate};
+use super::estimators::{
+    Estimator, EstimatorPanel, EstimatorScratch, NoiseModel as ViewModel, View, estimate,
+};
 use super::stats::GainSummary;
 use crate::distance::Workspace;
 use crate::mechanism::{Mechanism, brownian_at, independent_noise, sample_owner_path};
@@ -323,7 +325,13 @@ fn run_owner(
     let mut out = Vec::with_capacity(opts.coalitions.len());
     for (c, spec) in opts.coalitions.iter().enumerate() {
         let t = Instant::now();
-        let coalition = spec.select(owner, &s.row, band_width, plan.graph.ids(), plan.config.seed)?;
+        let coalition = spec.select(
+            owner,
+            &s.row,
+            band_width,
+            plan.graph.ids(),
+            plan.config.seed,
+        )?;
         s.members.clear();
         s.members.extend_from_slice(&coalition.members);
         prepare_members(plan, s)?;
@@ -333,9 +341,11 @@ fn run_owner(
         let distance_range = if size == 0 {
             (f64::NAN, f64::NAN)
         } else {
-            s.members.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
-                (lo.min(m.distance), hi.max(m.distance))
-            })
+            s.members
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+                    (lo.min(m.distance), hi.max(m.distance))
+                })
         };
         let mut mechanisms = Vec::with_capacity(plan.mechanisms.len());
         for &mech in &plan.mechanisms {
@@ -533,7 +543,10 @@ fn run_mechanism(
         };
         let view = View::new(&s.answers, n, model)?;
         panel.push(&view, &s.u);
-        let p = match panel.last_estimate(Estimator::Pitman).filter(|_| pitman_in_panel) {
+        let p = match panel
+            .last_estimate(Estimator::Pitman)
+            .filter(|_| pitman_in_panel)
+        {
             Some(e) => e[0],
             None => {
                 s.col.clear();
@@ -564,7 +577,11 @@ fn run_mechanism(
             Mechanism::Independent => independent_loss(&s.answers, n, &s.rates, &s.u, delta, norm),
             Mechanism::Gaussian => gaussian_loss(&s.answers, n, &s.sigmas, &s.u, delta),
         };
-        let over = if gaussian { loss > eps_bound } else { loss.abs() > limit };
+        let over = if gaussian {
+            loss > eps_bound
+        } else {
+            loss.abs() > limit
+        };
         exceeded += u64::from(over);
         s.losses.push(loss);
         let t3 = Instant::now();

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::coalition::CoalitionSpec;
 use super::estimators::Estimator;
-use super::run::{ColludeOptions, ColludeResult, CoalitionResult, PhaseTimes, collude};
+use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude};
 use crate::distance::Distances;
 use crate::graph::{GraphStats, LoadOptions, load_graph};
 use crate::output::{AtomicDir, write_f64};
@@ -104,8 +104,12 @@ impl ColludeConfig {
             .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))?;
         for (key, v) in own {
             match key {
-                "coalitions" => c.coalitions = serde_json::from_value(v).map_err(|e| bad(key, e))?,
-                "estimators" => c.estimators = serde_json::from_value(v).map_err(|e| bad(key, e))?,
+                "coalitions" => {
+                    c.coalitions = serde_json::from_value(v).map_err(|e| bad(key, e))?
+                }
+                "estimators" => {
+                    c.estimators = serde_json::from_value(v).map_err(|e| bad(key, e))?
+                }
                 "trials" => c.trials = serde_json::from_value(v).map_err(|e| bad(key, e))?,
                 _ => c.composition_delta = serde_json::from_value(v).map_err(|e| bad(key, e))?,
             }
@@ -302,8 +306,22 @@ pub fn write_coalition_csv(
                 s.push(',');
                 push_field(&mut s, &r.label);
                 s.push_str(&format!(",{}", r.size));
-                push_num(&mut s, if empty { f64::NAN } else { r.accounting.eps_max });
-                push_num(&mut s, if empty { f64::NAN } else { r.accounting.eps_sum });
+                push_num(
+                    &mut s,
+                    if empty {
+                        f64::NAN
+                    } else {
+                        r.accounting.eps_max
+                    },
+                );
+                push_num(
+                    &mut s,
+                    if empty {
+                        f64::NAN
+                    } else {
+                        r.accounting.eps_sum
+                    },
+                );
                 s.push(',');
                 s.push_str(m.mechanism.name());
                 s.push(',');
@@ -398,11 +416,11 @@ pub fn pool(
                     mean_win_rate: mean(g().map(|s| s.win_rate)),
                 });
             }
-            let a: Vec<_> = rows
+            let a: Vec<_> = rows.iter().filter_map(|r| r.mechanisms[mi].audit).collect();
+            let chain = a
                 .iter()
-                .filter_map(|r| r.mechanisms[mi].audit)
-                .collect();
-            let chain = a.iter().filter_map(|x| x.chain_disagreement).reduce(f64::max);
+                .filter_map(|x| x.chain_disagreement)
+                .reduce(f64::max);
             audits.push(PooledAudit {
                 coalition: spec.label().to_string(),
                 mechanism: mech.name().into(),
