@@ -216,6 +216,12 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
+    if config.graph == Path::new(super::config::DEFAULT_GRAPH) && !config.graph.exists() {
+        return Err(Error::Unsupported(format!(
+            "the default graph {} is not here: run from the privdiffuse repository root, or pass --graph PATH",
+            config.graph.display()
+        )));
+    }
     let graph = load_graph(
         &config.graph,
         &LoadOptions {
