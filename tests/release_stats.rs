@@ -279,7 +279,7 @@ const LEVELS: [f64; 5] = [0.3, 0.7, 1.0, 2.5, 6.0];
 fn chain_check(norm: Norm, dim: usize, order: &[f64], seed: u64, trials: usize) {
     let k = LEVELS.len();
     // samples[level index][trial] = released vector (value 0, so y = noise)
-    let mut samples: Vec<Vec<Vec<f64>>> = vec![Vec::with_capacity(trials); k];
+    let mut samples: Vec<Vec<Vec<f64>>> = (0..k).map(|_| Vec::with_capacity(trials)).collect();
     for t in 0..trials {
         let mut g = GradualRelease::new(vec![0.0; dim], Mechanism::Laplace { norm }, 1.0, seed)
             .unwrap()
@@ -558,7 +558,7 @@ fn gaussian_bridge_and_correlations() {
     // Paths sampled in three orders: marginals N(0, s) and Corr(s1, s2) = sqrt(s2/s1).
     let vars = [0.5, 2.0, 8.0];
     for order in [[0usize, 1, 2], [2, 1, 0], [1, 2, 0]] {
-        let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(big_n); 3];
+        let mut cols: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(big_n)).collect();
         for _ in 0..big_n {
             let mut p = BrownianPath::new(1).unwrap();
             for &i in &order {
@@ -594,7 +594,7 @@ fn gaussian_release_marginals_follow_calibration() {
     let tf = trials as f64;
     let levels = [0.5, 1.0, 4.0];
     let order = [1.0, 4.0, 0.5];
-    let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(trials); 3];
+    let mut cols: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(trials)).collect();
     for t in 0..trials {
         let mut g = GradualRelease::new(vec![0.0], mech, 1.0, 600)
             .unwrap()

@@ -131,7 +131,7 @@ pub fn forward_latent<R: Rng + ?Sized>(
     loop {
         // P(no jump in (e, e']) = exp(−s(e'² − e²)/2).
         let e_next = (e * e + 2.0 * exp1(rng) / *s).sqrt();
-        if !(e_next <= e_target) {
+        if e_next.is_nan() || e_next > e_target {
             return jumps;
         }
         let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
