@@ -79,7 +79,13 @@ impl Calibration {
             Calibration::Classic => sensitivity * (2.0 * (1.25 / delta).ln()).sqrt() / eps,
             Calibration::LeNyPappas => {
                 let k = normal_upper_quantile(delta);
-                sensitivity * (k + (k * k + 2.0 * eps).sqrt()) / (2.0 * eps)
+                let r = (k * k + 2.0 * eps).sqrt();
+                if k > 0.0 {
+                    sensitivity * (k + r) / (2.0 * eps)
+                } else {
+                    // Same value, without cancellation for K ≤ 0 (δ ≥ 1/2).
+                    sensitivity / (r - k)
+                }
             }
             Calibration::Analytic => analytic_sigma(eps, delta)? * sensitivity,
         };
@@ -314,8 +320,13 @@ pub fn analytic_sigma(eps: f64, delta: f64) -> Result<f64> {
         }
     }
     let (mut llo, mut lhi) = (lo.ln(), hi.ln());
+    // ~1e-14 absolute on ln σ (1e-14 relative on σ), or until the bracket
+    // cannot be split further in f64 (large |ln σ|).
     while lhi - llo > 1e-14 {
         let mid = 0.5 * (llo + lhi);
+        if mid <= llo || mid >= lhi {
+            break;
+        }
         if analytic_delta(eps, mid.exp()) > delta {
             llo = mid;
         } else {
@@ -422,6 +433,20 @@ mod tests {
                         "{cal} δ={delta} ε={eps}: {s} > {prev}"
                     );
                     prev = s;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_parameters_terminate_and_satisfy_the_condition() {
+        for eps in [1e-99, 1e-10, 0.01, 50.0, 700.0, 1e4] {
+            for delta in [1e-300, 1e-5, 0.5] {
+                let s = analytic_sigma(eps, delta).unwrap();
+                assert!(s.is_finite() && s > 0.0, "ε={eps} δ={delta}: {s}");
+                assert!(analytic_delta(eps, s) <= delta, "ε={eps} δ={delta}");
+                for cal in [Calibration::Classic, Calibration::LeNyPappas] {
+                    assert!(cal.sigma(eps, delta, 1.0).unwrap().is_finite());
                 }
             }
         }
