@@ -18,7 +18,12 @@
 //! across [`GradualRelease::to_json`] / [`GradualRelease::from_json`].
 //!
 //! Sensitivity Δ: the Laplace process runs at level ε/Δ (noise scale Δ/ε);
-//! the Gaussian variance is σ(ε, δ, Δ)².
+//! the Gaussian variance is σ(ε, δ, Δ)². Levels with ε/Δ outside
+//! [1e−100, 1e100] are refused.
+//!
+//! The saved state holds the secret u and noise not yet released (path
+//! values between released levels, the latent at the top): keep it as
+//! private as u itself.
 
 use super::calibration::{Calibration, check_gaussian_params};
 use super::forward::{forward_latent, latent_posterior, latent_prior};
