@@ -77,7 +77,7 @@ fn every_kind_renders_png_and_svg() {
         Kind::Ego,
         720,
         480,
-        &[hops, "error quantile (colour scale)"],
+        &[hops, "error ‖y − u‖ of the answer"],
     );
     check_kind(
         &dir,

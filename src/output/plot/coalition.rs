@@ -248,7 +248,7 @@ impl CoalitionFigure {
             .margin(12)
             .x_label_area_size((fonts.axis * 3.0) as u32)
             .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(-0.5..k as f64 - 0.5, (y0..y1).log_scale())?;
+            .build_cartesian_2d(-0.5..k as f64 - 0.5, style::log_axis(y0, y1))?;
         let xfmt = |v: &f64| {
             let i = v.round();
             if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < k {
@@ -257,7 +257,7 @@ impl CoalitionFigure {
                 String::new()
             }
         };
-        let yfmt = |v: &f64| style::short(*v);
+        let yfmt = |v: &f64| style::log_tick(*v);
         chart
             .configure_mesh()
             .x_desc("coalition (m = members), ordered by size")
@@ -269,7 +269,7 @@ impl CoalitionFigure {
             .y_label_formatter(&yfmt)
             .axis_desc_style(style::regular(fonts.axis))
             .label_style(style::regular(fonts.label * 0.85))
-            .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
+            .light_line_style(WHITE)
             .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
             .draw()?;
         let ref_style = style::OI_BLACK.stroke_width(2);
@@ -340,10 +340,11 @@ impl Figure for CoalitionFigure {
         };
         style::draw_title(
             root,
-            &format!("Coalition gain by estimator ({how})"),
+            "Coalition gain of pooled estimators over the best member",
+            Some(&how),
             &fonts,
         )?;
-        let body = root.margin(style::title_height(&fonts), 0, 0, 0);
+        let body = root.margin(style::title_height(&fonts, true), 0, 0, 0);
         let panels = body.split_evenly((1, self.panels.len().max(1)));
         for (i, ((mech, per), area)) in self.panels.iter().zip(&panels).enumerate() {
             self.draw_panel(area, &fonts, mech, per, i == 0)?;

@@ -236,7 +236,7 @@ impl EgoFigure {
             .x_label_area_size((fonts.axis * 2.6) as u32)
             .y_label_area_size((fonts.axis * 3.6) as u32)
             .build_cartesian_2d(-r..r, -r..r)?;
-        let fmt = |v: &f64| style::short(v.abs());
+        let fmt = |v: &f64| style::lin_tick(&v.abs());
         chart
             .configure_mesh()
             .disable_mesh()
@@ -250,45 +250,30 @@ impl EgoFigure {
         // Bands between jump circles, alternately shaded, outermost first.
         let mut edges = self.circles.clone();
         edges.push(self.radius * 1.04);
-        let shade = RGBColor(0xE4, 0xE4, 0xE4);
         for (j, &e) in edges.iter().enumerate().rev() {
-            let fill = if j % 2 == 1 { shade } else { WHITE };
+            let fill = if j % 2 == 1 { BAND } else { WHITE };
             chart.draw_series(std::iter::once(Polygon::new(ring(e), fill.filled())))?;
         }
-        let dash = style::OI_BLACK.mix(0.7).stroke_width(1);
-        for (k, &c) in self.circles.iter().enumerate() {
-            let s = chart.draw_series(DashedLineSeries::new(ring(c), 6, 5, dash))?;
-            if k == 0 {
-                s.label("jump of the owner's path (circle at its distance)")
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 24, y)], style::OI_BLACK.stroke_width(1))
-                    });
-            }
+        for &c in &self.circles {
+            chart.draw_series(DashedLineSeries::new(ring(c), 6, 5, circle_style()))?;
         }
-        let size = (fonts.label * 0.32).max(2.0) as u32;
-        chart
-            .draw_series(
-                self.points
-                    .iter()
-                    .map(|p| Circle::new(p.xy, size, style::viridis(p.quantile).filled())),
-            )?
-            .label("recipient (colour = error of its answer)")
-            .legend(move |(x, y)| Circle::new((x + 12, y), size, style::viridis(0.5).filled()));
-        chart
-            .draw_series(std::iter::once(Cross::new(
-                (0.0, 0.0),
-                (fonts.label * 0.6) as u32,
-                style::OI_VERMILLION.stroke_width(3),
-            )))?
-            .label(format!("owner {}", self.owner))
-            .legend(move |(x, y)| Cross::new((x + 12, y), 6, style::OI_VERMILLION.stroke_width(3)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::regular(fonts.label * 0.9))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+        let size = dot_size(fonts);
+        chart.draw_series(
+            self.points
+                .iter()
+                .map(|p| Circle::new(p.xy, size, style::viridis(p.quantile).filled())),
+        )?;
+        chart.draw_series(
+            self.points
+                .iter()
+                .map(|p| Circle::new(p.xy, size, style::OI_BLACK.mix(0.35).stroke_width(1))),
+        )?;
+        chart.draw_series(std::iter::once(Cross::new(
+            (0.0, 0.0),
+            (fonts.label * 0.6) as u32,
+            style::OI_VERMILLION.stroke_width(3),
+        )))?;
+        Ok(())
     }
 
     fn draw_colorbar<DB: DrawingBackend>(
@@ -297,13 +282,15 @@ impl EgoFigure {
         fonts: &Fonts,
     ) -> DrawResult<DB> {
         let (w, _) = area.dim_in_pixel();
+        let labels = (fonts.label * 7.0) as u32;
+        let bar = (fonts.label * 2.2) as u32;
         let mut chart = ChartBuilder::on(area)
-            .caption("error ‖y − u‖", style::regular(fonts.axis))
+            .caption("error ‖y − u‖ of the answer", style::regular(fonts.axis))
             .margin_top(10)
             .margin_bottom(10)
             .margin_left(10)
-            .margin_right(w.saturating_sub((fonts.axis * 8.0) as u32).min(w / 2))
-            .y_label_area_size((fonts.label * 4.2) as u32)
+            .margin_right(w.saturating_sub(10 + labels + bar).max(5))
+            .y_label_area_size(labels)
             .x_label_area_size(2)
             .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
         let fmt = |q: &f64| {
@@ -319,8 +306,6 @@ impl EgoFigure {
             .disable_x_axis()
             .y_labels(11)
             .y_label_formatter(&fmt)
-            .y_desc("error quantile (colour scale)")
-            .axis_desc_style(style::regular(fonts.label))
             .label_style(style::regular(fonts.label * 0.85))
             .draw()?;
         let steps = 200;
@@ -329,38 +314,89 @@ impl EgoFigure {
             let b = (i + 1) as f64 / steps as f64;
             Rectangle::new([(0.0, a), (1.0, b)], style::viridis((a + b) / 2.0).filled())
         }))?;
+        // Mark the quantile of every distinct answer on the bar.
+        chart.draw_series(self.points.iter().map(|p| {
+            PathElement::new(
+                vec![(0.0, p.quantile), (0.25, p.quantile)],
+                style::OI_BLACK.stroke_width(1),
+            )
+        }))?;
         Ok(())
     }
 
-    fn draw_notes<DB: DrawingBackend>(
+    fn draw_key<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
     ) -> DrawResult<DB> {
+        let step = (fonts.note * 1.5) as i32;
+        let x = 12;
+        let mut y = 8 + step / 2;
+        let glyph = (fonts.note * 1.6) as i32;
+        let text = |s: &str, y: i32| {
+            Text::new(
+                s.to_string(),
+                (x + glyph + 8, y),
+                style::regular(fonts.note).pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Center,
+                )),
+            )
+        };
+        area.draw(&Cross::new(
+            (x + glyph / 2, y),
+            (fonts.note * 0.45) as u32,
+            style::OI_VERMILLION.stroke_width(3),
+        ))?;
+        area.draw(&text(&format!("owner {}", self.owner), y))?;
+        y += step;
+        area.draw(&Circle::new(
+            (x + glyph / 2, y),
+            dot_size(fonts),
+            style::viridis(0.6).filled(),
+        ))?;
+        area.draw(&text("recipient (colour = its error)", y))?;
+        y += step;
+        area.draw(&PathElement::new(
+            vec![(x, y), (x + glyph, y)],
+            circle_style(),
+        ))?;
+        area.draw(&text("distance of a jump of the path", y))?;
+        y += step;
+        area.draw(&Rectangle::new(
+            [(x, y - step / 3), (x + glyph, y + step / 3)],
+            BAND.filled(),
+        ))?;
+        area.draw(&text("band between jumps: one answer", y))?;
+        y += step * 3 / 2;
         let lines = [
             format!(
-                "{} recipients, {} jump circles",
-                self.points.len(),
-                self.circles.len()
+                "{}, {} at {}",
+                style::plural(self.points.len(), "recipient"),
+                style::plural(self.distinct, "distinct error"),
+                style::plural(self.bands_used, "occupied band")
             ),
-            format!(
-                "{} distinct answers in {} occupied bands:",
-                self.distinct, self.bands_used
-            ),
-            "recipients inside one shaded band".to_string(),
-            "(between two circles) receive".to_string(),
-            "identical answers — one colour per band.".to_string(),
+            "Everyone between two circles reads the".to_string(),
+            "path where it is constant: same answer,".to_string(),
+            "same colour.".to_string(),
         ];
-        let step = (fonts.note * 1.35) as i32;
-        for (i, l) in lines.iter().enumerate() {
-            area.draw(&Text::new(
-                l.clone(),
-                (10, 10 + step * i as i32),
-                style::regular(fonts.note),
-            ))?;
+        for l in lines {
+            area.draw(&Text::new(l, (x, y), style::regular(fonts.note)))?;
+            y += step;
         }
         Ok(())
     }
+}
+
+/// Shade of every other band.
+const BAND: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
+
+fn circle_style() -> ShapeStyle {
+    style::OI_BLACK.mix(0.7).stroke_width(1)
+}
+
+fn dot_size(fonts: &Fonts) -> u32 {
+    (fonts.label * 0.32).max(2.0) as u32
 }
 
 impl Figure for EgoFigure {
@@ -370,20 +406,21 @@ impl Figure for EgoFigure {
         style::draw_title(
             root,
             &format!(
-                "Ego view of owner {}: error of each recipient's answer",
+                "Ego view of owner {}: who receives which answer",
                 self.owner
             ),
+            Some("radius = distance from the owner; colour = error of the answer (quantile scale)"),
             &fonts,
         )?;
-        let body = root.margin(style::title_height(&fonts), 0, 0, 0);
+        let body = root.margin(style::title_height(&fonts, true), 0, 0, 0);
         let (bw, bh) = body.dim_in_pixel();
         let side = bh.min(bw * 2 / 3);
         let (left, right) = body.split_horizontally(side);
         self.draw_disc(&left, &fonts)?;
         let (_, rh) = right.dim_in_pixel();
-        let (bar, notes) = right.split_vertically(rh * 62 / 100);
+        let (bar, key) = right.split_vertically(rh * 55 / 100);
         self.draw_colorbar(&bar, &fonts)?;
-        self.draw_notes(&notes, &fonts)
+        self.draw_key(&key, &fonts)
     }
 }
 

@@ -151,36 +151,73 @@ impl Figure for ErrorFigure {
             .margin(15)
             .x_label_area_size((fonts.axis * 2.8) as u32)
             .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(x0..x1, (y0..y1).log_scale())?;
-        let fmt = |v: &f64| style::short(*v);
+            .build_cartesian_2d(x0..x1, style::log_axis(y0, y1))?;
+        let fmt = |v: &f64| style::log_tick(*v);
         chart
             .configure_mesh()
             .x_desc(self.distance_label.as_str())
             .y_desc("RMSE √E‖y − u‖² (log scale)")
             .y_label_formatter(&fmt)
+            .x_label_formatter(&style::lin_tick)
             .axis_desc_style(style::regular(fonts.axis))
             .label_style(style::regular(fonts.label))
-            .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
+            .light_line_style(WHITE)
             .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
             .draw()?;
         let m = self.series.len() as f64;
         let half = 0.05 * gap;
         let r = (fonts.label * 0.32).max(2.0) as u32;
-        for (i, s) in self.series.iter().enumerate() {
-            let c = style::mechanism_color(&s.mechanism, i);
-            let dx = 0.12 * gap * (i as f64 - (m - 1.0) / 2.0);
-            let theory: Vec<(f64, f64)> = s
-                .points
+        // Theory: mechanisms with identical curves (correlated and independent
+        // share their marginals) get one black line instead of hiding each other.
+        let theory_of = |s: &ErrorSeries| -> Vec<(f64, f64)> {
+            s.points
                 .iter()
                 .filter(|p| p.theory.is_finite() && p.theory > 0.0)
                 .map(|p| (p.x, p.theory))
+                .collect()
+        };
+        let curves: Vec<Vec<(f64, f64)>> = self.series.iter().map(theory_of).collect();
+        let same = |a: &[(f64, f64)], b: &[(f64, f64)]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(p, q)| p.0 == q.0 && (p.1 - q.1).abs() <= 1e-9 * p.1)
+        };
+        let mut done = vec![false; curves.len()];
+        for i in 0..curves.len() {
+            if done[i] || curves[i].is_empty() {
+                continue;
+            }
+            let group: Vec<usize> = (i..curves.len())
+                .filter(|&j| !done[j] && same(&curves[i], &curves[j]))
                 .collect();
+            let names: Vec<&str> = group
+                .iter()
+                .map(|&j| self.series[j].mechanism.as_str())
+                .collect();
+            for &j in &group {
+                done[j] = true;
+            }
+            let c = if group.len() > 1 {
+                style::OI_BLACK
+            } else {
+                style::mechanism_color(names[0], i)
+            };
             chart
-                .draw_series(DashedLineSeries::new(theory, 10, 6, c.stroke_width(2)))?
-                .label(format!("{}: theory √mse_theory", s.mechanism))
+                .draw_series(DashedLineSeries::new(
+                    curves[i].clone(),
+                    10,
+                    6,
+                    c.stroke_width(2),
+                ))?
+                .label(format!("theory √mse_theory: {}", names.join(" = ")))
                 .legend(move |(x, y)| {
                     DashedPathElement::new(vec![(x, y), (x + 24, y)], 5, 3, c.stroke_width(2))
                 });
+        }
+        for (i, s) in self.series.iter().enumerate() {
+            let c = style::mechanism_color(&s.mechanism, i);
+            let dx = 0.12 * gap * (i as f64 - (m - 1.0) / 2.0);
             chart.draw_series(s.points.iter().filter(|p| p.rmse > 0.0).flat_map(|p| {
                 style::whisker(
                     p.x + dx,

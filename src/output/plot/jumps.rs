@@ -586,11 +586,13 @@ impl Figure for JumpsFigure {
         style::draw_title(
             root,
             "Jumps of the noise path against distance from the owner",
+            None,
             &fonts,
         )?;
         let (_, h) = root.dim_in_pixel();
-        let body = root.margin(style::title_height(&fonts), 0, 0, 0);
-        let (top, bottom) = body.split_vertically((h - style::title_height(&fonts)) / 2);
+        let th = style::title_height(&fonts, false);
+        let body = root.margin(th, 0, 0, 0);
+        let (top, bottom) = body.split_vertically((h - th) / 2);
         self.draw_traces(&top, &fonts)?;
         self.draw_hist(&bottom, &fonts)
     }
@@ -651,6 +653,8 @@ impl JumpsFigure {
             .configure_mesh()
             .x_desc(self.distance_label.as_str())
             .y_desc(y_desc)
+            .x_label_formatter(&style::lin_tick)
+            .y_label_formatter(&style::lin_tick)
             .axis_desc_style(style::regular(fonts.axis))
             .label_style(style::regular(fonts.label))
             .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
@@ -678,7 +682,11 @@ impl JumpsFigure {
             let c = style::series_color(i);
             chart
                 .draw_series(LineSeries::new(t.steps.clone(), c.stroke_width(2)))?
-                .label(format!("owner {} ({} jumps)", t.owner, t.jumps.len()))
+                .label(format!(
+                    "owner {} ({})",
+                    t.owner,
+                    style::plural(t.jumps.len(), "jump")
+                ))
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
                 });
@@ -726,6 +734,8 @@ impl JumpsFigure {
             .configure_mesh()
             .x_desc(self.distance_label.as_str())
             .y_desc("jumps per bin (count)")
+            .x_label_formatter(&style::lin_tick)
+            .y_label_formatter(&style::lin_tick)
             .axis_desc_style(style::regular(fonts.axis))
             .label_style(style::regular(fonts.label))
             .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))

@@ -159,8 +159,8 @@ impl Figure for PathFigure {
             .x_label_area_size((fonts.axis * 2.8) as u32)
             .y_label_area_size((fonts.axis * 4.0) as u32)
             .build_cartesian_2d((x0..x1).log_scale(), -1.7..1.7)?;
-        let yfmt = |v: &f64| style::short(*v);
-        let xfmt = |v: &f64| style::short(*v);
+        let yfmt = style::lin_tick;
+        let xfmt = |v: &f64| style::log_tick(*v);
         let y_desc = if self.dim == 1 {
             "arctan(V_ε) (rad)".to_string()
         } else {
@@ -170,6 +170,7 @@ impl Figure for PathFigure {
             .configure_mesh()
             .x_desc("privacy level ε (log scale)")
             .y_desc(y_desc)
+            .x_labels(40)
             .x_label_formatter(&xfmt)
             .y_label_formatter(&yfmt)
             .axis_desc_style(style::regular(fonts.axis))
@@ -185,10 +186,18 @@ impl Figure for PathFigure {
                 6,
                 style::MID_GREY.stroke_width(1),
             ))?;
+            let pos = plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Right,
+                if b > 0.0 {
+                    plotters::style::text_anchor::VPos::Bottom
+                } else {
+                    plotters::style::text_anchor::VPos::Top
+                },
+            );
             chart.draw_series(std::iter::once(Text::new(
                 name,
-                (x0, b),
-                style::regular(fonts.label).color(&style::MID_GREY),
+                (x1, b),
+                style::regular(fonts.label).color(&style::MID_GREY).pos(pos),
             )))?;
         }
         let r = (fonts.label * 0.22).max(2.0) as u32;

@@ -257,23 +257,117 @@ fn png_temp(out: &Path) -> PathBuf {
     }
 }
 
-/// Writes `text` centred at the top of `area` in the title style.
+/// Writes `text` centred at the top of `area` in the title style, and
+/// `subtitle` (if any) below it in a smaller regular face.
 pub fn draw_title<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
+    subtitle: Option<&str>,
     fonts: &Fonts,
 ) -> DrawResult<DB> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
     let (w, _) = area.dim_in_pixel();
-    let style = bold(fonts.title).pos(plotters::style::text_anchor::Pos::new(
-        plotters::style::text_anchor::HPos::Center,
-        plotters::style::text_anchor::VPos::Top,
-    ));
-    area.draw(&Text::new(text.to_string(), ((w / 2) as i32, 8), style))
+    let top = Pos::new(HPos::Center, VPos::Top);
+    area.draw(&Text::new(
+        text.to_string(),
+        ((w / 2) as i32, 8),
+        bold(fonts.title).pos(top),
+    ))?;
+    if let Some(sub) = subtitle {
+        area.draw(&Text::new(
+            sub.to_string(),
+            ((w / 2) as i32, 8 + (fonts.title * 1.3) as i32),
+            regular(fonts.note).color(&MID_GREY).pos(top),
+        ))?;
+    }
+    Ok(())
 }
 
-/// Height in pixels reserved for a figure title.
-pub fn title_height(fonts: &Fonts) -> u32 {
-    (fonts.title * 1.6) as u32 + 8
+/// Height in pixels reserved for a figure title (and its subtitle).
+pub fn title_height(fonts: &Fonts, subtitle: bool) -> u32 {
+    let sub = if subtitle { fonts.note * 1.4 } else { 0.0 };
+    (fonts.title * 1.5 + sub) as u32 + 8
+}
+
+/// Tick values for a log axis over `[lo, hi]` (both > 0): 1-2-5 per decade
+/// (every integer mantissa when that gives fewer than four ticks, powers of
+/// ten only when the range spans more than five decades). plotters' own log
+/// ticks start at the first power of ten inside the range, which leaves
+/// narrow ranges unlabelled.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let decades = (hi / lo).log10();
+    let at = |ms: &[f64]| -> Vec<f64> {
+        let mut out = Vec::new();
+        let k0 = lo.log10().floor() as i32;
+        let k1 = hi.log10().ceil() as i32;
+        for k in k0..=k1 {
+            for m in ms {
+                // Divide for negative powers so that 0.6 prints as 0.6.
+                let v = if k < 0 {
+                    m / 10f64.powi(-k)
+                } else {
+                    m * 10f64.powi(k)
+                };
+                if v >= lo * (1.0 - 1e-12) && v <= hi * (1.0 + 1e-12) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    };
+    if decades > 5.0 {
+        return at(&[1.0]);
+    }
+    let t = at(&[1.0, 2.0, 5.0]);
+    if t.len() >= 4 {
+        t
+    } else {
+        at(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    }
+}
+
+/// A log axis over `[lo, hi]` with the ticks of [`log_ticks`].
+pub fn log_axis(
+    lo: f64,
+    hi: f64,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    use plotters::coord::combinators::BindKeyPoints;
+    (lo..hi).log_scale().with_key_points(log_ticks(lo, hi))
+}
+
+/// Tick text on a log axis: only mantissas 1, 2 and 5 are labelled (ask
+/// plotters for many ticks, e.g. `y_labels(40)`, so every decade has them).
+pub fn log_tick(v: f64) -> String {
+    if !(v.is_finite() && v > 0.0) {
+        return String::new();
+    }
+    let m = v / 10f64.powf(v.log10().floor());
+    if [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|t| (m - t).abs() < 1e-6 * t)
+    {
+        short(v)
+    } else {
+        String::new()
+    }
+}
+
+/// Tick text on a linear axis: short form, no trailing `.0`.
+pub fn lin_tick(v: &f64) -> String {
+    if v.abs() < 1e-12 {
+        "0".into()
+    } else {
+        short(*v)
+    }
+}
+
+/// "1 jump", "3 jumps".
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// A vertical interval `[lo, hi]` at `x` with caps of half-width `half` (in x
@@ -376,5 +470,15 @@ mod tests {
         assert_eq!(short(0.1234), "0.123");
         assert_eq!(short(123.4), "123");
         assert_eq!(short(2e-5), "2.00e-5");
+        assert_eq!(log_tick(20.0), "20");
+        assert_eq!(log_tick(0.05), "0.05");
+        assert_eq!(log_tick(30.0), "");
+        assert_eq!(lin_tick(&2.0), "2");
+        assert_eq!(
+            log_ticks(0.15, 80.0),
+            vec![0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+        );
+        // Narrow: every integer mantissa.
+        assert_eq!(log_ticks(0.55, 1.7), vec![0.6, 0.7, 0.8, 0.9, 1.0]);
     }
 }
