@@ -83,10 +83,10 @@ pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigur
                 .unwrap_or(file_max);
             hi_all = hi_all.max(end);
             let mut l = Vec::with_capacity(2 * s.eps.len());
-            for i in 0..s.eps.len() {
+            for (i, (&e, &v)) in s.eps.iter().zip(&y).enumerate() {
                 let next = s.eps.get(i + 1).copied().unwrap_or(end);
-                l.push((s.eps[i], y[i]));
-                l.push((next, y[i]));
+                l.push((e, v));
+                l.push((next, v));
             }
             l
         };
