@@ -138,7 +138,7 @@ impl PathConfig {
                             list,
                             format!(
                                 "comma-separated finite levels in [{eps_lo}, {eps_hi}] \
-                                 (cannot read '{}')",
+                                 (bad item '{}')",
                                 item.trim()
                             ),
                         )

@@ -69,6 +69,21 @@ fn uniform_direction<R: Rng + ?Sized>(out: &mut [f64], rng: &mut R) {
 /// `sqrt(W)·N(0, 2/e² I)`, W ~ Exp(1) (memo §2).
 #[inline]
 pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R) {
+    let positive = norm == Norm::L1 && rng.random::<bool>();
+    add_jump_signed(norm, e, v, rng, positive);
+}
+
+/// [`add_jump`] with the sign of an ℓ1 jump supplied by the caller (a fair,
+/// independent bit; ignored for ℓ2), so the walk can reuse a spare bit of its
+/// gap draw instead of drawing one more word.
+#[inline]
+fn add_jump_signed<R: Rng + ?Sized>(
+    norm: Norm,
+    e: f64,
+    v: &mut [f64],
+    rng: &mut R,
+    positive: bool,
+) {
     if v.is_empty() {
         return;
     }
@@ -79,7 +94,8 @@ pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R)
             } else {
                 rng.random_range(0..v.len())
             };
-            v[i] += laplace(rng, 1.0 / e);
+            let m = exp1(rng) / e;
+            v[i] += if positive { m } else { -m };
         }
         Norm::L2 => {
             let s = (2.0 * exp1(rng)).sqrt() / e;
@@ -87,6 +103,25 @@ pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R)
                 *x += s * std_normal(rng);
             }
         }
+    }
+}
+
+/// Factor by which the level falls between consecutive jumps, from one random
+/// word: u = (top 53 bits + 1)/2⁵³ ∈ (0, 1], so −ln u ~ Exp(1) (truncated at
+/// 53 ln 2 ≈ 36.7, an event of probability 2⁻⁵³) and the gap in ln ε is
+/// −ln(u)/rate, i.e. the factor is u^{1/rate}: √u for rate 2 (n = 1, the
+/// common case) and ⁴√u for rate 4, with no transcendental call. Bit 0 of the
+/// word is left for the caller.
+#[inline]
+fn gap_factor(bits: u64, rate: f64) -> f64 {
+    const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
+    let u = ((bits >> 11) + 1) as f64 / TWO_POW_53;
+    if rate == 2.0 {
+        u.sqrt()
+    } else if rate == 4.0 {
+        u.sqrt().sqrt()
+    } else {
+        (u.ln() / rate).exp()
     }
 }
 
@@ -110,8 +145,9 @@ pub fn walk_down<R: Rng + ?Sized>(
     let rate = norm.jump_rate(v.len());
     let mut e = e_start;
     loop {
-        // Gap in ln ε ~ Exp(rate).
-        let next = e * (-exp1(rng) / rate).exp();
+        // Gap in ln ε ~ Exp(rate); bit 0 of the same word signs an ℓ1 jump.
+        let bits = rng.next_u64();
+        let next = e * gap_factor(bits, rate);
         // `!(next > e_stop)` also stops on a NaN bound instead of looping.
         if !(next > e_stop) {
             return;
@@ -128,7 +164,7 @@ pub fn walk_down<R: Rng + ?Sized>(
         if !(e > e_stop) {
             return;
         }
-        add_jump(norm, e, v, rng);
+        add_jump_signed(norm, e, v, rng, bits & 1 == 1);
         on_jump(e, v);
     }
 }
@@ -236,6 +272,20 @@ mod tests {
         }
         assert!(PathSampler::new(0, Norm::L2, 1.0, 2.0).is_err());
         assert!(PathSampler::new(1, Norm::L2, 1.0, 1.0).is_ok());
+    }
+
+    #[test]
+    fn gap_factor_is_u_to_the_one_over_rate() {
+        for bits in [0u64, 1, 12345 << 11, u64::MAX - 7, 1 << 63] {
+            let u = ((bits >> 11) + 1) as f64 / 9_007_199_254_740_992.0;
+            assert!(u > 0.0 && u <= 1.0);
+            for rate in [2.0, 3.0, 4.0, 6.0, 11.0] {
+                let want = u.powf(1.0 / rate);
+                let got = gap_factor(bits, rate);
+                // exp(ln u / rate) loses ~|ln u|·ulp; the law is unaffected.
+                assert!((got - want).abs() <= 1e-13 * want, "{bits} {rate}");
+            }
+        }
     }
 
     #[test]
