@@ -126,9 +126,10 @@ fn gap_factor(bits: u64, rate: f64) -> f64 {
 }
 
 /// Continues the backward walk from level `e_start`, where the path has value
-/// `v`, down to `e_stop` (exclusive; `0 < e_stop ≤ e_start`). For each jump at
-/// level `e` it updates `v` and calls `on_jump(e, v)` with the value that holds
-/// just below `e`; the levels passed are strictly decreasing.
+/// `v`, down to `e_stop` (exclusive; needs `0 < e_stop` and a finite `e_start`,
+/// else no jump is drawn). For each jump at level `e` it updates `v` and calls
+/// `on_jump(e, v)` with the value that holds just below `e`; the levels passed
+/// are strictly decreasing.
 /// Backward increments are independent of the value at `e_start` (memo §1a),
 /// so this extends any exact path below its bottom.
 pub fn walk_down<R: Rng + ?Sized>(
@@ -139,7 +140,9 @@ pub fn walk_down<R: Rng + ?Sized>(
     rng: &mut R,
     mut on_jump: impl FnMut(f64, &[f64]),
 ) {
-    if v.is_empty() {
+    // The process jumps infinitely often near ε = 0, so a bound ≤ 0 (or NaN,
+    // or a non-finite start) cannot be walked to: do nothing.
+    if v.is_empty() || e_stop.is_nan() || e_stop <= 0.0 || !e_start.is_finite() {
         return;
     }
     let rate = norm.jump_rate(v.len());
@@ -148,8 +151,7 @@ pub fn walk_down<R: Rng + ?Sized>(
         // Gap in ln ε ~ Exp(rate); bit 0 of the same word signs an ℓ1 jump.
         let bits = rng.next_u64();
         let next = e * gap_factor(bits, rate);
-        // `!(next > e_stop)` also stops on a NaN bound instead of looping.
-        if !(next > e_stop) {
+        if next <= e_stop {
             return;
         }
         // A gap below half an ulp (probability ~1e−16 per jump) would repeat
@@ -161,7 +163,7 @@ pub fn walk_down<R: Rng + ?Sized>(
         } else {
             f64::from_bits(e.to_bits() - 1)
         };
-        if !(e > e_stop) {
+        if e <= e_stop {
             return;
         }
         add_jump_signed(norm, e, v, rng, bits & 1 == 1);
@@ -285,6 +287,55 @@ mod tests {
                 // exp(ln u / rate) loses ~|ln u|·ulp; the law is unaffected.
                 assert!((got - want).abs() <= 1e-13 * want, "{bits} {rate}");
             }
+        }
+    }
+
+    /// A generator whose first word is all ones (gap factor exactly 1), then ChaCha.
+    struct FirstWordMax {
+        first: bool,
+        inner: crate::rng::PrivRng,
+    }
+
+    impl rand::TryRng for FirstWordMax {
+        type Error = std::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            Ok(self.inner.next_u32())
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            if std::mem::take(&mut self.first) {
+                Ok(u64::MAX)
+            } else {
+                Ok(self.inner.next_u64())
+            }
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            self.inner.fill_bytes(dst);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn walk_down_levels_strictly_decrease_even_for_a_zero_gap() {
+        let mut rng = FirstWordMax {
+            first: true,
+            inner: rng_for(9, 0, 0, Purpose::Path),
+        };
+        let mut levels = Vec::new();
+        let mut v = [0.0];
+        walk_down(Norm::L1, 2.0, 1.0, &mut v, &mut rng, |e, _| levels.push(e));
+        assert_eq!(levels[0], f64::from_bits(2.0f64.to_bits() - 1));
+        assert!(levels.windows(2).all(|w| w[0] > w[1]));
+        assert!(levels.iter().all(|&e| e > 1.0 && e < 2.0));
+    }
+
+    #[test]
+    fn walk_down_ignores_invalid_bounds() {
+        let mut rng = rng_for(9, 1, 0, Purpose::Path);
+        for (start, stop) in [(2.0, f64::NAN), (2.0, 0.0), (2.0, -1.0), (f64::NAN, 1.0)] {
+            let mut v = [1.5, 2.5];
+            let mut calls = 0;
+            walk_down(Norm::L2, start, stop, &mut v, &mut rng, |_, _| calls += 1);
+            assert_eq!((calls, v), (0, [1.5, 2.5]), "{start} {stop}");
         }
     }
 
