@@ -22,8 +22,13 @@ fn check_level(name: &str, x: f64) -> Result<()> {
 
 /// Draws `V_eps` from its marginal into `out` (`out.len()` = n): ℓ1 —
 /// independent `Lap(1/ε)` coordinates; ℓ2 — radius `Gamma(n, 1/ε)` times a
-/// uniform direction (memo §2).
+/// uniform direction (memo §2). `eps` must be finite and > 0 (as validated by
+/// [`PathSampler::new`]); an empty `out` is left alone.
 pub fn sample_marginal<R: Rng + ?Sized>(norm: Norm, eps: f64, out: &mut [f64], rng: &mut R) {
+    if out.is_empty() {
+        // (The direction loop below would never find a non-zero vector.)
+        return;
+    }
     match norm {
         Norm::L1 => {
             for x in out.iter_mut() {
@@ -326,6 +331,15 @@ mod tests {
         assert_eq!(levels[0], f64::from_bits(2.0f64.to_bits() - 1));
         assert!(levels.windows(2).all(|w| w[0] > w[1]));
         assert!(levels.iter().all(|&e| e > 1.0 && e < 2.0));
+    }
+
+    #[test]
+    fn empty_vectors_are_left_alone() {
+        let mut rng = rng_for(9, 2, 0, Purpose::Path);
+        for norm in [Norm::L1, Norm::L2] {
+            sample_marginal(norm, 1.0, &mut [], &mut rng);
+            add_jump(norm, 1.0, &mut [], &mut rng);
+        }
     }
 
     #[test]
