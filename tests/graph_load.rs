@@ -130,6 +130,15 @@ fn formats_comments_header_separators_and_sparse_ids() {
 }
 
 #[test]
+fn byte_order_mark_is_ignored() {
+    let dir = scratch("bom");
+    let p = write(&dir, "bom.csv", b"\xEF\xBB\xBF1,2\n2,3\n");
+    let g = load(&p).unwrap();
+    assert!(g.ids().is_integer());
+    assert_eq!((g.n(), g.m()), (3, 2));
+}
+
+#[test]
 fn string_tokens_keep_first_appearance_order_and_spelling() {
     let dir = scratch("tokens");
     let p = write(
@@ -332,14 +341,24 @@ fn binary_file_is_rejected_with_its_line() {
         load(&p),
         &p,
         2,
-        &["binary data", "NUL byte", "expected a text edge list"],
+        &[
+            "binary data",
+            "NUL byte",
+            "ELF",
+            "expected a text edge list",
+        ],
     );
     let q = write(&dir, "latin1.edges", b"1 2\nM\xe9dici 3\n");
     assert_input_error(
         load(&q),
         &q,
         2,
-        &["binary data", "not UTF-8", "expected a text edge list"],
+        &[
+            "binary data",
+            "not UTF-8",
+            "dici 3",
+            "expected a text edge list",
+        ],
     );
 }
 
@@ -354,7 +373,10 @@ fn truncated_gzip_is_an_error_not_a_partial_graph() {
     let e = load(&p).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, Error::Input { .. }), "{e:?}");
-    assert!(msg.contains("cut.edges.gz"), "{msg}");
+    assert!(msg.contains("cut.edges.gz:"), "{msg}");
+    // The line reached before the stream broke (the data had 20,000 lines).
+    let line: usize = msg.split(':').nth(1).unwrap().parse().unwrap();
+    assert!(line > 1 && line <= 20_000, "{msg}");
     assert!(msg.contains("truncated or corrupt"), "{msg}");
     assert!(msg.contains("expected a complete gzip file"), "{msg}");
     // Losing only the 8-byte trailer (CRC + size) is caught too.

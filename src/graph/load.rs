@@ -14,6 +14,7 @@
 //!   second one of `target dst to v node2 id2`, optional third one of
 //!   `weight w length distance resistance cost`. A genuine first edge between
 //!   nodes literally called `u` and `v` would be taken for a header — rename them.
+//! * A UTF-8 byte-order mark at the start of the file is ignored.
 //! * gzip input (by `.gz` extension or by the gzip magic bytes) is decompressed
 //!   transparently, as SNAP ships it.
 //!
@@ -409,6 +410,10 @@ impl Source {
             Ok(_) => {
                 if buf.last() == Some(&b'\n') {
                     buf.pop();
+                }
+                // A UTF-8 byte-order mark (spreadsheet CSV exports) is not part of the first id.
+                if line_no == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+                    buf.drain(..3);
                 }
                 Ok(true)
             }
