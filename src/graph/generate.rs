@@ -6,6 +6,7 @@
 //! same parameters and seed give the same graph on every machine and thread
 //! count. Node ids are `0..n`. Generated graphs are undirected and unweighted.
 
+use super::load::IdSet;
 use super::{Graph, NodeIds};
 use crate::output::{AtomicFile, write_f64};
 use crate::rng::{PrivRng, Purpose, rng_for};
@@ -187,7 +188,7 @@ pub fn erdos_renyi(n: usize, m: u64, seed: u64) -> Result<Graph> {
         ));
     }
     let mut rng = generator_rng(seed);
-    let mut chosen: HashSet<u64> = HashSet::with_capacity(m as usize);
+    let mut chosen = IdSet::with_capacity_and_hasher(m as usize, Default::default());
     let mut edges = Vec::with_capacity(m as usize);
     // Floyd: for j = N−m .. N−1 draw t ∈ [0, j]; take t, or j if t is taken.
     for j in total - m..total {

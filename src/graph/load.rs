@@ -90,7 +90,7 @@ enum Mode {
 /// SplitMix64 as a hash for `u64` keys: sequential ids and ids that are
 /// multiples of a power of two both spread well (unlike a bare multiply).
 #[derive(Default)]
-struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -107,6 +107,9 @@ impl Hasher for IdHasher {
 }
 
 type IdMap = HashMap<u64, u32, BuildHasherDefault<IdHasher>>;
+
+/// Hash-set of `u64` keys with [`IdHasher`] (deterministic, fast).
+pub(crate) type IdSet = std::collections::HashSet<u64, BuildHasherDefault<IdHasher>>;
 
 const ABSENT: u32 = u32::MAX;
 
