@@ -50,8 +50,8 @@ pub struct LoadOptions {
     pub directed: bool,
     /// A file of node ids to add (isolated nodes that are on no edge line).
     pub nodes_file: Option<PathBuf>,
-    /// Refuse inputs with more distinct nodes than this (default `u32::MAX`,
-    /// the most a `u32` index can address).
+    /// Refuse inputs with more distinct nodes than this (default and upper
+    /// limit `u32::MAX`, the most a `u32` index can address).
     pub max_nodes: usize,
 }
 
@@ -488,15 +488,20 @@ impl<'a> Loader<'a> {
         Graph::from_edges(ids, &edges, weights.as_deref(), opts.directed).map(Some)
     }
 
+    /// The node cap; never above what a `u32` index can address.
+    fn cap(&self) -> usize {
+        self.opts.max_nodes.min(u32::MAX as usize)
+    }
+
     fn check_cap(&self, file: &Path, line_no: usize, tok: &[u8]) -> Result<()> {
         let n = self.ids.len();
-        if n > self.opts.max_nodes {
+        if n > self.cap() {
             return Err(cap_error(
                 file,
                 line_no,
                 &String::from_utf8_lossy(tok),
                 n,
-                self.opts.max_nodes,
+                self.cap(),
             ));
         }
         Ok(())
@@ -537,18 +542,18 @@ impl<'a> Loader<'a> {
     }
 
     /// Interns a batch of integer edges. Batching keeps the id-table lookups
-    /// in a tight loop, where the CPU overlaps their cache misses (on a
-    /// shuffled 10M-edge file this halves the parse time).
+    /// in a tight loop, where the CPU overlaps their cache misses (a shuffled
+    /// 10M-edge file: 1.9 s → 1.4 s CPU for the whole load).
     fn flush(
         &mut self,
         pending: &mut Vec<(u64, u64, usize)>,
         edges: &mut Vec<(u32, u32)>,
         path: &Path,
     ) -> Result<()> {
+        let cap = self.cap();
         let Ids::Int(ids) = &mut self.ids else {
             return Err(Error::Numerical("integer batch in token mode".into()));
         };
-        let cap = self.opts.max_nodes;
         for &(a, b, line_no) in pending.iter() {
             let u = ids.get(a);
             let v = ids.get(b);
