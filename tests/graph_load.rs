@@ -426,3 +426,74 @@ fn facebook_combined_if_present() {
     assert_eq!((s.nodes, s.edges, s.components), (4039, 88_234, 1));
     eprintln!("facebook_combined: loaded in {:.1} ms", secs * 1e3);
 }
+
+// ---- round trip through the writer ----
+
+mod round_trip {
+    use super::*;
+    use privdiffuse::graph::generate::write_edge_list;
+    use privdiffuse::{Graph, NodeIds};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// Edges as label pairs (smaller label first for undirected graphs) with the
+    /// weight's bits, so graphs with different index orders compare equal.
+    fn labelled(g: &Graph) -> BTreeSet<(String, String, u64)> {
+        g.edges()
+            .map(|(u, v, w)| {
+                let (a, b) = (g.ids().label(u).to_string(), g.ids().label(v).to_string());
+                let (a, b) = if g.is_directed() || a <= b {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                (a, b, w.to_bits())
+            })
+            .collect()
+    }
+
+    fn graph_strategy() -> impl Strategy<Value = (Graph, bool)> {
+        (1usize..25, any::<bool>(), any::<bool>(), any::<bool>()).prop_flat_map(
+            |(n, tokens, weighted, directed)| {
+                let edges = prop::collection::vec((0..n as u32, 0..n as u32), 1..60);
+                let weights =
+                    prop::collection::vec(prop_oneof![Just(1.0), Just(0.1), 1e-300f64..1e300], 60);
+                let ids = prop::collection::btree_set(any::<u64>(), n);
+                (edges, weights, ids).prop_map(move |(edges, weights, ids)| {
+                    let ids: Vec<u64> = ids.into_iter().collect();
+                    let node_ids = if tokens {
+                        NodeIds::tokens(ids.iter().map(|x| format!("n_{x:x}")).collect())
+                    } else {
+                        NodeIds::integers(ids)
+                    };
+                    let w = weighted.then(|| weights[..edges.len()].to_vec());
+                    (
+                        Graph::from_edges(node_ids, &edges, w.as_deref(), directed).unwrap(),
+                        directed,
+                    )
+                })
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn written_graphs_load_back_identically((g, directed) in graph_strategy()) {
+            prop_assume!(g.m() > 0);
+            let dir = scratch("roundtrip");
+            let path = dir.join("g.edges");
+            write_edge_list(&g, &path, "round trip\nsecond comment line").unwrap();
+            let labels: String = (0..g.n() as u32).map(|i| format!("{}\n", g.ids().label(i))).collect();
+            let nodes = write(&dir, "g.nodes", labels.as_bytes());
+            let opts = LoadOptions { directed, nodes_file: Some(nodes), ..LoadOptions::default() };
+            let h = load_graph(&path, &opts).unwrap();
+            prop_assert_eq!(h.n(), g.n());
+            prop_assert_eq!(h.m(), g.m());
+            prop_assert_eq!(h.is_weighted(), g.is_weighted());
+            prop_assert_eq!(labelled(&h), labelled(&g));
+            prop_assert_eq!(h.dropped().duplicates, 0);
+            prop_assert_eq!(h.stats().components, g.stats().components);
+        }
+    }
+}
