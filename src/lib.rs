@@ -24,4 +24,4 @@ pub mod rng;
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
 pub use error::{Error, Result};
 pub use graph::{Graph, NodeIds};
-pub use rng::{Purpose, PrivRng, rng_for};
+pub use rng::{PrivRng, Purpose, rng_for};

@@ -16,10 +16,14 @@ impl Output {
     /// `path` = None or `-` means standard output.
     pub fn open(path: Option<&Path>) -> Result<Output> {
         match path {
-            None => Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout()))),
-            Some(p) if p.as_os_str() == "-" => {
-                Ok(Output::Stdout(BufWriter::with_capacity(1 << 16, io::stdout())))
-            }
+            None => Ok(Output::Stdout(BufWriter::with_capacity(
+                1 << 16,
+                io::stdout(),
+            ))),
+            Some(p) if p.as_os_str() == "-" => Ok(Output::Stdout(BufWriter::with_capacity(
+                1 << 16,
+                io::stdout(),
+            ))),
             Some(p) => Ok(Output::File(AtomicFile::create(p)?)),
         }
     }

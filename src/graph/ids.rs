@@ -89,7 +89,11 @@ impl NodeIds {
     pub fn index_of(&self, id: &str) -> Option<u32> {
         let id = id.trim();
         match &self.labels {
-            Labels::Range(n) => id.parse::<u64>().ok().filter(|&x| x < *n as u64).map(|x| x as u32),
+            Labels::Range(n) => id
+                .parse::<u64>()
+                .ok()
+                .filter(|&x| x < *n as u64)
+                .map(|x| x as u32),
             _ => match self.index() {
                 Index::Integer(m) => id.parse::<u64>().ok().and_then(|x| m.get(&x).copied()),
                 Index::Token(m) => m.get(id).copied(),

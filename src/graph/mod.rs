@@ -4,9 +4,15 @@
 //! Undirected graphs store every edge as two arcs; `neighbors(u)` is a plain
 //! slice, so traversals touch no per-node allocation.
 
+pub mod generate;
 mod ids;
+mod load;
+mod stats;
 
+pub use generate::GeometricParam;
 pub use ids::NodeIds;
+pub use load::{LoadOptions, load_graph};
+pub use stats::GraphStats;
 
 use crate::{Error, Result};
 
@@ -19,6 +25,19 @@ pub struct Dropped {
     pub duplicates: u64,
     /// Duplicates whose weight differed from the first occurrence (first kept).
     pub conflicting_weights: u64,
+}
+
+impl Dropped {
+    /// A one-line warning for standard error when duplicates disagreed on
+    /// their weight (the first weight was kept), else `None`.
+    pub fn warning(&self) -> Option<String> {
+        (self.conflicting_weights > 0).then(|| {
+            format!(
+                "warning: {} duplicate edge(s) had a different weight than their first occurrence; the first weight was kept",
+                self.conflicting_weights
+            )
+        })
+    }
 }
 
 /// A static graph in CSR form.
@@ -57,7 +76,11 @@ impl Graph {
                     format!("one weight per edge ({})", edges.len()),
                 ));
             }
-            if let Some((i, x)) = w.iter().enumerate().find(|(_, x)| !(x.is_finite() && **x > 0.0)) {
+            if let Some((i, x)) = w
+                .iter()
+                .enumerate()
+                .find(|(_, x)| !(x.is_finite() && **x > 0.0))
+            {
                 return Err(Error::param(
                     format!("weight of edge {i}"),
                     x,

@@ -123,7 +123,9 @@ impl AtomicDir {
     /// Replaces `dest` with the staged directory. The old directory is moved
     /// aside first and removed only after the new one is in place.
     pub fn commit(mut self) -> Result<()> {
-        let old = self.dest.with_extension(format!("old-{}", std::process::id()));
+        let old = self
+            .dest
+            .with_extension(format!("old-{}", std::process::id()));
         let had_old = self.dest.exists();
         if had_old {
             fs::rename(&self.dest, &old).map_err(|e| Error::io(&self.dest, e))?;
@@ -155,7 +157,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("privdiffuse-atomic-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("privdiffuse-atomic-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap();
         d
