@@ -43,7 +43,7 @@ use rayon::prelude::*;
 /// Default number of random projections.
 pub const DEFAULT_K: usize = 400;
 /// Default relative residual of each PCG solve.
-pub const DEFAULT_TOL: f64 = 1e-3;
+pub const DEFAULT_TOL: f64 = 1e-4;
 /// Sketch rows solved together with interleaved vectors.
 pub const BLOCK: usize = 8;
 
