@@ -95,10 +95,16 @@ fn barabasi_albert(n: usize, m: usize, seed: u64) -> Graph {
 
 fn env_opts() -> DistanceOptions {
     let mut o = DistanceOptions::default();
-    if let Some(k) = std::env::var("PRIVDIFFUSE_APPROX_K").ok().and_then(|s| s.parse().ok()) {
+    if let Some(k) = std::env::var("PRIVDIFFUSE_APPROX_K")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         o.approx_k = k;
     }
-    if let Some(t) = std::env::var("PRIVDIFFUSE_APPROX_TOL").ok().and_then(|s| s.parse().ok()) {
+    if let Some(t) = std::env::var("PRIVDIFFUSE_APPROX_TOL")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         o.approx_tol = t;
     }
     o

@@ -6,7 +6,8 @@ use std::process::{Command, Output};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
-    c.env_remove("RUST_BACKTRACE").env_remove("RUST_LIB_BACKTRACE");
+    c.env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
     c
 }
 
@@ -19,7 +20,9 @@ fn text(b: &[u8]) -> String {
 }
 
 fn golden(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(p)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(p)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -54,8 +57,20 @@ fn golden_rows(name: &str) -> HashMap<(String, String), f64> {
 fn hop_rows_match_golden_for_reachable_targets_only() {
     let dir = scratch("hop");
     let nodes = dir.join("nodes.txt");
-    std::fs::write(&nodes, (0..37).map(|i| format!("{i}\n")).collect::<String>()).unwrap();
-    let o = run(bin().args(["distances", "--distance", "hop", "--owners", "0,34,36", "--graph"])
+    std::fs::write(
+        &nodes,
+        (0..37).map(|i| format!("{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--owners",
+            "0,34,36",
+            "--graph",
+        ])
         .arg(golden("karate_plus.edges"))
         .arg("--nodes")
         .arg(&nodes));
@@ -78,7 +93,14 @@ fn resistance_to_a_file() {
     let dir = scratch("res");
     let out = dir.join("r.csv");
     let o = run(bin()
-        .args(["distances", "--distance", "resistance", "--owners", "5", "--graph"])
+        .args([
+            "distances",
+            "--distance",
+            "resistance",
+            "--owners",
+            "5",
+            "--graph",
+        ])
         .arg(golden("karate_weighted.edges"))
         .arg("--out")
         .arg(&out));
@@ -95,25 +117,51 @@ fn resistance_to_a_file() {
 #[test]
 fn unknown_owner_is_a_usage_error_naming_it() {
     let o = run(bin()
-        .args(["distances", "--distance", "hop", "--owners", "3,4711", "--graph"])
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--owners",
+            "3,4711",
+            "--graph",
+        ])
         .arg(golden("karate.edges")));
     assert_eq!(o.status.code(), Some(2));
     let e = text(&o.stderr);
-    assert!(e.contains("'4711'") && e.contains("owner") && e.contains("karate.edges"), "{e}");
+    assert!(
+        e.contains("'4711'") && e.contains("owner") && e.contains("karate.edges"),
+        "{e}"
+    );
     assert!(!e.contains("stack backtrace"), "{e}");
 }
 
 #[test]
 fn resistance_on_a_directed_graph_is_refused() {
     let o = run(bin()
-        .args(["distances", "--distance", "resistance", "--directed", "--owners", "0", "--graph"])
+        .args([
+            "distances",
+            "--distance",
+            "resistance",
+            "--directed",
+            "--owners",
+            "0",
+            "--graph",
+        ])
         .arg(golden("karate.edges")));
     assert_eq!(o.status.code(), Some(1));
     let e = text(&o.stderr);
     assert!(e.contains("undirected"), "{e}");
     // Hop on the same directed graph works and follows u → v arcs (u < v).
     let o = run(bin()
-        .args(["distances", "--distance", "hop", "--directed", "--owners", "33", "--graph"])
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--directed",
+            "--owners",
+            "33",
+            "--graph",
+        ])
         .arg(golden("karate.edges")));
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "source,target,distance\n");
@@ -122,7 +170,14 @@ fn resistance_on_a_directed_graph_is_refused() {
 #[test]
 fn bad_kind_is_a_usage_error() {
     let o = run(bin()
-        .args(["distances", "--distance", "euclid", "--owners", "0", "--graph"])
+        .args([
+            "distances",
+            "--distance",
+            "euclid",
+            "--owners",
+            "0",
+            "--graph",
+        ])
         .arg(golden("karate.edges")));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("resistance-approx"));

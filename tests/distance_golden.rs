@@ -101,7 +101,12 @@ fn karate_hop() {
 
 #[test]
 fn karate_resistance() {
-    check("karate.edges", None, DistanceKind::Resistance, "karate.resistance.csv");
+    check(
+        "karate.edges",
+        None,
+        DistanceKind::Resistance,
+        "karate.resistance.csv",
+    );
 }
 
 #[test]
@@ -111,12 +116,22 @@ fn lesmis_hop() {
 
 #[test]
 fn lesmis_resistance() {
-    check("lesmis.edges", None, DistanceKind::Resistance, "lesmis.resistance.csv");
+    check(
+        "lesmis.edges",
+        None,
+        DistanceKind::Resistance,
+        "lesmis.resistance.csv",
+    );
 }
 
 #[test]
 fn florentine_hop() {
-    check("florentine.edges", None, DistanceKind::Hop, "florentine.hop.csv");
+    check(
+        "florentine.edges",
+        None,
+        DistanceKind::Hop,
+        "florentine.hop.csv",
+    );
 }
 
 #[test]
@@ -132,7 +147,12 @@ fn florentine_resistance() {
 /// 37 nodes: node 36 is isolated (on no edge line), 34–35 a separate pair.
 #[test]
 fn karate_plus_hop_with_isolated_node() {
-    check("karate_plus.edges", Some(37), DistanceKind::Hop, "karate_plus.hop.csv");
+    check(
+        "karate_plus.edges",
+        Some(37),
+        DistanceKind::Hop,
+        "karate_plus.hop.csv",
+    );
     // Weighted on the same unit-length graph must agree too.
     check(
         "karate_plus.edges",

@@ -3,10 +3,12 @@
 //! Foster's theorem; the bit-parallel BFS equals per-source BFS; the sketch
 //! stays within its documented error and does not depend on the thread count.
 
+#![allow(clippy::needless_range_loop)] // pairwise (u, v, w) loops read clearer with indices
+
+use privdiffuse::Error;
 use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
 use privdiffuse::graph::Graph;
 use privdiffuse::rng::{Purpose, rng_for};
-use privdiffuse::Error;
 use rand::RngExt;
 use std::path::PathBuf;
 
@@ -33,12 +35,7 @@ fn geometric(n: usize, r: f64, seed: u64, weighted: bool) -> Graph {
 fn random_graph(n: usize, m: usize, seed: u64, directed: bool) -> Graph {
     let mut rng = rng_for(seed, 1, 0, Purpose::Generate);
     let edges: Vec<(u32, u32)> = (0..m)
-        .map(|_| {
-            (
-                rng.random_range(0..n as u32),
-                rng.random_range(0..n as u32),
-            )
-        })
+        .map(|_| (rng.random_range(0..n as u32), rng.random_range(0..n as u32)))
         .collect();
     Graph::from_index_edges(n, &edges, None, directed).unwrap()
 }
@@ -98,7 +95,12 @@ fn check_resistance_properties(g: &Graph) {
             );
             assert_eq!(r[u][v].is_finite(), sp[u][v].is_finite(), "({u},{v})");
             // Rayleigh monotonicity: R ≤ shortest path (= hop with unit lengths).
-            assert!(r[u][v] <= sp[u][v] + 1e-12, "R({u},{v}) = {} > d = {}", r[u][v], sp[u][v]);
+            assert!(
+                r[u][v] <= sp[u][v] + 1e-12,
+                "R({u},{v}) = {} > d = {}",
+                r[u][v],
+                sp[u][v]
+            );
             if u != v && sp[u][v].is_finite() {
                 assert!(r[u][v] > 0.0);
             }
@@ -113,9 +115,15 @@ fn check_resistance_properties(g: &Graph) {
         }
     }
     // Foster: Σ_edges R_uv · conductance_uv = N − #components.
-    let foster: f64 = g.edges().map(|(u, v, w)| r[u as usize][v as usize] / w).sum();
+    let foster: f64 = g
+        .edges()
+        .map(|(u, v, w)| r[u as usize][v as usize] / w)
+        .sum();
     let expect = (n - components(g)) as f64;
-    assert!((foster - expect).abs() <= 1e-8, "Foster sum {foster}, expected {expect}");
+    assert!(
+        (foster - expect).abs() <= 1e-8,
+        "Foster sum {foster}, expected {expect}"
+    );
 }
 
 #[test]
@@ -142,8 +150,8 @@ fn resistance_on_a_disconnected_graph() {
 #[test]
 fn resistance_on_a_path_and_a_cycle_closed_forms() {
     // Path: R = |i − j|. Cycle of n: R = k(n − k)/n.
-    let path = Graph::from_index_edges(6, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], None, false)
-        .unwrap();
+    let path =
+        Graph::from_index_edges(6, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], None, false).unwrap();
     let r = all_rows(&path, DistanceKind::Resistance);
     for i in 0..6 {
         for j in 0..6 {
@@ -156,7 +164,11 @@ fn resistance_on_a_path_and_a_cycle_closed_forms() {
     let r = all_rows(&cyc, DistanceKind::Resistance);
     for k in 0..n as usize {
         let want = (k * (n as usize - k)) as f64 / n as f64;
-        assert!((r[0][k] - want).abs() < 1e-12, "cycle R(0,{k}) = {}", r[0][k]);
+        assert!(
+            (r[0][k] - want).abs() < 1e-12,
+            "cycle R(0,{k}) = {}",
+            r[0][k]
+        );
     }
 }
 
@@ -164,7 +176,9 @@ fn resistance_on_a_path_and_a_cycle_closed_forms() {
 fn resistance_refuses_directed_graphs_and_oversized_components() {
     let g = random_graph(10, 20, 3, true);
     for kind in [DistanceKind::Resistance, DistanceKind::ResistanceApprox] {
-        let e = Distances::new(&g, kind, &DistanceOptions::default()).err().unwrap();
+        let e = Distances::new(&g, kind, &DistanceOptions::default())
+            .err()
+            .unwrap();
         assert!(matches!(e, Error::Unsupported(_)), "{e}");
         assert!(e.to_string().contains("undirected"), "{e}");
     }
@@ -173,7 +187,9 @@ fn resistance_refuses_directed_graphs_and_oversized_components() {
         resistance_cap: 29,
         ..Default::default()
     };
-    let e = Distances::new(&g, DistanceKind::Resistance, &opts).err().unwrap();
+    let e = Distances::new(&g, DistanceKind::Resistance, &opts)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("resistance-approx"), "{e}");
     assert!(e.to_string().contains("30 nodes"), "{e}");
     let opts = DistanceOptions {
@@ -185,7 +201,9 @@ fn resistance_refuses_directed_graphs_and_oversized_components() {
         approx_k: 0,
         ..Default::default()
     };
-    let e = Distances::new(&g, DistanceKind::ResistanceApprox, &bad).err().unwrap();
+    let e = Distances::new(&g, DistanceKind::ResistanceApprox, &bad)
+        .err()
+        .unwrap();
     assert!(matches!(e, Error::Parameter { .. }), "{e}");
 }
 
@@ -217,7 +235,12 @@ fn bit_parallel_bfs_equals_per_source_bfs() {
                 assert_eq!(i, calls, "{name}: rows out of order");
                 calls += 1;
                 d.from_owner(owners[i], &mut ws2, &mut want);
-                assert_eq!(row, &want[..], "{name}: batch of {size}, owner {}", owners[i]);
+                assert_eq!(
+                    row,
+                    &want[..],
+                    "{name}: batch of {size}, owner {}",
+                    owners[i]
+                );
             });
             assert_eq!(calls, size);
         }
@@ -237,7 +260,9 @@ fn directed_hop_follows_out_arcs() {
 }
 
 fn golden_graph(name: &str) -> Graph {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
     let text = std::fs::read_to_string(p).unwrap();
     let edges: Vec<(u32, u32)> = text
         .lines()
@@ -247,7 +272,11 @@ fn golden_graph(name: &str) -> Graph {
             (f.next().unwrap(), f.next().unwrap())
         })
         .collect();
-    let n = edges.iter().map(|&(u, v)| u.max(v) as usize + 1).max().unwrap();
+    let n = edges
+        .iter()
+        .map(|&(u, v)| u.max(v) as usize + 1)
+        .max()
+        .unwrap();
     Graph::from_index_edges(n, &edges, None, false).unwrap()
 }
 
@@ -281,7 +310,10 @@ fn sketch_error_within_documented_bounds() {
     let (med_bound, max_bound) = (1.25 * 0.674 * sd, 5.0 * sd);
     for name in ["karate.edges", "lesmis.edges"] {
         let (med, max) = sketch_error(&golden_graph(name), &opts);
-        println!("{name}: k = {}, median {med:.4}, max {max:.4}", opts.approx_k);
+        println!(
+            "{name}: k = {}, median {med:.4}, max {max:.4}",
+            opts.approx_k
+        );
         assert!(med <= med_bound, "{name}: median {med} > {med_bound}");
         assert!(max <= max_bound, "{name}: max {max} > {max_bound}");
     }
@@ -296,9 +328,15 @@ fn sketch_is_reproducible_across_thread_counts() {
         ..Default::default()
     };
     let row_with = |threads: usize, seed: u64| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
-            let o = DistanceOptions { seed, ..opts.clone() };
+            let o = DistanceOptions {
+                seed,
+                ..opts.clone()
+            };
             let d = Distances::new(&g, DistanceKind::ResistanceApprox, &o).unwrap();
             let mut ws = d.workspace();
             let mut row = Vec::new();
@@ -319,12 +357,20 @@ fn sketch_is_reproducible_across_thread_counts() {
 #[test]
 fn sketch_on_a_disconnected_graph() {
     let g = disconnected();
-    let d = Distances::new(&g, DistanceKind::ResistanceApprox, &DistanceOptions::default())
-        .unwrap();
+    let d = Distances::new(
+        &g,
+        DistanceKind::ResistanceApprox,
+        &DistanceOptions::default(),
+    )
+    .unwrap();
     let mut ws = d.workspace();
     let mut row = Vec::new();
     d.from_owner(36, &mut ws, &mut row);
-    assert!(row[37].is_finite() && (row[37] - 1.0).abs() < 0.3, "R(36,37) ≈ {}", row[37]);
+    assert!(
+        row[37].is_finite() && (row[37] - 1.0).abs() < 0.3,
+        "R(36,37) ≈ {}",
+        row[37]
+    );
     assert!(row[..36].iter().all(|x| x.is_infinite()));
     d.from_owner(35, &mut ws, &mut row);
     assert_eq!(row[35], 0.0);

@@ -86,7 +86,11 @@ impl ResistanceSketch {
             ));
         }
         if opts.approx_k == 0 {
-            return Err(Error::param("approx_k", opts.approx_k, "at least 1 projection"));
+            return Err(Error::param(
+                "approx_k",
+                opts.approx_k,
+                "at least 1 projection",
+            ));
         }
         if !(opts.approx_tol > 0.0 && opts.approx_tol < 1.0) {
             return Err(Error::param(
@@ -98,14 +102,20 @@ impl ResistanceSketch {
         let n = g.n();
         let k = opts.approx_k;
         let (comp, _, members) = components(g);
-        let cond = g.weights().map(|w| w.iter().map(|x| 1.0 / x).collect::<Vec<_>>());
+        let cond = g
+            .weights()
+            .map(|w| w.iter().map(|x| 1.0 / x).collect::<Vec<_>>());
         let deg: Vec<f64> = (0..n)
             .map(|u| {
                 let (lo, hi) = (g.offsets()[u], g.offsets()[u + 1]);
-                cond.as_ref().map_or((hi - lo) as f64, |c| c[lo..hi].iter().sum())
+                cond.as_ref()
+                    .map_or((hi - lo) as f64, |c| c[lo..hi].iter().sum())
             })
             .collect();
-        let inv_deg = deg.iter().map(|&d| if d > 0.0 { 1.0 / d } else { 0.0 }).collect();
+        let inv_deg = deg
+            .iter()
+            .map(|&d| if d > 0.0 { 1.0 / d } else { 0.0 })
+            .collect();
         let lap = Laplacian {
             offsets: g.offsets(),
             targets: g.targets(),
@@ -115,8 +125,10 @@ impl ResistanceSketch {
         };
         // Each edge once (u < v) with √conductance, in CSR order: the order
         // in which the signs are drawn.
-        let edges: Vec<(u32, u32, f64)> =
-            g.edges().map(|(u, v, w)| (u, v, (1.0 / w).sqrt())).collect();
+        let edges: Vec<(u32, u32, f64)> = g
+            .edges()
+            .map(|(u, v, w)| (u, v, (1.0 / w).sqrt()))
+            .collect();
         let scale = 1.0 / (k as f64).sqrt();
         let blocks: Vec<usize> = (0..k).step_by(BLOCK).collect();
         let solved: Vec<Result<Vec<f32>>> = blocks
@@ -131,7 +143,11 @@ impl ResistanceSketch {
                         if e % 64 == 0 {
                             bits = rng.next_u64();
                         }
-                        let x = if bits >> (e % 64) & 1 == 1 { s * scale } else { -s * scale };
+                        let x = if bits >> (e % 64) & 1 == 1 {
+                            s * scale
+                        } else {
+                            -s * scale
+                        };
                         b[u as usize * BLOCK + r] += x;
                         b[v as usize * BLOCK + r] -= x;
                     }
@@ -140,8 +156,8 @@ impl ResistanceSketch {
                 let mut out = vec![0.0f32; rows * n];
                 for r in 0..rows {
                     for list in &members {
-                        let mean =
-                            list.iter().map(|&v| x[v as usize * BLOCK + r]).sum::<f64>() / list.len() as f64;
+                        let mean = list.iter().map(|&v| x[v as usize * BLOCK + r]).sum::<f64>()
+                            / list.len() as f64;
                         for &v in list {
                             out[r * n + v as usize] = (x[v as usize * BLOCK + r] - mean) as f32;
                         }

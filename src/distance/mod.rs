@@ -158,9 +158,7 @@ impl<'g> Distances<'g> {
             DistanceKind::Hop => Engine::Hop,
             DistanceKind::Weighted => Engine::Weighted,
             DistanceKind::Resistance => Engine::Resistance(ExactResistance::new(graph, opts)?),
-            DistanceKind::ResistanceApprox => {
-                Engine::Approx(ResistanceSketch::new(graph, opts)?)
-            }
+            DistanceKind::ResistanceApprox => Engine::Approx(ResistanceSketch::new(graph, opts)?),
         };
         Ok(Distances {
             graph,

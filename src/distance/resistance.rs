@@ -136,7 +136,11 @@ impl ExactResistance {
                 m[(lu, lu)] += c;
             }
         }
-        let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(nc, par, Default::default()));
+        let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(
+            nc,
+            par,
+            Default::default(),
+        ));
         cholesky_in_place(
             m.as_mut(),
             Default::default(),
@@ -196,7 +200,10 @@ impl ExactResistance {
             return f64::INFINITY;
         }
         let comp = &self.comps[c as usize];
-        let (a, b) = (self.local[u as usize] as usize, self.local[v as usize] as usize);
+        let (a, b) = (
+            self.local[u as usize] as usize,
+            self.local[v as usize] as usize,
+        );
         (comp.diag[a] + comp.diag[b] - 2.0 * comp.inv[(a, b)]).max(0.0)
     }
 }
