@@ -91,7 +91,7 @@ def main():
 
     def report(key, secs, extra=""):
         res[key] = secs
-        print(f"  {key:<38} {secs:10.4f} s {extra}")
+        print(f"  {key:<38} {secs:12.6f} s {extra}")
 
     rng = np.random.default_rng(1)
     sources = rng.integers(0, n, size=min(a.sources, n))
