@@ -38,8 +38,8 @@
 //! matters: at tol 1e-3 the facebook median rises to 5.1 %.
 //!
 //! Cost: on a Barabási–Albert graph with 200k nodes and 1M edges the sketch
-//! at the defaults took 83 s on 2 (shared, loaded) cores, peak RSS 0.6 GB;
-//! one owner row then costs O(k·N) (66 ms).
+//! at the defaults took 34 s (83 s under heavy load) on 2 shared cores, peak
+//! RSS 0.6 GB; one owner row then costs O(k·N) (23 ms).
 
 use super::DistanceOptions;
 use super::resistance::components;
