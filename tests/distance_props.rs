@@ -324,7 +324,7 @@ fn sketch_error_within_documented_bounds() {
 fn sketch_is_reproducible_across_thread_counts() {
     let g = geometric(80, 0.2, 9, true);
     let opts = DistanceOptions {
-        approx_k: 40,
+        approx_k: 37, // not a multiple of the 8-row block
         ..Default::default()
     };
     let row_with = |threads: usize, seed: u64| {
