@@ -142,8 +142,10 @@ fn jumps_for_one_owner_and_ego_owner_checks() {
 fn default_figures_skip_absent_inputs() {
     let dir = scratch("defaults");
     write_run(&dir);
-    std::fs::remove_file(dir.join("coalition.csv")).unwrap();
     std::fs::remove_file(dir.join("paths.csv")).unwrap();
+    // A header without rows counts as absent (e.g. no jumps in an
+    // independent-only run).
+    std::fs::write(dir.join("coalition.csv"), "owner,coalition\n").unwrap();
     let written = plot::draw_default_figures(&dir, &Kind::ALL).unwrap();
     let names: Vec<String> = written
         .iter()

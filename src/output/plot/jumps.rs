@@ -604,7 +604,7 @@ impl JumpsFigure {
         let mut lo = e[0];
         let mut hi = e[e.len() - 1];
         for t in &self.traces {
-            for &(d, _) in &t.steps {
+            for &(d, _) in t.steps.iter().filter(|p| p.0.is_finite()) {
                 lo = lo.min(d);
                 hi = hi.max(d);
             }
