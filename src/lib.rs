@@ -14,6 +14,7 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 pub mod cli;
+pub mod collusion;
 pub mod distance;
 pub mod epsilon;
 pub mod error;
@@ -23,6 +24,7 @@ pub mod output;
 pub mod post;
 pub mod process;
 pub mod rng;
+pub mod sim;
 pub mod values;
 
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};

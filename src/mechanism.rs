@@ -154,6 +154,14 @@ impl NoiseModel {
     }
 }
 
+impl NoiseModel {
+    /// σ of the Gaussian mechanism at privacy level `eps` (analytic Gaussian
+    /// mechanism of Balle & Wang 2018, ℓ2 sensitivity Δ, this model's δ).
+    pub fn gaussian_sigma(&self, eps: f64) -> Result<f64> {
+        crate::process::Calibration::Analytic.sigma(eps, self.delta, self.sensitivity)
+    }
+}
+
 /// Samples the owner's lazy path covering levels `[eps_lo, eps_hi]` (privacy
 /// levels; the path itself is over ε/Δ) into `path`.
 pub fn sample_owner_path<R: Rng + ?Sized>(

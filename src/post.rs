@@ -60,7 +60,7 @@ impl std::str::FromStr for Post {
                     .map_err(|_| {
                         Error::param("--post", spec, "clamp:LO,HI with numbers LO ≤ HI")
                     })?;
-                if v.len() != 2 || !(v[0] <= v[1]) || v.iter().any(|x| x.is_nan()) {
+                if v.len() != 2 || v.iter().any(|x| x.is_nan()) || v[0] > v[1] {
                     return Err(Error::param(
                         "--post",
                         spec,

@@ -8,6 +8,7 @@ mod info;
 mod path;
 mod plot;
 mod relax;
+mod simulate;
 
 pub use common::Output;
 
@@ -29,6 +30,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Simulate(Box<simulate::SimulateArgs>),
     Path(path::PathArgs),
     Generate(generate::GenerateArgs),
     Info(info::InfoArgs),
@@ -40,6 +42,7 @@ pub enum Command {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Simulate(a) => simulate::run(*a),
         Command::Path(a) => path::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Info(a) => info::run(a),

@@ -177,10 +177,10 @@ impl NoisePath {
         self.eps.len().saturating_sub(1)
     }
 
-    /// Lowest level covered.
+    /// Lowest level covered (NaN for a path never sampled).
     #[inline]
     pub fn eps_lo(&self) -> f64 {
-        self.eps[0]
+        self.eps.first().copied().unwrap_or(f64::NAN)
     }
 
     /// Highest level covered.
@@ -223,6 +223,7 @@ impl NoisePath {
     }
 
     /// `V_eps` (O(log k)); see [`NoisePath::index_at`] for out-of-range levels.
+    /// Panics on a path that was never sampled ([`NoisePath::is_empty`]).
     #[inline]
     pub fn value_at(&self, eps: f64) -> &[f64] {
         self.value(self.index_at(eps))

@@ -69,6 +69,9 @@ fn uniform_direction<R: Rng + ?Sized>(out: &mut [f64], rng: &mut R) {
 /// `sqrt(W)·N(0, 2/e² I)`, W ~ Exp(1) (memo §2).
 #[inline]
 pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R) {
+    if v.is_empty() {
+        return;
+    }
     match norm {
         Norm::L1 => {
             let i = if v.len() == 1 {
@@ -88,8 +91,9 @@ pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R)
 }
 
 /// Continues the backward walk from level `e_start`, where the path has value
-/// `v`, down to `e_stop` (exclusive). For each jump at level `e` it updates `v`
-/// and calls `on_jump(e, v)` with the value that holds just below `e`.
+/// `v`, down to `e_stop` (exclusive; `0 < e_stop ≤ e_start`). For each jump at
+/// level `e` it updates `v` and calls `on_jump(e, v)` with the value that holds
+/// just below `e`; the levels passed are strictly decreasing.
 /// Backward increments are independent of the value at `e_start` (memo §1a),
 /// so this extends any exact path below its bottom.
 pub fn walk_down<R: Rng + ?Sized>(
@@ -100,12 +104,28 @@ pub fn walk_down<R: Rng + ?Sized>(
     rng: &mut R,
     mut on_jump: impl FnMut(f64, &[f64]),
 ) {
+    if v.is_empty() {
+        return;
+    }
     let rate = norm.jump_rate(v.len());
     let mut e = e_start;
     loop {
         // Gap in ln ε ~ Exp(rate).
-        e *= (-exp1(rng) / rate).exp();
-        if e <= e_stop {
+        let next = e * (-exp1(rng) / rate).exp();
+        // `!(next > e_stop)` also stops on a NaN bound instead of looping.
+        if !(next > e_stop) {
+            return;
+        }
+        // A gap below half an ulp (probability ~1e−16 per jump) would repeat
+        // the level and break the strictly ascending breakpoint list: place
+        // the jump one ulp lower instead (next > e_stop > 0, so e is positive
+        // and finite and the bit decrement is the next float down).
+        e = if next < e {
+            next
+        } else {
+            f64::from_bits(e.to_bits() - 1)
+        };
+        if !(e > e_stop) {
             return;
         }
         add_jump(norm, e, v, rng);

@@ -1,0 +1,190 @@
+//! Streaming aggregation of squared errors per mechanism and distance bucket.
+//!
+//! Answers of one owner share one path, so they are not independent: the
+//! standard error of a bucket's MSE treats owners as clusters. For the ratio
+//! estimator R = ΣS_o / Σc_o (S_o: owner o's sum of squared errors in the
+//! bucket, c_o its count), Var R ≈ K/(K−1) · Σ_o (S_o − R c_o)² / (Σ c_o)²,
+//! computed from the running sums ΣS², ΣSc, Σc².
+
+use serde::Serialize;
+
+/// Running sums for one (mechanism, bucket).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BucketAcc {
+    /// Responses.
+    pub count: u64,
+    /// Owners with at least one response here.
+    pub owners: u64,
+    /// Σ ε over responses.
+    pub sum_eps: f64,
+    /// Σ ‖y − u‖² over responses.
+    pub sum_sq: f64,
+    /// Σ theoretical E‖y − u‖² over responses.
+    pub sum_theory: f64,
+    /// Σ_o S_o².
+    pub sum_s2: f64,
+    /// Σ_o S_o·c_o.
+    pub sum_sc: f64,
+    /// Σ_o c_o².
+    pub sum_c2: f64,
+    /// Post-processed answers equal to u (all coordinates).
+    pub post_exact: u64,
+    /// Σ ‖post(y) − u‖².
+    pub post_sq: f64,
+}
+
+impl BucketAcc {
+    /// Adds another accumulator (merge in a fixed order for reproducibility).
+    pub fn merge(&mut self, o: &BucketAcc) {
+        self.count += o.count;
+        self.owners += o.owners;
+        self.sum_eps += o.sum_eps;
+        self.sum_sq += o.sum_sq;
+        self.sum_theory += o.sum_theory;
+        self.sum_s2 += o.sum_s2;
+        self.sum_sc += o.sum_sc;
+        self.sum_c2 += o.sum_c2;
+        self.post_exact += o.post_exact;
+        self.post_sq += o.post_sq;
+    }
+
+    /// Empirical MSE.
+    pub fn mse(&self) -> f64 {
+        self.sum_sq / self.count as f64
+    }
+
+    /// Owner-clustered standard error of [`BucketAcc::mse`] (NaN with < 2 owners).
+    pub fn mse_se(&self) -> f64 {
+        if self.owners < 2 {
+            return f64::NAN;
+        }
+        let c = self.count as f64;
+        let r = self.mse();
+        let k = self.owners as f64;
+        let ss = (self.sum_s2 - 2.0 * r * self.sum_sc + r * r * self.sum_c2).max(0.0);
+        (k / (k - 1.0) * ss).sqrt() / c
+    }
+}
+
+/// One owner's contribution to one bucket, folded into a [`BucketAcc`] at the
+/// end of the owner.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OwnerCell {
+    /// Responses.
+    pub count: u64,
+    /// Σ ε.
+    pub sum_eps: f64,
+    /// Σ squared error.
+    pub sum_sq: f64,
+    /// Σ theory.
+    pub sum_theory: f64,
+    /// Post-processed exact answers.
+    pub post_exact: u64,
+    /// Σ post-processed squared error.
+    pub post_sq: f64,
+}
+
+impl OwnerCell {
+    /// Folds this owner's cell into the bucket.
+    pub fn fold_into(&self, acc: &mut BucketAcc) {
+        if self.count == 0 {
+            return;
+        }
+        let c = self.count as f64;
+        acc.count += self.count;
+        acc.owners += 1;
+        acc.sum_eps += self.sum_eps;
+        acc.sum_sq += self.sum_sq;
+        acc.sum_theory += self.sum_theory;
+        acc.sum_s2 += self.sum_sq * self.sum_sq;
+        acc.sum_sc += self.sum_sq * c;
+        acc.sum_c2 += c * c;
+        acc.post_exact += self.post_exact;
+        acc.post_sq += self.post_sq;
+    }
+}
+
+/// Accumulators for every bucket of one mechanism; grows as buckets appear.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    /// Per bucket index.
+    pub buckets: Vec<BucketAcc>,
+}
+
+impl Table {
+    /// Mutable accumulator of bucket `b`, growing the table if needed.
+    pub fn at(&mut self, b: usize) -> &mut BucketAcc {
+        if b >= self.buckets.len() {
+            self.buckets.resize(b + 1, BucketAcc::default());
+        }
+        &mut self.buckets[b]
+    }
+
+    /// Adds another table bucket by bucket.
+    pub fn merge(&mut self, o: &Table) {
+        for (b, acc) in o.buckets.iter().enumerate() {
+            self.at(b).merge(acc);
+        }
+    }
+
+    /// Sum over all buckets.
+    pub fn total(&self) -> BucketAcc {
+        let mut t = BucketAcc::default();
+        for b in &self.buckets {
+            t.merge(b);
+        }
+        t
+    }
+}
+
+/// One row of `by_distance.csv`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BucketRow {
+    /// Mechanism name.
+    pub mechanism: String,
+    /// Lower edge of the bucket (= upper for integer distances).
+    pub distance_lo: f64,
+    /// Upper edge.
+    pub distance_hi: f64,
+    /// Responses.
+    pub count: u64,
+    /// Mean ε.
+    pub mean_eps: f64,
+    /// Empirical MSE (before post-processing).
+    pub mse: f64,
+    /// Owner-clustered standard error of `mse`.
+    pub mse_se: f64,
+    /// Mean theoretical MSE over the same responses.
+    pub mse_theory: f64,
+    /// Share of post-processed answers equal to u (when `--post` is set).
+    pub post_exact: Option<f64>,
+    /// MSE after post-processing (when `--post` is set).
+    pub post_mse: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clustered_se_matches_direct_formula() {
+        // Three owners with (S, c) = (2, 1), (9, 3), (1, 2).
+        let mut acc = BucketAcc::default();
+        for (s, c) in [(2.0, 1), (9.0, 3), (1.0, 2)] {
+            OwnerCell {
+                count: c,
+                sum_sq: s,
+                ..Default::default()
+            }
+            .fold_into(&mut acc);
+        }
+        let r: f64 = 12.0 / 6.0;
+        let direct: f64 = [(2.0, 1.0), (9.0, 3.0), (1.0, 2.0)]
+            .iter()
+            .map(|(s, c): &(f64, f64)| (s - r * c).powi(2))
+            .sum();
+        let expect = (1.5 * direct).sqrt() / 6.0;
+        assert_eq!(acc.mse(), 2.0);
+        assert!((acc.mse_se() - expect).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,1078 @@
+//! The runner: owners in parallel (rayon over fixed chunks), per-worker reusable
+//! buffers, streaming aggregation. Memory stays O(N + M + jumps): one distance
+//! row per worker, never an N×N matrix. Chunks have a fixed size and their
+//! partial sums are merged in chunk order, so results do not depend on the
+//! number of threads.
+
+use super::aggregate::{BucketAcc, BucketRow, OwnerCell, Table};
+use super::config::{OwnerSpec, SimConfig, Unreachable};
+use crate::distance::{Distances, Workspace};
+use crate::epsilon::EpsilonMap;
+use crate::graph::Graph;
+use crate::mechanism::{Mechanism, NoiseModel, brownian_at, independent_noise, sample_owner_path};
+use crate::output::write_f64;
+use crate::post::Post;
+use crate::process::laplace::laplace;
+use crate::process::{NoisePath, Norm};
+use crate::rng::{PrivRng, Purpose, rng_for};
+use crate::values::{ValueSpec, Values};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::sync::Mutex;
+
+/// Owners per chunk: one 64-source bit-parallel BFS batch.
+const CHUNK: usize = 64;
+
+/// How distances are bucketed in `by_distance.csv`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Buckets {
+    /// One bucket per integer distance (hop); bucket 0 holds unreachable members.
+    Integer,
+    /// `k` equal-width bins over `[lo, lo + k·width]`; bucket `k` holds unreachable members.
+    Bins { lo: f64, width: f64, k: usize },
+}
+
+impl Buckets {
+    #[inline]
+    fn index(&self, d: f64) -> usize {
+        match *self {
+            Buckets::Integer => {
+                if d.is_finite() {
+                    d as usize
+                } else {
+                    0
+                }
+            }
+            Buckets::Bins { lo, width, k } => {
+                if !d.is_finite() {
+                    k
+                } else if width > 0.0 {
+                    (((d - lo) / width) as usize).min(k - 1)
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    fn edges(&self, b: usize) -> (f64, f64) {
+        match *self {
+            Buckets::Integer if b == 0 => (f64::INFINITY, f64::INFINITY),
+            Buckets::Integer => (b as f64, b as f64),
+            Buckets::Bins { k, .. } if b == k => (f64::INFINITY, f64::INFINITY),
+            Buckets::Bins { lo, width, .. } => (lo + b as f64 * width, lo + (b + 1) as f64 * width),
+        }
+    }
+}
+
+/// A validated, resolved simulation: graph, distances, owners, values, map.
+pub struct Plan<'a> {
+    /// The configuration it was built from.
+    pub config: SimConfig,
+    /// The network.
+    pub graph: &'a Graph,
+    /// Prepared distance routine.
+    pub distances: &'a Distances<'a>,
+    /// Owners in output order.
+    pub owners: Vec<u32>,
+    /// Resolved privacy map (range maps resolved on the observed distances).
+    pub map: EpsilonMap,
+    /// Noise law.
+    pub model: NoiseModel,
+    /// Private values.
+    pub values: Values,
+    /// Post-processing.
+    pub post: Post,
+    /// Mechanisms to run, in output order.
+    pub mechanisms: Vec<Mechanism>,
+    /// Bucketing of distances.
+    pub buckets: Buckets,
+    /// Smallest and largest finite distance from an owner to a member.
+    pub observed: (f64, f64),
+}
+
+/// Optional per-row outputs, written in owner order as the run streams.
+#[derive(Default)]
+pub struct Sinks<'w> {
+    /// `jumps.csv`.
+    pub jumps: Option<&'w mut dyn Write>,
+    /// `owners.csv`.
+    pub owners: Option<&'w mut dyn Write>,
+    /// `paths.csv`.
+    pub paths: Option<&'w mut dyn Write>,
+    /// `ego.csv`.
+    pub ego: Option<&'w mut dyn Write>,
+    /// `responses.csv`.
+    pub responses: Option<&'w mut dyn Write>,
+}
+
+/// Totals of a run (echoed in `summary.json`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Counts {
+    /// Owners simulated.
+    pub owners: u64,
+    /// Owners with no reachable member (nothing to answer).
+    pub owners_without_recipients: u64,
+    /// Answers per mechanism.
+    pub responses: u64,
+    /// Unreachable members skipped (per mechanism run once).
+    pub skipped_unreachable: u64,
+    /// Jumps of all correlated paths.
+    pub jumps: u64,
+    /// Expected jumps: Σ_owners rate · ln(ε_hi/ε_lo).
+    pub jumps_expected: f64,
+}
+
+/// Overall accuracy of one mechanism.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MechanismTotal {
+    /// Mechanism name.
+    pub mechanism: String,
+    /// Responses.
+    pub responses: u64,
+    /// Empirical MSE over all responses.
+    pub mse: f64,
+    /// Mean theoretical MSE over the same responses.
+    pub mse_theory: f64,
+}
+
+/// What a run produces in memory.
+#[derive(Clone, Debug)]
+pub struct SimResult {
+    /// `by_distance.csv` rows.
+    pub rows: Vec<BucketRow>,
+    /// Per-mechanism totals.
+    pub totals: Vec<MechanismTotal>,
+    /// Counts.
+    pub counts: Counts,
+}
+
+impl<'a> Plan<'a> {
+    /// Validates the configuration and resolves owners, values and the map
+    /// (a `range:` map and continuous buckets need one pass over the owners'
+    /// distances first).
+    pub fn new(
+        config: &SimConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+    ) -> Result<Plan<'a>> {
+        let model = NoiseModel::new(config.dim, config.norm, config.sensitivity, config.delta)?;
+        let post: Post = config.post.parse()?;
+        let map = EpsilonMap::parse(&config.eps)?.with_clamp(config.eps_min, config.eps_max)?;
+        if config.unreachable == Unreachable::Floor && config.eps_min.is_none() {
+            return Err(Error::param(
+                "--unreachable",
+                "floor",
+                "--eps-min too (unreachable members are answered at --eps-min)",
+            ));
+        }
+        if config.bins == 0 {
+            return Err(Error::param("--bins", 0, "an integer ≥ 1"));
+        }
+        let owners = select_owners(config, graph)?;
+        let vspec: ValueSpec = config.values.parse()?;
+        let values = Values::resolve(&vspec, graph, &config.graph, config.dim, config.seed)?;
+        let integer = distances.is_integer();
+        let observed = if map.needs_resolution() || !integer {
+            observed_range(distances, &owners)
+        } else {
+            (f64::NAN, f64::NAN)
+        };
+        let map = if map.needs_resolution() {
+            if !observed.0.is_finite() {
+                return Err(Error::Unsupported(
+                    "no owner reaches any member: a range: map needs at least one finite distance"
+                        .into(),
+                ));
+            }
+            map.resolve(observed.0, observed.1)?
+        } else {
+            map
+        };
+        let buckets = if integer {
+            Buckets::Integer
+        } else {
+            let (lo, hi) = if observed.0.is_finite() {
+                observed
+            } else {
+                (0.0, 1.0)
+            };
+            Buckets::Bins {
+                lo,
+                width: (hi - lo) / config.bins as f64,
+                k: config.bins,
+            }
+        };
+        Ok(Plan {
+            config: config.clone(),
+            graph,
+            distances,
+            owners,
+            map,
+            model,
+            values,
+            post,
+            mechanisms: config.mechanism.mechanisms().to_vec(),
+            buckets,
+            observed,
+        })
+    }
+}
+
+/// Owners from the `--owners` spec: all (index order), a seeded sample
+/// (ascending index), or a list (given order).
+fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
+    let n = graph.n();
+    match config.owners.parse::<OwnerSpec>()? {
+        OwnerSpec::All => Ok((0..n as u32).collect()),
+        OwnerSpec::Sample(k) => {
+            if k > n {
+                return Err(Error::param(
+                    "--owners",
+                    k,
+                    format!("at most the number of nodes ({n})"),
+                ));
+            }
+            // Partial Fisher–Yates on a seeded generator.
+            use rand::RngExt;
+            let mut rng = rng_for(config.seed, 0, 0, Purpose::OwnerSample);
+            let mut idx: Vec<u32> = (0..n as u32).collect();
+            for i in 0..k {
+                let j = rng.random_range(i..n);
+                idx.swap(i, j);
+            }
+            let mut s = idx[..k].to_vec();
+            s.sort_unstable();
+            Ok(s)
+        }
+        OwnerSpec::List(ids) => {
+            let mut seen = std::collections::HashSet::new();
+            ids.iter()
+                .map(|id| {
+                    let i = graph
+                        .ids()
+                        .index_of(id)
+                        .ok_or_else(|| Error::param("--owners", id, "ids of nodes in the graph"))?;
+                    if !seen.insert(i) {
+                        return Err(Error::param("--owners", id, "each owner once"));
+                    }
+                    Ok(i)
+                })
+                .collect()
+        }
+    }
+}
+
+/// Smallest positive and largest finite distance from the owners to other nodes.
+fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
+    owners
+        .par_chunks(CHUNK)
+        .map_init(
+            || distances.workspace(),
+            |ws, chunk| {
+                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                distances.batch(chunk, ws, |i, row| {
+                    for (j, &d) in row.iter().enumerate() {
+                        if j as u32 != chunk[i] && d.is_finite() {
+                            lo = lo.min(d);
+                            hi = hi.max(d);
+                        }
+                    }
+                });
+                (lo, hi)
+            },
+        )
+        .reduce(
+            || (f64::INFINITY, f64::NEG_INFINITY),
+            |a, b| (a.0.min(b.0), a.1.max(b.1)),
+        )
+}
+
+/// Per-worker scratch, reused across owners.
+struct Scratch {
+    u: Vec<f64>,
+    y: Vec<f64>,
+    v: Vec<f64>,
+    path: NoisePath,
+    hist: Vec<u64>,
+    hop_unit: Vec<u32>,
+    unit_d: Vec<f64>,
+    unit_eps: Vec<f64>,
+    unit_count: Vec<u64>,
+    unit_bucket: Vec<usize>,
+    unit_node: Vec<u32>,
+    unit_noise: Vec<f64>,
+    vars: Vec<f64>,
+    order: Vec<u32>,
+    cells: Vec<OwnerCell>,
+    touched: Vec<usize>,
+    recs: Vec<(u32, u32)>,
+    recs_owner: u32,
+    unit_sq: Vec<f64>,
+    unit_scale: Vec<f64>,
+    eps_cache: Vec<f64>,
+    sigma_cache: Vec<(f64, f64)>,
+}
+
+struct Worker {
+    ws: Workspace,
+    s: Scratch,
+}
+
+/// Which optional outputs are being written (skip formatting the rest).
+#[derive(Clone, Copy, Debug, Default)]
+struct Wants {
+    jumps: bool,
+    owners: bool,
+    paths: bool,
+    ego: bool,
+    responses: bool,
+}
+
+/// What one chunk of owners produces.
+struct ChunkOut {
+    tables: Vec<Table>,
+    counts: Counts,
+    jumps: String,
+    owners: String,
+    paths: String,
+    ego: String,
+    responses: String,
+}
+
+const UNIT_NONE: u32 = u32::MAX;
+
+impl Plan<'_> {
+    fn new_worker(&self) -> Worker {
+        let n = self.model.dim;
+        Worker {
+            ws: self.distances.workspace(),
+            s: Scratch {
+                u: vec![0.0; n],
+                y: vec![0.0; n],
+                v: vec![0.0; n],
+                path: NoisePath::empty(n),
+                hist: Vec::new(),
+                hop_unit: Vec::new(),
+                unit_d: Vec::new(),
+                unit_eps: Vec::new(),
+                unit_count: Vec::new(),
+                unit_bucket: Vec::new(),
+                unit_node: Vec::new(),
+                unit_noise: Vec::new(),
+                vars: Vec::new(),
+                order: Vec::new(),
+                cells: Vec::new(),
+                touched: Vec::new(),
+                recs: Vec::new(),
+                recs_owner: u32::MAX,
+                unit_sq: Vec::new(),
+                unit_scale: Vec::new(),
+                eps_cache: Vec::new(),
+                sigma_cache: Vec::new(),
+            },
+        }
+    }
+
+    /// Runs the simulation, streaming optional rows into `sinks` and calling
+    /// `progress(owners_done)` after each batch of chunks.
+    pub fn run(&self, sinks: &mut Sinks<'_>, progress: &dyn Fn(u64)) -> Result<SimResult> {
+        self.write_headers(sinks)?;
+        let wants = Wants {
+            jumps: sinks.jumps.is_some(),
+            owners: sinks.owners.is_some(),
+            paths: sinks.paths.is_some(),
+            ego: sinks.ego.is_some(),
+            responses: sinks.responses.is_some(),
+        };
+        let chunks: Vec<(usize, &[u32])> = self
+            .owners
+            .chunks(CHUNK)
+            .enumerate()
+            .map(|(i, c)| (i * CHUNK, c))
+            .collect();
+        let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+        let wave = (rayon::current_num_threads() * 4).max(1);
+        let mut tables: Vec<Table> = vec![Table::default(); self.mechanisms.len()];
+        let mut counts = Counts::default();
+        let mut done = 0u64;
+        for group in chunks.chunks(wave) {
+            let outs: Vec<Result<ChunkOut>> = group
+                .par_iter()
+                .map(|&(start, owners)| {
+                    let mut w = pool
+                        .lock()
+                        .ok()
+                        .and_then(|mut p| p.pop())
+                        .unwrap_or_else(|| self.new_worker());
+                    let r = self.process_chunk(&mut w, wants, start, owners);
+                    if let Ok(mut p) = pool.lock() {
+                        p.push(w);
+                    }
+                    r
+                })
+                .collect();
+            for out in outs {
+                let out = out?;
+                for (t, o) in tables.iter_mut().zip(&out.tables) {
+                    t.merge(o);
+                }
+                add_counts(&mut counts, &out.counts);
+                write_sink(&mut sinks.jumps, &out.jumps)?;
+                write_sink(&mut sinks.owners, &out.owners)?;
+                write_sink(&mut sinks.paths, &out.paths)?;
+                write_sink(&mut sinks.ego, &out.ego)?;
+                write_sink(&mut sinks.responses, &out.responses)?;
+            }
+            done += group.iter().map(|g| g.1.len() as u64).sum::<u64>();
+            progress(done);
+        }
+        counts.owners = self.owners.len() as u64;
+        Ok(self.finish(tables, counts))
+    }
+
+    fn finish(&self, tables: Vec<Table>, counts: Counts) -> SimResult {
+        let with_post = !self.post.is_none();
+        let mut rows = Vec::new();
+        let mut totals = Vec::new();
+        for (m, t) in self.mechanisms.iter().zip(&tables) {
+            // Finite buckets ascending, then the unreachable bucket (if any).
+            let mut order: Vec<usize> = (0..t.buckets.len())
+                .filter(|&b| self.buckets.edges(b).0.is_finite())
+                .collect();
+            order.extend((0..t.buckets.len()).filter(|&b| !self.buckets.edges(b).0.is_finite()));
+            for b in order {
+                let acc = &t.buckets[b];
+                if acc.count == 0 {
+                    continue;
+                }
+                let (lo, hi) = self.buckets.edges(b);
+                rows.push(bucket_row(m.name(), lo, hi, acc, with_post));
+            }
+            let tot = t.total();
+            totals.push(MechanismTotal {
+                mechanism: m.name().into(),
+                responses: tot.count,
+                mse: tot.mse(),
+                mse_theory: tot.sum_theory / tot.count as f64,
+            });
+        }
+        SimResult {
+            rows,
+            totals,
+            counts,
+        }
+    }
+
+    fn write_headers(&self, sinks: &mut Sinks<'_>) -> Result<()> {
+        let n = self.model.dim;
+        let vcols: String = (1..=n).map(|i| format!(",v{i}")).collect();
+        let ycols: String = (1..=n).map(|i| format!(",y{i}")).collect();
+        write_sink(&mut sinks.jumps, "owner,eps,distance,jump_norm\n")?;
+        write_sink(
+            &mut sinks.owners,
+            "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n",
+        )?;
+        write_sink(&mut sinks.paths, &format!("owner,eps{vcols}\n"))?;
+        write_sink(&mut sinks.ego, "recipient,distance,eps,error_norm\n")?;
+        write_sink(
+            &mut sinks.responses,
+            &format!("owner,recipient,distance,eps,mechanism{ycols}\n"),
+        )
+    }
+
+    fn process_chunk(
+        &self,
+        w: &mut Worker,
+        wants: Wants,
+        start: usize,
+        owners: &[u32],
+    ) -> Result<ChunkOut> {
+        let mut out = ChunkOut {
+            tables: vec![Table::default(); self.mechanisms.len()],
+            counts: Counts::default(),
+            jumps: String::new(),
+            owners: String::new(),
+            paths: String::new(),
+            ego: String::new(),
+            responses: String::new(),
+        };
+        let Worker { ws, s } = w;
+        let mut err = None;
+        self.distances.batch(owners, ws, |i, row| {
+            if err.is_none() {
+                if let Err(e) = self.process_owner(s, wants, start + i, owners[i], row, &mut out) {
+                    err = Some(e);
+                }
+            }
+        });
+        match err {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// ε at an integer distance, cached per worker (the map is fixed).
+    fn eps_at_hop(&self, cache: &mut Vec<f64>, d: usize) -> f64 {
+        if d >= cache.len() {
+            let from = cache.len();
+            cache.extend((from..=d).map(|k| self.map.eps(k as f64)));
+        }
+        cache[d]
+    }
+
+    /// Collects the owner's recipients into units: one per distinct hop
+    /// distance (integer distances) or one per recipient.
+    fn build_units(
+        &self,
+        s: &mut Scratch,
+        owner: u32,
+        row: &[f64],
+        counts: &mut Counts,
+    ) -> Result<()> {
+        s.unit_d.clear();
+        s.unit_eps.clear();
+        s.unit_count.clear();
+        s.unit_bucket.clear();
+        s.unit_node.clear();
+        let floor = self.config.unreachable == Unreachable::Floor;
+        let eps_floor = self.map.eps_min().unwrap_or(f64::NAN);
+        let mut unreachable = 0u64;
+        if self.buckets == Buckets::Integer {
+            s.hist.iter_mut().for_each(|c| *c = 0);
+            for (j, &d) in row.iter().enumerate() {
+                if j as u32 == owner {
+                    continue;
+                }
+                if d.is_finite() {
+                    let k = d as usize;
+                    if k >= s.hist.len() {
+                        s.hist.resize(k + 1, 0);
+                    }
+                    s.hist[k] += 1;
+                } else {
+                    unreachable += 1;
+                }
+            }
+            s.hop_unit.clear();
+            s.hop_unit.resize(s.hist.len(), UNIT_NONE);
+            for k in 1..s.hist.len() {
+                if s.hist[k] > 0 {
+                    s.hop_unit[k] = s.unit_d.len() as u32;
+                    s.unit_d.push(k as f64);
+                    let e = self.eps_at_hop(&mut s.eps_cache, k);
+                    s.unit_eps.push(e);
+                    s.unit_count.push(s.hist[k]);
+                    s.unit_bucket.push(k);
+                }
+            }
+            if unreachable > 0 && floor {
+                s.unit_d.push(f64::INFINITY);
+                s.unit_eps.push(eps_floor);
+                s.unit_count.push(unreachable);
+                s.unit_bucket.push(0);
+            }
+        } else {
+            for (j, &d) in row.iter().enumerate() {
+                if j as u32 == owner {
+                    continue;
+                }
+                if !d.is_finite() {
+                    unreachable += 1;
+                    if !floor {
+                        continue;
+                    }
+                }
+                let e = if d.is_finite() {
+                    self.map.eps(d)
+                } else {
+                    eps_floor
+                };
+                s.unit_d.push(d);
+                s.unit_eps.push(e);
+                s.unit_count.push(1);
+                s.unit_bucket.push(self.buckets.index(d));
+                s.unit_node.push(j as u32);
+            }
+        }
+        if !floor {
+            counts.skipped_unreachable += unreachable;
+        }
+        if let Some((k, e)) = s
+            .unit_eps
+            .iter()
+            .enumerate()
+            .find(|(_, e)| !(e.is_finite() && **e > 0.0))
+        {
+            return Err(Error::param(
+                "--eps",
+                self.map.spec(),
+                format!(
+                    "a finite ε > 0 at every distance, got ε = {e} at distance {} (clamp with --eps-max/--eps-min)",
+                    s.unit_d[k]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The independent baseline when no per-answer output is needed: the same
+    /// draws in the same (node) order as the per-recipient route, summed per
+    /// unit, so the aggregates are bitwise identical either way.
+    fn independent_sums(&self, s: &mut Scratch, owner: u32, row: &[f64], rng: &mut PrivRng) {
+        let units = s.unit_eps.len();
+        let n = self.model.dim;
+        s.unit_sq.clear();
+        s.unit_sq.resize(units, 0.0);
+        s.unit_scale.clear();
+        s.unit_scale
+            .extend(s.unit_eps.iter().map(|&e| 1.0 / self.model.level(e)));
+        let l1 = self.model.norm == Norm::L1;
+        let Scratch {
+            unit_sq,
+            unit_scale,
+            unit_eps,
+            hop_unit,
+            unit_d,
+            v,
+            ..
+        } = s;
+        let mut draw = |k: usize| -> f64 {
+            if l1 {
+                let mut sq = 0.0;
+                for _ in 0..n {
+                    let x = laplace(rng, unit_scale[k]);
+                    sq += x * x;
+                }
+                sq
+            } else {
+                independent_noise(&self.model, unit_eps[k], rng, v);
+                v.iter().map(|x| x * x).sum()
+            }
+        };
+        if self.buckets == Buckets::Integer {
+            let floor_unit = (self.config.unreachable == Unreachable::Floor
+                && unit_d.last().is_some_and(|d| !d.is_finite()))
+            .then(|| units - 1);
+            for (j, &d) in row.iter().enumerate() {
+                if j as u32 == owner {
+                    continue;
+                }
+                let k = if d.is_finite() {
+                    hop_unit[d as usize] as usize
+                } else if let Some(f) = floor_unit {
+                    f
+                } else {
+                    continue;
+                };
+                unit_sq[k] += draw(k);
+            }
+        } else {
+            for k in 0..units {
+                unit_sq[k] += draw(k);
+            }
+        }
+        for k in 0..units {
+            let b = s.unit_bucket[k];
+            if b >= s.cells.len() {
+                s.cells.resize(b + 1, OwnerCell::default());
+            }
+            let cell = &mut s.cells[b];
+            if cell.count == 0 {
+                s.touched.push(b);
+            }
+            cell.count += s.unit_count[k];
+            cell.sum_sq += s.unit_sq[k];
+        }
+    }
+
+    /// Lists every answered recipient as (node, unit index), in node order,
+    /// once per owner.
+    fn collect_recipients(&self, s: &mut Scratch, owner: u32, row: &[f64]) {
+        if s.recs_owner == owner {
+            return;
+        }
+        s.recs.clear();
+        s.recs_owner = owner;
+        if self.buckets == Buckets::Integer {
+            let floor_unit = if self.config.unreachable == Unreachable::Floor
+                && s.unit_d.last().is_some_and(|d| !d.is_finite())
+            {
+                Some(s.unit_d.len() as u32 - 1)
+            } else {
+                None
+            };
+            for (j, &d) in row.iter().enumerate() {
+                if j as u32 == owner {
+                    continue;
+                }
+                if d.is_finite() {
+                    s.recs.push((j as u32, s.hop_unit[d as usize]));
+                } else if let Some(u) = floor_unit {
+                    s.recs.push((j as u32, u));
+                }
+            }
+        } else {
+            s.recs
+                .extend(s.unit_node.iter().enumerate().map(|(k, &j)| (j, k as u32)));
+        }
+    }
+
+    fn sigma(&self, cache: &mut Vec<(f64, f64)>, eps: f64) -> Result<f64> {
+        if let Some(&(_, sg)) = cache.iter().find(|(e, _)| *e == eps) {
+            return Ok(sg);
+        }
+        let sg = self.model.gaussian_sigma(eps)?;
+        if cache.len() < 64 {
+            cache.push((eps, sg));
+        }
+        Ok(sg)
+    }
+
+    fn process_owner(
+        &self,
+        s: &mut Scratch,
+        wants: Wants,
+        pos: usize,
+        owner: u32,
+        row: &[f64],
+        out: &mut ChunkOut,
+    ) -> Result<()> {
+        let n = self.model.dim;
+        let seed = self.config.seed;
+        self.values.value(owner, &mut s.u);
+        s.recs_owner = u32::MAX;
+        self.build_units(s, owner, row, &mut out.counts)?;
+        let label = self.graph.ids().label(owner);
+        let recipients: u64 = s.unit_count.iter().sum();
+        if recipients == 0 {
+            out.counts.owners_without_recipients += 1;
+            if wants.owners {
+                let _ = writeln!(out.owners, "{label},0,,,,,0,0");
+            }
+            return Ok(());
+        }
+        let eps_lo = s.unit_eps.iter().copied().fold(f64::INFINITY, f64::min);
+        let eps_hi = s.unit_eps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let units = s.unit_eps.len();
+        s.unit_noise.resize(units * n, 0.0);
+        let want_responses = wants.responses;
+        let want_ego = wants.ego && pos == 0;
+        let mut owner_jumps = 0u64;
+        let mut owner_expected = 0.0;
+        for (mi, &mech) in self.mechanisms.iter().enumerate() {
+            s.cells.clear();
+            let first = mi == 0;
+            match mech {
+                Mechanism::Correlated | Mechanism::Gaussian => {
+                    if mech == Mechanism::Correlated {
+                        let mut rng = rng_for(seed, owner as u64, 0, Purpose::Path);
+                        sample_owner_path(&self.model, eps_lo, eps_hi, &mut rng, &mut s.path)?;
+                        for k in 0..units {
+                            let v = s.path.value_at(self.model.level(s.unit_eps[k]));
+                            s.unit_noise[k * n..(k + 1) * n].copy_from_slice(v);
+                        }
+                        owner_jumps = s.path.num_jumps() as u64;
+                        owner_expected = self.model.norm.jump_rate(n) * (eps_hi / eps_lo).ln();
+                        if wants.jumps || (wants.paths && pos < self.config.path_owners) {
+                            self.record_path(s, wants, pos, &label.to_string(), out);
+                        }
+                    } else {
+                        s.vars.clear();
+                        for k in 0..units {
+                            let sg = self.sigma(&mut s.sigma_cache, s.unit_eps[k])?;
+                            s.vars.push(sg * sg);
+                        }
+                        let mut rng = rng_for(seed, owner as u64, 0, Purpose::Gaussian);
+                        brownian_at(n, &s.vars, &mut rng, &mut s.order, &mut s.unit_noise);
+                    }
+                    for k in 0..units {
+                        let c = s.unit_count[k];
+                        let e = s.unit_eps[k];
+                        let v = &s.unit_noise[k * n..(k + 1) * n];
+                        let theory = if mech == Mechanism::Gaussian {
+                            n as f64 * s.vars[k]
+                        } else {
+                            self.model.laplace_mse(e)
+                        };
+                        let b = s.unit_bucket[k];
+                        add_cell(
+                            &mut s.cells,
+                            &mut s.touched,
+                            b,
+                            c,
+                            e,
+                            v,
+                            theory,
+                            &s.u,
+                            &self.post,
+                            &mut s.y,
+                        );
+                    }
+                    if want_responses || (want_ego && first) {
+                        self.collect_recipients(s, owner, row);
+                        let lab = label.to_string();
+                        for &(j, k) in &s.recs {
+                            let k = k as usize;
+                            let v = &s.unit_noise[k * n..(k + 1) * n];
+                            let d = row[j as usize];
+                            if want_ego && first {
+                                ego_row(&mut out.ego, self, j, d, s.unit_eps[k], v);
+                            }
+                            if want_responses {
+                                response_row(
+                                    &mut out.responses,
+                                    self,
+                                    &lab,
+                                    j,
+                                    d,
+                                    s.unit_eps[k],
+                                    mech,
+                                    &s.u,
+                                    v,
+                                    &mut s.y,
+                                );
+                            }
+                        }
+                    }
+                }
+                Mechanism::Independent => {
+                    let mut rng = rng_for(seed, owner as u64, 0, Purpose::Independent);
+                    let record_ego = want_ego && first;
+                    if !want_responses && !record_ego && self.post.is_none() {
+                        self.independent_sums(s, owner, row, &mut rng);
+                    } else {
+                        self.collect_recipients(s, owner, row);
+                        let lab = label.to_string();
+                        for &(j, k) in &s.recs {
+                            let k = k as usize;
+                            let e = s.unit_eps[k];
+                            independent_noise(&self.model, e, &mut rng, &mut s.v);
+                            let b = s.unit_bucket[k];
+                            // ε and theory are added per unit below, exactly as for
+                            // the other mechanisms, so the columns agree bitwise.
+                            add_cell(
+                                &mut s.cells,
+                                &mut s.touched,
+                                b,
+                                1,
+                                0.0,
+                                &s.v,
+                                0.0,
+                                &s.u,
+                                &self.post,
+                                &mut s.y,
+                            );
+                            if record_ego {
+                                ego_row(&mut out.ego, self, j, row[j as usize], e, &s.v);
+                            }
+                            if want_responses {
+                                response_row(
+                                    &mut out.responses,
+                                    self,
+                                    &lab,
+                                    j,
+                                    row[j as usize],
+                                    e,
+                                    mech,
+                                    &s.u,
+                                    &s.v,
+                                    &mut s.y,
+                                );
+                            }
+                        }
+                    }
+                    for k in 0..units {
+                        let c = s.unit_count[k] as f64;
+                        let cell = &mut s.cells[s.unit_bucket[k]];
+                        cell.sum_eps += c * s.unit_eps[k];
+                        cell.sum_theory += c * self.model.laplace_mse(s.unit_eps[k]);
+                    }
+                }
+            }
+            // Fold this owner's cells into the chunk table.
+            for &b in &s.touched {
+                s.cells[b].fold_into(out.tables[mi].at(b));
+                s.cells[b] = OwnerCell::default();
+            }
+            s.touched.clear();
+            out.counts.responses += recipients;
+        }
+        out.counts.jumps += owner_jumps;
+        out.counts.jumps_expected += owner_expected;
+        if !wants.owners {
+            return Ok(());
+        }
+        let (dmin, dmax) = s
+            .unit_d
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &d| {
+                (a.min(d), b.max(d))
+            });
+        let o = &mut out.owners;
+        let _ = write!(o, "{label},{recipients},");
+        write_f64(o, dmin);
+        o.push(',');
+        write_f64(o, dmax);
+        o.push(',');
+        write_f64(o, eps_lo);
+        o.push(',');
+        write_f64(o, eps_hi);
+        let _ = write!(o, ",{owner_jumps},");
+        write_f64(o, owner_expected);
+        o.push('\n');
+        Ok(())
+    }
+}
+
+/// Adds `count` identical answers with noise `v` at level `eps` to bucket `b`
+/// of the owner's cells.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn add_cell(
+    cells: &mut Vec<OwnerCell>,
+    touched: &mut Vec<usize>,
+    b: usize,
+    count: u64,
+    eps: f64,
+    v: &[f64],
+    theory: f64,
+    u: &[f64],
+    post: &Post,
+    y: &mut [f64],
+) {
+    if b >= cells.len() {
+        cells.resize(b + 1, OwnerCell::default());
+    }
+    let cell = &mut cells[b];
+    if cell.count == 0 {
+        touched.push(b);
+    }
+    let c = count as f64;
+    let sq: f64 = v.iter().map(|x| x * x).sum();
+    cell.count += count;
+    cell.sum_eps += c * eps;
+    cell.sum_sq += c * sq;
+    cell.sum_theory += c * theory;
+    if !post.is_none() {
+        for ((yi, ui), vi) in y.iter_mut().zip(u).zip(v) {
+            *yi = ui + vi;
+        }
+        post.apply(y);
+        let psq: f64 = y.iter().zip(u).map(|(a, b)| (a - b) * (a - b)).sum();
+        if y == u {
+            cell.post_exact += count;
+        }
+        cell.post_sq += c * psq;
+    }
+}
+
+fn ego_row(out: &mut String, plan: &Plan<'_>, j: u32, d: f64, eps: f64, v: &[f64]) {
+    let _ = write!(out, "{},", plan.graph.ids().label(j));
+    write_f64(out, d);
+    out.push(',');
+    write_f64(out, eps);
+    out.push(',');
+    write_f64(out, plan.model.norm.norm_of(v));
+    out.push('\n');
+}
+
+#[allow(clippy::too_many_arguments)]
+fn response_row(
+    out: &mut String,
+    plan: &Plan<'_>,
+    owner: &str,
+    j: u32,
+    d: f64,
+    eps: f64,
+    mech: Mechanism,
+    u: &[f64],
+    v: &[f64],
+    y: &mut [f64],
+) {
+    for ((yi, ui), vi) in y.iter_mut().zip(u).zip(v) {
+        *yi = ui + vi;
+    }
+    plan.post.apply(y);
+    let _ = write!(out, "{owner},{},", plan.graph.ids().label(j));
+    write_f64(out, d);
+    out.push(',');
+    write_f64(out, eps);
+    let _ = write!(out, ",{mech}");
+    for &x in y.iter() {
+        out.push(',');
+        write_f64(out, x);
+    }
+    out.push('\n');
+}
+
+fn write_sink(sink: &mut Option<&mut dyn Write>, text: &str) -> Result<()> {
+    if let Some(w) = sink.as_mut() {
+        if !text.is_empty() {
+            w.write_all(text.as_bytes())
+                .map_err(|e| Error::io("<simulation output>", e))?;
+        }
+    }
+    Ok(())
+}
+
+fn add_counts(a: &mut Counts, b: &Counts) {
+    a.owners_without_recipients += b.owners_without_recipients;
+    a.responses += b.responses;
+    a.skipped_unreachable += b.skipped_unreachable;
+    a.jumps += b.jumps;
+    a.jumps_expected += b.jumps_expected;
+}
+
+fn bucket_row(mech: &str, lo: f64, hi: f64, acc: &BucketAcc, with_post: bool) -> BucketRow {
+    let c = acc.count as f64;
+    BucketRow {
+        mechanism: mech.into(),
+        distance_lo: lo,
+        distance_hi: hi,
+        count: acc.count,
+        mean_eps: acc.sum_eps / c,
+        mse: acc.mse(),
+        mse_se: acc.mse_se(),
+        mse_theory: acc.sum_theory / c,
+        post_exact: with_post.then(|| acc.post_exact as f64 / c),
+        post_mse: with_post.then(|| acc.post_sq / c),
+    }
+}
+
+impl Plan<'_> {
+    /// Writes the owner's path (paths.csv, first owners) and its jumps (jumps.csv).
+    fn record_path(&self, s: &Scratch, wants: Wants, pos: usize, label: &str, out: &mut ChunkOut) {
+        let delta = self.model.sensitivity;
+        for j in s.path.jumps().filter(|_| wants.jumps) {
+            let eps = j.eps * delta;
+            let _ = write!(out.jumps, "{label},");
+            write_f64(&mut out.jumps, eps);
+            out.jumps.push(',');
+            write_f64(&mut out.jumps, self.map.distance_at(eps));
+            out.jumps.push(',');
+            write_f64(&mut out.jumps, j.size(self.model.norm));
+            out.jumps.push('\n');
+        }
+        if wants.paths && pos < self.config.path_owners {
+            for (e, v) in s.path.breakpoints() {
+                let _ = write!(out.paths, "{label},");
+                write_f64(&mut out.paths, e * delta);
+                for &x in v {
+                    out.paths.push(',');
+                    write_f64(&mut out.paths, x);
+                }
+                out.paths.push('\n');
+            }
+        }
+    }
+}
+
+/// Runs a whole simulation from a configuration without writing files: loads
+/// nothing (the caller passes the graph and prepared distances).
+pub fn simulate(plan: &Plan<'_>) -> Result<SimResult> {
+    plan.run(&mut Sinks::default(), &|_| {})
+}

@@ -1,0 +1,287 @@
+//! `simulate --out DIR`: the whole run written into a staging directory that
+//! replaces DIR only when complete (an interrupted or failing run leaves no
+//! partial DIR).
+
+use super::aggregate::BucketRow;
+use super::config::SimConfig;
+use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
+use crate::distance::Distances;
+use crate::graph::GraphStats;
+use crate::graph::{LoadOptions, load_graph};
+use crate::output::{AtomicDir, write_f64};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How and where a run is written (options that do not change the numbers).
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// The directory was given explicitly (an existing non-empty one needs `force`).
+    pub explicit_out: bool,
+    /// Replace an existing non-empty output directory.
+    pub force: bool,
+    /// Draw the figures.
+    pub plots: bool,
+    /// Show a progress bar on a terminal.
+    pub progress: bool,
+}
+
+/// The resolved privacy map, as recorded in `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct MapSummary {
+    /// The `--eps` spec as given.
+    pub requested: String,
+    /// Canonical spec of the map used (a `range:` map as its `exp:` form).
+    pub spec: String,
+    /// `a` of the equivalent `exp:a,b` map, when there is one.
+    pub a: Option<f64>,
+    /// `b` of the equivalent `exp:a,b` map, when there is one.
+    pub b: Option<f64>,
+    /// Smallest observed owner-to-member distance (when it was needed).
+    pub observed_distance_min: Option<f64>,
+    /// Largest observed owner-to-member distance (when it was needed).
+    pub observed_distance_max: Option<f64>,
+}
+
+/// `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Always "privdiffuse".
+    pub tool: &'static str,
+    /// Crate version.
+    pub version: &'static str,
+    /// Everything needed to re-run (`--config summary.json`).
+    pub config: SimConfig,
+    /// The privacy map used.
+    pub eps_map: MapSummary,
+    /// The private values used (`auto` resolved).
+    pub values: String,
+    /// Graph statistics.
+    pub graph: GraphStats,
+    /// Counts of owners, responses, jumps.
+    pub counts: Counts,
+    /// Mean jumps per correlated path, empirical.
+    pub jumps_per_path: f64,
+    /// Mean jumps per correlated path, theory (rate · ln(ε_hi/ε_lo) averaged).
+    pub jumps_per_path_expected: f64,
+    /// Overall empirical vs theoretical MSE per mechanism.
+    pub mse: Vec<MechanismTotal>,
+}
+
+/// `timings.json` (kept apart so that every other file is a pure function of
+/// the configuration).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Worker threads.
+    pub threads: usize,
+    /// Seconds loading the graph.
+    pub load_s: f64,
+    /// Seconds preparing distances (factorisation/sketch).
+    pub distances_s: f64,
+    /// Seconds resolving owners, values and the map (incl. a distance pre-pass).
+    pub plan_s: f64,
+    /// Seconds simulating.
+    pub simulate_s: f64,
+    /// Seconds drawing figures.
+    pub plots_s: f64,
+    /// Total seconds.
+    pub total_s: f64,
+}
+
+impl MapSummary {
+    fn of(plan: &Plan<'_>) -> MapSummary {
+        let (a, b) = plan.map.exp_params().unzip();
+        let known = plan.observed.0.is_finite();
+        MapSummary {
+            requested: plan.config.eps.clone(),
+            spec: plan.map.spec(),
+            a,
+            b,
+            observed_distance_min: known.then_some(plan.observed.0),
+            observed_distance_max: known.then_some(plan.observed.1),
+        }
+    }
+}
+
+/// Builds the summary of a finished run.
+pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
+    let paths = (result.counts.owners - result.counts.owners_without_recipients).max(1) as f64;
+    let has_paths = plan
+        .mechanisms
+        .contains(&crate::mechanism::Mechanism::Correlated);
+    Summary {
+        tool: "privdiffuse",
+        version: env!("CARGO_PKG_VERSION"),
+        config: plan.config.clone(),
+        eps_map: MapSummary::of(plan),
+        values: plan.values.spec().to_string(),
+        graph: plan.graph.stats(),
+        counts: result.counts.clone(),
+        jumps_per_path: if has_paths {
+            result.counts.jumps as f64 / paths
+        } else {
+            0.0
+        },
+        jumps_per_path_expected: if has_paths {
+            result.counts.jumps_expected / paths
+        } else {
+            0.0
+        },
+        mse: result.totals.clone(),
+    }
+}
+
+/// Writes `by_distance.csv` rows.
+pub fn write_by_distance(w: &mut dyn Write, rows: &[BucketRow]) -> std::io::Result<()> {
+    let post = rows.first().is_some_and(|r| r.post_exact.is_some());
+    let mut s =
+        String::from("mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory");
+    if post {
+        s.push_str(",post_exact,post_mse");
+    }
+    s.push('\n');
+    for r in rows {
+        s.push_str(&r.mechanism);
+        for x in [r.distance_lo, r.distance_hi] {
+            s.push(',');
+            write_f64(&mut s, x);
+        }
+        s.push_str(&format!(",{}", r.count));
+        for x in [r.mean_eps, r.mse, r.mse_se, r.mse_theory] {
+            s.push(',');
+            write_f64(&mut s, x);
+        }
+        if post {
+            for x in [r.post_exact, r.post_mse] {
+                s.push(',');
+                write_f64(&mut s, x.unwrap_or(f64::NAN));
+            }
+        }
+        s.push('\n');
+    }
+    w.write_all(s.as_bytes())
+}
+
+fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
+    let p = dir.join(name);
+    let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
+    Ok(BufWriter::with_capacity(1 << 16, f))
+}
+
+fn finish(w: BufWriter<File>, name: &str) -> Result<()> {
+    w.into_inner()
+        .map_err(|e| Error::io(name, e.into_error()))?
+        .sync_all()
+        .map_err(|e| Error::io(name, e))
+}
+
+fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
+    let mut w = create(dir, name)?;
+    serde_json::to_writer_pretty(&mut w, value)
+        .map_err(|e| Error::io(dir.join(name), std::io::Error::other(e)))?;
+    w.write_all(b"\n")
+        .map_err(|e| Error::io(dir.join(name), e))?;
+    finish(w, name)
+}
+
+/// Checks that an explicit output directory may be written.
+pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
+    if explicit && !force && out.exists() {
+        let non_empty = std::fs::read_dir(out)
+            .map_err(|e| Error::io(out, e))?
+            .next()
+            .is_some();
+        if non_empty {
+            return Err(Error::param(
+                "--out",
+                out.display(),
+                "a new or empty directory (add --force to replace it)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Loads the graph, runs the simulation and writes every output into
+/// `opts.out` atomically. Returns the summary and timings.
+pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
+    check_out_dir(&opts.out, opts.explicit_out, opts.force)?;
+    let t0 = Instant::now();
+    let mut timings = Timings {
+        threads: rayon::current_num_threads(),
+        ..Default::default()
+    };
+    if config.graph == Path::new(super::config::DEFAULT_GRAPH) && !config.graph.exists() {
+        return Err(Error::Unsupported(format!(
+            "the default graph {} is not here: run from the privdiffuse repository root, or pass --graph PATH",
+            config.graph.display()
+        )));
+    }
+    let graph = load_graph(
+        &config.graph,
+        &LoadOptions {
+            directed: config.directed,
+            nodes_file: config.nodes.clone(),
+            ..LoadOptions::default()
+        },
+    )?;
+    timings.load_s = t0.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
+    timings.distances_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let plan = Plan::new(config, &graph, &distances)?;
+    timings.plan_s = t.elapsed().as_secs_f64();
+
+    let dir = AtomicDir::create(&opts.out)?;
+    let t = Instant::now();
+    let mut jumps = create(&dir, "jumps.csv")?;
+    let mut owners = create(&dir, "owners.csv")?;
+    let mut paths = create(&dir, "paths.csv")?;
+    let mut ego = create(&dir, "ego.csv")?;
+    let mut responses = if config.responses {
+        Some(create(&dir, "responses.csv")?)
+    } else {
+        None
+    };
+    let bar = crate::output::progress::bar(plan.owners.len() as u64, "owners", opts.progress);
+    let result = {
+        let mut sinks = Sinks {
+            jumps: Some(&mut jumps),
+            owners: Some(&mut owners),
+            paths: Some(&mut paths),
+            ego: Some(&mut ego),
+            responses: responses.as_mut().map(|w| w as &mut dyn Write),
+        };
+        plan.run(&mut sinks, &|done| bar.set_position(done))?
+    };
+    bar.finish_and_clear();
+    timings.simulate_s = t.elapsed().as_secs_f64();
+    finish(jumps, "jumps.csv")?;
+    finish(owners, "owners.csv")?;
+    finish(paths, "paths.csv")?;
+    finish(ego, "ego.csv")?;
+    if let Some(r) = responses {
+        finish(r, "responses.csv")?;
+    }
+    let mut bd = create(&dir, "by_distance.csv")?;
+    write_by_distance(&mut bd, &result.rows)
+        .map_err(|e| Error::io(dir.join("by_distance.csv"), e))?;
+    finish(bd, "by_distance.csv")?;
+    let summary = summarize(&plan, &result);
+    write_json(&dir, "summary.json", &summary)?;
+    if opts.plots {
+        let t = Instant::now();
+        // PLOTS-HOOK: figures are drawn here once the plot module lands.
+        timings.plots_s = t.elapsed().as_secs_f64();
+    }
+    timings.total_s = t0.elapsed().as_secs_f64();
+    write_json(&dir, "timings.json", &timings)?;
+    dir.commit()?;
+    Ok((summary, timings))
+}

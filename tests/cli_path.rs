@@ -1,0 +1,270 @@
+//! `privdiffuse path` end to end: CSV structure, round-trip numbers,
+//! determinism (seed, thread count, per-sample generators) and error handling.
+
+use privdiffuse::process::{Norm, PathSampler};
+use privdiffuse::rng::{Purpose, rng_for};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    run_env(args, &[])
+}
+
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
+    c.args(args).env_remove("RUST_BACKTRACE");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run privdiffuse")
+}
+
+fn stdout_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("UTF-8 output")
+}
+
+/// Rows as (sample, eps text, value texts).
+fn rows(csv: &str) -> Vec<(u64, String, Vec<String>)> {
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse().expect("sample index"),
+                f[1].to_string(),
+                f[2..].iter().map(|s| s.to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// A printed number parses to an f64 whose shortest form is the same text.
+fn assert_round_trip(text: &str) {
+    let x: f64 = text
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {text}"));
+    assert!(x.is_finite(), "{text}");
+    assert_eq!(format!("{x}"), text, "not the shortest round-trip form");
+}
+
+const BASE: [&str; 8] = [
+    "path", "--dim", "2", "--norm", "l2", "--eps-lo", "0.5", "--eps-hi",
+];
+
+fn base_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v: Vec<&str> = BASE.to_vec();
+    v.push("15");
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn breakpoint_rows_are_ascending_and_start_at_eps_lo() {
+    let out = stdout_ok(&base_args(&["--samples", "20", "--seed", "7"]));
+    assert_eq!(out.lines().next(), Some("sample,eps,v1,v2"));
+    let rows = rows(&out);
+    let mut prev: Option<(u64, f64)> = None;
+    let mut seen = Vec::new();
+    for (k, eps, v) in &rows {
+        assert_eq!(v.len(), 2);
+        assert_round_trip(eps);
+        v.iter().for_each(|t| assert_round_trip(t));
+        let e: f64 = eps.parse().unwrap();
+        assert!(e <= 15.0);
+        match prev {
+            Some((pk, pe)) if pk == *k => assert!(e > pe, "sample {k}: {pe} then {e}"),
+            _ => {
+                assert_eq!(eps, "0.5", "first row of sample {k}");
+                seen.push(*k);
+            }
+        }
+        prev = Some((*k, e));
+    }
+    assert_eq!(seen, (0..20).collect::<Vec<u64>>());
+    // ℓ2 n = 2 on [0.5, 15]: 3 ln 30 ≈ 10.2 jumps per path on average.
+    assert!(
+        rows.len() > 20 * 4,
+        "suspiciously few breakpoints: {}",
+        rows.len()
+    );
+}
+
+/// `--at` rows agree bit for bit with a lookup in the breakpoint listing of the
+/// same seed, and come in the requested order.
+#[test]
+fn at_rows_match_breakpoint_lookup() {
+    let bp = rows(&stdout_ok(&base_args(&["--samples", "30", "--seed", "3"])));
+    let at = stdout_ok(&base_args(&[
+        "--samples",
+        "30",
+        "--seed",
+        "3",
+        "--at",
+        "15,0.5,1,1.0,4.25",
+    ]));
+    assert_eq!(at.lines().next(), Some("sample,eps,v1,v2"));
+    let at = rows(&at);
+    assert_eq!(at.len(), 30 * 5);
+    let order = ["15", "0.5", "1", "1", "4.25"];
+    let mut equal_pairs = 0;
+    for (i, (k, eps, v)) in at.iter().enumerate() {
+        assert_eq!(*k, (i / 5) as u64);
+        assert_eq!(eps, order[i % 5]);
+        let q: f64 = eps.parse().unwrap();
+        // Value of the last breakpoint row of sample k with level ≤ q.
+        let expect = bp
+            .iter()
+            .filter(|(bk, be, _)| bk == k && be.parse::<f64>().unwrap() <= q)
+            .next_back()
+            .map(|(_, _, bv)| bv)
+            .expect("a breakpoint at or below q");
+        assert_eq!(v, expect, "sample {k} at {q}");
+        if i % 5 == 3 {
+            assert_eq!(v, &at[i - 1].2, "1 and 1.0 are the same level");
+        }
+        if i % 5 == 2 && v == &at[i - 1].2 {
+            equal_pairs += 1;
+        }
+    }
+    // P(V_0.5 = V_1) = (1/2)³ for ℓ2 n = 2: over 30 samples, mostly different.
+    assert!(equal_pairs < 30);
+}
+
+/// Sample k is the library path drawn from `rng_for(seed, k, 0, Path)`.
+#[test]
+fn each_sample_is_reproducible_alone() {
+    let at = rows(&stdout_ok(&base_args(&[
+        "--samples",
+        "5",
+        "--seed",
+        "11",
+        "--at",
+        "0.5,2",
+    ])));
+    let s = PathSampler::new(2, Norm::L2, 0.5, 15.0).unwrap();
+    for (k, eps, v) in at {
+        let p = s.sample(&mut rng_for(11, k, 0, Purpose::Path));
+        let want: Vec<String> = p
+            .value_at(eps.parse().unwrap())
+            .iter()
+            .map(|x| format!("{x}"))
+            .collect();
+        assert_eq!(v, want);
+    }
+}
+
+#[test]
+fn output_is_deterministic_and_thread_independent() {
+    // 10 000 samples span several parallel chunks.
+    let args = [
+        "path",
+        "--dim",
+        "1",
+        "--norm",
+        "l1",
+        "--eps-lo",
+        "0.5",
+        "--eps-hi",
+        "15",
+        "--samples",
+        "10000",
+        "--seed",
+        "5",
+    ];
+    let a = run_env(&args, &[("RAYON_NUM_THREADS", "1")]);
+    let b = run_env(&args, &[("RAYON_NUM_THREADS", "2")]);
+    let c = run_env(&args, &[("RAYON_NUM_THREADS", "2")]);
+    assert!(a.status.success() && b.status.success() && c.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(b.stdout, c.stdout);
+    let mut other = args.to_vec();
+    other[12] = "6";
+    assert_ne!(run(&other).stdout, a.stdout, "the seed must matter");
+}
+
+#[test]
+fn out_file_equals_stdout() {
+    let dir = std::env::temp_dir().join(format!("privdiffuse-cli-path-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("p.csv");
+    let f = file.to_str().unwrap();
+    let args = base_args(&["--samples", "50", "--at", "1,2"]);
+    let mut with_out = args.clone();
+    with_out.extend_from_slice(&["--out", f]);
+    let o = run(&with_out);
+    assert!(o.status.success());
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read(&file).unwrap(), run(&args).stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_give_one_line_usage_errors() {
+    let ok = |name: &str, v: &str| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5", "--eps-hi", "15",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        match a.iter().position(|x| x == name) {
+            Some(i) => a[i + 1] = v.to_string(),
+            None => {
+                a.push(name.to_string());
+                a.push(v.to_string());
+            }
+        }
+        a
+    };
+    let cases = [
+        ("--eps-lo", "0", "--eps-lo"),
+        ("--eps-lo", "-1", "--eps-lo"),
+        ("--eps-lo", "NaN", "--eps-lo"),
+        ("--eps-hi", "inf", "--eps-hi"),
+        ("--eps-hi", "abc", "--eps-hi"),
+        ("--eps-lo", "20", "--eps-lo"), // lo > hi
+        ("--dim", "0", "--dim"),
+        ("--dim", "two", "--dim"),
+        ("--norm", "l3", "--norm"),
+        ("--samples", "0", "--samples"),
+        ("--seed", "-4", "--seed"),
+        ("--at", "1,,2", "--at"),
+        ("--at", "1;2", "--at"),
+        ("--at", "0.1", "--at"),
+        ("--at", "16", "--at"),
+        ("--at", "NaN", "--at"),
+    ];
+    for (flag, value, name) in cases {
+        let args = ok(flag, value);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run(&argv);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(o.stdout.is_empty(), "{flag} {value}: wrote output");
+        assert_eq!(err.lines().count(), 1, "{flag} {value}: {err}");
+        assert!(err.starts_with("error:"), "{flag} {value}: {err}");
+        assert!(err.contains(name), "{flag} {value}: {err}");
+        assert!(err.contains(value), "{flag} {value}: {err}");
+        assert!(!err.contains("panicked"), "{flag} {value}: {err}");
+    }
+}
+
+#[test]
+fn version_names_the_crate_version() {
+    let o = run(&["--version"]);
+    assert!(o.status.success());
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains(env!("CARGO_PKG_VERSION")), "{s}");
+}
+
+#[test]
+fn help_explains_and_shows_an_example() {
+    let s = stdout_ok(&["path", "--help"]);
+    assert!(s.contains("lazy Laplace process"));
+    assert!(s.contains("privdiffuse path --dim 1 --norm l1"));
+}

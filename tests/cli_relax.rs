@@ -1,0 +1,210 @@
+//! `privdiffuse relax` end to end: output format, determinism, the accuracy
+//! table, state files and usage errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().arg("relax").args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "privdiffuse-cli-relax-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn csv_format_and_determinism() {
+    let o = run(&[
+        "--value", "1,-2", "--eps", "0.5,2,1", "--norm", "l2", "--seed", "7",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "trial,step,eps,y1,y2");
+    assert_eq!(lines.len(), 4);
+    for (i, (l, e)) in lines[1..].iter().zip(["0.5", "2", "1"]).enumerate() {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), 5);
+        assert_eq!(f[0], "0");
+        assert_eq!(f[1], i.to_string());
+        assert_eq!(f[2], e);
+        for x in &f[3..] {
+            assert!(x.parse::<f64>().unwrap().is_finite());
+        }
+    }
+    // Same arguments, same bytes; another seed, other numbers.
+    assert_eq!(
+        stdout(&run(&[
+            "--value", "1,-2", "--eps", "0.5,2,1", "--norm", "l2", "--seed", "7"
+        ])),
+        text
+    );
+    assert_ne!(
+        stdout(&run(&[
+            "--value", "1,-2", "--eps", "0.5,2,1", "--norm", "l2", "--seed", "8"
+        ])),
+        text
+    );
+    // Gaussian mechanism works too.
+    let o = run(&[
+        "--value",
+        "0",
+        "--eps",
+        "1,3",
+        "--mechanism",
+        "gaussian",
+        "--delta",
+        "1e-6",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 3);
+}
+
+#[test]
+fn trials_table_shows_no_loss_and_composition_loss() {
+    let dir = tmpdir("table");
+    let out = dir.join("r.csv");
+    let o = run(&[
+        "--value",
+        "0",
+        "--eps",
+        "0.5,1,2,4",
+        "--trials",
+        "4000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // With --out the table goes to stdout; the CSV has 4000 × 4 rows.
+    let csv = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4000 * 4);
+    let table = stdout(&o);
+    let rows: Vec<Vec<f64>> = table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim_start().starts_with("step"))
+        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    for r in &rows {
+        // columns: step eps mse optimum ratio comp_mse comp_theory comp_ratio
+        let (eps, ratio, comp_ratio) = (r[1], r[4], r[7]);
+        // The lazy release's MSE ratio: s.e. = sd(V²)/E V²/√T = √20/2/√4000 = 0.035.
+        assert!(
+            (ratio - 1.0).abs() < 6.0 * 0.035,
+            "ε={eps}: ratio {ratio}\n{table}"
+        );
+        if eps > 0.5 {
+            // Composition loses: theory 2, 2.67, 2.91 (s.e. of the ratio ≤ 0.035·3).
+            assert!(
+                comp_ratio > 1.5,
+                "ε={eps}: composition ratio {comp_ratio}\n{table}"
+            );
+            assert!(r[6] > r[3] * 1.9, "theory column\n{table}");
+        }
+    }
+    // Without --out the table goes to stderr; a non-increasing order has no composition.
+    let o = run(&["--value", "0", "--eps", "2,1", "--trials", "10"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("comp_mse"));
+    assert!(stderr(&o).contains("strictly increasing"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn state_file_resumes_without_changing_answers() {
+    let dir = tmpdir("state");
+    let st = dir.join("s.json");
+    let st_s = st.to_str().unwrap();
+    let a = run(&[
+        "--value", "5", "--eps", "1,2", "--state", st_s, "--seed", "3",
+    ]);
+    assert!(a.status.success(), "{}", stderr(&a));
+    let b = run(&["--eps", "0.5,2,1,8", "--state", st_s]);
+    assert!(b.status.success(), "{}", stderr(&b));
+    let first: Vec<String> = stdout(&a).lines().skip(1).map(|l| l.to_string()).collect();
+    let second: Vec<String> = stdout(&b).lines().skip(1).map(|l| l.to_string()).collect();
+    // Steps continue (2..5); ε = 2 and ε = 1 get their earlier answers back.
+    let y = |l: &str| l.splitn(4, ',').nth(3).unwrap().to_string();
+    assert!(second[0].starts_with("0,2,0.5,"));
+    assert_eq!(y(&second[1]), y(&first[1]));
+    assert_eq!(y(&second[2]), y(&first[0]));
+    // Conflicting value → usage error, state untouched.
+    let before = std::fs::read_to_string(&st).unwrap();
+    let c = run(&["--value", "6", "--eps", "1", "--state", st_s]);
+    assert_eq!(c.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&st).unwrap(), before);
+    // A level repeated with a different value → input error naming file and line.
+    let mut v: serde_json::Value = serde_json::from_str(&before).unwrap();
+    let mut dup = v["history"][0].clone();
+    dup["value"][0] = serde_json::json!(-1.5);
+    v["history"].as_array_mut().unwrap().push(dup);
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let d = run(&["--eps", "1", "--state", bad.to_str().unwrap()]);
+    assert_eq!(d.status.code(), Some(1));
+    let err = stderr(&d);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("bad.json:") && err.contains("released twice"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    let cases: &[&[&str]] = &[
+        &["--value", "1", "--eps", "1,-2"],
+        &["--value", "1", "--eps", "0"],
+        &["--value", "1", "--eps", "nan"],
+        &["--value", "1,2", "--eps", "1", "--dim", "3"],
+        &["--value", "1", "--eps", "1", "--delta", "0.1"],
+        &[
+            "--value",
+            "1",
+            "--eps",
+            "1",
+            "--mechanism",
+            "gaussian",
+            "--delta",
+            "1.5",
+        ],
+        &["--value", "1", "--eps", "1", "--trials", "0"],
+        &["--eps", "1"],
+        &["--value", "1", "--eps", "1", "--norm", "l3"],
+        &["--value", "1", "--eps", "1", "--sensitivity", "0"],
+    ];
+    for args in cases {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+        // One line of error (clap adds its standard "try '--help'" hint).
+        let msg = err
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with("For more information"))
+            .count();
+        assert_eq!(msg, 1, "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}: no partial output");
+    }
+}

@@ -1,0 +1,196 @@
+//! `privdiffuse simulate` through the binary: files, determinism across thread
+//! counts, `--config` re-runs, refusal to overwrite, no partial outputs.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pd-cli-sim-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn simulate(args: &[&str]) -> Output {
+    bin().arg("simulate").args(args).output().unwrap()
+}
+
+/// Every file of a run directory except timings.json, by name.
+fn data_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "timings.json")
+        .filter(|p| p.extension().is_some_and(|e| e == "csv" || e == "json"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn default_experiment_writes_every_file_identically_for_1_and_2_threads() {
+    let d = scratch("threads");
+    let (a, b) = (d.join("a"), d.join("b"));
+    for (out, t) in [(&a, "1"), (&b, "2")] {
+        let o = simulate(&[
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            t,
+            "--no-plots",
+            "-q",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let fa = data_files(&a);
+    let names: Vec<_> = fa.iter().map(|f| f.0.as_str()).collect();
+    for f in [
+        "by_distance.csv",
+        "ego.csv",
+        "jumps.csv",
+        "owners.csv",
+        "paths.csv",
+        "summary.json",
+    ] {
+        assert!(names.contains(&f), "{f} missing: {names:?}");
+    }
+    assert!(a.join("timings.json").exists());
+    assert_eq!(fa, data_files(&b));
+    let head = fs::read_to_string(a.join("by_distance.csv")).unwrap();
+    assert!(
+        head.starts_with(
+            "mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory\n"
+        )
+    );
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn config_from_summary_reproduces_the_run() {
+    let d = scratch("config");
+    let a = d.join("a");
+    let o = simulate(&[
+        "--out",
+        a.to_str().unwrap(),
+        "--eps",
+        "exp:a=3,b=0.7",
+        "--dim",
+        "1",
+        "--norm",
+        "l1",
+        "--owners",
+        "40",
+        "--seed",
+        "5",
+        "--no-plots",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let b = d.join("b");
+    let o = simulate(&[
+        "--config",
+        a.join("summary.json").to_str().unwrap(),
+        "--out",
+        b.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(data_files(&a), data_files(&b));
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn refuses_non_empty_out_without_force() {
+    let d = scratch("force");
+    fs::write(d.join("keep.txt"), "x").unwrap();
+    let o = simulate(&["--out", d.to_str().unwrap(), "--no-plots", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--out") && err.contains("--force"), "{err}");
+    assert!(d.join("keep.txt").exists());
+    let o = simulate(&["--out", d.to_str().unwrap(), "--force", "--no-plots", "-q"]);
+    assert!(o.status.success());
+    assert!(!d.join("keep.txt").exists());
+    assert!(d.join("summary.json").exists());
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn failing_run_leaves_no_partial_directory() {
+    let d = scratch("fail");
+    let out = d.join("run");
+    // ε(1) = e^799 overflows: the run fails after the staging directory exists.
+    let o = simulate(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--eps",
+        "exp:a=800,b=1",
+        "--no-plots",
+        "-q",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error:") && err.contains("--eps-max"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+    assert_eq!(
+        fs::read_dir(&d).unwrap().count(),
+        0,
+        "leftovers in {}",
+        d.display()
+    );
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    for args in [
+        &["--eps", "exp:a=1"][..],
+        &["--dim", "0"],
+        &["--norm", "l3"],
+        &["--mechanism", "magic"],
+        &["--owners", "0"],
+        &["--values", "uniform:2,1"],
+        &["--post", "floor"],
+        &["--unreachable", "floor"],
+    ] {
+        let d = scratch("bad");
+        let mut a: Vec<&str> = args.to_vec();
+        let out = d.join("o");
+        a.extend(["--out", out.to_str().unwrap(), "--no-plots", "-q"]);
+        let o = simulate(&a);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out.exists());
+        fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+#[test]
+fn missing_graph_is_a_runtime_error_naming_the_file() {
+    let o = simulate(&["--graph", "no/such/file.edges", "--no-plots", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no/such/file.edges"));
+}
