@@ -20,9 +20,12 @@ fn workload() -> (String, Graph) {
         let g = load_graph(fb, &LoadOptions::default()).expect("facebook loads");
         ("facebook_combined".into(), g)
     } else {
-        eprintln!("note: {} absent; benchmarking a generated geometric graph", fb.display());
-        let (g, _) = generate::geometric(2000, GeometricParam::TargetEdges(40_000), 1)
-            .expect("generator");
+        eprintln!(
+            "note: {} absent; benchmarking a generated geometric graph",
+            fb.display()
+        );
+        let (g, _) =
+            generate::geometric(2000, GeometricParam::TargetEdges(40_000), 1).expect("generator");
         ("geometric2000".into(), g)
     }
 }

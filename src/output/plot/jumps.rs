@@ -632,6 +632,26 @@ impl JumpsFigure {
         });
         let lo = if self.dim == 1 { lo } else { 0.0f64.min(lo) };
         let (y0, y1) = style::pad_range(lo, hi, 0.08);
+        // When ε falls by orders of magnitude the errors far out dwarf those
+        // near the owner: switch to an asinh axis scaled at the typical error
+        // near the owner (the RMS at the smallest distance, else the median).
+        let mut mags: Vec<f64> = self
+            .traces
+            .iter()
+            .flat_map(|t| t.steps.iter().map(|p| p.1.abs()))
+            .filter(|y| y.is_finite() && *y > 0.0)
+            .collect();
+        mags.sort_by(f64::total_cmp);
+        let typical = self
+            .envelope
+            .first()
+            .map(|p| p.1)
+            .or_else(|| mags.get(mags.len() / 2).copied())
+            .unwrap_or(1.0);
+        let top = y0.abs().max(y1.abs());
+        let scale = (top > 100.0 * typical).then_some(typical);
+        let axis = style::AsinhAxis::new(y0, y1, scale);
+        let nonlinear = axis.is_asinh();
         let mut chart = ChartBuilder::on(area)
             .caption(
                 format!(
@@ -643,11 +663,12 @@ impl JumpsFigure {
             .margin(10)
             .x_label_area_size((fonts.axis * 2.6) as u32)
             .y_label_area_size((fonts.axis * 4.2) as u32)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
-        let y_desc = if self.dim == 1 {
-            "answer error V = y − u".to_string()
-        } else {
-            format!("answer error ‖y − u‖₂ (n = {})", self.dim)
+            .build_cartesian_2d(x0..x1, axis)?;
+        let y_desc = match (self.dim, nonlinear) {
+            (1, false) => "answer error V = y − u".to_string(),
+            (1, true) => "error V = y − u (asinh scale)".to_string(),
+            (n, false) => format!("answer error ‖y − u‖₂ (n = {n})"),
+            (n, true) => format!("error ‖y − u‖₂, n = {n} (asinh)"),
         };
         chart
             .configure_mesh()

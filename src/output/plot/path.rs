@@ -164,7 +164,7 @@ impl Figure for PathFigure {
         let y_desc = if self.dim == 1 {
             "arctan(V_ε) (rad)".to_string()
         } else {
-            format!("arctan(V_ε,1) (rad), coordinate 1 of n = {}", self.dim)
+            format!("arctan(V₁) (rad), first of n = {}", self.dim)
         };
         chart
             .configure_mesh()
