@@ -5,6 +5,11 @@
 //! distance for up to four owners, a step line with a marker at every jump
 //! (the seed thesis' Fig. 6); (b) the histogram of jump locations in distance
 //! over all owners with the theoretical expected count per bin overlaid.
+//! One file rather than two, so `--out` names one figure and the panels share
+//! the distance axis. For n > 1 panel (a) shows ‖V‖₂ (the error whose square
+//! the MSE averages); a dashed ±RMS envelope `√(c)/ε(d)` (c = E‖V‖²·ε²) is
+//! drawn when the map is known, and the y axis turns asinh when the errors
+//! span more than two decades.
 //!
 //! Theory (memo §1a, §2): jumps of a path form a Poisson process in ln ε of
 //! rate λ = 2n (ℓ1) or n + 1 (ℓ2), so an owner whose path covers
