@@ -544,8 +544,14 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
     let (theory, from_map) = theory(summary.as_ref(), &owners, &jumps)?;
     let traces = traces(&paths, &paths_file, &owners, &jumps, &theory, only)?;
     let hist = histogram(&jumps, &owners, summary.as_ref(), &theory);
-    // RMS envelope sqrt(E‖V_ε‖²) = sqrt(c)/ε(d), c = 2n (ℓ1), n(n+1) (ℓ2).
+    // RMS envelope sqrt(E‖y − u‖²) = Δ·sqrt(c)/ε(d), c = 2n (ℓ1), n(n+1)
+    // (ℓ2), Δ the sensitivity (paths.csv holds the answer errors).
     let norm = summary.as_ref().and_then(|s| s.norm);
+    let delta = summary
+        .as_ref()
+        .and_then(|s| s.sensitivity)
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .unwrap_or(1.0);
     let factor = match (paths.dim, norm) {
         (1, _) => Some(2.0),
         (n, Some(norm)) => Some(norm.mse_factor(n)),
@@ -564,7 +570,7 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
         if lo < hi {
             for i in 0..=400 {
                 let d = lo + (hi - lo) * i as f64 / 400.0;
-                let r = c.sqrt() / theory.eps(d);
+                let r = delta * c.sqrt() / theory.eps(d);
                 if r.is_finite() {
                     envelope.push((d, r));
                 }
