@@ -277,7 +277,8 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();
-        // PLOTS-HOOK: figures are drawn here once the plot module lands.
+        use crate::output::plot::{Kind, draw_default_figures};
+        draw_default_figures(dir.staging(), &[Kind::Jumps, Kind::Ego, Kind::Error])?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();
