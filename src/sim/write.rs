@@ -278,7 +278,10 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     if opts.plots {
         let t = Instant::now();
         use crate::output::plot::{Kind, draw_default_figures};
-        draw_default_figures(dir.staging(), &[Kind::Jumps, Kind::Ego, Kind::Error])?;
+        draw_default_figures(
+            dir.staging(),
+            &[Kind::Jumps, Kind::Ego, Kind::Error, Kind::Path],
+        )?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();
