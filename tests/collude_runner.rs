@@ -85,7 +85,7 @@ impl Pooled {
     }
 }
 
-fn mech<'a>(r: &'a CoalitionResult, m: Mechanism) -> &'a privdiffuse::collusion::MechanismResult {
+fn mech(r: &CoalitionResult, m: Mechanism) -> &privdiffuse::collusion::MechanismResult {
     r.mechanisms.iter().find(|x| x.mechanism == m).unwrap()
 }
 

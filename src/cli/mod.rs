@@ -7,6 +7,7 @@ mod distances;
 mod generate;
 mod info;
 mod path;
+mod plot;
 mod relax;
 mod sim_options;
 mod simulate;
@@ -37,6 +38,7 @@ pub enum Command {
     Info(info::InfoArgs),
     Distances(distances::DistancesArgs),
     Relax(relax::RelaxArgs),
+    Plot(plot::PlotArgs),
     Collude(Box<collude::ColludeArgs>),
 }
 
@@ -49,6 +51,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(a),
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
+        Command::Plot(a) => plot::run(a),
         Command::Collude(a) => collude::run(*a),
     }
 }

@@ -5,7 +5,8 @@
 //! Files: `coalition.csv` (one row per owner × coalition × mechanism ×
 //! estimator), `audit.csv` (one row per owner × coalition × mechanism),
 //! `summary.json` (configuration, ε map, graph, pooled results) and
-//! `timings.json` (the only file that depends on the machine).
+//! `timings.json` (the only file that depends on the machine), plus the
+//! gain figure `coalition.png`/`.svg` unless plots are off.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -542,9 +543,9 @@ pub fn collude_to_dir(
     timings.write_s = t.elapsed().as_secs_f64();
     if run.plots {
         let t = Instant::now();
-        // PLOTS-HOOK (collude): figures from coalition.csv / audit.csv are drawn
-        // here once `crate::output::plot::draw_default_figures(dir.staging())`
-        // lands in main.
+        use crate::output::plot::{Kind, draw_default_figures};
+        // coalition.png / coalition.svg: gain per coalition × estimator.
+        draw_default_figures(dir.staging(), &[Kind::Coalition])?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

@@ -12,8 +12,9 @@ use crate::graph::Graph;
 use crate::mechanism::{Mechanism, NoiseModel, brownian_at, independent_noise, sample_owner_path};
 use crate::output::write_f64;
 use crate::post::Post;
-use crate::process::NoisePath;
-use crate::rng::{Purpose, rng_for};
+use crate::process::laplace::laplace;
+use crate::process::{NoisePath, Norm};
+use crate::rng::{PrivRng, Purpose, rng_for};
 use crate::values::{ValueSpec, Values};
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -310,6 +311,8 @@ struct Scratch {
     touched: Vec<usize>,
     recs: Vec<(u32, u32)>,
     recs_owner: u32,
+    unit_sq: Vec<f64>,
+    unit_scale: Vec<f64>,
     eps_cache: Vec<f64>,
     sigma_cache: Vec<(f64, f64)>,
 }
@@ -366,6 +369,8 @@ impl Plan<'_> {
                 touched: Vec::new(),
                 recs: Vec::new(),
                 recs_owner: u32::MAX,
+                unit_sq: Vec::new(),
+                unit_scale: Vec::new(),
                 eps_cache: Vec::new(),
                 sigma_cache: Vec::new(),
             },
@@ -614,6 +619,76 @@ impl Plan<'_> {
         Ok(())
     }
 
+    /// The independent baseline when no per-answer output is needed: the same
+    /// draws in the same (node) order as the per-recipient route, summed per
+    /// unit, so the aggregates are bitwise identical either way.
+    fn independent_sums(&self, s: &mut Scratch, owner: u32, row: &[f64], rng: &mut PrivRng) {
+        let units = s.unit_eps.len();
+        let n = self.model.dim;
+        s.unit_sq.clear();
+        s.unit_sq.resize(units, 0.0);
+        s.unit_scale.clear();
+        s.unit_scale
+            .extend(s.unit_eps.iter().map(|&e| 1.0 / self.model.level(e)));
+        let l1 = self.model.norm == Norm::L1;
+        let Scratch {
+            unit_sq,
+            unit_scale,
+            unit_eps,
+            hop_unit,
+            unit_d,
+            v,
+            ..
+        } = s;
+        let mut draw = |k: usize| -> f64 {
+            if l1 {
+                let mut sq = 0.0;
+                for _ in 0..n {
+                    let x = laplace(rng, unit_scale[k]);
+                    sq += x * x;
+                }
+                sq
+            } else {
+                independent_noise(&self.model, unit_eps[k], rng, v);
+                v.iter().map(|x| x * x).sum()
+            }
+        };
+        if self.buckets == Buckets::Integer {
+            let floor_unit = (self.config.unreachable == Unreachable::Floor
+                && unit_d.last().is_some_and(|d| !d.is_finite()))
+            .then(|| units - 1);
+            for (j, &d) in row.iter().enumerate() {
+                if j as u32 == owner {
+                    continue;
+                }
+                let k = if d.is_finite() {
+                    hop_unit[d as usize] as usize
+                } else if let Some(f) = floor_unit {
+                    f
+                } else {
+                    continue;
+                };
+                unit_sq[k] += draw(k);
+            }
+        } else {
+            for (k, sq) in unit_sq.iter_mut().enumerate() {
+                *sq += draw(k);
+            }
+        }
+        for k in 0..units {
+            let b = s.unit_bucket[k];
+            if b >= s.cells.len() {
+                s.cells.resize(b + 1, OwnerCell::default());
+            }
+            let cell = &mut s.cells[b];
+            if cell.count == 0 {
+                s.touched.push(b);
+            }
+            cell.count += s.unit_count[k];
+            cell.sum_sq += s.unit_sq[k];
+        }
+    }
+
     /// Lists every answered recipient as (node, unit index), in node order,
     /// once per owner.
     fn collect_recipients(&self, s: &mut Scratch, owner: u32, row: &[f64]) {
@@ -767,43 +842,47 @@ impl Plan<'_> {
                 Mechanism::Independent => {
                     let mut rng = rng_for(seed, owner as u64, 0, Purpose::Independent);
                     let record_ego = want_ego && first;
-                    self.collect_recipients(s, owner, row);
-                    let lab = label.to_string();
-                    for &(j, k) in &s.recs {
-                        let k = k as usize;
-                        let e = s.unit_eps[k];
-                        independent_noise(&self.model, e, &mut rng, &mut s.v);
-                        let b = s.unit_bucket[k];
-                        // ε and theory are added per unit below, exactly as for
-                        // the other mechanisms, so the columns agree bitwise.
-                        add_cell(
-                            &mut s.cells,
-                            &mut s.touched,
-                            b,
-                            1,
-                            0.0,
-                            &s.v,
-                            0.0,
-                            &s.u,
-                            &self.post,
-                            &mut s.y,
-                        );
-                        if record_ego {
-                            ego_row(&mut out.ego, self, j, row[j as usize], e, &s.v);
-                        }
-                        if want_responses {
-                            response_row(
-                                &mut out.responses,
-                                self,
-                                &lab,
-                                j,
-                                row[j as usize],
-                                e,
-                                mech,
-                                &s.u,
+                    if !want_responses && !record_ego && self.post.is_none() {
+                        self.independent_sums(s, owner, row, &mut rng);
+                    } else {
+                        self.collect_recipients(s, owner, row);
+                        let lab = label.to_string();
+                        for &(j, k) in &s.recs {
+                            let k = k as usize;
+                            let e = s.unit_eps[k];
+                            independent_noise(&self.model, e, &mut rng, &mut s.v);
+                            let b = s.unit_bucket[k];
+                            // ε and theory are added per unit below, exactly as for
+                            // the other mechanisms, so the columns agree bitwise.
+                            add_cell(
+                                &mut s.cells,
+                                &mut s.touched,
+                                b,
+                                1,
+                                0.0,
                                 &s.v,
+                                0.0,
+                                &s.u,
+                                &self.post,
                                 &mut s.y,
                             );
+                            if record_ego {
+                                ego_row(&mut out.ego, self, j, row[j as usize], e, &s.v);
+                            }
+                            if want_responses {
+                                response_row(
+                                    &mut out.responses,
+                                    self,
+                                    &lab,
+                                    j,
+                                    row[j as usize],
+                                    e,
+                                    mech,
+                                    &s.u,
+                                    &s.v,
+                                    &mut s.y,
+                                );
+                            }
                         }
                     }
                     for k in 0..units {
