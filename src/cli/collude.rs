@@ -4,7 +4,7 @@ use super::sim_options::SimOptions;
 use crate::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir};
 use std::path::PathBuf;
 
-/// Coalitions of recipients pool their answers: gain, privacy loss, attack (issue 5)
+/// Pool coalitions' answers: estimator gains, privacy-loss audit, distinguishing attack
 ///
 /// For each owner and each --coalition, --trials fresh draws of every mechanism
 /// (same distances and values). The coalition pools its members' answers with
