@@ -6,6 +6,7 @@ mod distances;
 mod generate;
 mod info;
 mod path;
+mod plot;
 mod relax;
 mod simulate;
 
@@ -35,6 +36,7 @@ pub enum Command {
     Info(info::InfoArgs),
     Distances(distances::DistancesArgs),
     Relax(relax::RelaxArgs),
+    Plot(plot::PlotArgs),
 }
 
 /// Runs a parsed command line.
@@ -46,5 +48,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(a),
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
+        Command::Plot(a) => plot::run(a),
     }
 }

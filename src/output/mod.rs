@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod num;
+pub mod plot;
 pub mod progress;
 
 pub use atomic::{AtomicDir, AtomicFile};

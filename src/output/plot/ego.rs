@@ -1,0 +1,471 @@
+//! Figure 2 (`--kind ego`): one owner's view of the network (the seed's Fig. 7).
+//!
+//! The owner sits at the centre; every recipient at radius = its distance, at
+//! a deterministic angle (recipients at one distance are spread evenly, in the
+//! order of a hash of their id); colour = the error of its answer on a
+//! quantile (rank) scale of viridis. Dashed circles mark the distances where
+//! the owner's path jumps, and the bands between consecutive circles are
+//! shaded alternately: everyone inside one band reads the path at levels where
+//! it is constant, so they all receive the same answer — same band, same
+//! colour.
+
+use super::data::{EgoRow, read_ego, read_jumps, read_owners, read_summary_if_present};
+use super::style::{self, DrawResult, Figure, Fonts};
+use crate::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::collections::HashSet;
+use std::f64::consts::PI;
+use std::path::Path;
+
+/// One recipient placed in the plane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EgoPoint {
+    /// Position (x, y), |(x, y)| = distance.
+    pub xy: (f64, f64),
+    /// Distance from the owner.
+    pub distance: f64,
+    /// Error of its answer.
+    pub error: f64,
+    /// Colour coordinate: the empirical quantile of `error` in [0, 1].
+    pub quantile: f64,
+}
+
+/// Data of figure 2.
+#[derive(Clone, Debug)]
+pub struct EgoFigure {
+    /// Owner id.
+    pub owner: String,
+    /// Recipients.
+    pub points: Vec<EgoPoint>,
+    /// Distances of the owner's jumps inside the plotted radius, ascending.
+    pub circles: Vec<f64>,
+    /// Largest recipient distance.
+    pub radius: f64,
+    /// Sorted errors (for the colour bar's quantile labels).
+    pub sorted_errors: Vec<f64>,
+    /// Distinct answers (distinct error values).
+    pub distinct: usize,
+    /// Bands (between consecutive circles) that hold recipients.
+    pub bands_used: usize,
+    /// Axis text for distances.
+    pub distance_label: String,
+}
+
+/// FNV-1a: a stable hash of a recipient id, independent of platform and
+/// process (unlike `std`'s randomly keyed hasher).
+fn fnv1a(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Places recipients: radius = distance; those at one distance are spread
+/// evenly around the circle in hash order, each ring rotated by the golden
+/// angle so rings do not line up.
+pub fn layout(rows: &[EgoRow]) -> Vec<(f64, f64)> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        rows[a]
+            .distance
+            .total_cmp(&rows[b].distance)
+            .then(fnv1a(&rows[a].recipient).cmp(&fnv1a(&rows[b].recipient)))
+            .then(rows[a].recipient.cmp(&rows[b].recipient))
+    });
+    let golden = PI * (3.0 - 5f64.sqrt());
+    let mut xy = vec![(0.0, 0.0); rows.len()];
+    let mut ring = 0usize;
+    let mut i = 0;
+    while i < order.len() {
+        let d = rows[order[i]].distance;
+        let mut j = i;
+        while j < order.len() && rows[order[j]].distance.to_bits() == d.to_bits() {
+            j += 1;
+        }
+        let k = (j - i) as f64;
+        let phase = golden * ring as f64 + (fnv1a(&d.to_string()) % 1000) as f64 / 1000.0;
+        for (r, &idx) in order[i..j].iter().enumerate() {
+            let a = phase + 2.0 * PI * (r as f64 + 0.5) / k;
+            xy[idx] = (d * a.cos(), d * a.sin());
+        }
+        ring += 1;
+        i = j;
+    }
+    xy
+}
+
+/// Empirical quantile of each value in [0, 1] (ties share their lowest rank).
+fn quantiles(values: &[f64], sorted: &[f64]) -> Vec<f64> {
+    let n = sorted.len();
+    values
+        .iter()
+        .map(|v| {
+            if n <= 1 {
+                0.5
+            } else {
+                sorted.partition_point(|x| x < v) as f64 / (n - 1) as f64
+            }
+        })
+        .collect()
+}
+
+/// Loads figure 2 from `dir` (`ego.csv`, `jumps.csv`, and `owners.csv` for the
+/// owner's id when `ego.csv` has no `owner` column).
+pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
+    let ego_file = dir.join("ego.csv");
+    let mut rows = read_ego(&ego_file)?;
+    let file_owner = match rows.first().and_then(|r| r.owner.clone()) {
+        Some(o) => o,
+        None => {
+            let owners = read_owners(&dir.join("owners.csv"))?;
+            owners.first().map(|o| o.owner.clone()).ok_or_else(|| {
+                Error::input(
+                    dir.join("owners.csv"),
+                    2,
+                    "no owners: expected at least one row",
+                )
+            })?
+        }
+    };
+    let has_owner_column = rows.first().is_some_and(|r| r.owner.is_some());
+    let owner = match owner {
+        Some(id) if has_owner_column => {
+            rows.retain(|r| r.owner.as_deref() == Some(id));
+            id.to_string()
+        }
+        Some(id) if id != file_owner => {
+            return Err(Error::param(
+                "--owner",
+                id,
+                format!("the owner whose recipients ego.csv lists ({file_owner})"),
+            ));
+        }
+        Some(id) => id.to_string(),
+        None => {
+            if has_owner_column {
+                rows.retain(|r| r.owner.as_deref() == Some(file_owner.as_str()));
+            }
+            file_owner
+        }
+    };
+    rows.retain(|r| r.distance.is_finite() && r.error_norm.is_finite());
+    if rows.is_empty() {
+        return Err(Error::input(
+            &ego_file,
+            1,
+            format!("no recipients with finite distance and error for owner '{owner}'"),
+        ));
+    }
+    let jumps = read_jumps(&dir.join("jumps.csv"))?;
+    let radius = rows.iter().map(|r| r.distance).fold(0.0, f64::max);
+    let mut circles: Vec<f64> = jumps
+        .iter()
+        .filter(|j| j.owner == owner && j.distance.is_finite())
+        .map(|j| j.distance)
+        .filter(|&d| d > 0.0 && d <= radius)
+        .collect();
+    circles.sort_by(f64::total_cmp);
+    let xy = layout(&rows);
+    let errors: Vec<f64> = rows.iter().map(|r| r.error_norm).collect();
+    let mut sorted = errors.clone();
+    sorted.sort_by(f64::total_cmp);
+    let q = quantiles(&errors, &sorted);
+    let points: Vec<EgoPoint> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| EgoPoint {
+            xy: xy[i],
+            distance: r.distance,
+            error: r.error_norm,
+            quantile: q[i],
+        })
+        .collect();
+    let distinct = errors
+        .iter()
+        .map(|e| e.to_bits())
+        .collect::<HashSet<_>>()
+        .len();
+    let bands_used = points
+        .iter()
+        .map(|p| circles.partition_point(|&c| c < p.distance))
+        .collect::<HashSet<_>>()
+        .len();
+    let summary = read_summary_if_present(dir)?;
+    Ok(EgoFigure {
+        owner,
+        points,
+        circles,
+        radius,
+        sorted_errors: sorted,
+        distinct,
+        bands_used,
+        distance_label: summary
+            .as_ref()
+            .map_or_else(|| super::data::distance_label(None), |s| s.distance_label()),
+    })
+}
+
+fn ring(r: f64) -> Vec<(f64, f64)> {
+    (0..=240)
+        .map(|i| {
+            let a = 2.0 * PI * i as f64 / 240.0;
+            (r * a.cos(), r * a.sin())
+        })
+        .collect()
+}
+
+impl EgoFigure {
+    /// Error value at quantile `q` of the recipients.
+    fn error_at(&self, q: f64) -> f64 {
+        let n = self.sorted_errors.len();
+        let i = ((q.clamp(0.0, 1.0) * (n - 1) as f64).round() as usize).min(n - 1);
+        self.sorted_errors[i]
+    }
+
+    fn draw_disc<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> DrawResult<DB> {
+        let r = self.radius.max(1e-9) * 1.08;
+        let mut chart = ChartBuilder::on(area)
+            .margin(10)
+            .x_label_area_size((fonts.axis * 2.6) as u32)
+            .y_label_area_size((fonts.axis * 3.6) as u32)
+            .build_cartesian_2d(-r..r, -r..r)?;
+        let fmt = |v: &f64| style::lin_tick(&v.abs());
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc(self.distance_label.as_str())
+            .y_desc(self.distance_label.as_str())
+            .x_label_formatter(&fmt)
+            .y_label_formatter(&fmt)
+            .axis_desc_style(style::regular(fonts.axis))
+            .label_style(style::regular(fonts.label))
+            .draw()?;
+        // Bands between jump circles, alternately shaded, outermost first.
+        let mut edges = self.circles.clone();
+        edges.push(self.radius * 1.04);
+        for (j, &e) in edges.iter().enumerate().rev() {
+            let fill = if j % 2 == 1 { BAND } else { WHITE };
+            chart.draw_series(std::iter::once(Polygon::new(ring(e), fill.filled())))?;
+        }
+        for &c in &self.circles {
+            chart.draw_series(DashedLineSeries::new(ring(c), 6, 5, circle_style()))?;
+        }
+        let size = dot_size(fonts);
+        chart.draw_series(
+            self.points
+                .iter()
+                .map(|p| Circle::new(p.xy, size, style::viridis(p.quantile).filled())),
+        )?;
+        chart.draw_series(
+            self.points
+                .iter()
+                .map(|p| Circle::new(p.xy, size, style::OI_BLACK.mix(0.35).stroke_width(1))),
+        )?;
+        chart.draw_series(std::iter::once(Cross::new(
+            (0.0, 0.0),
+            (fonts.label * 0.6) as u32,
+            style::OI_VERMILLION.stroke_width(3),
+        )))?;
+        Ok(())
+    }
+
+    fn draw_colorbar<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> DrawResult<DB> {
+        let (w, _) = area.dim_in_pixel();
+        let labels = (fonts.label * 7.0) as u32;
+        let bar = (fonts.label * 2.2) as u32;
+        let mut chart = ChartBuilder::on(area)
+            .caption("error ‖y − u‖ of the answer", style::regular(fonts.axis))
+            .margin_top(10)
+            .margin_bottom(10)
+            .margin_left(10)
+            .margin_right(w.saturating_sub(10 + labels + bar).max(5))
+            .y_label_area_size(labels)
+            .x_label_area_size(2)
+            .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+        let fmt = |q: &f64| {
+            format!(
+                "{} (q{})",
+                style::short(self.error_at(*q)),
+                (q * 100.0).round()
+            )
+        };
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .disable_x_axis()
+            .y_labels(11)
+            .y_label_formatter(&fmt)
+            .label_style(style::regular(fonts.label * 0.85))
+            .draw()?;
+        let steps = 200;
+        chart.draw_series((0..steps).map(|i| {
+            let a = i as f64 / steps as f64;
+            let b = (i + 1) as f64 / steps as f64;
+            Rectangle::new([(0.0, a), (1.0, b)], style::viridis((a + b) / 2.0).filled())
+        }))?;
+        // Mark the quantile of every distinct answer on the bar.
+        chart.draw_series(self.points.iter().map(|p| {
+            PathElement::new(
+                vec![(0.0, p.quantile), (0.25, p.quantile)],
+                style::OI_BLACK.stroke_width(1),
+            )
+        }))?;
+        Ok(())
+    }
+
+    fn draw_key<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> DrawResult<DB> {
+        let step = (fonts.note * 1.5) as i32;
+        let x = 12;
+        let mut y = 8 + step / 2;
+        let glyph = (fonts.note * 1.6) as i32;
+        let text = |s: &str, y: i32| {
+            Text::new(
+                s.to_string(),
+                (x + glyph + 8, y),
+                style::regular(fonts.note).pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Center,
+                )),
+            )
+        };
+        area.draw(&Cross::new(
+            (x + glyph / 2, y),
+            (fonts.note * 0.45) as u32,
+            style::OI_VERMILLION.stroke_width(3),
+        ))?;
+        area.draw(&text(&format!("owner {}", self.owner), y))?;
+        y += step;
+        area.draw(&Circle::new(
+            (x + glyph / 2, y),
+            dot_size(fonts),
+            style::viridis(0.6).filled(),
+        ))?;
+        area.draw(&text("recipient (colour = its error)", y))?;
+        y += step;
+        area.draw(&PathElement::new(
+            vec![(x, y), (x + glyph, y)],
+            circle_style(),
+        ))?;
+        area.draw(&text("distance of a jump of the path", y))?;
+        y += step;
+        area.draw(&Rectangle::new(
+            [(x, y - step / 3), (x + glyph, y + step / 3)],
+            BAND.filled(),
+        ))?;
+        area.draw(&text("band between jumps: one answer", y))?;
+        y += step * 3 / 2;
+        let lines = [
+            format!(
+                "{}, {} at {}",
+                style::plural(self.points.len(), "recipient"),
+                style::plural(self.distinct, "distinct error"),
+                style::plural(self.bands_used, "occupied band")
+            ),
+            "Everyone between two circles reads the".to_string(),
+            "path where it is constant: same answer,".to_string(),
+            "same colour.".to_string(),
+        ];
+        for l in lines {
+            area.draw(&Text::new(l, (x, y), style::regular(fonts.note)))?;
+            y += step;
+        }
+        Ok(())
+    }
+}
+
+/// Shade of every other band.
+const BAND: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
+
+fn circle_style() -> ShapeStyle {
+    style::OI_BLACK.mix(0.7).stroke_width(1)
+}
+
+fn dot_size(fonts: &Fonts) -> u32 {
+    (fonts.label * 0.32).max(2.0) as u32
+}
+
+impl Figure for EgoFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        style::draw_title(
+            root,
+            &format!(
+                "Ego view of owner {}: who receives which answer",
+                self.owner
+            ),
+            Some("radius = distance from the owner; colour = error of the answer (quantile scale)"),
+            &fonts,
+        )?;
+        let body = root.margin(style::title_height(&fonts, true), 0, 0, 0);
+        let (bw, bh) = body.dim_in_pixel();
+        let side = bh.min(bw * 2 / 3);
+        let (left, right) = body.split_horizontally(side);
+        self.draw_disc(&left, &fonts)?;
+        let (_, rh) = right.dim_in_pixel();
+        let (bar, key) = right.split_vertically(rh * 55 / 100);
+        self.draw_colorbar(&bar, &fonts)?;
+        self.draw_key(&key, &fonts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, d: f64) -> EgoRow {
+        EgoRow {
+            owner: None,
+            recipient: id.into(),
+            distance: d,
+            eps: 1.0,
+            error_norm: 0.0,
+        }
+    }
+
+    #[test]
+    fn layout_puts_recipients_on_their_radius_deterministically() {
+        let rows: Vec<EgoRow> = (0..30)
+            .map(|i| row(&format!("n{i}"), (i % 3 + 1) as f64))
+            .collect();
+        let a = layout(&rows);
+        let b = layout(&rows);
+        assert_eq!(a, b);
+        for (r, (x, y)) in rows.iter().zip(&a) {
+            assert!(((x * x + y * y).sqrt() - r.distance).abs() < 1e-12);
+        }
+        // Ten per ring, evenly spread: no two closer than the chord of 2π/10.
+        for i in 0..30 {
+            for j in 0..i {
+                if rows[i].distance == rows[j].distance {
+                    let d = ((a[i].0 - a[j].0).powi(2) + (a[i].1 - a[j].1).powi(2)).sqrt();
+                    let chord = 2.0 * rows[i].distance * (PI / 10.0).sin();
+                    assert!(d > chord * 0.999, "{d} < {chord}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quantiles_rank_ties_together() {
+        let v = [3.0, 1.0, 2.0, 2.0, 5.0];
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        assert_eq!(quantiles(&v, &s), vec![0.75, 0.0, 0.25, 0.25, 1.0]);
+    }
+}

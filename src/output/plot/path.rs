@@ -1,0 +1,255 @@
+//! Figure 5 (`--kind path`): sample paths of the lazy Laplace process against
+//! ε (the seed's Fig. 1).
+//!
+//! x = ε on a log axis; y = arctan(V) in radians, so the whole real line fits
+//! in (−π/2, π/2): at small ε the noise is wide and the path hugs ±π/2, as ε
+//! grows it settles towards 0 in ever rarer jumps. Input: a `privdiffuse path`
+//! CSV (`sample,eps,v1..vn`) or a simulation's `paths.csv` (`owner,eps,...`).
+//! Breakpoint rows are drawn as steps (a row's value holds up to the next
+//! row's ε; the last one up to the path's top level: `eps_hi` from
+//! `owners.csv` beside a `paths.csv`, else the largest level in the file).
+//! A file whose samples all list the same levels (the `--at` form) is drawn
+//! as points joined by thin lines. For n > 1, coordinate 1 is drawn.
+
+use super::data::{PathTable, read_owners, read_paths};
+use super::style::{self, DrawResult, Figure, Fonts};
+use crate::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::collections::HashMap;
+use std::f64::consts::FRAC_PI_2;
+use std::path::Path;
+
+/// Most samples drawn (one palette colour each).
+pub const MAX_SAMPLES: usize = 8;
+
+/// One drawn sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleTrace {
+    /// Sample or owner id.
+    pub id: String,
+    /// Polyline `(ε, arctan v₁)`.
+    pub line: Vec<(f64, f64)>,
+    /// Marked points (breakpoints or `--at` levels).
+    pub marks: Vec<(f64, f64)>,
+}
+
+/// Data of figure 5.
+#[derive(Clone, Debug)]
+pub struct PathFigure {
+    /// Up to [`MAX_SAMPLES`] samples.
+    pub traces: Vec<SampleTrace>,
+    /// Samples in the file.
+    pub total: usize,
+    /// Dimension n.
+    pub dim: usize,
+    /// Rows are values at requested levels (`--at`), not breakpoints.
+    pub at_levels: bool,
+    /// Name of the id column (`sample` or `owner`).
+    pub id_column: String,
+    /// ε range drawn.
+    pub eps_range: (f64, f64),
+}
+
+/// Builds the traces of `table`; `top(id)` gives a path's top level when
+/// known.
+pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigure {
+    let dim = table.dim;
+    let at_levels = table.series.len() >= 2
+        && table.series.iter().all(|s| s.eps == table.series[0].eps)
+        && table.series[0].eps.len() >= 2;
+    let file_max = table
+        .series
+        .iter()
+        .filter_map(|s| s.eps.last().copied())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let file_min = table
+        .series
+        .iter()
+        .filter_map(|s| s.eps.first().copied())
+        .fold(f64::INFINITY, f64::min);
+    let mut hi_all = file_max;
+    let mut out = Vec::new();
+    for s in table.series.iter().take(MAX_SAMPLES) {
+        let y: Vec<f64> = (0..s.eps.len())
+            .map(|i| s.value(i, dim)[0].atan())
+            .collect();
+        let marks: Vec<(f64, f64)> = s.eps.iter().copied().zip(y.iter().copied()).collect();
+        let line = if at_levels {
+            marks.clone()
+        } else {
+            let end = top(&s.id)
+                .filter(|t| t.is_finite() && *t >= s.eps[s.eps.len() - 1])
+                .unwrap_or(file_max);
+            hi_all = hi_all.max(end);
+            let mut l = Vec::with_capacity(2 * s.eps.len());
+            for (i, (&e, &v)) in s.eps.iter().zip(&y).enumerate() {
+                let next = s.eps.get(i + 1).copied().unwrap_or(end);
+                l.push((e, v));
+                l.push((next, v));
+            }
+            l
+        };
+        out.push(SampleTrace {
+            id: s.id.clone(),
+            line,
+            marks,
+        });
+    }
+    PathFigure {
+        traces: out,
+        total: table.series.len(),
+        dim,
+        at_levels,
+        id_column: table.id_column.clone(),
+        eps_range: (file_min, hi_all),
+    }
+}
+
+/// Loads figure 5: `input` is a path CSV, or a directory holding `paths.csv`
+/// (with `owners.csv` for each path's top level, when present).
+pub fn load(input: &Path) -> Result<PathFigure> {
+    let (file, owners_file) = if input.is_dir() {
+        (input.join("paths.csv"), Some(input.join("owners.csv")))
+    } else {
+        let o = input.parent().map(|p| p.join("owners.csv"));
+        (input.to_path_buf(), o)
+    };
+    let table = read_paths(&file)?;
+    if table.series.is_empty() {
+        return Err(Error::input(&file, 1, "no rows: nothing to draw"));
+    }
+    let mut tops: HashMap<String, f64> = HashMap::new();
+    if table.id_column == "owner" {
+        if let Some(of) = owners_file.filter(|p| p.exists()) {
+            for o in read_owners(&of)? {
+                tops.insert(o.owner, o.eps_hi);
+            }
+        }
+    }
+    let fig = traces(&table, &|id| tops.get(id).copied());
+    if !(fig.eps_range.0 > 0.0 && fig.eps_range.1.is_finite()) {
+        return Err(Error::input(&file, 1, "no finite positive levels"));
+    }
+    Ok(fig)
+}
+
+impl Figure for PathFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        let (lo, hi) = self.eps_range;
+        let (x0, x1) = if hi > lo {
+            let f = (hi / lo).powf(0.03);
+            (lo / f, hi * f)
+        } else {
+            (lo / 2.0, lo * 2.0)
+        };
+        let shown = if self.total > self.traces.len() {
+            format!("first {} of {} paths", self.traces.len(), self.total)
+        } else {
+            format!("{} paths", self.total)
+        };
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                format!("Sample paths of the lazy Laplace process ({shown})"),
+                style::bold(fonts.title * 0.9),
+            )
+            .margin(15)
+            .x_label_area_size((fonts.axis * 2.8) as u32)
+            .y_label_area_size((fonts.axis * 4.0) as u32)
+            .build_cartesian_2d((x0..x1).log_scale(), -1.7..1.7)?;
+        let yfmt = style::lin_tick;
+        let xfmt = |v: &f64| style::log_tick(*v);
+        let y_desc = if self.dim == 1 {
+            "arctan(V_ε) (rad)".to_string()
+        } else {
+            format!("arctan(V_ε,1) (rad), coordinate 1 of n = {}", self.dim)
+        };
+        chart
+            .configure_mesh()
+            .x_desc("privacy level ε (log scale)")
+            .y_desc(y_desc)
+            .x_labels(40)
+            .x_label_formatter(&xfmt)
+            .y_label_formatter(&yfmt)
+            .axis_desc_style(style::regular(fonts.axis))
+            .label_style(style::regular(fonts.label))
+            .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
+            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
+            .draw()?;
+        // The asymptotes ±π/2 (V = ±∞), labelled.
+        for (b, name) in [(-FRAC_PI_2, "−π/2"), (FRAC_PI_2, "π/2")] {
+            chart.draw_series(DashedLineSeries::new(
+                vec![(x0, b), (x1, b)],
+                6,
+                6,
+                style::MID_GREY.stroke_width(1),
+            ))?;
+            let pos = plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Right,
+                if b > 0.0 {
+                    plotters::style::text_anchor::VPos::Bottom
+                } else {
+                    plotters::style::text_anchor::VPos::Top
+                },
+            );
+            chart.draw_series(std::iter::once(Text::new(
+                name,
+                (x1, b),
+                style::regular(fonts.label).color(&style::MID_GREY).pos(pos),
+            )))?;
+        }
+        let r = (fonts.label * 0.22).max(2.0) as u32;
+        for (i, t) in self.traces.iter().enumerate() {
+            let c = style::series_color(i);
+            let width = if self.at_levels { 1 } else { 2 };
+            chart
+                .draw_series(LineSeries::new(t.line.clone(), c.stroke_width(width)))?
+                .label(format!("{} {}", self.id_column, t.id))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
+                });
+            chart.draw_series(t.marks.iter().map(|&p| Circle::new(p, r, c.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font(style::regular(fonts.label))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::plot::data::PathSeries;
+
+    #[test]
+    fn steps_extend_to_the_top_level() {
+        let t = PathTable {
+            id_column: "sample".into(),
+            dim: 1,
+            series: vec![PathSeries {
+                id: "0".into(),
+                eps: vec![0.5, 2.0],
+                values: vec![10.0, 0.0],
+                first_line: 2,
+            }],
+        };
+        let f = traces(&t, &|_| Some(8.0));
+        assert!(!f.at_levels);
+        assert_eq!(
+            f.traces[0].line,
+            vec![
+                (0.5, 10f64.atan()),
+                (2.0, 10f64.atan()),
+                (2.0, 0.0),
+                (8.0, 0.0)
+            ]
+        );
+        assert_eq!(f.eps_range, (0.5, 8.0));
+    }
+}

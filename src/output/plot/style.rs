@@ -1,0 +1,484 @@
+//! Look and output of every figure: the Okabe–Ito palette, a viridis colour
+//! map, fonts (DejaVu bytes registered once, no system font libraries) and the
+//! PNG/SVG backends with atomic writes.
+
+use crate::output::AtomicFile;
+use crate::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Okabe–Ito black.
+pub const OI_BLACK: RGBColor = RGBColor(0x00, 0x00, 0x00);
+/// Okabe–Ito orange.
+pub const OI_ORANGE: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
+/// Okabe–Ito sky blue.
+pub const OI_SKY_BLUE: RGBColor = RGBColor(0x56, 0xB4, 0xE9);
+/// Okabe–Ito bluish green.
+pub const OI_GREEN: RGBColor = RGBColor(0x00, 0x9E, 0x73);
+/// Okabe–Ito yellow.
+pub const OI_YELLOW: RGBColor = RGBColor(0xF0, 0xE4, 0x42);
+/// Okabe–Ito blue.
+pub const OI_BLUE: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+/// Okabe–Ito vermillion.
+pub const OI_VERMILLION: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
+/// Okabe–Ito reddish purple.
+pub const OI_PURPLE: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
+
+/// Series colours in order of use: the Okabe–Ito palette (colour-blind safe),
+/// most contrasting on white first, yellow last.
+pub const SERIES: [RGBColor; 8] = [
+    OI_BLUE,
+    OI_VERMILLION,
+    OI_GREEN,
+    OI_PURPLE,
+    OI_ORANGE,
+    OI_SKY_BLUE,
+    OI_BLACK,
+    OI_YELLOW,
+];
+
+/// Colour of series `i` (cycles through [`SERIES`]).
+pub fn series_color(i: usize) -> RGBColor {
+    SERIES[i % SERIES.len()]
+}
+
+/// Fixed colours for the mechanisms, so that every figure agrees.
+pub fn mechanism_color(name: &str, fallback: usize) -> RGBColor {
+    match name {
+        "correlated" => OI_BLUE,
+        "independent" => OI_VERMILLION,
+        "gaussian" => OI_GREEN,
+        _ => series_color(3 + fallback),
+    }
+}
+
+/// Light grey for shading and grids.
+pub const LIGHT_GREY: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
+/// Mid grey for reference lines.
+pub const MID_GREY: RGBColor = RGBColor(0x88, 0x88, 0x88);
+
+/// Viridis (perceptually uniform, colour-blind safe) at `t ∈ [0, 1]`,
+/// interpolated linearly between nine anchors of matplotlib's table.
+pub fn viridis(t: f64) -> RGBColor {
+    const A: [(u8, u8, u8); 9] = [
+        (0x44, 0x01, 0x54),
+        (0x47, 0x2d, 0x7b),
+        (0x3b, 0x52, 0x8b),
+        (0x2c, 0x72, 0x8e),
+        (0x21, 0x91, 0x8c),
+        (0x28, 0xae, 0x80),
+        (0x5e, 0xc9, 0x62),
+        (0xad, 0xdc, 0x30),
+        (0xfd, 0xe7, 0x25),
+    ];
+    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+    let x = t * (A.len() - 1) as f64;
+    let i = (x.floor() as usize).min(A.len() - 2);
+    let f = x - i as f64;
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
+    RGBColor(
+        mix(A[i].0, A[i + 1].0),
+        mix(A[i].1, A[i + 1].1),
+        mix(A[i].2, A[i + 1].2),
+    )
+}
+
+/// Font sizes (pixels) scaled to the figure: readable at 1200×800 and still
+/// proportionate on small test canvases.
+#[derive(Clone, Copy, Debug)]
+pub struct Fonts {
+    /// Figure title.
+    pub title: f64,
+    /// Panel caption.
+    pub caption: f64,
+    /// Axis description.
+    pub axis: f64,
+    /// Tick labels and legend.
+    pub label: f64,
+    /// Notes.
+    pub note: f64,
+}
+
+impl Fonts {
+    /// Sizes for a canvas of `(w, h)` pixels.
+    pub fn for_size((w, h): (u32, u32)) -> Fonts {
+        let s = (w.min(h * 3 / 2) as f64 / 1200.0).clamp(0.35, 3.0);
+        Fonts {
+            title: 30.0 * s,
+            caption: 24.0 * s,
+            axis: 21.0 * s,
+            label: 17.0 * s,
+            note: 16.0 * s,
+        }
+    }
+}
+
+/// A bold text style of `size` pixels.
+pub fn bold(size: f64) -> TextStyle<'static> {
+    TextStyle::from(("sans-serif", size, FontStyle::Bold).into_font())
+}
+
+/// A regular text style of `size` pixels.
+pub fn regular(size: f64) -> TextStyle<'static> {
+    TextStyle::from(("sans-serif", size).into_font())
+}
+
+/// Registers DejaVu Sans (regular and bold) under "sans-serif", once per
+/// process: plotters' `ab_glyph` backend has no system font lookup.
+pub fn ensure_fonts() -> Result<()> {
+    static FONTS: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+                .map_err(|_| "DejaVu Sans (regular) is not a valid font".to_string())?;
+            register_font("sans-serif", FontStyle::Bold, dejavu::sans::bold())
+                .map_err(|_| "DejaVu Sans (bold) is not a valid font".to_string())
+        })
+        .clone()
+        .map_err(Error::Unsupported)
+}
+
+/// Result of drawing onto a backend.
+pub type DrawResult<DB> =
+    std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// A figure that can be drawn onto any plotters backend.
+pub trait Figure {
+    /// Draws the whole figure onto `root` (already sized).
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
+}
+
+/// The two output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Raster, via plotters' bitmap backend.
+    Png,
+    /// Vector, text kept as `<text>` elements.
+    Svg,
+}
+
+impl Format {
+    /// The format named by `path`'s extension (`.png` or `.svg`, any case).
+    pub fn of(path: &Path) -> Result<Format> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("png") => Ok(Format::Png),
+            Some("svg") => Ok(Format::Svg),
+            _ => Err(Error::param(
+                "--out",
+                path.display(),
+                "a file name ending in .png or .svg",
+            )),
+        }
+    }
+}
+
+fn draw_error(out: &Path, e: impl std::fmt::Display) -> Error {
+    Error::io(out, std::io::Error::other(format!("drawing failed: {e}")))
+}
+
+/// Smallest and largest canvas side accepted, in pixels.
+pub const MIN_SIDE: u32 = 100;
+/// See [`MIN_SIDE`].
+pub const MAX_SIDE: u32 = 10_000;
+
+fn check_size((w, h): (u32, u32)) -> Result<()> {
+    for (name, v) in [("--width", w), ("--height", h)] {
+        if !(MIN_SIDE..=MAX_SIDE).contains(&v) {
+            return Err(Error::param(
+                name,
+                v,
+                format!("a size in pixels between {MIN_SIDE} and {MAX_SIDE}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Draws `fig` at `size` into `out` (PNG or SVG by extension). The file
+/// appears only when complete: SVG is rendered to memory and written through
+/// [`AtomicFile`]; PNG is saved by plotters to a temporary sibling (plotters
+/// writes on `present()`) and renamed into place.
+pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
+    check_size(size)?;
+    let format = Format::of(out)?;
+    ensure_fonts()?;
+    match format {
+        Format::Svg => {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                fig.draw(&root).map_err(|e| draw_error(out, e))?;
+                root.present().map_err(|e| draw_error(out, e))?;
+            }
+            let mut f = AtomicFile::create(out)?;
+            f.write_all(svg.as_bytes()).map_err(|e| Error::io(out, e))?;
+            f.commit()
+        }
+        Format::Png => {
+            let tmp = png_temp(out);
+            let drawn = {
+                let root = BitMapBackend::new(&tmp, size).into_drawing_area();
+                fig.draw(&root).and_then(|_| root.present())
+            };
+            // A failed draw may still leave a partial image (plotters saves on
+            // drop); never let it reach the destination.
+            if let Err(e) = drawn {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(draw_error(out, e));
+            }
+            std::fs::rename(&tmp, out).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                Error::io(out, e)
+            })
+        }
+    }
+}
+
+/// A temporary sibling of `out` that still ends in `.png` (plotters picks the
+/// encoder from the extension).
+fn png_temp(out: &Path) -> PathBuf {
+    let name = out
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "figure".into());
+    let tmp = format!(".{name}.tmp-{}.png", std::process::id());
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join(tmp),
+        _ => PathBuf::from(tmp),
+    }
+}
+
+/// Writes `text` centred at the top of `area` in the title style, and
+/// `subtitle` (if any) below it in a smaller regular face.
+pub fn draw_title<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    subtitle: Option<&str>,
+    fonts: &Fonts,
+) -> DrawResult<DB> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (w, _) = area.dim_in_pixel();
+    let top = Pos::new(HPos::Center, VPos::Top);
+    area.draw(&Text::new(
+        text.to_string(),
+        ((w / 2) as i32, 8),
+        bold(fonts.title).pos(top),
+    ))?;
+    if let Some(sub) = subtitle {
+        area.draw(&Text::new(
+            sub.to_string(),
+            ((w / 2) as i32, 8 + (fonts.title * 1.3) as i32),
+            regular(fonts.note).color(&MID_GREY).pos(top),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Height in pixels reserved for a figure title (and its subtitle).
+pub fn title_height(fonts: &Fonts, subtitle: bool) -> u32 {
+    let sub = if subtitle { fonts.note * 1.4 } else { 0.0 };
+    (fonts.title * 1.5 + sub) as u32 + 8
+}
+
+/// Tick values for a log axis over `[lo, hi]` (both > 0): 1-2-5 per decade
+/// (every integer mantissa when that gives fewer than four ticks, powers of
+/// ten only when the range spans more than five decades). plotters' own log
+/// ticks start at the first power of ten inside the range, which leaves
+/// narrow ranges unlabelled.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let decades = (hi / lo).log10();
+    let at = |ms: &[f64]| -> Vec<f64> {
+        let mut out = Vec::new();
+        let k0 = lo.log10().floor() as i32;
+        let k1 = hi.log10().ceil() as i32;
+        for k in k0..=k1 {
+            for m in ms {
+                // Divide for negative powers so that 0.6 prints as 0.6.
+                let v = if k < 0 {
+                    m / 10f64.powi(-k)
+                } else {
+                    m * 10f64.powi(k)
+                };
+                if v >= lo * (1.0 - 1e-12) && v <= hi * (1.0 + 1e-12) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    };
+    if decades > 5.0 {
+        return at(&[1.0]);
+    }
+    let t = at(&[1.0, 2.0, 5.0]);
+    if t.len() >= 4 {
+        t
+    } else {
+        at(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    }
+}
+
+/// A log axis over `[lo, hi]` with the ticks of [`log_ticks`].
+pub fn log_axis(
+    lo: f64,
+    hi: f64,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    use plotters::coord::combinators::BindKeyPoints;
+    (lo..hi).log_scale().with_key_points(log_ticks(lo, hi))
+}
+
+/// Tick text on a log axis: only mantissas 1, 2 and 5 are labelled (ask
+/// plotters for many ticks, e.g. `y_labels(40)`, so every decade has them).
+pub fn log_tick(v: f64) -> String {
+    if !(v.is_finite() && v > 0.0) {
+        return String::new();
+    }
+    let m = v / 10f64.powf(v.log10().floor());
+    if [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|t| (m - t).abs() < 1e-6 * t)
+    {
+        short(v)
+    } else {
+        String::new()
+    }
+}
+
+/// Tick text on a linear axis: short form, no trailing `.0`.
+pub fn lin_tick(v: &f64) -> String {
+    if v.abs() < 1e-12 {
+        "0".into()
+    } else {
+        short(*v)
+    }
+}
+
+/// "1 jump", "3 jumps".
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// A vertical interval `[lo, hi]` at `x` with caps of half-width `half` (in x
+/// units): three path elements (plotters' own `ErrorBar` needs a feature we do
+/// not build).
+pub fn whisker(
+    x: f64,
+    lo: f64,
+    hi: f64,
+    half: f64,
+    style: ShapeStyle,
+) -> [PathElement<(f64, f64)>; 3] {
+    [
+        PathElement::new(vec![(x, lo), (x, hi)], style),
+        PathElement::new(vec![(x - half, lo), (x + half, lo)], style),
+        PathElement::new(vec![(x - half, hi), (x + half, hi)], style),
+    ]
+}
+
+/// Padded `[lo, hi]` for a linear axis (a degenerate range gets ±1).
+pub fn pad_range(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (0.0, 1.0);
+    }
+    if hi <= lo {
+        let c = lo;
+        let d = if c == 0.0 { 1.0 } else { c.abs() * 0.1 };
+        return (c - d, c + d);
+    }
+    let d = (hi - lo) * frac;
+    (lo - d, hi + d)
+}
+
+/// Padded `[lo, hi]` for a log axis (factor `f` each side; both > 0).
+pub fn pad_log_range(lo: f64, hi: f64, f: f64) -> (f64, f64) {
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > 0.0) {
+        return (0.1, 10.0);
+    }
+    if hi <= lo {
+        return (lo / 2.0, hi * 2.0);
+    }
+    (lo / f, hi * f)
+}
+
+/// A short human-readable number for tick labels and notes.
+pub fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let a = x.abs();
+    if !(1e-3..1e5).contains(&a) {
+        return format!("{x:.2e}");
+    }
+    let digits = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else {
+        3
+    };
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viridis_ends_and_monotone_lightness() {
+        assert_eq!(viridis(0.0), RGBColor(0x44, 0x01, 0x54));
+        assert_eq!(viridis(1.0), RGBColor(0xfd, 0xe7, 0x25));
+        assert_eq!(viridis(f64::NAN), viridis(0.0));
+        let lum = |c: RGBColor| 0.2126 * c.0 as f64 + 0.7152 * c.1 as f64 + 0.0722 * c.2 as f64;
+        let mut last = -1.0;
+        for i in 0..=50 {
+            let l = lum(viridis(i as f64 / 50.0));
+            assert!(l > last, "lightness must increase");
+            last = l;
+        }
+    }
+
+    #[test]
+    fn format_by_extension() {
+        assert_eq!(Format::of(Path::new("a/b.PNG")).unwrap(), Format::Png);
+        assert_eq!(Format::of(Path::new("b.svg")).unwrap(), Format::Svg);
+        assert!(Format::of(Path::new("b.pdf")).is_err());
+        assert!(Format::of(Path::new("b")).is_err());
+    }
+
+    #[test]
+    fn short_numbers() {
+        assert_eq!(short(1.5), "1.5");
+        assert_eq!(short(0.1234), "0.123");
+        assert_eq!(short(123.4), "123");
+        assert_eq!(short(2e-5), "2.00e-5");
+        assert_eq!(log_tick(20.0), "20");
+        assert_eq!(log_tick(0.05), "0.05");
+        assert_eq!(log_tick(30.0), "");
+        assert_eq!(lin_tick(&2.0), "2");
+        assert_eq!(
+            log_ticks(0.15, 80.0),
+            vec![0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+        );
+        // Narrow: every integer mantissa.
+        assert_eq!(log_ticks(0.55, 1.7), vec![0.6, 0.7, 0.8, 0.9, 1.0]);
+    }
+}

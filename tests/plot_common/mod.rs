@@ -1,0 +1,271 @@
+//! Fixtures for the plot tests: a run directory in the formats `simulate` and
+//! `collude` write, generated with the real path sampler (so the jump data
+//! follow the true law), plus helpers to inspect PNG and SVG output.
+#![allow(dead_code)]
+
+use privdiffuse::output::fmt_f64 as f;
+use privdiffuse::process::{NoisePath, Norm, PathSampler};
+use privdiffuse::rng::{Purpose, rng_for};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// `exp:a=3.4,b=0.8`: ε(d) = e^(a − b·d).
+pub const A: f64 = 3.4;
+/// See [`A`].
+pub const B: f64 = 0.8;
+
+pub fn eps(d: f64) -> f64 {
+    (A - B * d).exp()
+}
+
+/// Inverse of [`eps`]: d = (a − ln ε)/b.
+pub fn dist(e: f64) -> f64 {
+    (A - e.ln()) / B
+}
+
+/// A fresh, empty scratch directory unique to this test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("privdiffuse-plot-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// One simulated owner: id, hop range, sampled path.
+pub struct Owner {
+    pub id: String,
+    pub d_min: f64,
+    pub d_max: f64,
+    pub path: NoisePath,
+}
+
+/// Samples `count` owners of dimension `dim` in `norm`; owner `i` covers hop
+/// distances `[1, 2 + i mod 7]`, its path drawn over `[ε(d_max), ε(d_min)]`.
+pub fn sample_owners(count: usize, dim: usize, norm: Norm, seed: u64) -> Vec<Owner> {
+    (0..count)
+        .map(|i| {
+            let (d_min, d_max) = (1.0, (2 + i % 7) as f64);
+            let s = PathSampler::new(dim, norm, eps(d_max), eps(d_min)).unwrap();
+            let mut rng = rng_for(seed, i as u64, 0, Purpose::Path);
+            Owner {
+                id: format!("{}", 100 + 7 * i),
+                d_min,
+                d_max,
+                path: s.sample(&mut rng),
+            }
+        })
+        .collect()
+}
+
+/// Writes `jumps.csv`, `owners.csv` and `summary.json` for `owners`.
+pub fn write_jump_files(dir: &Path, owners: &[Owner], dim: usize, norm: Norm) {
+    let mut jumps = String::from("owner,eps,distance,jump_norm\n");
+    let mut own = String::from(
+        "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n",
+    );
+    let rate = norm.jump_rate(dim);
+    for o in owners {
+        for j in o.path.jumps() {
+            let _ = writeln!(
+                jumps,
+                "{},{},{},{}",
+                o.id,
+                f(j.eps),
+                f(dist(j.eps)),
+                f(j.size(norm))
+            );
+        }
+        let (lo, hi) = (o.path.eps_lo(), o.path.eps_hi());
+        let _ = writeln!(
+            own,
+            "{},{},{},{},{},{},{},{}",
+            o.id,
+            10,
+            f(o.d_min),
+            f(o.d_max),
+            f(lo),
+            f(hi),
+            o.path.num_jumps(),
+            f(rate * (hi / lo).ln())
+        );
+    }
+    std::fs::write(dir.join("jumps.csv"), jumps).unwrap();
+    std::fs::write(dir.join("owners.csv"), own).unwrap();
+    let summary = format!(
+        r#"{{"tool":"privdiffuse","eps_map":{{"requested":"exp:a=3.4,b=0.8","spec":"exp:a=3.4,b=0.8","a":3.4,"b":0.8}},"config":{{"dim":{dim},"norm":"{norm}","distance":"hop","eps_min":null,"seed":1}},"extra":[1,2,3]}}"#
+    );
+    std::fs::write(dir.join("summary.json"), summary).unwrap();
+}
+
+/// A complete run directory: every CSV `simulate` and `collude` write (n = 2,
+/// ℓ2), plus a `privdiffuse path` CSV `samples.csv` (n = 1, ℓ1).
+pub fn write_run(dir: &Path) {
+    let (dim, norm) = (2, Norm::L2);
+    let owners = sample_owners(40, dim, norm, 11);
+    write_jump_files(dir, &owners, dim, norm);
+
+    // paths.csv: the first 4 owners' breakpoints.
+    let mut paths = String::from("owner,eps,v1,v2\n");
+    for o in owners.iter().take(4) {
+        for (e, v) in o.path.breakpoints() {
+            let _ = writeln!(paths, "{},{},{},{}", o.id, f(e), f(v[0]), f(v[1]));
+        }
+    }
+    std::fs::write(dir.join("paths.csv"), paths).unwrap();
+
+    // ego.csv: the first owner's recipients, 8 per hop distance.
+    let o = &owners[6]; // covers [1, 8]
+    // Put that owner first in owners.csv order by rewriting the file.
+    let own = std::fs::read_to_string(dir.join("owners.csv")).unwrap();
+    let mut lines: Vec<&str> = own.lines().collect();
+    let line = lines.remove(7);
+    lines.insert(1, line);
+    std::fs::write(dir.join("owners.csv"), lines.join("\n") + "\n").unwrap();
+    let mut ego = String::from("recipient,distance,eps,error_norm\n");
+    for d in 1..=8 {
+        for k in 0..8 {
+            let e = eps(d as f64);
+            let v = o.path.value_at(e);
+            let _ = writeln!(
+                ego,
+                "{},{},{},{}",
+                1000 + 10 * d + k,
+                d,
+                f(e),
+                f(norm.norm_of(v))
+            );
+        }
+    }
+    std::fs::write(dir.join("ego.csv"), ego).unwrap();
+
+    // by_distance.csv: empirical MSE scattered around the theory 6/ε².
+    let mut bd =
+        String::from("mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory\n");
+    for (m, mech) in ["correlated", "independent", "gaussian"].iter().enumerate() {
+        for d in 1..=8 {
+            let e = eps(d as f64);
+            let theory = if *mech == "gaussian" { 9.0 } else { 6.0 } / (e * e);
+            let wobble = 1.0 + 0.08 * (((d * 7 + m * 3) % 5) as f64 - 2.0) / 2.0;
+            let mse = theory * wobble;
+            let _ = writeln!(
+                bd,
+                "{mech},{d},{d},{},{},{},{},{}",
+                40 * d,
+                f(e),
+                f(mse),
+                f(0.12 * mse),
+                f(theory)
+            );
+        }
+    }
+    std::fs::write(dir.join("by_distance.csv"), bd).unwrap();
+
+    // coalition.csv: 3 owners; correlated gains ≤ 1, independent > 1.
+    let mut co = String::from(
+        "owner,coalition,size,eps_max,eps_sum,mechanism,estimator,mse,gain,gain_lo,gain_hi,win_rate\n",
+    );
+    let coalitions = [
+        ("nearest:m=5", 5u64),
+        ("random:m=20", 20),
+        ("far:min-d=3", 60),
+    ];
+    for (oi, owner) in ["3", "8", "21"].iter().enumerate() {
+        for (ci, (label, size)) in coalitions.iter().enumerate() {
+            let size = if ci == 2 {
+                size + 10 * oi as u64
+            } else {
+                *size
+            };
+            for mech in ["correlated", "independent"] {
+                for (ei, est) in ["best", "mean", "ivw", "median", "pitman"]
+                    .iter()
+                    .enumerate()
+                {
+                    let base = if mech == "correlated" {
+                        1.0 - 0.15 * ei as f64 / 4.0 - 0.02 * oi as f64
+                    } else if *est == "best" {
+                        1.0
+                    } else {
+                        (size as f64).sqrt() * (1.0 + 0.3 * ei as f64) * (1.0 + 0.05 * oi as f64)
+                    };
+                    let _ = writeln!(
+                        co,
+                        "{owner},{label},{size},2.5,{},{mech},{est},{},{},{},{},{}",
+                        f(2.5 * size as f64 * 0.3),
+                        f(0.5 / base),
+                        f(base),
+                        f(base * 0.85),
+                        f(base * 1.15),
+                        f(0.5)
+                    );
+                }
+            }
+        }
+    }
+    std::fs::write(dir.join("coalition.csv"), co).unwrap();
+
+    // samples.csv: a `privdiffuse path` file, 5 samples of the 1-D process.
+    let s = PathSampler::new(1, Norm::L1, 0.05, 50.0).unwrap();
+    let mut out = String::from("sample,eps,v1\n");
+    for k in 0..5u64 {
+        let p = s.sample(&mut rng_for(3, k, 0, Purpose::Path));
+        for (e, v) in p.breakpoints() {
+            let _ = writeln!(out, "{k},{},{}", f(e), f(v[0]));
+        }
+    }
+    std::fs::write(dir.join("samples.csv"), out).unwrap();
+}
+
+/// Width and height from a PNG's IHDR, after checking the signature.
+pub fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(bytes.len() > 24, "PNG too short");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    (w, h)
+}
+
+/// Decodes a PNG and returns (width, height, variance of the luma, share of
+/// non-white pixels).
+pub fn png_stats(path: &Path) -> (u32, u32, f64, f64) {
+    let bytes = std::fs::read(path).unwrap();
+    let (w0, h0) = png_size(&bytes);
+    let img = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
+        .expect("PNG decodes")
+        .to_luma8();
+    let (w, h) = img.dimensions();
+    assert_eq!((w, h), (w0, h0));
+    let n = (w * h) as f64;
+    let mean = img.pixels().map(|p| p.0[0] as f64).sum::<f64>() / n;
+    let var = img
+        .pixels()
+        .map(|p| (p.0[0] as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    let ink = img.pixels().filter(|p| p.0[0] < 250).count() as f64 / n;
+    (w, h, var, ink)
+}
+
+/// The text content of every `<text>` element of an SVG.
+pub fn svg_texts(svg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text") {
+        rest = &rest[i..];
+        let Some(gt) = rest.find('>') else { break };
+        let Some(end) = rest.find("</text>") else {
+            break;
+        };
+        out.push(
+            rest[gt + 1..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+                .trim()
+                .to_string(),
+        );
+        rest = &rest[end + 7..];
+    }
+    out
+}
