@@ -282,35 +282,7 @@ impl CoalitionSpec {
                 *m
             ],
             Kind::File { path, ids: list } => {
-                let mut nodes = Vec::with_capacity(list.len());
-                let mut unknown: Vec<&(String, usize)> = Vec::new();
-                for entry in list {
-                    match ids.index_of(&entry.0) {
-                        Some(v) => nodes.push(v),
-                        None => unknown.push(entry),
-                    }
-                }
-                if let Some(first) = unknown.first() {
-                    let shown: Vec<String> = unknown
-                        .iter()
-                        .take(5)
-                        .map(|(s, l)| format!("'{s}' (line {l})"))
-                        .collect();
-                    let more = if unknown.len() > 5 {
-                        format!(" and {} more", unknown.len() - 5)
-                    } else {
-                        String::new()
-                    };
-                    return Err(Error::input(
-                        path.clone(),
-                        first.1,
-                        format!(
-                            "{} unknown node id(s) in coalition file: {}{more}; expected ids of the graph",
-                            unknown.len(),
-                            shown.join(", ")
-                        ),
-                    ));
-                }
+                let mut nodes = resolve_file_ids(path, list, ids)?;
                 nodes.sort_unstable();
                 nodes.dedup();
                 nodes
@@ -324,6 +296,53 @@ impl CoalitionSpec {
             label: self.text.clone(),
             members,
         })
+    }
+}
+
+/// Maps a coalition file's ids to node indices; unknown ids are an input error
+/// naming the file, the first offending line and up to five ids.
+fn resolve_file_ids(path: &Path, list: &[(String, usize)], ids: &NodeIds) -> Result<Vec<u32>> {
+    let mut nodes = Vec::with_capacity(list.len());
+    let mut unknown: Vec<&(String, usize)> = Vec::new();
+    for entry in list {
+        match ids.index_of(&entry.0) {
+            Some(v) => nodes.push(v),
+            None => unknown.push(entry),
+        }
+    }
+    if let Some(first) = unknown.first() {
+        let shown: Vec<String> = unknown
+            .iter()
+            .take(5)
+            .map(|(s, l)| format!("'{s}' (line {l})"))
+            .collect();
+        let more = if unknown.len() > 5 {
+            format!(" and {} more", unknown.len() - 5)
+        } else {
+            String::new()
+        };
+        return Err(Error::input(
+            path,
+            first.1,
+            format!(
+                "{} unknown node id(s) in coalition file: {}{more}; expected ids of the graph",
+                unknown.len(),
+                shown.join(", ")
+            ),
+        ));
+    }
+    Ok(nodes)
+}
+
+impl CoalitionSpec {
+    /// Checks everything about the spec that depends on the graph but not on
+    /// the owner (today: that a `file:` list names only nodes of the graph), so
+    /// a run can fail before it writes anything.
+    pub fn check(&self, ids: &NodeIds) -> Result<()> {
+        match &self.kind {
+            Kind::File { path, ids: list } => resolve_file_ids(path, list, ids).map(|_| ()),
+            _ => Ok(()),
+        }
     }
 }
 

@@ -15,6 +15,8 @@
 //! * [`audit`] — the exact privacy loss of every sampled view (two independent
 //!   computations for the correlated mechanism), its summaries, and an empirical
 //!   lower bound on ε from a distinguishing attack;
+//! * [`run`] — the trial runner behind `privdiffuse collude`: every owner ×
+//!   coalition × mechanism, `T` fresh draws, estimator gains, audit, attack;
 //! * [`stats`] — MSE / gain accumulators with delta-method confidence intervals,
 //!   Clopper–Pearson bounds.
 //!
@@ -27,7 +29,9 @@ pub mod accounting;
 pub mod audit;
 pub mod coalition;
 pub mod estimators;
+pub mod run;
 pub mod stats;
+pub mod write;
 
 pub use accounting::Accounting;
 pub use audit::{
@@ -35,19 +39,20 @@ pub use audit::{
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 pub use coalition::{Coalition, CoalitionSpec, Member};
+pub use run::{
+    AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes, collude,
+};
 pub use estimators::{Estimator, EstimatorPanel, EstimatorScratch, NoiseModel, View};
+pub use write::{
+    ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, collude_to_dir,
+};
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
 
-/// Norm of the n-dimensional mechanism (1-D views are the same under both).
+/// Norm of the n-dimensional mechanism: the crate-wide [`crate::process::Norm`]
+/// (1-D views are the same under both).
 ///
 /// ℓ1: coordinates are independent 1-D processes at the same level, so every
 /// coordinate-wise computation is exact. ℓ2: the noise density is
 /// ∝ e^{−λ‖v‖₂}; coordinate-wise estimators then use the per-coordinate Laplace
 /// model as an approximation the attacker chooses (it is not the true model).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Norm {
-    /// Independent coordinates (density ∝ e^{−λ‖v‖₁}).
-    L1,
-    /// Rotation-invariant noise (density ∝ e^{−λ‖v‖₂}).
-    L2,
-}
+pub use crate::process::Norm;

@@ -94,7 +94,8 @@ pub struct Timings {
 }
 
 impl MapSummary {
-    fn of(plan: &Plan<'_>) -> MapSummary {
+    /// The map of a resolved plan.
+    pub fn of(plan: &Plan<'_>) -> MapSummary {
         let (a, b) = plan.map.exp_params().unzip();
         let known = plan.observed.0.is_finite();
         MapSummary {
@@ -167,20 +168,23 @@ pub fn write_by_distance(w: &mut dyn Write, rows: &[BucketRow]) -> std::io::Resu
     w.write_all(s.as_bytes())
 }
 
-fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
+/// Creates `name` inside the staging directory (buffered).
+pub(crate) fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
     let p = dir.join(name);
     let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
     Ok(BufWriter::with_capacity(1 << 16, f))
 }
 
-fn finish(w: BufWriter<File>, name: &str) -> Result<()> {
+/// Flushes and syncs a file made by [`create`].
+pub(crate) fn finish(w: BufWriter<File>, name: &str) -> Result<()> {
     w.into_inner()
         .map_err(|e| Error::io(name, e.into_error()))?
         .sync_all()
         .map_err(|e| Error::io(name, e))
 }
 
-fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
+/// Writes `value` as pretty JSON into `name`.
+pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
     let mut w = create(dir, name)?;
     serde_json::to_writer_pretty(&mut w, value)
         .map_err(|e| Error::io(dir.join(name), std::io::Error::other(e)))?;
