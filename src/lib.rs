@@ -25,6 +25,7 @@ pub mod post;
 pub mod process;
 pub mod rng;
 pub mod sim;
+pub mod sweep;
 pub mod values;
 
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};

@@ -9,6 +9,7 @@ mod path;
 mod plot;
 mod relax;
 mod simulate;
+mod sweep;
 
 pub use common::Output;
 
@@ -37,6 +38,7 @@ pub enum Command {
     Distances(distances::DistancesArgs),
     Relax(relax::RelaxArgs),
     Plot(plot::PlotArgs),
+    Sweep(Box<sweep::SweepArgs>),
 }
 
 /// Runs a parsed command line.
@@ -49,5 +51,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
         Command::Plot(a) => plot::run(a),
+        Command::Sweep(a) => sweep::run(*a),
     }
 }
