@@ -521,7 +521,7 @@ impl SweepFigure {
         }
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(SeriesLabelPosition::UpperLeft)
             .label_font(style::regular(fonts.note))
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
