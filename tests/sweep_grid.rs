@@ -30,7 +30,12 @@ fn two_by_three_by_two_is_twelve_points_first_key_outermost() {
 
 #[test]
 fn pipe_splits_specs_with_commas_and_dash_spellings_are_accepted() {
-    let g = grid(&["eps=exp:a=4,b=1|exp:a=4,b=3.3", "eps-min=0.1,0.2", "approx-k=8"]).unwrap();
+    let g = grid(&[
+        "eps=exp:a=4,b=1|exp:a=4,b=3.3",
+        "eps-min=0.1,0.2",
+        "approx-k=8",
+    ])
+    .unwrap();
     assert_eq!(g.axes[0].values, ["exp:a=4,b=1", "exp:a=4,b=3.3"]);
     assert_eq!(g.axes[1].key, "eps_min");
     let pts = g.points().unwrap();
@@ -89,7 +94,10 @@ fn malformed_inputs_name_key_and_value() {
     rejects(points(&["dim=1", "dim=2"]), &["dim"]);
     rejects(points(&["dim"]), &["dim"]);
     rejects(points(&["trials=0"]), &["trials", "0"]);
-    rejects(points(&["coalition=nobody:x=1"]), &["coalition", "nobody:x=1"]);
+    rejects(
+        points(&["coalition=nobody:x=1"]),
+        &["coalition", "nobody:x=1"],
+    );
     rejects(points(&["estimators=oracle"]), &["estimators", "oracle"]);
     // Conflicting base/grid key, empty list, bad types in TOML.
     rejects(

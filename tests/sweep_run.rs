@@ -60,14 +60,26 @@ fn same_seeds_same_csv_whatever_the_thread_count() {
         lines.next().unwrap(),
         "mechanism_spec,seed,norm,mechanism,estimator,coalition,metric,distance_lo,distance_hi,value"
     );
-    assert!(lines.next().unwrap().starts_with("both,1,l1,correlated,,,mse,1,1,"));
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("both,1,l1,correlated,,,mse,1,1,")
+    );
     assert!(!side_file(&a, "progress").exists());
     let timings = read(&side_file(&a, "timings.csv"));
     assert_eq!(timings.lines().count(), 13);
     // A different seed changes the numbers (the test can fail).
     let c = tmp("det3");
-    run_with(1, &karate(&["mechanism=both,correlated", "seed=2..4", "norm=l1,l2"]), &SweepOptions::new(&c));
-    assert_ne!(read(&a).replace(",1,l", ",X,l"), read(&c).replace(",2,l", ",X,l"));
+    run_with(
+        1,
+        &karate(&["mechanism=both,correlated", "seed=2..4", "norm=l1,l2"]),
+        &SweepOptions::new(&c),
+    );
+    assert_ne!(
+        read(&a).replace(",1,l", ",X,l"),
+        read(&c).replace(",2,l", ",X,l")
+    );
 }
 
 #[test]
@@ -144,11 +156,17 @@ fn dimension_sweep_jumps_per_path_match_theory() {
             .unwrap()
     };
     for dim in ["1", "2", "5", "20"] {
-        let (emp, th) = (value(dim, "jumps_per_path"), value(dim, "jumps_per_path_theory"));
+        let (emp, th) = (
+            value(dim, "jumps_per_path"),
+            value(dim, "jumps_per_path_theory"),
+        );
         // Jumps of one path are Poisson with mean μ ≈ th, over 150 owners:
         // s.e. of the mean ≈ √(th/150); allow 6 s.e.
         let se = (th / 150.0).sqrt();
-        assert!((emp - th).abs() < 6.0 * se, "dim {dim}: {emp} vs {th} (se {se})");
+        assert!(
+            (emp - th).abs() < 6.0 * se,
+            "dim {dim}: {emp} vs {th} (se {se})"
+        );
     }
     // And the theory is (n+1)·ln(ε_max/ε_min) with ε from 15 down to 0.5 at
     // the farthest owner: n = 20 needs more jumps than n = 1.
@@ -169,7 +187,11 @@ fn plots_are_drawn_beside_the_csv() {
     let r = run_with(2, &g, &opts);
     assert_eq!(r.figures.len(), 2);
     for f in &r.figures {
-        assert!(std::fs::metadata(f).unwrap().len() > 1000, "{}", f.display());
+        assert!(
+            std::fs::metadata(f).unwrap().len() > 1000,
+            "{}",
+            f.display()
+        );
     }
     // An --x that is not a grid key is refused before anything runs.
     let mut opts = SweepOptions::new(tmp("plot2"));

@@ -125,7 +125,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         None
     };
     let opts = SweepOptions {
-        out: args.out.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_OUT)),
+        out: args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT)),
         resume: args.resume,
         progress: !args.quiet,
         plot,

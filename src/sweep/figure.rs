@@ -55,7 +55,11 @@ impl PlotSpec {
                 return Err(Error::param(
                     "--only",
                     c,
-                    format!("a column: {} or {}", cols.join(", "), OUTPUT_COLUMNS.join(", ")),
+                    format!(
+                        "a column: {} or {}",
+                        cols.join(", "),
+                        OUTPUT_COLUMNS.join(", ")
+                    ),
                 ));
             }
         }
@@ -134,7 +138,10 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         return Err(Error::input(
             csv,
             1,
-            format!("expected the columns to end with {}", OUTPUT_COLUMNS.join(",")),
+            format!(
+                "expected the columns to end with {}",
+                OUTPUT_COLUMNS.join(",")
+            ),
         ));
     }
     let nk = header.len() - nt;
@@ -147,14 +154,20 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             Error::param(
                 "--x",
                 &spec.x,
-                format!("a grid key of {} ({})", csv.display(), header[..nk].join(", ")),
+                format!(
+                    "a grid key of {} ({})",
+                    csv.display(),
+                    header[..nk].join(", ")
+                ),
             )
         })?;
     let mut rows = Vec::new();
     for (ln, l) in lines.enumerate() {
         let f = split_line(l)
             .filter(|f| f.len() == header.len())
-            .ok_or_else(|| Error::input(csv, ln + 2, format!("expected {} fields", header.len())))?;
+            .ok_or_else(|| {
+                Error::input(csv, ln + 2, format!("expected {} fields", header.len()))
+            })?;
         rows.push(f);
     }
     let filters: Vec<(usize, &str)> = spec
@@ -162,11 +175,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         .iter()
         .filter_map(|(c, v)| col(c).map(|i| (i, v.as_str())))
         .collect();
-    rows.retain(|r| {
-        filters
-            .iter()
-            .all(|(i, v)| r[*i].is_empty() || r[*i] == *v)
-    });
+    rows.retain(|r| filters.iter().all(|(i, v)| r[*i].is_empty() || r[*i] == *v));
     // Keys that vary (other than x) label the lines.
     let mut distinct: Vec<Vec<String>> = vec![Vec::new(); nk];
     for r in &rows {
@@ -184,9 +193,10 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
     let rest: Vec<&str> = xs.iter().map(|s| &s[prefix.len()..]).collect();
     let nums: Option<Vec<f64>> = rest.iter().map(|s| s.trim().parse::<f64>().ok()).collect();
     let x_ticks: Vec<(f64, String)> = match nums {
-        Some(v) if v.iter().all(|x| x.is_finite()) => {
-            v.into_iter().zip(rest.iter().map(|s| s.to_string())).collect()
-        }
+        Some(v) if v.iter().all(|x| x.is_finite()) => v
+            .into_iter()
+            .zip(rest.iter().map(|s| s.to_string()))
+            .collect(),
         _ => rest
             .iter()
             .enumerate()
@@ -234,8 +244,11 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                 ckey.push(if r[dlo] == r[dhi] {
                     format!("d={}", r[dlo])
                 } else {
-                    format!("d∈[{}, {}]", style::short(r[dlo].parse().unwrap_or(f64::NAN)),
-                        style::short(r[dhi].parse().unwrap_or(f64::NAN)))
+                    format!(
+                        "d∈[{}, {}]",
+                        style::short(r[dlo].parse().unwrap_or(f64::NAN)),
+                        style::short(r[dhi].parse().unwrap_or(f64::NAN))
+                    )
                 });
             }
             let mut key = ckey.clone();
@@ -378,7 +391,11 @@ impl Ranged for Axis {
 
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
         let span = self.hi - self.lo;
-        let t = if span > 0.0 { (v - self.lo) / span } else { 0.5 };
+        let t = if span > 0.0 {
+            (v - self.lo) / span
+        } else {
+            0.5
+        };
         limit.0 + (t * (limit.1 - limit.0) as f64).round() as i32
     }
 
@@ -395,8 +412,16 @@ impl Ranged for Axis {
 
 impl SweepFigure {
     fn x_axis(&self) -> Axis {
-        let lo = self.x_ticks.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
-        let hi = self.x_ticks.iter().map(|t| t.0).fold(f64::NEG_INFINITY, f64::max);
+        let lo = self
+            .x_ticks
+            .iter()
+            .map(|t| t.0)
+            .fold(f64::INFINITY, f64::min);
+        let hi = self
+            .x_ticks
+            .iter()
+            .map(|t| t.0)
+            .fold(f64::NEG_INFINITY, f64::max);
         let pad = if hi > lo { (hi - lo) * 0.06 } else { 0.5 };
         let keys: Vec<f64> = self.x_ticks.iter().map(|t| t.0).collect();
         Axis::new(lo - pad, hi + pad, keys)
@@ -417,12 +442,16 @@ impl SweepFigure {
         let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
         });
+        // Head room for the legend (upper left): a share of the span per entry.
+        let room = (0.07 * (p.series.len() + 1) as f64).min(0.6);
         let (y_axis, ticks): (Axis, Vec<f64>) = if p.log {
             let (l, h) = style::pad_log_range(lo, hi, 1.3);
+            let h = h * (h / l).powf(room);
             let t: Vec<f64> = style::log_ticks(l, h).into_iter().map(f64::log10).collect();
             (Axis::new(l.log10(), h.log10(), t.clone()), t)
         } else {
             let (l, h) = style::pad_range(lo.min(0.0), hi, 0.08);
+            let h = h + (h - l) * room;
             let t = lin_ticks(l, h);
             (Axis::new(l, h, t.clone()), t)
         };
@@ -495,7 +524,10 @@ impl SweepFigure {
             match s.marker {
                 1 => {
                     chart
-                        .draw_series(pts.iter().map(|&q| TriangleMarker::new(q, r + 1, c.filled())))?
+                        .draw_series(
+                            pts.iter()
+                                .map(|&q| TriangleMarker::new(q, r + 1, c.filled())),
+                        )?
                         .label(label)
                         .legend(move |(x, y)| {
                             line(x, y) + TriangleMarker::new((12, 0), r + 1, c.filled())

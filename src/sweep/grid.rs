@@ -8,9 +8,9 @@
 //! deserialising the overlaid configuration — so a sweep accepts exactly what
 //! `simulate --config` accepts.
 
-use crate::collusion::{CoalitionSpec, ColludeOptions, Estimator};
 use crate::collusion::run::MAX_TRIALS;
 use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_TRIALS};
+use crate::collusion::{CoalitionSpec, ColludeOptions, Estimator};
 use crate::mechanism::NoiseModel;
 use crate::sim::{OwnerSpec, SimConfig, Unreachable};
 use crate::values::ValueSpec;
@@ -129,13 +129,19 @@ fn normalise(key: &str) -> String {
 fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot)> {
     let k = normalise(key);
     if k == "distance_options.seed" || k == "distance_seed" {
-        return Ok(("distance_options.seed".into(), Slot::Distance("seed".into())));
+        return Ok((
+            "distance_options.seed".into(),
+            Slot::Distance("seed".into()),
+        ));
     }
     let bare = k.strip_prefix("distance_options.").unwrap_or(&k);
     if DISTANCE_KEYS.contains(&bare) {
         return Ok((bare.to_string(), Slot::Distance(bare.to_string())));
     }
-    if let Some(c) = COLLUDE_KEYS.iter().find(|c| **c == k || k == "coalitions" && **c == "coalition") {
+    if let Some(c) = COLLUDE_KEYS
+        .iter()
+        .find(|c| **c == k || k == "coalitions" && **c == "coalition")
+    {
         return Ok((c.to_string(), Slot::Collude(c)));
     }
     if k != "distance_options" && defaults.contains_key(&k) {
@@ -232,7 +238,9 @@ fn split_values(key: &str, ty: Ty, list: &str) -> Result<Vec<String>> {
                 Error::param(
                     key,
                     item,
-                    format!("an inclusive integer range A..B with A ≤ B, at most {MAX_RANGE} values"),
+                    format!(
+                        "an inclusive integer range A..B with A ≤ B, at most {MAX_RANGE} values"
+                    ),
                 )
             };
             let a: u64 = a.trim().parse().map_err(|_| bad())?;
@@ -324,7 +332,11 @@ impl Grid {
         }
         for (i, v) in values.iter().enumerate() {
             if values[..i].iter().any(|w| w.trim() == v.trim()) {
-                return Err(Error::param(&key, v, "distinct values (this one is listed twice)"));
+                return Err(Error::param(
+                    &key,
+                    v,
+                    "distinct values (this one is listed twice)",
+                ));
             }
             if v.contains(['\n', '\r']) {
                 return Err(Error::param(&key, v, "a value on one line"));
@@ -622,7 +634,11 @@ fn collude_point(keys: &[(&'static str, &str)]) -> Result<Option<ColludePoint>> 
             coalitions.push(CoalitionSpec::parse(s).map_err(|e| rename(e, "coalition", spec))?);
         }
         if coalitions.is_empty() {
-            return Err(Error::param("coalition", spec, "one or more coalition specs, `;`-separated"));
+            return Err(Error::param(
+                "coalition",
+                spec,
+                "one or more coalition specs, `;`-separated",
+            ));
         }
     }
     let estimators = match get("estimators") {
@@ -683,7 +699,11 @@ fn rename(e: Error, key: &str, value: &str) -> Error {
             } else {
                 key.to_string()
             };
-            let value = if value.is_empty() { v } else { value.to_string() };
+            let value = if value.is_empty() {
+                v
+            } else {
+                value.to_string()
+            };
             Error::param(name, value, expected)
         }
         other => other,

@@ -12,12 +12,12 @@
 //! connects the sweep to the collusion runner.
 
 use super::grid::ColludePoint;
+use crate::Result;
 use crate::collusion::run::collude;
 use crate::collusion::write::pool;
 use crate::mechanism::Mechanism;
 use crate::output::write_f64;
 use crate::sim::{Plan, simulate};
-use crate::Result;
 
 /// One CSV row without the grid keys.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,7 +95,11 @@ pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec
         let c = &res.counts;
         let paths = (c.owners - c.owners_without_recipients).max(1) as f64;
         let name = Mechanism::Correlated.name();
-        rows.push(MetricRow::new(name, "jumps_per_path", c.jumps as f64 / paths));
+        rows.push(MetricRow::new(
+            name,
+            "jumps_per_path",
+            c.jumps as f64 / paths,
+        ));
         rows.push(MetricRow::new(
             name,
             "jumps_per_path_theory",

@@ -208,7 +208,10 @@ fn fingerprint(grid: &Grid) -> String {
             eat(v);
         }
     }
-    format!("# privdiffuse sweep progress v1 points={} grid={h:016x}", grid.len())
+    format!(
+        "# privdiffuse sweep progress v1 points={} grid={h:016x}",
+        grid.len()
+    )
 }
 
 /// The CSV lines of one point.
@@ -266,8 +269,10 @@ fn read_resume(grid: &Grid, points: &[Point], out: &Path, progress: &Path) -> Re
     }
     let nkeys = grid.axes.len();
     let ncols = nkeys + TAIL_COLUMNS.len();
-    let by_values: HashMap<&[String], usize> =
-        points.iter().map(|p| (p.values.as_slice(), p.index)).collect();
+    let by_values: HashMap<&[String], usize> = points
+        .iter()
+        .map(|p| (p.values.as_slice(), p.index))
+        .collect();
     let mut rows: HashMap<usize, Vec<String>> = HashMap::new();
     for line in lines {
         let Some(f) = split_line(line) else { continue };
@@ -363,7 +368,10 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     } else {
         Done::new()
     };
-    let pending: Vec<&Point> = points.iter().filter(|p| !done.contains_key(&p.index)).collect();
+    let pending: Vec<&Point> = points
+        .iter()
+        .filter(|p| !done.contains_key(&p.index))
+        .collect();
 
     // Graphs and distances of the pending points, each prepared once.
     let mut gkeys: Vec<(PathBuf, Option<PathBuf>, bool)> = Vec::new();
