@@ -204,3 +204,35 @@ fn plots_are_drawn_beside_the_csv() {
     let e = run_sweep(&g, &opts).unwrap_err();
     assert!(e.to_string().contains("delta"), "{e}");
 }
+
+#[test]
+fn coalition_axis_adds_gain_and_accounting_rows() {
+    let mut g = karate(&["coalition=nearest:m=3|random:m=8"]);
+    g.add_base("estimators", "best,ivw").unwrap();
+    g.add_base("trials", "30").unwrap();
+    g.add_base("owners", "4").unwrap();
+    let out = tmp("collude");
+    let r = run_with(2, &g, &SweepOptions::new(&out));
+    assert!(r.complete);
+    let text = read(&out);
+    assert!(text.starts_with("coalition_spec,mechanism,estimator,coalition,metric,"));
+    let get = |prefix: &str| -> Vec<f64> {
+        text.lines()
+            .filter(|l| l.starts_with(prefix))
+            .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    for spec in ["nearest:m=3", "random:m=8"] {
+        let max = get(&format!("{spec},,,{spec},eps_max,"));
+        let sum = get(&format!("{spec},,,{spec},eps_sum,"));
+        assert_eq!((max.len(), sum.len()), (1, 1), "{spec}");
+        assert!(max[0] > 0.0 && sum[0] >= max[0], "{spec}: {max:?} {sum:?}");
+        // The best member against itself: gain exactly 1 under both mechanisms.
+        for mech in ["correlated", "independent"] {
+            let best = get(&format!("{spec},{mech},best,{spec},gain,"));
+            assert_eq!(best.len(), 1);
+            assert!((best[0] - 1.0).abs() < 1e-12, "{spec} {mech}: {best:?}");
+            assert_eq!(get(&format!("{spec},{mech},ivw,{spec},gain,")).len(), 1);
+        }
+    }
+}

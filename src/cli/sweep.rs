@@ -51,7 +51,9 @@ pub struct SweepArgs {
     /// Output CSV [default: results/sweep.csv]
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Keep the complete points of an interrupted run of the same grid
+    /// Keep the complete points of an interrupted run of the same grid (listed in
+    /// FILE.progress); a point cut off mid-write is recomputed. A finished FILE has no
+    /// progress file and is recomputed whole
     #[arg(long)]
     resume: bool,
     /// Worker threads [default: all cores]; results do not depend on it
