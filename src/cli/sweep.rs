@@ -66,7 +66,7 @@ pub struct SweepArgs {
     /// The grid key on the figure's x axis
     #[arg(long, value_name = "KEY")]
     x: Option<String>,
-    /// Metric(s) to draw, one panel each, comma-separated (e.g. mse,gain) [default: mse]
+    /// Metric(s) to draw, one panel each, comma-separated (e.g. mse,gain)
     #[arg(long, value_name = "M", default_value = "mse")]
     metric: String,
     /// Only distance buckets containing these distances (e.g. 1,2,3)

@@ -574,3 +574,26 @@ impl Figure for SweepFigure {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_prefix_keeps_numbers_whole() {
+        let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            common_prefix(&v(&["exp:a=4,b=0.5", "exp:a=4,b=1"])),
+            "exp:a=4,b="
+        );
+        assert_eq!(common_prefix(&v(&["0.5", "0.25"])), "");
+        assert_eq!(common_prefix(&v(&["hop", "resistance"])), "");
+        assert_eq!(common_prefix(&v(&["exp:a=4,b=1"])), "");
+    }
+
+    #[test]
+    fn linear_ticks_are_round() {
+        assert_eq!(lin_ticks(0.0, 10.0), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(lin_ticks(0.0, 1.0).len(), 6);
+    }
+}

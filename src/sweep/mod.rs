@@ -562,3 +562,35 @@ fn at_point(grid: &Grid, p: &Point, e: Error) -> Error {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_round_trip_through_quoting() {
+        let fields = ["exp:a=4,b=1", "plain", "say \"hi\"", "", "d∈[1, 2]"];
+        let mut line = String::new();
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            push_field(&mut line, f);
+        }
+        assert_eq!(split_line(&line).unwrap(), fields);
+        assert_eq!(split_line("\"open,"), None);
+    }
+
+    #[test]
+    fn side_files_sit_beside_the_csv() {
+        let p = Path::new("results/sweep.csv");
+        assert_eq!(
+            side_file(p, "progress"),
+            Path::new("results/sweep.progress")
+        );
+        assert_eq!(
+            side_file(p, "timings.csv"),
+            Path::new("results/sweep.timings.csv")
+        );
+    }
+}
