@@ -7,11 +7,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    // The I/O error is part of the message and deliberately not a `#[source]`:
+    // `{:#}` chains would print it twice.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Malformed content in an input file: names the file, the 1-based line,
     /// the offending text and what was expected there.
@@ -67,7 +68,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 

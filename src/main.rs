@@ -50,6 +50,6 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             || matches!(c.downcast_ref::<privdiffuse::Error>(),
-                Some(privdiffuse::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe)
+                Some(privdiffuse::Error::Io { error, .. }) if error.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }

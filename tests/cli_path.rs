@@ -119,8 +119,7 @@ fn at_rows_match_breakpoint_lookup() {
         // Value of the last breakpoint row of sample k with level ≤ q.
         let expect = bp
             .iter()
-            .filter(|(bk, be, _)| bk == k && be.parse::<f64>().unwrap() <= q)
-            .next_back()
+            .rfind(|(bk, be, _)| bk == k && be.parse::<f64>().unwrap() <= q)
             .map(|(_, _, bv)| bv)
             .expect("a breakpoint at or below q");
         assert_eq!(v, expect, "sample {k} at {q}");

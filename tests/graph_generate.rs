@@ -193,4 +193,11 @@ fn bad_parameters_are_parameter_errors() {
     assert!(is_param(barabasi_albert(10, 10, 1)));
     assert!(is_param(watts_strogatz(10, 5, 0.1, 1)));
     assert!(is_param(watts_strogatz(10, 4, -0.1, 1)));
+    // Requests far beyond memory are refused up front, not by a failed allocation.
+    assert!(is_param(erdos_renyi(4_000_000, 1 << 40, 1)));
+    assert!(is_param(
+        geometric(4_000_000, GeometricParam::Radius(1.0), 1).map(|x| x.0)
+    ));
+    assert!(is_param(barabasi_albert(100_000_000, 50, 1)));
+    assert!(is_param(watts_strogatz(100_000_000, 100, 0.1, 1)));
 }

@@ -130,6 +130,15 @@ fn formats_comments_header_separators_and_sparse_ids() {
 }
 
 #[test]
+fn byte_order_mark_is_ignored() {
+    let dir = scratch("bom");
+    let p = write(&dir, "bom.csv", b"\xEF\xBB\xBF1,2\n2,3\n");
+    let g = load(&p).unwrap();
+    assert!(g.ids().is_integer());
+    assert_eq!((g.n(), g.m()), (3, 2));
+}
+
+#[test]
 fn string_tokens_keep_first_appearance_order_and_spelling() {
     let dir = scratch("tokens");
     let p = write(
@@ -332,14 +341,24 @@ fn binary_file_is_rejected_with_its_line() {
         load(&p),
         &p,
         2,
-        &["binary data", "NUL byte", "expected a text edge list"],
+        &[
+            "binary data",
+            "NUL byte",
+            "ELF",
+            "expected a text edge list",
+        ],
     );
     let q = write(&dir, "latin1.edges", b"1 2\nM\xe9dici 3\n");
     assert_input_error(
         load(&q),
         &q,
         2,
-        &["binary data", "not UTF-8", "expected a text edge list"],
+        &[
+            "binary data",
+            "not UTF-8",
+            "dici 3",
+            "expected a text edge list",
+        ],
     );
 }
 
@@ -354,7 +373,10 @@ fn truncated_gzip_is_an_error_not_a_partial_graph() {
     let e = load(&p).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, Error::Input { .. }), "{e:?}");
-    assert!(msg.contains("cut.edges.gz"), "{msg}");
+    assert!(msg.contains("cut.edges.gz:"), "{msg}");
+    // The line reached before the stream broke (the data had 20,000 lines).
+    let line: usize = msg.split(':').nth(1).unwrap().parse().unwrap();
+    assert!(line > 1 && line <= 20_000, "{msg}");
     assert!(msg.contains("truncated or corrupt"), "{msg}");
     assert!(msg.contains("expected a complete gzip file"), "{msg}");
     // Losing only the 8-byte trailer (CRC + size) is caught too.
@@ -403,4 +425,75 @@ fn facebook_combined_if_present() {
     let s = g.stats();
     assert_eq!((s.nodes, s.edges, s.components), (4039, 88_234, 1));
     eprintln!("facebook_combined: loaded in {:.1} ms", secs * 1e3);
+}
+
+// ---- round trip through the writer ----
+
+mod round_trip {
+    use super::*;
+    use privdiffuse::graph::generate::write_edge_list;
+    use privdiffuse::{Graph, NodeIds};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// Edges as label pairs (smaller label first for undirected graphs) with the
+    /// weight's bits, so graphs with different index orders compare equal.
+    fn labelled(g: &Graph) -> BTreeSet<(String, String, u64)> {
+        g.edges()
+            .map(|(u, v, w)| {
+                let (a, b) = (g.ids().label(u).to_string(), g.ids().label(v).to_string());
+                let (a, b) = if g.is_directed() || a <= b {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                (a, b, w.to_bits())
+            })
+            .collect()
+    }
+
+    fn graph_strategy() -> impl Strategy<Value = (Graph, bool)> {
+        (1usize..25, any::<bool>(), any::<bool>(), any::<bool>()).prop_flat_map(
+            |(n, tokens, weighted, directed)| {
+                let edges = prop::collection::vec((0..n as u32, 0..n as u32), 1..60);
+                let weights =
+                    prop::collection::vec(prop_oneof![Just(1.0), Just(0.1), 1e-300f64..1e300], 60);
+                let ids = prop::collection::btree_set(any::<u64>(), n);
+                (edges, weights, ids).prop_map(move |(edges, weights, ids)| {
+                    let ids: Vec<u64> = ids.into_iter().collect();
+                    let node_ids = if tokens {
+                        NodeIds::tokens(ids.iter().map(|x| format!("n_{x:x}")).collect())
+                    } else {
+                        NodeIds::integers(ids)
+                    };
+                    let w = weighted.then(|| weights[..edges.len()].to_vec());
+                    (
+                        Graph::from_edges(node_ids, &edges, w.as_deref(), directed).unwrap(),
+                        directed,
+                    )
+                })
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn written_graphs_load_back_identically((g, directed) in graph_strategy()) {
+            prop_assume!(g.m() > 0);
+            let dir = scratch("roundtrip");
+            let path = dir.join("g.edges");
+            write_edge_list(&g, &path, "round trip\nsecond comment line").unwrap();
+            let labels: String = (0..g.n() as u32).map(|i| format!("{}\n", g.ids().label(i))).collect();
+            let nodes = write(&dir, "g.nodes", labels.as_bytes());
+            let opts = LoadOptions { directed, nodes_file: Some(nodes), ..LoadOptions::default() };
+            let h = load_graph(&path, &opts).unwrap();
+            prop_assert_eq!(h.n(), g.n());
+            prop_assert_eq!(h.m(), g.m());
+            prop_assert_eq!(h.is_weighted(), g.is_weighted());
+            prop_assert_eq!(labelled(&h), labelled(&g));
+            prop_assert_eq!(h.dropped().duplicates, 0);
+            prop_assert_eq!(h.stats().components, g.stats().components);
+        }
+    }
 }

@@ -142,8 +142,10 @@ fn jumps_for_one_owner_and_ego_owner_checks() {
 fn default_figures_skip_absent_inputs() {
     let dir = scratch("defaults");
     write_run(&dir);
-    std::fs::remove_file(dir.join("coalition.csv")).unwrap();
     std::fs::remove_file(dir.join("paths.csv")).unwrap();
+    // A header without rows counts as absent (e.g. no jumps in an
+    // independent-only run).
+    std::fs::write(dir.join("coalition.csv"), "owner,coalition\n").unwrap();
     let written = plot::draw_default_figures(&dir, &Kind::ALL).unwrap();
     let names: Vec<String> = written
         .iter()
@@ -220,5 +222,42 @@ fn cli_default_output_names_and_usage_errors() {
     let out = run(&["plot", "--input", "/nonexistent/run", "--kind", "jumps"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/run"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn jumps_axis_turns_asinh_when_errors_span_decades() {
+    let dir = scratch("asinh");
+    write_run(&dir);
+    // Blow up the bottom (farthest) value of every path by 1000.
+    let p = dir.join("paths.csv");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let rows: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let f: Vec<&str> = l.split(',').collect();
+            if i > 0 && seen.insert(f[0].to_string()) {
+                let v: Vec<String> = f[2..]
+                    .iter()
+                    .map(|x| (x.parse::<f64>().unwrap() * 1000.0).to_string())
+                    .collect();
+                format!("{},{},{}", f[0], f[1], v.join(","))
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&p, rows.join("\n") + "\n").unwrap();
+    let out = dir.join("wide.svg");
+    plot::draw(Kind::Jumps, &dir, &out, &opts(600, 400)).unwrap();
+    let texts = svg_texts(&std::fs::read_to_string(&out).unwrap());
+    assert!(
+        texts.iter().any(|t| t == "error ‖y − u‖₂, n = 2 (asinh)"),
+        "{texts:?}"
+    );
+    // Decade ticks, not a crowd of linear ones.
+    assert!(texts.iter().any(|t| t == "1000"), "{texts:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

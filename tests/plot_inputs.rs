@@ -171,3 +171,49 @@ fn empty_inputs_and_bad_requests() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn non_finite_values_never_panic() {
+    let dir = scratch("nonfinite");
+    write_run(&dir);
+    let out = dir.join("x.png");
+    set_line(
+        &dir.join("by_distance.csv"),
+        2,
+        "correlated,1,1,40,NaN,inf,NaN,0",
+    );
+    set_line(
+        &dir.join("by_distance.csv"),
+        3,
+        "correlated,2,2,40,1,-1,inf,NaN",
+    );
+    set_line(
+        &dir.join("coalition.csv"),
+        2,
+        "3,nearest:m=5,5,2.5,1,correlated,best,1,inf,-1,NaN,0.5",
+    );
+    set_line(
+        &dir.join("coalition.csv"),
+        3,
+        "3,nearest:m=5,5,2.5,1,correlated,mean,1,0.5,-1,inf,0.5",
+    );
+    set_line(&dir.join("jumps.csv"), 2, "100,1.5,inf,NaN");
+    let owners = std::fs::read_to_string(dir.join("owners.csv")).unwrap();
+    let second = owners.lines().nth(2).unwrap().to_string();
+    let mut f: Vec<&str> = second.split(',').collect();
+    f[3] = "inf";
+    set_line(&dir.join("owners.csv"), 3, &f.join(","));
+    set_line(&dir.join("ego.csv"), 2, "1010,1,NaN,NaN");
+    set_line(&dir.join("samples.csv"), 2, "0,0.05,inf");
+    for kind in Kind::ALL {
+        let input = if kind == Kind::Path {
+            dir.join("samples.csv")
+        } else {
+            dir.clone()
+        };
+        // Either a figure or an error: never a panic.
+        let r = plot::draw(kind, &input, &out, &small());
+        eprintln!("{kind}: {:?}", r.map(|_| "drawn"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -279,7 +279,7 @@ const LEVELS: [f64; 5] = [0.3, 0.7, 1.0, 2.5, 6.0];
 fn chain_check(norm: Norm, dim: usize, order: &[f64], seed: u64, trials: usize) {
     let k = LEVELS.len();
     // samples[level index][trial] = released vector (value 0, so y = noise)
-    let mut samples: Vec<Vec<Vec<f64>>> = vec![Vec::with_capacity(trials); k];
+    let mut samples: Vec<Vec<Vec<f64>>> = (0..k).map(|_| Vec::with_capacity(trials)).collect();
     for t in 0..trials {
         let mut g = GradualRelease::new(vec![0.0; dim], Mechanism::Laplace { norm }, 1.0, seed)
             .unwrap()
@@ -558,7 +558,7 @@ fn gaussian_bridge_and_correlations() {
     // Paths sampled in three orders: marginals N(0, s) and Corr(s1, s2) = sqrt(s2/s1).
     let vars = [0.5, 2.0, 8.0];
     for order in [[0usize, 1, 2], [2, 1, 0], [1, 2, 0]] {
-        let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(big_n); 3];
+        let mut cols: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(big_n)).collect();
         for _ in 0..big_n {
             let mut p = BrownianPath::new(1).unwrap();
             for &i in &order {
@@ -594,7 +594,7 @@ fn gaussian_release_marginals_follow_calibration() {
     let tf = trials as f64;
     let levels = [0.5, 1.0, 4.0];
     let order = [1.0, 4.0, 0.5];
-    let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(trials); 3];
+    let mut cols: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(trials)).collect();
     for t in 0..trials {
         let mut g = GradualRelease::new(vec![0.0], mech, 1.0, 600)
             .unwrap()
@@ -716,5 +716,66 @@ fn corrupted_states_are_rejected_clearly() {
     // Bad requests on a live object.
     for e in [0.0, -2.0, f64::NAN] {
         assert!(g.release(e).unwrap_err().is_usage());
+    }
+}
+
+/// A stored state without the top latent (e.g. written by another tool)
+/// still extends upwards exactly: s is drawn from its posterior given the top
+/// value (memo §2.4). P(V_1 = V_3) = (1/3)^{rate}, E‖V_3‖² exact.
+#[test]
+fn forward_from_state_without_latent() {
+    use privdiffuse::process::ReleaseState;
+    let trials = 40_000;
+    let tf = trials as f64;
+    for (norm, dim) in [(Norm::L1, 1usize), (Norm::L2, 2), (Norm::L1, 2)] {
+        let (mut eq, mut m2) = (0usize, 0.0);
+        let (mut far, mut far_eq) = (0usize, 0usize);
+        for t in 0..trials {
+            let mut g = GradualRelease::new(vec![0.0; dim], Mechanism::Laplace { norm }, 1.0, 700)
+                .unwrap()
+                .with_stream(t as u64);
+            let y1 = g.release(1.0).unwrap();
+            let mut st = ReleaseState::from(g);
+            st.laplace.as_mut().unwrap().top_latent.clear();
+            let mut h = GradualRelease::try_from(st).unwrap();
+            let y3 = h.release(3.0).unwrap();
+            eq += (y1 == y3) as usize;
+            m2 += y3.iter().map(|x| x * x).sum::<f64>();
+            if y1[0].abs() > 1.0 {
+                far += 1;
+                far_eq += (y1 == y3) as usize;
+            }
+        }
+        if dim == 1 {
+            // The stay probability depends on |x| (memo §1d): given |x| > 1
+            // (|x| = 1 + Exp(1)) it is (1/3)·E e^{−2|x|} = e^{−2}/9; a latent
+            // drawn independently of x would give 1/9.
+            let p = (-2.0f64).exp() / 9.0;
+            close(
+                "P(stay | |x| > 1)",
+                far_eq as f64 / far as f64,
+                p,
+                tol_p(p, far),
+            );
+        }
+        let p = (1.0f64 / 3.0).powf(norm.jump_rate(dim));
+        close(
+            &format!("{norm} n={dim} P(eq)"),
+            eq as f64 / tf,
+            p,
+            tol_p(p, trials),
+        );
+        // sd(‖V‖²)·ε²: ℓ1 sqrt(20n), ℓ2 n=2 sqrt(84).
+        let sd = if norm == Norm::L2 {
+            84f64.sqrt()
+        } else {
+            (20.0 * dim as f64).sqrt()
+        } / 9.0;
+        close(
+            &format!("{norm} n={dim} E‖V_3‖²"),
+            m2 / tf,
+            norm.mse_factor(dim) / 9.0,
+            6.0 * sd / tf.sqrt(),
+        );
     }
 }

@@ -138,11 +138,7 @@ fn range_map_hits_extremes_exactly() {
     cfg.eps = "range:0.5..15".into();
     let rows = run(&g, &cfg);
     let first = rows.first().unwrap();
-    let last = rows
-        .iter()
-        .filter(|r| r.mechanism == "correlated")
-        .last()
-        .unwrap();
+    let last = rows.iter().rfind(|r| r.mechanism == "correlated").unwrap();
     assert_eq!(first.mean_eps, 15.0);
     assert_eq!(last.mean_eps, 0.5);
 }

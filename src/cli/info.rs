@@ -4,22 +4,30 @@ use crate::graph::{GraphStats, LoadOptions, load_graph};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Print a graph's size, connectivity, degrees and what the loader dropped.
+/// Print a graph's size, connectivity, degrees and what the loader dropped
+/// (self-loops, duplicate edges, duplicates whose weight disagreed).
 ///
-/// Example: `privdiffuse info --graph data/karate.edges`
+/// Examples: `privdiffuse info --graph data/karate.edges`,
+/// `privdiffuse info --graph facebook_combined.txt.gz --json`.
 #[derive(Debug, clap::Args)]
 pub struct InfoArgs {
-    /// Edge list: `u v [w]` per line (spaces, tabs or commas), `#`/`%` comments,
-    /// optional header, `.gz` read transparently.
+    /// Edge list: one `u v` or `u v w` per line (w = edge length > 0), columns
+    /// separated by spaces, tabs or commas; `#` and `%` comment lines; an optional
+    /// header such as `source,target,weight`; gzip (`.gz`) read transparently.
+    /// Ids that are all integers are sorted numerically; otherwise ids are
+    /// strings, in order of first appearance.
     #[arg(long, value_name = "PATH")]
     pub graph: PathBuf,
-    /// Node list adding isolated nodes: one id per line.
+    /// Node list adding nodes that are on no edge line (isolated nodes): one id
+    /// per line, comments allowed, extra columns ignored (so a generated
+    /// `STEM.coords.csv` works).
     #[arg(long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
-    /// Read `u v` as the arc u → v only (components are then weakly connected).
+    /// Read `u v` as the arc u → v only (components are then weakly connected
+    /// and degrees count in- plus out-arcs).
     #[arg(long)]
     pub directed: bool,
-    /// Print JSON instead of aligned text.
+    /// Print the statistics as JSON (the `GraphStats` fields) instead of aligned text.
     #[arg(long)]
     pub json: bool,
 }

@@ -138,7 +138,7 @@ impl PathConfig {
                             list,
                             format!(
                                 "comma-separated finite levels in [{eps_lo}, {eps_hi}] \
-                                 (cannot read '{}')",
+                                 (bad item '{}')",
                                 item.trim()
                             ),
                         )
@@ -165,10 +165,25 @@ impl PathConfig {
     }
 }
 
-/// Samples per parallel chunk, and chunks formatted per wave (bounds memory;
-/// the output order is fixed by the chunk index, never by scheduling).
-const CHUNK: u64 = 4096;
+/// Chunks formatted per parallel wave. Sample k depends only on (seed, k), and
+/// chunks are written in index order, so the output never depends on the
+/// chunk size or on scheduling.
 const WAVE: u64 = 32;
+
+/// Expected CSV bytes per sample (≈ 24 bytes per field).
+fn bytes_per_sample(cfg: &PathConfig) -> f64 {
+    let rows = match &cfg.at {
+        Some(levels) => levels.len() as f64,
+        None => cfg.sampler.expected_jumps() + 1.0,
+    };
+    rows * (cfg.sampler.dim() as f64 + 2.0) * 24.0
+}
+
+/// Samples per chunk: about 1 MB of CSV (so a wave buffers ≈ 32 MB even for
+/// long high-dimensional paths), at most 4096.
+fn chunk_size(cfg: &PathConfig) -> u64 {
+    ((1u64 << 20) as f64 / bytes_per_sample(cfg)).clamp(1.0, 4096.0) as u64
+}
 
 /// Appends the non-negative integer `k` (faster than `write!` in the hot loop).
 #[inline]
@@ -199,7 +214,7 @@ fn push_values(out: &mut String, v: &[f64]) {
 /// Formats samples `[from, to)` into one CSV fragment.
 fn format_chunk(cfg: &PathConfig, at_text: &[String], from: u64, to: u64) -> String {
     let s = &cfg.sampler;
-    let mut out = String::with_capacity(((to - from) as usize) * 32 * (1 + s.dim()));
+    let mut out = String::with_capacity(((to - from) as f64 * bytes_per_sample(cfg)) as usize);
     let mut path = NoisePath::empty(s.dim());
     for k in from..to {
         let mut rng = rng_for(cfg.seed, k, 0, Purpose::Path);
@@ -255,15 +270,16 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
         })
         .collect();
 
-    let n_chunks = cfg.samples.div_ceil(CHUNK);
+    let chunk = chunk_size(&cfg);
+    let n_chunks = cfg.samples.div_ceil(chunk);
     let mut first = 0u64;
     while first < n_chunks {
         let last = (first + WAVE).min(n_chunks);
         let parts: Vec<String> = (first..last)
             .into_par_iter()
             .map(|c| {
-                let from = c * CHUNK;
-                let to = (from + CHUNK).min(cfg.samples);
+                let from = c * chunk;
+                let to = (from + chunk).min(cfg.samples);
                 format_chunk(&cfg, &at_text, from, to)
             })
             .collect();

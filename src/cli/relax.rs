@@ -19,7 +19,7 @@ pub enum MechanismArg {
     Gaussian,
 }
 
-/// Arguments of `privdiffuse relax`.
+/// Release one secret at privacy levels requested in any order (gradual release).
 ///
 /// Releases `u + noise` at each level in the order given. A looser level
 /// later costs nothing in accuracy: every answer is distributed exactly like a

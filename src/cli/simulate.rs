@@ -6,7 +6,7 @@ use crate::process::Norm;
 use crate::sim::{RunOptions, SimConfig, Unreachable, simulate_to_dir};
 use std::path::PathBuf;
 
-/// Simulate one network: distances → ε → one lazy path per owner → answers.
+/// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
 ///
 /// Every owner answers every reachable member with u + V_ε(d). Output (DIR,
 /// default results/<graph stem>): by_distance.csv (empirical vs theoretical MSE

@@ -8,6 +8,11 @@
 //! an LU-based inverse. Peak memory is two `n_c × n_c` matrices per component
 //! (the factor is overwritten by the inverse); one is kept. Nodes in different
 //! components are at resistance ∞.
+//!
+//! facebook_combined (4,039 nodes, one component): `privdiffuse distances
+//! --distance resistance` end to end 2.7–3.1 s, peak RSS 284 MB, against
+//! 5.7–8.6 s for numpy `inv(L + J/n)` in the same minutes on 2 shared, loaded
+//! cores (`benches/distance.rs`, `benches/peers/peers.py`).
 
 use super::DistanceOptions;
 use crate::graph::Graph;

@@ -6,6 +6,7 @@
 //! same parameters and seed give the same graph on every machine and thread
 //! count. Node ids are `0..n`. Generated graphs are undirected and unweighted.
 
+use super::load::IdSet;
 use super::{Graph, NodeIds};
 use crate::output::{AtomicFile, write_f64};
 use crate::rng::{PrivRng, Purpose, rng_for};
@@ -36,6 +37,21 @@ fn check_n(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// Generators refuse to build more edges than this (2^32 − 1; the CSR arcs of
+/// such a graph alone take 32 GiB), instead of failing to allocate.
+pub const MAX_EDGES: u64 = u32::MAX as u64;
+
+fn check_edges(name: &str, value: impl std::fmt::Display, edges: u64) -> Result<()> {
+    if edges > MAX_EDGES {
+        return Err(Error::param(
+            name,
+            value,
+            format!("parameters giving at most {MAX_EDGES} edges (these give about {edges})"),
+        ));
+    }
+    Ok(())
+}
+
 /// n(n−1)/2, the number of node pairs.
 fn pairs(n: usize) -> u64 {
     let n = n as u64;
@@ -53,20 +69,14 @@ fn pairs(n: usize) -> u64 {
 /// The radius actually used is [`max_edge_length`] of the result.
 pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, Vec<[f64; 2]>)> {
     check_n(n)?;
-    let mut rng = generator_rng(seed);
-    let pts: Vec<[f64; 2]> = (0..n)
-        .map(|_| {
-            let x = rng.random::<f64>();
-            let y = rng.random::<f64>();
-            [x, y]
-        })
-        .collect();
-    let threshold_sq = match param {
+    match param {
         GeometricParam::Radius(r) => {
             if !(r.is_finite() && r >= 0.0) {
                 return Err(Error::param("radius", r, "a finite number >= 0"));
             }
-            r * r
+            // Upper bound on the expected edge count (border effects only lower it).
+            let expected = pairs(n) as f64 * (std::f64::consts::PI * r * r).min(1.0);
+            check_edges("radius", r, expected as u64)?;
         }
         GeometricParam::TargetEdges(m) => {
             if m > pairs(n) {
@@ -76,6 +86,22 @@ pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, V
                     format!("at most n(n-1)/2 = {} for n = {n}", pairs(n)),
                 ));
             }
+            check_edges("edges", m, m)?;
+        }
+    }
+    let mut rng = generator_rng(seed);
+    let pts: Vec<[f64; 2]> = (0..n)
+        .map(|_| {
+            let x = rng.random::<f64>();
+            let y = rng.random::<f64>();
+            [x, y]
+        })
+        .collect();
+    // Edge iff d² ≤ threshold_sq (compared in squares, so the target-edge
+    // threshold selects exactly the pairs it was chosen among).
+    let threshold_sq = match param {
+        GeometricParam::Radius(r) => r * r,
+        GeometricParam::TargetEdges(m) => {
             if m == 0 {
                 -1.0
             } else {
@@ -83,7 +109,7 @@ pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, V
                 let mut r = 1.2 * (m as f64 / (pairs(n) as f64 * std::f64::consts::PI)).sqrt();
                 loop {
                     let mut d2: Vec<f64> = Vec::new();
-                    pairs_within(&pts, r, |_, _, d| d2.push(d));
+                    pairs_within(&pts, r, r * r, |_, _, d| d2.push(d));
                     if d2.len() as u64 >= m {
                         let k = (m - 1) as usize;
                         let (_, t, _) = d2.select_nth_unstable_by(k, |a, b| a.total_cmp(b));
@@ -97,10 +123,8 @@ pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, V
     };
     let mut edges = Vec::new();
     if threshold_sq >= 0.0 {
-        pairs_within(&pts, threshold_sq.sqrt(), |u, v, d| {
-            if d <= threshold_sq {
-                edges.push((u, v));
-            }
+        pairs_within(&pts, threshold_sq.sqrt(), threshold_sq, |u, v, _| {
+            edges.push((u, v))
         });
     }
     let g = Graph::from_index_edges(n, &edges, None, false)?;
@@ -121,13 +145,15 @@ fn dist_sq(a: [f64; 2], b: [f64; 2]) -> f64 {
     dx * dx + dy * dy
 }
 
-/// Calls `f(u, v, d²)` for every pair u < v with d² ≤ (a bit more than) r²
-/// (callers filter on d² themselves), using cells of side ≥ r.
-fn pairs_within(pts: &[[f64; 2]], r: f64, mut f: impl FnMut(u32, u32, f64)) {
+/// Calls `f(u, v, d²)` for every pair u < v with d² ≤ `max_sq`, which must
+/// not exceed r² by more than rounding; cells have side ≥ r.
+fn pairs_within(pts: &[[f64; 2]], r: f64, max_sq: f64, mut f: impl FnMut(u32, u32, f64)) {
     let n = pts.len();
-    // Cells per side: as fine as the radius allows, but no more cells than points.
-    let by_radius = if r > 0.0 {
-        (1.0 / r).floor()
+    // Cells per side: as fine as the radius allows (with a margin for rounding
+    // in the cell index), but no more cells than points.
+    let r_cell = r * (1.0 + 1e-9);
+    let by_radius = if r_cell > 0.0 {
+        (1.0 / r_cell).floor()
     } else {
         f64::INFINITY
     };
@@ -151,7 +177,6 @@ fn pairs_within(pts: &[[f64; 2]], r: f64, mut f: impl FnMut(u32, u32, f64)) {
         order[fill[c]] = i as u32;
         fill[c] += 1;
     }
-    let r2 = r * r;
     for cy in 0..k {
         for cx in 0..k {
             let here = &order[start[cy * k + cx]..start[cy * k + cx + 1]];
@@ -162,7 +187,7 @@ fn pairs_within(pts: &[[f64; 2]], r: f64, mut f: impl FnMut(u32, u32, f64)) {
                         for &v in there {
                             if u < v {
                                 let d = dist_sq(pts[u as usize], pts[v as usize]);
-                                if d <= r2 {
+                                if d <= max_sq {
                                     f(u, v, d);
                                 }
                             }
@@ -186,8 +211,9 @@ pub fn erdos_renyi(n: usize, m: u64, seed: u64) -> Result<Graph> {
             format!("at most n(n-1)/2 = {total} edges for n = {n}"),
         ));
     }
+    check_edges("m", m, m)?;
     let mut rng = generator_rng(seed);
-    let mut chosen: HashSet<u64> = HashSet::with_capacity(m as usize);
+    let mut chosen = IdSet::with_capacity_and_hasher(m as usize, Default::default());
     let mut edges = Vec::with_capacity(m as usize);
     // Floyd: for j = N−m .. N−1 draw t ∈ [0, j]; take t, or j if t is taken.
     for j in total - m..total {
@@ -230,8 +256,10 @@ pub fn barabasi_albert(n: usize, m_per_node: usize, seed: u64) -> Result<Graph> 
             format!("between 1 and n - 1 = {} edges per new node", n - 1),
         ));
     }
+    let total = (m as u64 * (m as u64 + 1) / 2).saturating_add((n - m - 1) as u64 * m as u64);
+    check_edges("m", m, total)?;
+    let total = total as usize;
     let mut rng = generator_rng(seed);
-    let total = m * (m + 1) / 2 + (n - m - 1) * m;
     let mut edges: Vec<(u32, u32)> = Vec::with_capacity(total);
     // Every edge's two endpoints: a uniform draw from this list is a draw
     // proportional to degree.
@@ -276,6 +304,7 @@ pub fn watts_strogatz(n: usize, k: usize, p: f64, seed: u64) -> Result<Graph> {
     if !(0.0..=1.0).contains(&p) {
         return Err(Error::param("p", p, "a rewiring probability in [0, 1]"));
     }
+    check_edges("k", k, (n as u64) * (k as u64) / 2)?;
     let mut rng = generator_rng(seed);
     let key = |a: u32, b: u32| if a < b { (a, b) } else { (b, a) };
     let mut set: HashSet<(u32, u32)> = HashSet::with_capacity(n * k / 2);
@@ -414,6 +443,17 @@ mod tests {
                         assert!(dist_sq(pts[u], pts[v]).sqrt() >= r);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn target_edge_count_is_met_for_many_seeds() {
+        // The threshold pair itself must be kept (compared in squares).
+        for seed in 0..50 {
+            for m in [1u64, 17, 1256] {
+                let (g, _) = geometric(150, GeometricParam::TargetEdges(m), seed).unwrap();
+                assert_eq!(g.m(), m, "seed {seed}");
             }
         }
     }

@@ -6,8 +6,8 @@
 
 pub mod generate;
 mod ids;
-mod load;
-mod stats;
+pub mod load;
+pub mod stats;
 
 pub use generate::GeometricParam;
 pub use ids::NodeIds;

@@ -79,7 +79,13 @@ impl Calibration {
             Calibration::Classic => sensitivity * (2.0 * (1.25 / delta).ln()).sqrt() / eps,
             Calibration::LeNyPappas => {
                 let k = normal_upper_quantile(delta);
-                sensitivity * (k + (k * k + 2.0 * eps).sqrt()) / (2.0 * eps)
+                let r = (k * k + 2.0 * eps).sqrt();
+                if k > 0.0 {
+                    sensitivity * (k + r) / (2.0 * eps)
+                } else {
+                    // Same value, without cancellation for K ≤ 0 (δ ≥ 1/2).
+                    sensitivity / (r - k)
+                }
             }
             Calibration::Analytic => analytic_sigma(eps, delta)? * sensitivity,
         };
@@ -94,7 +100,8 @@ impl Calibration {
 }
 
 // Cody's coefficients (SPECFUN CALERF): erf on |x| ≤ 0.46875, erfc on
-// (0.46875, 4] and on (4, ∞).
+// (0.46875, 4] and on (4, ∞). Kept with their published digits.
+#[allow(clippy::excessive_precision)]
 const A: [f64; 5] = [
     3.161_123_743_870_565_6e0,
     1.138_641_541_510_501_56e2,
@@ -102,12 +109,14 @@ const A: [f64; 5] = [
     3.209_377_589_138_469_47e3,
     1.857_777_061_846_031_53e-1,
 ];
+#[allow(clippy::excessive_precision)]
 const B: [f64; 4] = [
     2.360_129_095_234_412_09e1,
     2.440_246_379_344_441_73e2,
     1.282_616_526_077_372_28e3,
     2.844_236_833_439_170_62e3,
 ];
+#[allow(clippy::excessive_precision)]
 const C: [f64; 9] = [
     5.641_884_969_886_700_89e-1,
     8.883_149_794_388_375_94e0,
@@ -119,6 +128,7 @@ const C: [f64; 9] = [
     1.230_339_354_797_997_25e3,
     2.153_115_354_744_038_46e-8,
 ];
+#[allow(clippy::excessive_precision)]
 const D: [f64; 8] = [
     1.574_492_611_070_983_47e1,
     1.176_939_508_913_124_99e2,
@@ -129,6 +139,7 @@ const D: [f64; 8] = [
     3.439_367_674_143_721_64e3,
     1.230_339_354_803_749_42e3,
 ];
+#[allow(clippy::excessive_precision)]
 const P: [f64; 6] = [
     3.053_266_349_612_323_44e-1,
     3.603_448_999_498_044_39e-1,
@@ -137,6 +148,7 @@ const P: [f64; 6] = [
     6.587_491_615_298_378_03e-4,
     1.631_538_713_730_209_78e-2,
 ];
+#[allow(clippy::excessive_precision)]
 const Q: [f64; 5] = [
     2.568_520_192_289_822_42e0,
     1.872_952_849_923_460_47e0,
@@ -144,6 +156,7 @@ const Q: [f64; 5] = [
     6.051_834_131_244_131_91e-2,
     2.335_204_976_268_691_85e-3,
 ];
+#[allow(clippy::excessive_precision)]
 const FRAC_1_SQRT_PI: f64 = 5.641_895_835_477_562_869_5e-1;
 
 /// erf(y)/y-type kernel on |y| ≤ 0.46875: returns erf(y).
@@ -307,8 +320,13 @@ pub fn analytic_sigma(eps: f64, delta: f64) -> Result<f64> {
         }
     }
     let (mut llo, mut lhi) = (lo.ln(), hi.ln());
+    // ~1e-14 absolute on ln σ (1e-14 relative on σ), or until the bracket
+    // cannot be split further in f64 (large |ln σ|).
     while lhi - llo > 1e-14 {
         let mid = 0.5 * (llo + lhi);
+        if mid <= llo || mid >= lhi {
+            break;
+        }
         if analytic_delta(eps, mid.exp()) > delta {
             llo = mid;
         } else {
@@ -319,6 +337,7 @@ pub fn analytic_sigma(eps: f64, delta: f64) -> Result<f64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 
@@ -414,6 +433,20 @@ mod tests {
                         "{cal} δ={delta} ε={eps}: {s} > {prev}"
                     );
                     prev = s;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_parameters_terminate_and_satisfy_the_condition() {
+        for eps in [1e-99, 1e-10, 0.01, 50.0, 700.0, 1e4] {
+            for delta in [1e-300, 1e-5, 0.5] {
+                let s = analytic_sigma(eps, delta).unwrap();
+                assert!(s.is_finite() && s > 0.0, "ε={eps} δ={delta}: {s}");
+                assert!(analytic_delta(eps, s) <= delta, "ε={eps} δ={delta}");
+                for cal in [Calibration::Classic, Calibration::LeNyPappas] {
+                    assert!(cal.sigma(eps, delta, 1.0).unwrap().is_finite());
                 }
             }
         }

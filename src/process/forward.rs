@@ -131,13 +131,16 @@ pub fn forward_latent<R: Rng + ?Sized>(
     loop {
         // P(no jump in (e, e']) = exp(−s(e'² − e²)/2).
         let e_next = (e * e + 2.0 * exp1(rng) / *s).sqrt();
-        if !(e_next <= e_target) {
+        if e_next.is_nan() || e_next > e_target {
             return jumps;
         }
         let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
-        let s_new = *s * u.powf(expo);
-        let shrink = s_new / *s;
-        let sd = (s_new * (*s - s_new) / *s).max(0.0).sqrt();
+        // shrink = s'/s = U^{2/(n+1)}; the bridge variance s'(s − s')/s is
+        // written as s'·(1 − shrink) so it cannot overflow for huge s.
+        let shrink = u.powf(expo);
+        let s_new = *s * shrink;
+        let one_minus = -(expo * u.ln()).exp_m1();
+        let sd = (s_new * one_minus).max(0.0).sqrt();
         for x in v.iter_mut() {
             *x = shrink * *x + sd * std_normal(rng);
         }

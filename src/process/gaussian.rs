@@ -47,7 +47,7 @@ pub fn less_noise<R: Rng + ?Sized>(
     rng: &mut R,
 ) {
     let w = var_new / var_x;
-    let sd = (var_new * (var_x - var_new) / var_x).max(0.0).sqrt();
+    let sd = (var_new * (1.0 - w)).max(0.0).sqrt();
     for (y, &xi) in out.iter_mut().zip(x) {
         *y = w * xi + sd * std_normal(rng);
     }
@@ -68,7 +68,7 @@ pub fn bridge<R: Rng + ?Sized>(
 ) {
     let span = var_hi - var_lo;
     let t = (var - var_lo) / span;
-    let sd = ((var - var_lo) * (var_hi - var) / span).max(0.0).sqrt();
+    let sd = (t * (var_hi - var)).max(0.0).sqrt();
     for ((y, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
         *y = l + t * (h - l) + sd * std_normal(rng);
     }

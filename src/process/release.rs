@@ -18,7 +18,12 @@
 //! across [`GradualRelease::to_json`] / [`GradualRelease::from_json`].
 //!
 //! Sensitivity Δ: the Laplace process runs at level ε/Δ (noise scale Δ/ε);
-//! the Gaussian variance is σ(ε, δ, Δ)².
+//! the Gaussian variance is σ(ε, δ, Δ)². Levels with ε/Δ outside
+//! [1e−100, 1e100] are refused.
+//!
+//! The saved state holds the secret u and noise not yet released (path
+//! values between released levels, the latent at the top): keep it as
+//! private as u itself.
 
 use super::calibration::{Calibration, check_gaussian_params};
 use super::forward::{forward_latent, latent_posterior, latent_prior};
@@ -148,6 +153,11 @@ pub struct GradualRelease {
     noise: Noise,
 }
 
+/// Smallest and largest process level ε/Δ served: noise scales like Δ/ε and
+/// its variance like (Δ/ε)², which must stay finite in f64.
+const MIN_LEVEL: f64 = 1e-100;
+const MAX_LEVEL: f64 = 1e100;
+
 fn check_level(eps: f64) -> Result<()> {
     if eps.is_finite() && eps > 0.0 {
         Ok(())
@@ -257,6 +267,16 @@ impl GradualRelease {
     /// A level released before gets the same answer again.
     pub fn release(&mut self, eps: f64) -> Result<Vec<f64>> {
         check_level(eps)?;
+        let q = eps / self.sensitivity;
+        if !(MIN_LEVEL..=MAX_LEVEL).contains(&q) {
+            return Err(Error::param(
+                "epsilon",
+                eps,
+                format!(
+                    "ε/Δ between {MIN_LEVEL:e} and {MAX_LEVEL:e} (noise must stay within f64 range)"
+                ),
+            ));
+        }
         if let Some(r) = self.history.iter().find(|r| r.eps == eps) {
             let y = r.value.clone();
             self.history.push(Released {
@@ -290,6 +310,12 @@ impl GradualRelease {
             }
         };
         let y: Vec<f64> = self.value.iter().zip(&noise).map(|(u, v)| u + v).collect();
+        if y.iter().any(|x| !x.is_finite()) {
+            return Err(Error::Numerical(format!(
+                "release at ε = {eps} overflowed f64 (value {:?} + noise {noise:?})",
+                self.value
+            )));
+        }
         self.history.push(Released {
             eps,
             value: y.clone(),
@@ -801,8 +827,21 @@ mod tests {
     #[test]
     fn rejects_bad_requests() {
         let mut g = GradualRelease::new(vec![0.0], lap(Norm::L1), 1.0, 1).unwrap();
-        for e in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        for e in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-200, 1e200] {
             assert!(g.release(e).unwrap_err().is_usage());
+        }
+        // Extreme but valid levels give finite answers.
+        let mut big = GradualRelease::new(vec![f64::MAX], lap(Norm::L2), 1.0, 1).unwrap();
+        for e in [1e-99, 1e99, 1.0] {
+            assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()));
+        }
+        let gm = Mechanism::Gaussian {
+            delta: 1e-5,
+            calibration: Calibration::Analytic,
+        };
+        let mut big = GradualRelease::new(vec![1.0; 2], gm, 1.0, 1).unwrap();
+        for e in [1e-99, 1e99, 1.0, 1e-98] {
+            assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()), "{e}");
         }
         assert!(g.history().is_empty());
         assert!(GradualRelease::new(vec![], lap(Norm::L1), 1.0, 1).is_err());

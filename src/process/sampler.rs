@@ -22,8 +22,13 @@ fn check_level(name: &str, x: f64) -> Result<()> {
 
 /// Draws `V_eps` from its marginal into `out` (`out.len()` = n): ℓ1 —
 /// independent `Lap(1/ε)` coordinates; ℓ2 — radius `Gamma(n, 1/ε)` times a
-/// uniform direction (memo §2).
+/// uniform direction (memo §2). `eps` must be finite and > 0 (as validated by
+/// [`PathSampler::new`]); an empty `out` is left alone.
 pub fn sample_marginal<R: Rng + ?Sized>(norm: Norm, eps: f64, out: &mut [f64], rng: &mut R) {
+    if out.is_empty() {
+        // (The direction loop below would never find a non-zero vector.)
+        return;
+    }
     match norm {
         Norm::L1 => {
             for x in out.iter_mut() {
@@ -69,6 +74,21 @@ fn uniform_direction<R: Rng + ?Sized>(out: &mut [f64], rng: &mut R) {
 /// `sqrt(W)·N(0, 2/e² I)`, W ~ Exp(1) (memo §2).
 #[inline]
 pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R) {
+    let positive = norm == Norm::L1 && rng.random::<bool>();
+    add_jump_signed(norm, e, v, rng, positive);
+}
+
+/// [`add_jump`] with the sign of an ℓ1 jump supplied by the caller (a fair,
+/// independent bit; ignored for ℓ2), so the walk can reuse a spare bit of its
+/// gap draw instead of drawing one more word.
+#[inline]
+fn add_jump_signed<R: Rng + ?Sized>(
+    norm: Norm,
+    e: f64,
+    v: &mut [f64],
+    rng: &mut R,
+    positive: bool,
+) {
     if v.is_empty() {
         return;
     }
@@ -79,7 +99,8 @@ pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R)
             } else {
                 rng.random_range(0..v.len())
             };
-            v[i] += laplace(rng, 1.0 / e);
+            let m = exp1(rng) / e;
+            v[i] += if positive { m } else { -m };
         }
         Norm::L2 => {
             let s = (2.0 * exp1(rng)).sqrt() / e;
@@ -90,10 +111,30 @@ pub fn add_jump<R: Rng + ?Sized>(norm: Norm, e: f64, v: &mut [f64], rng: &mut R)
     }
 }
 
+/// Factor by which the level falls between consecutive jumps, from one random
+/// word: u = (top 53 bits + 1)/2⁵³ ∈ (0, 1], so −ln u ~ Exp(1) (truncated at
+/// 53 ln 2 ≈ 36.7, an event of probability 2⁻⁵³) and the gap in ln ε is
+/// −ln(u)/rate, i.e. the factor is u^{1/rate}: √u for rate 2 (n = 1, the
+/// common case) and ⁴√u for rate 4, with no transcendental call. Bit 0 of the
+/// word is left for the caller.
+#[inline]
+fn gap_factor(bits: u64, rate: f64) -> f64 {
+    const TWO_POW_53: f64 = 9_007_199_254_740_992.0;
+    let u = ((bits >> 11) + 1) as f64 / TWO_POW_53;
+    if rate == 2.0 {
+        u.sqrt()
+    } else if rate == 4.0 {
+        u.sqrt().sqrt()
+    } else {
+        (u.ln() / rate).exp()
+    }
+}
+
 /// Continues the backward walk from level `e_start`, where the path has value
-/// `v`, down to `e_stop` (exclusive; `0 < e_stop ≤ e_start`). For each jump at
-/// level `e` it updates `v` and calls `on_jump(e, v)` with the value that holds
-/// just below `e`; the levels passed are strictly decreasing.
+/// `v`, down to `e_stop` (exclusive; needs `0 < e_stop` and a finite `e_start`,
+/// else no jump is drawn). For each jump at level `e` it updates `v` and calls
+/// `on_jump(e, v)` with the value that holds just below `e`; the levels passed
+/// are strictly decreasing.
 /// Backward increments are independent of the value at `e_start` (memo §1a),
 /// so this extends any exact path below its bottom.
 pub fn walk_down<R: Rng + ?Sized>(
@@ -104,16 +145,18 @@ pub fn walk_down<R: Rng + ?Sized>(
     rng: &mut R,
     mut on_jump: impl FnMut(f64, &[f64]),
 ) {
-    if v.is_empty() {
+    // The process jumps infinitely often near ε = 0, so a bound ≤ 0 (or NaN,
+    // or a non-finite start) cannot be walked to: do nothing.
+    if v.is_empty() || e_stop.is_nan() || e_stop <= 0.0 || !e_start.is_finite() {
         return;
     }
     let rate = norm.jump_rate(v.len());
     let mut e = e_start;
     loop {
-        // Gap in ln ε ~ Exp(rate).
-        let next = e * (-exp1(rng) / rate).exp();
-        // `!(next > e_stop)` also stops on a NaN bound instead of looping.
-        if !(next > e_stop) {
+        // Gap in ln ε ~ Exp(rate); bit 0 of the same word signs an ℓ1 jump.
+        let bits = rng.next_u64();
+        let next = e * gap_factor(bits, rate);
+        if next <= e_stop {
             return;
         }
         // A gap below half an ulp (probability ~1e−16 per jump) would repeat
@@ -125,10 +168,10 @@ pub fn walk_down<R: Rng + ?Sized>(
         } else {
             f64::from_bits(e.to_bits() - 1)
         };
-        if !(e > e_stop) {
+        if e <= e_stop {
             return;
         }
-        add_jump(norm, e, v, rng);
+        add_jump_signed(norm, e, v, rng, bits & 1 == 1);
         on_jump(e, v);
     }
 }
@@ -236,6 +279,78 @@ mod tests {
         }
         assert!(PathSampler::new(0, Norm::L2, 1.0, 2.0).is_err());
         assert!(PathSampler::new(1, Norm::L2, 1.0, 1.0).is_ok());
+    }
+
+    #[test]
+    fn gap_factor_is_u_to_the_one_over_rate() {
+        for bits in [0u64, 1, 12345 << 11, u64::MAX - 7, 1 << 63] {
+            let u = ((bits >> 11) + 1) as f64 / 9_007_199_254_740_992.0;
+            assert!(u > 0.0 && u <= 1.0);
+            for rate in [2.0, 3.0, 4.0, 6.0, 11.0] {
+                let want = u.powf(1.0 / rate);
+                let got = gap_factor(bits, rate);
+                // exp(ln u / rate) loses ~|ln u|·ulp; the law is unaffected.
+                assert!((got - want).abs() <= 1e-13 * want, "{bits} {rate}");
+            }
+        }
+    }
+
+    /// A generator whose first word is all ones (gap factor exactly 1), then ChaCha.
+    struct FirstWordMax {
+        first: bool,
+        inner: crate::rng::PrivRng,
+    }
+
+    impl rand::TryRng for FirstWordMax {
+        type Error = std::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            Ok(self.inner.next_u32())
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            if std::mem::take(&mut self.first) {
+                Ok(u64::MAX)
+            } else {
+                Ok(self.inner.next_u64())
+            }
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            self.inner.fill_bytes(dst);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn walk_down_levels_strictly_decrease_even_for_a_zero_gap() {
+        let mut rng = FirstWordMax {
+            first: true,
+            inner: rng_for(9, 0, 0, Purpose::Path),
+        };
+        let mut levels = Vec::new();
+        let mut v = [0.0];
+        walk_down(Norm::L1, 2.0, 1.0, &mut v, &mut rng, |e, _| levels.push(e));
+        assert_eq!(levels[0], f64::from_bits(2.0f64.to_bits() - 1));
+        assert!(levels.windows(2).all(|w| w[0] > w[1]));
+        assert!(levels.iter().all(|&e| e > 1.0 && e < 2.0));
+    }
+
+    #[test]
+    fn empty_vectors_are_left_alone() {
+        let mut rng = rng_for(9, 2, 0, Purpose::Path);
+        for norm in [Norm::L1, Norm::L2] {
+            sample_marginal(norm, 1.0, &mut [], &mut rng);
+            add_jump(norm, 1.0, &mut [], &mut rng);
+        }
+    }
+
+    #[test]
+    fn walk_down_ignores_invalid_bounds() {
+        let mut rng = rng_for(9, 1, 0, Purpose::Path);
+        for (start, stop) in [(2.0, f64::NAN), (2.0, 0.0), (2.0, -1.0), (f64::NAN, 1.0)] {
+            let mut v = [1.5, 2.5];
+            let mut calls = 0;
+            walk_down(Norm::L2, start, stop, &mut v, &mut rng, |_, _| calls += 1);
+            assert_eq!((calls, v), (0, [1.5, 2.5]), "{start} {stop}");
+        }
     }
 
     #[test]

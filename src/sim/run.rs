@@ -671,8 +671,8 @@ impl Plan<'_> {
                 unit_sq[k] += draw(k);
             }
         } else {
-            for k in 0..units {
-                unit_sq[k] += draw(k);
+            for (k, sq) in unit_sq.iter_mut().enumerate() {
+                *sq += draw(k);
             }
         }
         for k in 0..units {

@@ -220,6 +220,12 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
+    if config.graph == Path::new(super::config::DEFAULT_GRAPH) && !config.graph.exists() {
+        return Err(Error::Unsupported(format!(
+            "the default graph {} is not here: run from the privdiffuse repository root, or pass --graph PATH",
+            config.graph.display()
+        )));
+    }
     let graph = load_graph(
         &config.graph,
         &LoadOptions {
@@ -275,7 +281,11 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();
-        // PLOTS-HOOK: figures are drawn here once the plot module lands.
+        use crate::output::plot::{Kind, draw_default_figures};
+        draw_default_figures(
+            dir.staging(),
+            &[Kind::Jumps, Kind::Ego, Kind::Error, Kind::Path],
+        )?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

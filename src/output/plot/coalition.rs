@@ -331,7 +331,7 @@ impl Figure for CoalitionFigure {
         let fonts = Fonts::for_size(root.dim_in_pixel());
         root.fill(&WHITE)?;
         let how = if self.owners <= 1 {
-            "whiskers: 95% CI".to_string()
+            "one owner; whiskers: 95% confidence interval of the gain".to_string()
         } else {
             format!(
                 "median over {} owners, whiskers: range over owners",

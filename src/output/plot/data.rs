@@ -498,6 +498,8 @@ pub struct RunSummary {
     pub norm: Option<Norm>,
     /// `config.distance` (`hop`, `weighted`, `resistance`, ...).
     pub distance: Option<String>,
+    /// `config.sensitivity` Δ: answers carry noise of scale Δ/ε.
+    pub sensitivity: Option<f64>,
 }
 
 impl RunSummary {
@@ -526,6 +528,7 @@ impl RunSummary {
             dim: config["dim"].as_u64().map(|d| d as usize),
             norm,
             distance: config["distance"].as_str().map(String::from),
+            sensitivity: num(&config["sensitivity"]),
         })
     }
 

@@ -286,8 +286,8 @@ impl EgoFigure {
         let bar = (fonts.label * 2.2) as u32;
         let mut chart = ChartBuilder::on(area)
             .caption("error ‖y − u‖ of the answer", style::regular(fonts.axis))
-            .margin_top(10)
-            .margin_bottom(10)
+            .margin_top((fonts.label * 1.2) as u32)
+            .margin_bottom((fonts.label * 0.8) as u32)
             .margin_left(10)
             .margin_right(w.saturating_sub(10 + labels + bar).max(5))
             .y_label_area_size(labels)

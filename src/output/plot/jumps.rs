@@ -5,6 +5,11 @@
 //! distance for up to four owners, a step line with a marker at every jump
 //! (the seed thesis' Fig. 6); (b) the histogram of jump locations in distance
 //! over all owners with the theoretical expected count per bin overlaid.
+//! One file rather than two, so `--out` names one figure and the panels share
+//! the distance axis. For n > 1 panel (a) shows ‖V‖₂ (the error whose square
+//! the MSE averages); a dashed ±RMS envelope `√(c)/ε(d)` (c = E‖V‖²·ε²) is
+//! drawn when the map is known, and the y axis turns asinh when the errors
+//! span more than two decades.
 //!
 //! Theory (memo §1a, §2): jumps of a path form a Poisson process in ln ε of
 //! rate λ = 2n (ℓ1) or n + 1 (ℓ2), so an owner whose path covers
@@ -539,8 +544,14 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
     let (theory, from_map) = theory(summary.as_ref(), &owners, &jumps)?;
     let traces = traces(&paths, &paths_file, &owners, &jumps, &theory, only)?;
     let hist = histogram(&jumps, &owners, summary.as_ref(), &theory);
-    // RMS envelope sqrt(E‖V_ε‖²) = sqrt(c)/ε(d), c = 2n (ℓ1), n(n+1) (ℓ2).
+    // RMS envelope sqrt(E‖y − u‖²) = Δ·sqrt(c)/ε(d), c = 2n (ℓ1), n(n+1)
+    // (ℓ2), Δ the sensitivity (paths.csv holds the answer errors).
     let norm = summary.as_ref().and_then(|s| s.norm);
+    let delta = summary
+        .as_ref()
+        .and_then(|s| s.sensitivity)
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .unwrap_or(1.0);
     let factor = match (paths.dim, norm) {
         (1, _) => Some(2.0),
         (n, Some(norm)) => Some(norm.mse_factor(n)),
@@ -559,7 +570,7 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
         if lo < hi {
             for i in 0..=400 {
                 let d = lo + (hi - lo) * i as f64 / 400.0;
-                let r = c.sqrt() / theory.eps(d);
+                let r = delta * c.sqrt() / theory.eps(d);
                 if r.is_finite() {
                     envelope.push((d, r));
                 }
@@ -604,7 +615,7 @@ impl JumpsFigure {
         let mut lo = e[0];
         let mut hi = e[e.len() - 1];
         for t in &self.traces {
-            for &(d, _) in &t.steps {
+            for &(d, _) in t.steps.iter().filter(|p| p.0.is_finite()) {
                 lo = lo.min(d);
                 hi = hi.max(d);
             }
@@ -632,6 +643,26 @@ impl JumpsFigure {
         });
         let lo = if self.dim == 1 { lo } else { 0.0f64.min(lo) };
         let (y0, y1) = style::pad_range(lo, hi, 0.08);
+        // When ε falls by orders of magnitude the errors far out dwarf those
+        // near the owner: switch to an asinh axis scaled at the typical error
+        // near the owner (the RMS at the smallest distance, else the median).
+        let mut mags: Vec<f64> = self
+            .traces
+            .iter()
+            .flat_map(|t| t.steps.iter().map(|p| p.1.abs()))
+            .filter(|y| y.is_finite() && *y > 0.0)
+            .collect();
+        mags.sort_by(f64::total_cmp);
+        let typical = self
+            .envelope
+            .first()
+            .map(|p| p.1)
+            .or_else(|| mags.get(mags.len() / 2).copied())
+            .unwrap_or(1.0);
+        let top = y0.abs().max(y1.abs());
+        let scale = (top > 100.0 * typical).then_some(typical);
+        let axis = style::AsinhAxis::new(y0, y1, scale);
+        let nonlinear = axis.is_asinh();
         let mut chart = ChartBuilder::on(area)
             .caption(
                 format!(
@@ -643,11 +674,12 @@ impl JumpsFigure {
             .margin(10)
             .x_label_area_size((fonts.axis * 2.6) as u32)
             .y_label_area_size((fonts.axis * 4.2) as u32)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
-        let y_desc = if self.dim == 1 {
-            "answer error V = y − u".to_string()
-        } else {
-            format!("answer error ‖y − u‖₂ (n = {})", self.dim)
+            .build_cartesian_2d(x0..x1, axis)?;
+        let y_desc = match (self.dim, nonlinear) {
+            (1, false) => "answer error V = y − u".to_string(),
+            (1, true) => "error V = y − u (asinh scale)".to_string(),
+            (n, false) => format!("answer error ‖y − u‖₂ (n = {n})"),
+            (n, true) => format!("error ‖y − u‖₂, n = {n} (asinh)"),
         };
         chart
             .configure_mesh()

@@ -212,15 +212,29 @@ pub fn draw(kind: Kind, input: &Path, out: &Path, opts: &PlotOptions) -> Result<
     render(&fig, out, (opts.width, opts.height))
 }
 
+/// Whether `file` exists and holds at least one line after its header (an
+/// independent-only run writes `jumps.csv` with a header and no jumps).
+fn has_rows(file: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(f) = std::fs::File::open(file) else {
+        return false;
+    };
+    std::io::BufReader::new(f)
+        .lines()
+        .skip(1)
+        .map_while(|l| l.ok())
+        .any(|l| !l.trim().is_empty())
+}
+
 /// Draws every kind in `kinds` whose inputs are all present in `dir` into
 /// `dir/<kind>.png` and `dir/<kind>.svg` at the default size; kinds with a
-/// missing input are skipped. Returns the files written. Meant for `simulate`
+/// missing input, or one with a header and no rows, are skipped. Returns the files written. Meant for `simulate`
 /// and `collude`, which call it on their (staging) output directory.
 pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     let opts = PlotOptions::default();
     for &kind in kinds {
-        if !kind.inputs().iter().all(|f| dir.join(f).is_file()) {
+        if !kind.inputs().iter().all(|f| has_rows(&dir.join(f))) {
             continue;
         }
         let fig = load(kind, dir, &opts)?;

@@ -164,7 +164,7 @@ impl Figure for PathFigure {
         let y_desc = if self.dim == 1 {
             "arctan(V_ε) (rad)".to_string()
         } else {
-            format!("arctan(V_ε,1) (rad), coordinate 1 of n = {}", self.dim)
+            format!("arctan(V₁) (rad), first of n = {}", self.dim)
         };
         chart
             .configure_mesh()
@@ -175,7 +175,7 @@ impl Figure for PathFigure {
             .y_label_formatter(&yfmt)
             .axis_desc_style(style::regular(fonts.axis))
             .label_style(style::regular(fonts.label))
-            .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
+            .light_line_style(WHITE)
             .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
             .draw()?;
         // The asymptotes ±π/2 (V = ±∞), labelled.

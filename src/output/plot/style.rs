@@ -335,6 +335,116 @@ pub fn log_axis(
     (lo..hi).log_scale().with_key_points(log_ticks(lo, hi))
 }
 
+/// A y axis that is linear near 0 and logarithmic far from it: positions are
+/// proportional to `asinh(v / s)`. Signed answer errors span decades when ε
+/// falls by orders of magnitude across distances; this keeps the small steps
+/// near the owner and the large ones far out both visible, and (being
+/// monotone) keeps steps as steps. Without a scale it is a plain linear axis
+/// with 1-2-5 ticks.
+#[derive(Clone, Debug)]
+pub struct AsinhAxis {
+    lo: f64,
+    hi: f64,
+    scale: Option<f64>,
+    ticks: Vec<f64>,
+}
+
+impl AsinhAxis {
+    /// Axis over `[lo, hi]`; `scale` = s (None: linear).
+    pub fn new(lo: f64, hi: f64, scale: Option<f64>) -> AsinhAxis {
+        let (lo, hi) = if lo.is_finite() && hi.is_finite() && hi > lo {
+            (lo, hi)
+        } else {
+            (0.0, 1.0)
+        };
+        let scale = scale.filter(|s| s.is_finite() && *s > 0.0);
+        let ticks = match scale {
+            None => linear_ticks(lo, hi, 8),
+            Some(s) => {
+                let top = lo.abs().max(hi.abs());
+                let from = s.min(top / 10.0).max(top * 1e-12);
+                let mut mags = log_ticks(from, top);
+                if mags.len() > 6 {
+                    mags.retain(|m| (m.log10() - m.log10().round()).abs() < 1e-9);
+                }
+                let mut t: Vec<f64> = mags.iter().map(|m| -m).filter(|v| *v >= lo).collect();
+                t.reverse();
+                if lo <= 0.0 && hi >= 0.0 {
+                    t.push(0.0);
+                }
+                t.extend(mags.iter().copied().filter(|v| *v <= hi));
+                t
+            }
+        };
+        AsinhAxis {
+            lo,
+            hi,
+            scale,
+            ticks,
+        }
+    }
+
+    /// Whether the axis is non-linear.
+    pub fn is_asinh(&self) -> bool {
+        self.scale.is_some()
+    }
+
+    fn t(&self, v: f64) -> f64 {
+        match self.scale {
+            Some(s) => (v / s).asinh(),
+            None => v,
+        }
+    }
+}
+
+impl plotters::coord::ranged1d::Ranged for AsinhAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let (a, b) = (self.t(self.lo), self.t(self.hi));
+        let f = (self.t(*v) - a) / (b - a);
+        let len = (limit.1 - limit.0) as f64;
+        let p = limit.0 as f64 + len * f;
+        // `as` saturates (and maps NaN to 0): never a panic on odd data.
+        p.round().clamp(-1e7, 1e7) as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.max_num_points() == 0 {
+            return Vec::new();
+        }
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// About `n` ticks at a 1-2-5 step over `[lo, hi]`.
+pub fn linear_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    if !(hi > lo && lo.is_finite() && hi.is_finite()) {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / n.max(1) as f64;
+    let p = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|st| *st >= raw)
+        .unwrap_or(10.0 * p);
+    let mut out = Vec::new();
+    let mut k = (lo / step).ceil();
+    while k * step <= hi + 1e-9 * step {
+        // Round away float noise such as 0.30000000000000004.
+        let v = k * step;
+        out.push(if v.abs() < 1e-12 * step { 0.0 } else { v });
+        k += 1.0;
+    }
+    out
+}
+
 /// Tick text on a log axis: only mantissas 1, 2 and 5 are labelled (ask
 /// plotters for many ticks, e.g. `y_labels(40)`, so every decade has them).
 pub fn log_tick(v: f64) -> String {
@@ -474,6 +584,13 @@ mod tests {
         assert_eq!(log_tick(0.05), "0.05");
         assert_eq!(log_tick(30.0), "");
         assert_eq!(lin_tick(&2.0), "2");
+        assert_eq!(
+            linear_ticks(-0.3, 3.3, 8),
+            vec![0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+        );
+        let a = AsinhAxis::new(-150.0, 80.0, Some(0.3));
+        assert!(a.is_asinh());
+        assert_eq!(a.ticks, vec![-100.0, -10.0, -1.0, 0.0, 1.0, 10.0]);
         assert_eq!(
             log_ticks(0.15, 80.0),
             vec![0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]

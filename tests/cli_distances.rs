@@ -1,0 +1,184 @@
+//! `privdiffuse distances`, run as a user would run it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
+    c.env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
+    c
+}
+
+fn run(c: &mut Command) -> Output {
+    c.output().expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn golden(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(p)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("privdiffuse-dist-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn parse_csv(s: &str) -> Vec<(String, String, f64)> {
+    let mut lines = s.lines();
+    assert_eq!(lines.next(), Some("source,target,distance"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), 3, "{l}");
+            (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+fn golden_rows(name: &str) -> HashMap<(String, String), f64> {
+    parse_csv(&std::fs::read_to_string(golden(name)).unwrap())
+        .into_iter()
+        .map(|(s, t, d)| ((s, t), d))
+        .collect()
+}
+
+/// Hop rows for two owners of the disconnected karate_plus (with its node
+/// list): exactly the reachable targets ≠ source, original ids.
+#[test]
+fn hop_rows_match_golden_for_reachable_targets_only() {
+    let dir = scratch("hop");
+    let nodes = dir.join("nodes.txt");
+    std::fs::write(
+        &nodes,
+        (0..37).map(|i| format!("{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--owners",
+            "0,34,36",
+            "--graph",
+        ])
+        .arg(golden("karate_plus.edges"))
+        .arg("--nodes")
+        .arg(&nodes));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = parse_csv(&text(&o.stdout));
+    let want = golden_rows("karate_plus.hop.csv");
+    // Owner 0 reaches the 33 other karate members; 34 reaches 35; 36 nothing.
+    assert_eq!(rows.len(), 33 + 1);
+    for (s, t, d) in &rows {
+        assert_ne!(s, t);
+        assert_eq!(want[&(s.clone(), t.clone())], *d, "{s}->{t}");
+    }
+    assert!(rows.iter().any(|(s, t, _)| s == "34" && t == "35"));
+    assert!(!rows.iter().any(|(s, _, _)| s == "36"));
+}
+
+/// Resistance to a file: printed in shortest round-trip form, 1e-9 of golden.
+#[test]
+fn resistance_to_a_file() {
+    let dir = scratch("res");
+    let out = dir.join("r.csv");
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "resistance",
+            "--owners",
+            "5",
+            "--graph",
+        ])
+        .arg(golden("karate_weighted.edges"))
+        .arg("--out")
+        .arg(&out));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty());
+    let rows = parse_csv(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(rows.len(), 33);
+    let want = golden_rows("karate_weighted.resistance.csv");
+    for (s, t, d) in &rows {
+        assert!((want[&(s.clone(), t.clone())] - d).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn unknown_owner_is_a_usage_error_naming_it() {
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--owners",
+            "3,4711",
+            "--graph",
+        ])
+        .arg(golden("karate.edges")));
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("'4711'") && e.contains("owner") && e.contains("karate.edges"),
+        "{e}"
+    );
+    assert!(!e.contains("stack backtrace"), "{e}");
+}
+
+#[test]
+fn resistance_on_a_directed_graph_is_refused() {
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "resistance",
+            "--directed",
+            "--owners",
+            "0",
+            "--graph",
+        ])
+        .arg(golden("karate.edges")));
+    assert_eq!(o.status.code(), Some(1));
+    let e = text(&o.stderr);
+    assert!(e.contains("undirected"), "{e}");
+    // Hop on the same directed graph works and follows u → v arcs (u < v).
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--directed",
+            "--owners",
+            "33",
+            "--graph",
+        ])
+        .arg(golden("karate.edges")));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "source,target,distance\n");
+}
+
+#[test]
+fn bad_kind_is_a_usage_error() {
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "euclid",
+            "--owners",
+            "0",
+            "--graph",
+        ])
+        .arg(golden("karate.edges")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("resistance-approx"));
+}
