@@ -1,6 +1,7 @@
 //! Command-line definitions (clap) and dispatch. No mathematics lives here:
 //! each subcommand file turns its flags into library calls.
 
+mod collude;
 mod common;
 mod distances;
 mod generate;
@@ -8,6 +9,7 @@ mod info;
 mod path;
 mod plot;
 mod relax;
+mod sim_options;
 mod simulate;
 mod sweep;
 
@@ -37,6 +39,7 @@ pub enum Command {
     Info(info::InfoArgs),
     Distances(distances::DistancesArgs),
     Relax(relax::RelaxArgs),
+    Collude(Box<collude::ColludeArgs>),
     Plot(plot::PlotArgs),
     Sweep(Box<sweep::SweepArgs>),
 }
@@ -50,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(a),
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
+        Command::Collude(a) => collude::run(*a),
         Command::Plot(a) => plot::run(a),
         Command::Sweep(a) => sweep::run(*a),
     }

@@ -1,9 +1,7 @@
 //! `privdiffuse simulate`: the main job.
 
-use crate::distance::DistanceKind;
-use crate::mechanism::MechanismChoice;
-use crate::process::Norm;
-use crate::sim::{RunOptions, SimConfig, Unreachable, simulate_to_dir};
+use super::sim_options::SimOptions;
+use crate::sim::{RunOptions, SimConfig, simulate_to_dir};
 use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
@@ -24,137 +22,50 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct SimulateArgs {
-    /// Edge list (`u v [w]` per line; .gz read transparently) [default: data/geometric150.edges]
-    #[arg(long, value_name = "PATH")]
-    graph: Option<PathBuf>,
-    /// File of node ids (one per line) adding nodes that appear on no edge line
-    #[arg(long, value_name = "FILE")]
-    nodes: Option<PathBuf>,
-    /// Arcs are one-way (distances follow out-edges)
-    #[arg(long)]
-    directed: bool,
-    /// Distance: hop | weighted | resistance | resistance-approx [default: hop]
-    #[arg(long, value_name = "KIND")]
-    distance: Option<DistanceKind>,
-    /// Buckets of by_distance.csv for continuous distances [default: 20]
-    #[arg(long, value_name = "K")]
-    bins: Option<usize>,
-    /// Privacy map ε(d): exp:a=A,b=B | recip:c=C | power:c=C,p=P |
-    /// table:1=15,2=5,*=0.5 | range:LO..HI [default: range:0.5..15]
-    #[arg(long, value_name = "SPEC")]
-    eps: Option<String>,
-    /// Lower clamp of ε (also the level of unreachable members with --unreachable floor)
-    #[arg(long, value_name = "E")]
-    eps_min: Option<f64>,
-    /// Upper clamp of ε
-    #[arg(long, value_name = "E")]
-    eps_max: Option<f64>,
-    /// Unreachable members: skip (counted) or floor (answered at --eps-min) [default: skip]
-    #[arg(long, value_name = "HOW")]
-    unreachable: Option<Unreachable>,
-    /// Dimension n of the private values [default: 2]
-    #[arg(long, value_name = "N")]
-    dim: Option<usize>,
-    /// Norm of the Laplace noise: l1 (independent coordinates) | l2 [default: l2]
-    #[arg(long, value_name = "NORM")]
-    norm: Option<Norm>,
-    /// correlated | independent | gaussian | both (correlated + independent) [default: both]
-    #[arg(long, value_name = "M")]
-    mechanism: Option<MechanismChoice>,
-    /// δ of the Gaussian mechanism [default: 1e-5]
-    #[arg(long, value_name = "D")]
-    delta: Option<f64>,
-    /// Private values: file:PATH | coords | auto | uniform:LO,HI | normal:M,SD | bits:P | const:X
-    /// [default: auto = coords next to the graph when --dim 2, else uniform:0,1]
-    #[arg(long, value_name = "SPEC")]
-    values: Option<String>,
-    /// Sensitivity Δ: noise at level ε has scale Δ/ε [default: 1]
-    #[arg(long, value_name = "X")]
-    sensitivity: Option<f64>,
+    #[command(flatten)]
+    sim: SimOptions,
     /// Post-processing of answers: none | clamp:LO,HI | bit | round [default: none]
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", display_order = 150)]
     post: Option<String>,
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", display_order = 160)]
     owners: Option<String>,
-    /// Master seed [default: 1]
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Largest component for exact resistance [default: 20000]
-    #[arg(long, value_name = "N")]
-    resistance_cap: Option<usize>,
-    /// Random projections of resistance-approx [default: see `distances --help`]
-    #[arg(long, value_name = "K")]
-    approx_k: Option<usize>,
     /// Also write responses.csv (one row per answer: large)
-    #[arg(long)]
+    #[arg(long, display_order = 200)]
     responses: bool,
-    /// Re-run the configuration recorded in a summary.json (flags given here override it)
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
     /// Output directory [default: results/<graph stem>, replaced atomically]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", display_order = 220)]
     out: Option<PathBuf>,
     /// Replace an existing non-empty --out directory
-    #[arg(long)]
+    #[arg(long, display_order = 230)]
     force: bool,
     /// Worker threads [default: all cores]; results do not depend on it
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", display_order = 240)]
     threads: Option<usize>,
     /// Draw the figures (default)
-    #[arg(long, overrides_with = "no_plots")]
+    #[arg(long, overrides_with = "no_plots", display_order = 250)]
     plots: bool,
     /// Skip the figures
-    #[arg(long)]
+    #[arg(long, display_order = 260)]
     no_plots: bool,
     /// No progress bar
-    #[arg(long, short)]
+    #[arg(long, short, display_order = 270)]
     quiet: bool,
 }
 
 impl SimulateArgs {
     /// The configuration: defaults, then `--config`, then explicit flags.
     pub fn config(&self) -> anyhow::Result<SimConfig> {
-        let mut c = match &self.config {
+        let mut c = match &self.sim.config {
             Some(p) => SimConfig::from_summary(p)?,
             None => SimConfig::default(),
         };
-        macro_rules! set {
-            ($($f:ident),*) => { $( if let Some(v) = &self.$f { c.$f = v.clone(); } )* };
+        self.sim.apply(&mut c);
+        if let Some(v) = &self.post {
+            c.post = v.clone();
         }
-        set!(
-            graph,
-            distance,
-            bins,
-            eps,
-            unreachable,
-            dim,
-            norm,
-            mechanism,
-            delta,
-            values,
-            sensitivity,
-            post,
-            owners,
-            seed
-        );
-        if self.nodes.is_some() {
-            c.nodes = self.nodes.clone();
-        }
-        if self.eps_min.is_some() {
-            c.eps_min = self.eps_min;
-        }
-        if self.eps_max.is_some() {
-            c.eps_max = self.eps_max;
-        }
-        if let Some(k) = self.resistance_cap {
-            c.distance_options.resistance_cap = k;
-        }
-        if let Some(k) = self.approx_k {
-            c.distance_options.approx_k = k;
-        }
-        if self.directed {
-            c.directed = true;
+        if let Some(v) = &self.owners {
+            c.owners = v.clone();
         }
         if self.responses {
             c.responses = true;

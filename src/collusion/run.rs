@@ -157,6 +157,9 @@ pub struct CoalitionResult {
     pub distance_range: (f64, f64),
     /// ε accounting of the members' levels.
     pub accounting: Accounting,
+    /// Σ ε_j²: the independent view's information scale (1-D ℓ1: the
+    /// inverse-variance mean has MSE 2Δ²/Σε_j²).
+    pub eps_sq_sum: f64,
     /// One entry per plan mechanism, in plan order.
     pub mechanisms: Vec<MechanismResult>,
 }
@@ -352,6 +355,7 @@ fn run_owner(
             sybils: s.members.iter().filter(|m| m.node.is_none()).count(),
             distance_range,
             accounting,
+            eps_sq_sum: s.eps.iter().map(|e| e * e).sum(),
             mechanisms,
         });
     }

@@ -1,0 +1,117 @@
+//! Options shared by `simulate` and `collude`: the graph, distances, ε map,
+//! values, mechanisms and seed. Both commands `#[command(flatten)]` this
+//! struct; every flag carries an explicit `display_order` (multiples of 10, in
+//! `simulate`'s historical order) so each command can slot its own flags in
+//! between without changing `simulate --help`.
+
+use crate::distance::DistanceKind;
+use crate::mechanism::MechanismChoice;
+use crate::process::Norm;
+use crate::sim::{SimConfig, Unreachable};
+use std::path::PathBuf;
+
+/// Graph, distance, ε, value, mechanism and seed flags (see `simulate --help`).
+#[derive(Debug, clap::Args)]
+pub struct SimOptions {
+    /// Edge list (`u v [w]` per line; .gz read transparently) [default: data/geometric150.edges]
+    #[arg(long, value_name = "PATH", display_order = 0)]
+    pub graph: Option<PathBuf>,
+    /// File of node ids (one per line) adding nodes that appear on no edge line
+    #[arg(long, value_name = "FILE", display_order = 10)]
+    pub nodes: Option<PathBuf>,
+    /// Arcs are one-way (distances follow out-edges)
+    #[arg(long, display_order = 20)]
+    pub directed: bool,
+    /// Distance: hop | weighted | resistance | resistance-approx [default: hop]
+    #[arg(long, value_name = "KIND", display_order = 30)]
+    pub distance: Option<DistanceKind>,
+    /// Buckets of by_distance.csv for continuous distances [default: 20]
+    #[arg(long, value_name = "K", display_order = 40)]
+    pub bins: Option<usize>,
+    /// Privacy map ε(d): exp:a=A,b=B | recip:c=C | power:c=C,p=P |
+    /// table:1=15,2=5,*=0.5 | range:LO..HI [default: range:0.5..15]
+    #[arg(long, value_name = "SPEC", display_order = 50)]
+    pub eps: Option<String>,
+    /// Lower clamp of ε (also the level of unreachable members with --unreachable floor)
+    #[arg(long, value_name = "E", display_order = 60)]
+    pub eps_min: Option<f64>,
+    /// Upper clamp of ε
+    #[arg(long, value_name = "E", display_order = 70)]
+    pub eps_max: Option<f64>,
+    /// Unreachable members: skip (counted) or floor (answered at --eps-min) [default: skip]
+    #[arg(long, value_name = "HOW", display_order = 80)]
+    pub unreachable: Option<Unreachable>,
+    /// Dimension n of the private values [default: 2]
+    #[arg(long, value_name = "N", display_order = 90)]
+    pub dim: Option<usize>,
+    /// Norm of the Laplace noise: l1 (independent coordinates) | l2 [default: l2]
+    #[arg(long, value_name = "NORM", display_order = 100)]
+    pub norm: Option<Norm>,
+    /// correlated | independent | gaussian | both (correlated + independent) [default: both]
+    #[arg(long, value_name = "M", display_order = 110)]
+    pub mechanism: Option<MechanismChoice>,
+    /// δ of the Gaussian mechanism [default: 1e-5]
+    #[arg(long, value_name = "D", display_order = 120)]
+    pub delta: Option<f64>,
+    /// Private values: file:PATH | coords | auto | uniform:LO,HI | normal:M,SD | bits:P | const:X
+    /// [default: auto = coords next to the graph when --dim 2, else uniform:0,1]
+    #[arg(long, value_name = "SPEC", display_order = 130)]
+    pub values: Option<String>,
+    /// Sensitivity Δ: noise at level ε has scale Δ/ε [default: 1]
+    #[arg(long, value_name = "X", display_order = 140)]
+    pub sensitivity: Option<f64>,
+    /// Master seed [default: 1]
+    #[arg(long, value_name = "S", display_order = 170)]
+    pub seed: Option<u64>,
+    /// Largest component for exact resistance [default: 20000]
+    #[arg(long, value_name = "N", display_order = 180)]
+    pub resistance_cap: Option<usize>,
+    /// Random projections of resistance-approx [default: see `distances --help`]
+    #[arg(long, value_name = "K", display_order = 190)]
+    pub approx_k: Option<usize>,
+    /// Re-run the configuration recorded in a summary.json (flags given here override it)
+    #[arg(long, value_name = "FILE", display_order = 210)]
+    pub config: Option<PathBuf>,
+}
+
+impl SimOptions {
+    /// Overlays the flags that were given on `c` (a default or `--config`
+    /// configuration); absent flags leave `c` as it is.
+    pub fn apply(&self, c: &mut SimConfig) {
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = &self.$f { c.$f = v.clone(); } )* };
+        }
+        set!(
+            graph,
+            distance,
+            bins,
+            eps,
+            unreachable,
+            dim,
+            norm,
+            mechanism,
+            delta,
+            values,
+            sensitivity,
+            seed
+        );
+        if self.nodes.is_some() {
+            c.nodes = self.nodes.clone();
+        }
+        if self.eps_min.is_some() {
+            c.eps_min = self.eps_min;
+        }
+        if self.eps_max.is_some() {
+            c.eps_max = self.eps_max;
+        }
+        if let Some(k) = self.resistance_cap {
+            c.distance_options.resistance_cap = k;
+        }
+        if let Some(k) = self.approx_k {
+            c.distance_options.approx_k = k;
+        }
+        if self.directed {
+            c.directed = true;
+        }
+    }
+}
