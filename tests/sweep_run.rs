@@ -215,6 +215,10 @@ fn coalition_axis_adds_gain_and_accounting_rows() {
     let r = run_with(2, &g, &SweepOptions::new(&out));
     assert!(r.complete);
     let text = read(&out);
+    // Collusion trials are as deterministic as the simulation.
+    let one = tmp("collude1");
+    run_with(1, &g, &SweepOptions::new(&one));
+    assert_eq!(read(&one), text);
     assert!(text.starts_with("coalition_spec,mechanism,estimator,coalition,metric,"));
     let get = |prefix: &str| -> Vec<f64> {
         text.lines()
