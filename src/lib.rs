@@ -26,6 +26,7 @@ pub mod process;
 pub mod rng;
 pub mod sim;
 pub mod special;
+pub mod sweep;
 pub mod values;
 
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};

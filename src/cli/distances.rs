@@ -8,9 +8,10 @@ use crate::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Print the distance from each owner to every node it reaches, as CSV
-/// `source,target,distance` with the ids of the input file (the owner itself
-/// and unreachable nodes are left out).
+/// Distances from given owners to every node they reach (CSV)
+///
+/// Writes `source,target,distance` with the ids of the input file; the owner
+/// itself and unreachable nodes are left out.
 ///
 /// Examples:
 ///   privdiffuse distances --graph data/karate.edges --distance hop --owners 0,33

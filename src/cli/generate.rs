@@ -7,8 +7,10 @@ use crate::graph::generate::{
 use crate::output::fmt_f64;
 use std::path::{Path, PathBuf};
 
-/// Generate a synthetic graph and write it as an edge list (`u v` per line,
-/// ids 0..n-1), headed by a `#` comment recording the command and seed.
+/// Generate a synthetic graph (geometric, Erdős–Rényi, Barabási–Albert, Watts–Strogatz)
+///
+/// Writes an edge list (`u v` per line, ids 0..n-1), headed by a `#` comment
+/// recording the command and seed.
 ///
 /// Example: `privdiffuse generate geometric --n 150 --edges 1256 --seed 1 --out g.edges`
 /// (also writes `g.coords.csv`).

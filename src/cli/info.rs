@@ -4,8 +4,10 @@ use crate::graph::{GraphStats, LoadOptions, load_graph};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Print a graph's size, connectivity, degrees and what the loader dropped
-/// (self-loops, duplicate edges, duplicates whose weight disagreed).
+/// Describe a graph file: size, connectivity, degrees, what the loader dropped
+///
+/// Dropped lines are self-loops, duplicate edges and duplicates whose weight
+/// disagreed (the first weight is kept).
 ///
 /// Examples: `privdiffuse info --graph data/karate.edges`,
 /// `privdiffuse info --graph facebook_combined.txt.gz --json`.

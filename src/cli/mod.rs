@@ -11,6 +11,7 @@ mod plot;
 mod relax;
 mod sim_options;
 mod simulate;
+mod sweep;
 
 pub use common::Output;
 
@@ -33,13 +34,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Simulate(Box<simulate::SimulateArgs>),
+    Collude(Box<collude::ColludeArgs>),
+    Sweep(Box<sweep::SweepArgs>),
     Path(path::PathArgs),
+    Relax(relax::RelaxArgs),
+    Distances(distances::DistancesArgs),
     Generate(generate::GenerateArgs),
     Info(info::InfoArgs),
-    Distances(distances::DistancesArgs),
-    Relax(relax::RelaxArgs),
     Plot(plot::PlotArgs),
-    Collude(Box<collude::ColludeArgs>),
 }
 
 /// Runs a parsed command line.
@@ -51,7 +53,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(a),
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
-        Command::Plot(a) => plot::run(a),
         Command::Collude(a) => collude::run(*a),
+        Command::Plot(a) => plot::run(a),
+        Command::Sweep(a) => sweep::run(*a),
     }
 }

@@ -1,0 +1,711 @@
+//! The sweep's grid: keys, value lists, the cartesian product, and one
+//! validated [`SimConfig`] per point.
+//!
+//! Every value is kept as the text the user gave (it becomes the key's column
+//! in the CSV) and typed by the key: the key's type is read off the default
+//! configuration serialised to JSON (integer, number, boolean, string,
+//! optional), the text is converted accordingly, and serde then checks it by
+//! deserialising the overlaid configuration — so a sweep accepts exactly what
+//! `simulate --config` accepts.
+
+use crate::collusion::run::MAX_TRIALS;
+use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_TRIALS};
+use crate::collusion::{CoalitionSpec, ColludeOptions, Estimator};
+use crate::mechanism::NoiseModel;
+use crate::sim::{OwnerSpec, SimConfig, Unreachable};
+use crate::values::ValueSpec;
+use crate::{EpsilonMap, Error, Result};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Largest number of values an `A..B` range may expand to.
+pub const MAX_RANGE: u64 = 100_000;
+
+/// Largest number of points of one sweep.
+pub const MAX_POINTS: usize = 1_000_000;
+
+/// The sub-keys of `distance_options`, accepted bare (`approx_k`) or dotted
+/// (`distance_options.approx_k`). Its `seed` is only accepted dotted (or as
+/// `distance_seed`), since `seed` is the simulation's master seed.
+const DISTANCE_KEYS: [&str; 3] = ["resistance_cap", "approx_k", "approx_tol"];
+
+/// Keys of the collusion evaluation (run when `coalition` is given).
+pub const COLLUDE_KEYS: [&str; 4] = ["coalition", "estimators", "trials", "composition_delta"];
+
+/// Output columns that a grid key's column must not shadow: a grid key with
+/// one of these names gets the column `<key>_spec` instead.
+pub const OUTPUT_COLUMNS: [&str; 7] = [
+    "mechanism",
+    "estimator",
+    "coalition",
+    "metric",
+    "distance_lo",
+    "distance_hi",
+    "value",
+];
+
+/// How a key's text is typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Bool,
+    Int,
+    Float,
+    Str,
+    /// Default `null`: `none` → null, a number → number, else a string.
+    Optional,
+}
+
+/// Where a key lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Slot {
+    /// A top-level [`SimConfig`] field.
+    Sim(String),
+    /// A `distance_options` field.
+    Distance(String),
+    /// A collusion option.
+    Collude(&'static str),
+}
+
+/// One grid key: its canonical name and the values of its axis, as given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// Canonical key (`eps_min`, `approx_k`, `distance_options.seed`, `coalition`).
+    pub key: String,
+    /// Values in the order given (duplicates rejected).
+    pub values: Vec<String>,
+}
+
+impl Axis {
+    /// The key's column header in the sweep CSV (`<key>_spec` when the key is
+    /// also an output column, e.g. `mechanism_spec`).
+    pub fn column(&self) -> String {
+        column_of(&self.key)
+    }
+}
+
+fn column_of(key: &str) -> String {
+    if OUTPUT_COLUMNS.contains(&key) {
+        format!("{key}_spec")
+    } else {
+        key.to_string()
+    }
+}
+
+/// A parsed sweep: fixed options and the axes (first axis outermost).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Grid {
+    /// Fixed options `(canonical key, value text)`, in the order given.
+    pub base: Vec<(String, String)>,
+    /// The axes, in the order given.
+    pub axes: Vec<Axis>,
+}
+
+/// Collusion options of one point (present when `coalition` is set).
+#[derive(Clone, Debug)]
+pub struct ColludePoint {
+    /// The runner's options.
+    pub options: ColludeOptions,
+}
+
+/// One point of the grid: its index in grid order, its values (one per axis),
+/// and the validated configuration.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Index in grid order (row-major, first axis outermost).
+    pub index: usize,
+    /// One value text per axis.
+    pub values: Vec<String>,
+    /// The simulation configuration.
+    pub config: SimConfig,
+    /// The collusion evaluation, if any.
+    pub collude: Option<ColludePoint>,
+}
+
+fn normalise(key: &str) -> String {
+    key.trim().replace('-', "_")
+}
+
+/// The canonical name and slot of a user key, or an error listing the keys.
+fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot)> {
+    let k = normalise(key);
+    if k == "distance_options.seed" || k == "distance_seed" {
+        return Ok((
+            "distance_options.seed".into(),
+            Slot::Distance("seed".into()),
+        ));
+    }
+    let bare = k.strip_prefix("distance_options.").unwrap_or(&k);
+    if DISTANCE_KEYS.contains(&bare) {
+        return Ok((bare.to_string(), Slot::Distance(bare.to_string())));
+    }
+    if let Some(c) = COLLUDE_KEYS
+        .iter()
+        .find(|c| **c == k || k == "coalitions" && **c == "coalition")
+    {
+        return Ok((c.to_string(), Slot::Collude(c)));
+    }
+    if k != "distance_options" && defaults.contains_key(&k) {
+        return Ok((k.clone(), Slot::Sim(k)));
+    }
+    let mut known: Vec<String> = defaults
+        .keys()
+        .filter(|k| *k != "distance_options")
+        .cloned()
+        .collect();
+    known.extend(DISTANCE_KEYS.iter().map(|s| s.to_string()));
+    known.push("distance_options.seed".into());
+    known.extend(COLLUDE_KEYS.iter().map(|s| s.to_string()));
+    Err(Error::param(
+        "sweep key",
+        key,
+        format!("one of {}", known.join(", ")),
+    ))
+}
+
+fn default_json() -> Map<String, Value> {
+    match serde_json::to_value(SimConfig::default()) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+fn ty_of(slot: &Slot, defaults: &Map<String, Value>) -> Ty {
+    let v = match slot {
+        Slot::Sim(k) => defaults.get(k),
+        Slot::Distance(k) => defaults.get("distance_options").and_then(|d| d.get(k)),
+        Slot::Collude(k) => {
+            return match *k {
+                "trials" => Ty::Int,
+                "composition_delta" => Ty::Float,
+                _ => Ty::Str,
+            };
+        }
+    };
+    match v {
+        Some(Value::Bool(_)) => Ty::Bool,
+        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => Ty::Int,
+        Some(Value::Number(_)) => Ty::Float,
+        Some(Value::Null) | None => Ty::Optional,
+        _ => Ty::Str,
+    }
+}
+
+/// Types `text` for `key`.
+fn typed(key: &str, ty: Ty, text: &str) -> Result<Value> {
+    let t = text.trim();
+    match ty {
+        Ty::Bool => match t {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(Error::param(key, text, "true or false")),
+        },
+        Ty::Int => t
+            .parse::<u64>()
+            .map(Value::from)
+            .map_err(|_| Error::param(key, text, "a whole number ≥ 0 (or a range A..B)")),
+        Ty::Float => match t.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Value::from(x)),
+            _ => Err(Error::param(key, text, "a finite number")),
+        },
+        Ty::Str => Ok(Value::String(t.to_string())),
+        Ty::Optional => {
+            if t == "none" {
+                Ok(Value::Null)
+            } else if let Ok(x) = t.parse::<f64>() {
+                if x.is_finite() {
+                    Ok(Value::from(x))
+                } else {
+                    Err(Error::param(key, text, "a finite number or none"))
+                }
+            } else {
+                Ok(Value::String(t.to_string()))
+            }
+        }
+    }
+}
+
+/// Splits one `--set` value list: on `|` when one is present, otherwise on
+/// `,`; empty items (e.g. from a trailing `|`) are dropped; `A..B` expands
+/// to the integers A, A+1, …, B for integer keys.
+fn split_values(key: &str, ty: Ty, list: &str) -> Result<Vec<String>> {
+    let sep = if list.contains('|') { '|' } else { ',' };
+    let mut out = Vec::new();
+    for item in list.split(sep).map(str::trim).filter(|s| !s.is_empty()) {
+        if ty == Ty::Int
+            && let Some((a, b)) = item.split_once("..")
+        {
+            let bad = || {
+                Error::param(
+                    key,
+                    item,
+                    format!(
+                        "an inclusive integer range A..B with A ≤ B, at most {MAX_RANGE} values"
+                    ),
+                )
+            };
+            let a: u64 = a.trim().parse().map_err(|_| bad())?;
+            let b: u64 = b.trim().parse().map_err(|_| bad())?;
+            if a > b || b - a >= MAX_RANGE {
+                return Err(bad());
+            }
+            out.extend((a..=b).map(|v| v.to_string()));
+        } else if item.contains("..") && matches!(ty, Ty::Float | Ty::Optional) {
+            return Err(Error::param(
+                key,
+                item,
+                "a list of numbers (ranges A..B are for integer keys)",
+            ));
+        } else {
+            out.push(item.to_string());
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::param(key, list, "a non-empty list of values"));
+    }
+    Ok(out)
+}
+
+/// TOML value → the text a user would have typed.
+fn toml_text(key: &str, v: &toml::Value) -> Result<String> {
+    match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(x) => Ok(format!("{x}")),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => Err(Error::param(
+            key,
+            other.to_string(),
+            "a string, number or boolean",
+        )),
+    }
+}
+
+impl Grid {
+    /// An empty grid (one point: the defaults).
+    pub fn new() -> Grid {
+        Grid::default()
+    }
+
+    fn check_new_key(&self, canonical: &str, given: &str) -> Result<()> {
+        if self.base.iter().any(|(k, _)| k == canonical) {
+            return Err(Error::param(
+                given,
+                canonical,
+                "a key given once: it is already a fixed [base] option",
+            ));
+        }
+        if self.axes.iter().any(|a| a.key == canonical) {
+            return Err(Error::param(
+                given,
+                canonical,
+                "a key given once: it is already a grid axis",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Adds an axis from a `KEY=V1,V2,...` argument (see the module doc for
+    /// the list syntax).
+    pub fn add_set(&mut self, arg: &str) -> Result<()> {
+        let Some((key, list)) = arg.split_once('=') else {
+            return Err(Error::param(
+                "--set",
+                arg,
+                "KEY=V1,V2,... (e.g. dim=1,2 or seed=1..5 or eps=exp:a=4,b=1|exp:a=4,b=2)",
+            ));
+        };
+        self.add_axis(key, list)
+    }
+
+    /// Adds an axis `key` with the value list `list` (split as in `--set`).
+    pub fn add_axis(&mut self, key: &str, list: &str) -> Result<()> {
+        let defaults = default_json();
+        let (canonical, slot) = resolve_key(key, &defaults)?;
+        self.check_new_key(&canonical, key)?;
+        let values = split_values(&canonical, ty_of(&slot, &defaults), list)?;
+        self.push_axis(canonical, values)
+    }
+
+    fn push_axis(&mut self, key: String, values: Vec<String>) -> Result<()> {
+        if values.is_empty() {
+            return Err(Error::param(&key, "[]", "a non-empty list of values"));
+        }
+        for (i, v) in values.iter().enumerate() {
+            if values[..i].iter().any(|w| w.trim() == v.trim()) {
+                return Err(Error::param(
+                    &key,
+                    v,
+                    "distinct values (this one is listed twice)",
+                ));
+            }
+            if v.contains(['\n', '\r']) {
+                return Err(Error::param(&key, v, "a value on one line"));
+            }
+        }
+        self.axes.push(Axis { key, values });
+        Ok(())
+    }
+
+    /// Adds a fixed option.
+    pub fn add_base(&mut self, key: &str, value: &str) -> Result<()> {
+        let defaults = default_json();
+        let (canonical, _) = resolve_key(key, &defaults)?;
+        self.check_new_key(&canonical, key)?;
+        self.base.push((canonical, value.to_string()));
+        Ok(())
+    }
+
+    /// Reads a sweep file: a `[base]` table of fixed options and a `[grid]`
+    /// table of lists (a TOML array, or a string split as in `--set`).
+    /// Axes follow the file's order of keys.
+    pub fn from_toml(path: &Path) -> Result<Grid> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Grid::from_toml_str(&text).map_err(|e| match e {
+            Error::Parameter { .. } => e,
+            other => Error::input(path, 1, other.to_string()),
+        })
+    }
+
+    /// As [`Grid::from_toml`], from the file's text.
+    pub fn from_toml_str(text: &str) -> Result<Grid> {
+        let doc: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| Error::Unsupported(format!("not valid TOML: {e}")))?;
+        let mut g = Grid::new();
+        for (name, _) in doc.iter() {
+            if name != "base" && name != "grid" {
+                return Err(Error::param(
+                    "sweep file table",
+                    name,
+                    "only [base] (fixed options) and [grid] (lists)",
+                ));
+            }
+        }
+        let defaults = default_json();
+        if let Some(base) = doc.get("base") {
+            let t = base.as_table().ok_or_else(|| {
+                Error::param("base", base.to_string(), "a table [base] of key = value")
+            })?;
+            for (k, v) in t {
+                if k.replace('-', "_") == "coalition" || k == "coalitions" {
+                    // Several coalitions evaluated at every point: `;`-joined.
+                    if let toml::Value::Array(a) = v {
+                        let specs: Result<Vec<String>> =
+                            a.iter().map(|x| toml_text(k, x)).collect();
+                        g.add_base(k, &specs?.join(";"))?;
+                        continue;
+                    }
+                }
+                g.add_base(k, &toml_text(k, v)?)?;
+            }
+        }
+        if let Some(grid) = doc.get("grid") {
+            let t = grid.as_table().ok_or_else(|| {
+                Error::param("grid", grid.to_string(), "a table [grid] of key = [values]")
+            })?;
+            for (k, v) in t {
+                match v {
+                    toml::Value::Array(a) => {
+                        let (canonical, slot) = resolve_key(k, &defaults)?;
+                        g.check_new_key(&canonical, k)?;
+                        if a.is_empty() {
+                            return Err(Error::param(k, "[]", "a non-empty list of values"));
+                        }
+                        let ty = ty_of(&slot, &defaults);
+                        let mut vals = Vec::new();
+                        for x in a {
+                            let s = toml_text(k, x)?;
+                            // A string item may itself be a range ("1..5").
+                            if ty == Ty::Int && matches!(x, toml::Value::String(_)) {
+                                vals.extend(split_values(&canonical, ty, &s)?);
+                            } else {
+                                vals.push(s);
+                            }
+                        }
+                        g.push_axis(canonical, vals)?;
+                    }
+                    toml::Value::String(s) => g.add_axis(k, s)?,
+                    other => {
+                        return Err(Error::param(
+                            k,
+                            other.to_string(),
+                            "a list of values in [grid] (fixed options go in [base])",
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(g)
+    }
+
+    /// Number of points (product of the axis lengths; 1 for no axes).
+    pub fn len(&self) -> usize {
+        self.axes
+            .iter()
+            .fold(1usize, |n, a| n.saturating_mul(a.values.len()))
+    }
+
+    /// Whether the grid has no point (never: an empty grid is one point).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The column headers of the grid keys, in axis order.
+    pub fn columns(&self) -> Vec<String> {
+        self.axes.iter().map(Axis::column).collect()
+    }
+
+    /// The values of point `index` (row-major: the last axis varies fastest).
+    pub fn point_values(&self, mut index: usize) -> Vec<String> {
+        let mut out = vec![String::new(); self.axes.len()];
+        for (i, a) in self.axes.iter().enumerate().rev() {
+            out[i] = a.values[index % a.values.len()].clone();
+            index /= a.values.len();
+        }
+        out
+    }
+
+    /// Builds and validates every point's configuration before anything runs:
+    /// each value is typed and checked by serde on its own (so the error names
+    /// its key and value), then each point's overlay of defaults + base + point
+    /// values is deserialised into a [`SimConfig`] and given the checks that
+    /// need no graph (noise model, ε map and clamps, post-processing, owners
+    /// and values specs, bins, collusion options).
+    pub fn points(&self) -> Result<Vec<Point>> {
+        let n = self.len();
+        if n > MAX_POINTS {
+            return Err(Error::param(
+                "sweep grid",
+                n,
+                format!("at most {MAX_POINTS} points"),
+            ));
+        }
+        let defaults = default_json();
+        // Type and check every value once.
+        let mut typed_base = Vec::new();
+        for (k, v) in &self.base {
+            typed_base.push((k.clone(), self.check_value(k, v, &defaults)?));
+        }
+        let mut typed_axes: Vec<Vec<(Slot, Value)>> = Vec::new();
+        for a in &self.axes {
+            let mut vals = Vec::new();
+            for v in &a.values {
+                vals.push(self.check_value(&a.key, v, &defaults)?);
+            }
+            typed_axes.push(vals);
+        }
+        let mut out = Vec::with_capacity(n);
+        for index in 0..n {
+            let values = self.point_values(index);
+            let mut obj = defaults.clone();
+            let mut collude: Vec<(&'static str, &str)> = Vec::new();
+            let mut apply = |slot: &Slot, val: &Value, text: &'_ str| {
+                let _ = text;
+                match slot {
+                    Slot::Sim(k) => {
+                        obj.insert(k.clone(), val.clone());
+                    }
+                    Slot::Distance(k) => {
+                        if let Some(Value::Object(d)) = obj.get_mut("distance_options") {
+                            d.insert(k.clone(), val.clone());
+                        }
+                    }
+                    Slot::Collude(_) => {}
+                }
+            };
+            for ((_, (slot, val)), (_, text)) in typed_base.iter().zip(&self.base) {
+                apply(slot, val, text);
+                if let Slot::Collude(c) = slot {
+                    collude.push((c, text.as_str()));
+                }
+            }
+            let mut rem = index;
+            let mut picks = vec![0usize; self.axes.len()];
+            for (i, a) in self.axes.iter().enumerate().rev() {
+                picks[i] = rem % a.values.len();
+                rem /= a.values.len();
+            }
+            for (i, a) in self.axes.iter().enumerate() {
+                let (slot, val) = &typed_axes[i][picks[i]];
+                apply(slot, val, &a.values[picks[i]]);
+                if let Slot::Collude(c) = slot {
+                    collude.push((c, a.values[picks[i]].as_str()));
+                }
+            }
+            let config: SimConfig = serde_json::from_value(Value::Object(obj)).map_err(|e| {
+                Error::param(
+                    "sweep point",
+                    describe(&self.axes, &values),
+                    format!("a valid configuration ({e})"),
+                )
+            })?;
+            check_config(&config)?;
+            let collude = collude_point(&collude)?;
+            out.push(Point {
+                index,
+                values,
+                config,
+                collude,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Types `text` for `key` and checks it alone against the defaults.
+    fn check_value(
+        &self,
+        key: &str,
+        text: &str,
+        defaults: &Map<String, Value>,
+    ) -> Result<(Slot, Value)> {
+        let (_, slot) = resolve_key(key, defaults)?;
+        let ty = ty_of(&slot, defaults);
+        let val = typed(key, ty, text)?;
+        let mut obj = defaults.clone();
+        match &slot {
+            Slot::Sim(k) => {
+                obj.insert(k.clone(), val.clone());
+            }
+            Slot::Distance(k) => {
+                if let Some(Value::Object(d)) = obj.get_mut("distance_options") {
+                    d.insert(k.clone(), val.clone());
+                }
+            }
+            Slot::Collude(c) => {
+                collude_point(&[(c, text)])?;
+                return Ok((slot, val));
+            }
+        }
+        let cfg: SimConfig = serde_json::from_value(Value::Object(obj)).map_err(|e| {
+            let msg = e.to_string();
+            // serde's message names the type expected; keep it, drop the position.
+            let msg = msg.split(" at line").next().unwrap_or(&msg).to_string();
+            Error::param(key, text, msg)
+        })?;
+        // Checks that concern this key alone.
+        check_config(&cfg).map_err(|e| match e {
+            Error::Parameter {
+                name,
+                value,
+                expected,
+            } => Error::param(key, text, format!("{expected} ({name} '{value}')")),
+            other => other,
+        })?;
+        Ok((slot, val))
+    }
+}
+
+/// `key=value, key=value` of a point, for messages.
+fn describe(axes: &[Axis], values: &[String]) -> String {
+    axes.iter()
+        .zip(values)
+        .map(|(a, v)| format!("{}={v}", a.key))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The checks of `Plan::new` that need no graph.
+pub fn check_config(c: &SimConfig) -> Result<()> {
+    NoiseModel::new(c.dim, c.norm, c.sensitivity, c.delta)?;
+    c.post.parse::<crate::post::Post>()?;
+    EpsilonMap::parse(&c.eps)?.with_clamp(c.eps_min, c.eps_max)?;
+    if c.unreachable == Unreachable::Floor && c.eps_min.is_none() {
+        return Err(Error::param(
+            "unreachable",
+            "floor",
+            "eps_min too (unreachable members are answered at eps_min)",
+        ));
+    }
+    if c.bins == 0 {
+        return Err(Error::param("bins", 0, "an integer ≥ 1"));
+    }
+    c.owners.parse::<OwnerSpec>()?;
+    c.values.parse::<ValueSpec>()?;
+    Ok(())
+}
+
+/// The collusion options of a point from its collude keys (None without a
+/// `coalition`).
+fn collude_point(keys: &[(&'static str, &str)]) -> Result<Option<ColludePoint>> {
+    let get = |k: &str| keys.iter().rev().find(|(c, _)| *c == k).map(|(_, v)| *v);
+    let mut coalitions = Vec::new();
+    if let Some(spec) = get("coalition") {
+        for s in spec.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            coalitions.push(CoalitionSpec::parse(s).map_err(|e| rename(e, "coalition", spec))?);
+        }
+        if coalitions.is_empty() {
+            return Err(Error::param(
+                "coalition",
+                spec,
+                "one or more coalition specs, `;`-separated",
+            ));
+        }
+    }
+    let estimators = match get("estimators") {
+        Some(s) => Estimator::parse_list(s).map_err(|e| rename(e, "estimators", s))?,
+        None => Estimator::ALL.to_vec(),
+    };
+    let trials = match get("trials") {
+        Some(s) => s
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| Error::param("trials", s, "a whole number ≥ 1"))?,
+        None => DEFAULT_TRIALS,
+    };
+    let composition_delta = match get("composition_delta") {
+        Some(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| Error::param("composition_delta", s, "a number in (0, 1)"))?,
+        None => DEFAULT_COMPOSITION_DELTA,
+    };
+    let options = ColludeOptions {
+        coalitions,
+        estimators,
+        trials,
+        composition_delta,
+    };
+    if options.trials == 0 || options.trials > MAX_TRIALS {
+        return Err(Error::param(
+            "trials",
+            options.trials,
+            format!("a whole number in 1..={MAX_TRIALS}"),
+        ));
+    }
+    if !(options.composition_delta > 0.0 && options.composition_delta < 1.0) {
+        return Err(Error::param(
+            "composition_delta",
+            options.composition_delta,
+            "a number in (0, 1)",
+        ));
+    }
+    if options.coalitions.is_empty() {
+        return Ok(None);
+    }
+    options.validate().map_err(|e| rename(e, "", ""))?;
+    Ok(Some(ColludePoint { options }))
+}
+
+/// Renames a `--flag` parameter error to the sweep key (keeps the message).
+fn rename(e: Error, key: &str, value: &str) -> Error {
+    match e {
+        Error::Parameter {
+            name,
+            value: v,
+            expected,
+        } => {
+            let name = if key.is_empty() {
+                name.trim_start_matches('-').replace('-', "_")
+            } else {
+                key.to_string()
+            };
+            let value = if value.is_empty() {
+                v
+            } else {
+                value.to_string()
+            };
+            Error::param(name, value, expected)
+        }
+        other => other,
+    }
+}

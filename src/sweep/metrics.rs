@@ -1,0 +1,159 @@
+//! The rows one sweep point contributes to the CSV.
+//!
+//! | metric | mechanism | estimator | coalition | distance | value |
+//! |---|---|---|---|---|---|
+//! | `mse`, `mse_se`, `mse_theory` | ✓ | | | bucket | per-bucket empirical MSE, its standard error (owners as clusters), theory (as `by_distance.csv`) |
+//! | `mse_all`, `mse_all_theory` | ✓ | | | | over all answers (as `summary.json`) |
+//! | `jumps_per_path`, `jumps_per_path_theory` | correlated | | | | mean jumps per owner's path; theory = mean of rate·ln(ε_hi/ε_lo) ((n+1)·ln(ε_max/ε_min) under ℓ2) |
+//! | `gain`, `coalition_mse` | ✓ | ✓ | ✓ | | collusion: mean over owners of MSE(best member)/MSE(estimator), and of the estimator's MSE |
+//! | `eps_max`, `eps_sum`, `coalition_size` | | | ✓ | | collusion: mean over owners of max ε_j (the correlated view's ε), Σ ε_j (independent, basic composition), members |
+//!
+//! The collusion rows come from [`collude_rows`], the one function that
+//! connects the sweep to the collusion runner.
+
+use super::grid::ColludePoint;
+use crate::Result;
+use crate::collusion::run::collude;
+use crate::collusion::write::pool;
+use crate::mechanism::Mechanism;
+use crate::output::write_f64;
+use crate::sim::{Plan, simulate};
+
+/// One CSV row without the grid keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricRow {
+    /// Mechanism name (empty when not applicable).
+    pub mechanism: String,
+    /// Estimator name (collusion rows).
+    pub estimator: String,
+    /// Coalition spec (collusion rows).
+    pub coalition: String,
+    /// Metric name.
+    pub metric: &'static str,
+    /// Distance bucket `[lo, hi]` (per-bucket rows).
+    pub distance: Option<(f64, f64)>,
+    /// The number.
+    pub value: f64,
+}
+
+impl MetricRow {
+    fn new(mechanism: &str, metric: &'static str, value: f64) -> MetricRow {
+        MetricRow {
+            mechanism: mechanism.to_string(),
+            estimator: String::new(),
+            coalition: String::new(),
+            metric,
+            distance: None,
+            value,
+        }
+    }
+
+    /// Appends `mechanism,estimator,coalition,metric,distance_lo,distance_hi,value`.
+    pub fn push_csv(&self, s: &mut String) {
+        super::push_field(s, &self.mechanism);
+        s.push(',');
+        super::push_field(s, &self.estimator);
+        s.push(',');
+        super::push_field(s, &self.coalition);
+        s.push(',');
+        s.push_str(self.metric);
+        s.push(',');
+        if let Some((lo, hi)) = self.distance {
+            write_f64(s, lo);
+            s.push(',');
+            write_f64(s, hi);
+        } else {
+            s.push(',');
+        }
+        s.push(',');
+        write_f64(s, self.value);
+    }
+}
+
+/// Runs one point: the simulation's rows, then (with a coalition) the
+/// collusion rows.
+pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec<MetricRow>> {
+    let res = simulate(plan)?;
+    let mut rows = Vec::new();
+    for r in &res.rows {
+        for (metric, value) in [
+            ("mse", r.mse),
+            ("mse_se", r.mse_se),
+            ("mse_theory", r.mse_theory),
+        ] {
+            rows.push(MetricRow {
+                distance: Some((r.distance_lo, r.distance_hi)),
+                ..MetricRow::new(&r.mechanism, metric, value)
+            });
+        }
+    }
+    for t in &res.totals {
+        rows.push(MetricRow::new(&t.mechanism, "mse_all", t.mse));
+        rows.push(MetricRow::new(&t.mechanism, "mse_all_theory", t.mse_theory));
+    }
+    if plan.mechanisms.contains(&Mechanism::Correlated) {
+        let c = &res.counts;
+        let paths = (c.owners - c.owners_without_recipients).max(1) as f64;
+        let name = Mechanism::Correlated.name();
+        rows.push(MetricRow::new(
+            name,
+            "jumps_per_path",
+            c.jumps as f64 / paths,
+        ));
+        rows.push(MetricRow::new(
+            name,
+            "jumps_per_path_theory",
+            c.jumps_expected / paths,
+        ));
+    }
+    if let Some(cp) = collude {
+        rows.extend(collude_rows(plan, cp)?);
+    }
+    Ok(rows)
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> f64 {
+    let (mut s, mut k) = (0.0, 0usize);
+    for x in xs {
+        s += x;
+        k += 1;
+    }
+    if k == 0 { f64::NAN } else { s / k as f64 }
+}
+
+/// The collusion metrics of one point: the collusion runner on the point's
+/// plan, pooled over owners (owners whose coalition is empty are left out).
+pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<MetricRow>> {
+    let opts = &cp.options;
+    let res = collude(plan, opts, &|_| {})?;
+    let (pooled, _) = pool(plan, opts, &res.results);
+    let mut rows = Vec::new();
+    for (c, spec) in opts.coalitions.iter().enumerate() {
+        let label = spec.label().to_string();
+        let with = || {
+            res.results
+                .iter()
+                .filter(move |r| r.coalition == c && r.size > 0)
+        };
+        for (metric, value) in [
+            ("coalition_size", mean(with().map(|r| r.size as f64))),
+            ("eps_max", mean(with().map(|r| r.accounting.eps_max))),
+            ("eps_sum", mean(with().map(|r| r.accounting.eps_sum))),
+        ] {
+            rows.push(MetricRow {
+                coalition: label.clone(),
+                ..MetricRow::new("", metric, value)
+            });
+        }
+        for p in pooled.iter().filter(|p| p.coalition == label) {
+            for (metric, value) in [("gain", p.mean_gain), ("coalition_mse", p.mean_mse)] {
+                rows.push(MetricRow {
+                    estimator: p.estimator.clone(),
+                    coalition: label.clone(),
+                    ..MetricRow::new(&p.mechanism, metric, value)
+                });
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,242 @@
+//! Running sweeps: determinism across thread counts, resume after an
+//! interruption, the shared distance cache, jumps per path against theory.
+
+use privdiffuse::DistanceKind;
+use privdiffuse::sweep::{Grid, SweepOptions, run_sweep, side_file};
+use std::path::{Path, PathBuf};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("privdiffuse-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d.join("sweep.csv")
+}
+
+fn karate(sets: &[&str]) -> Grid {
+    let mut g = Grid::new();
+    for (k, v) in [
+        ("graph", "data/karate.edges"),
+        ("values", "uniform:0,1"),
+        ("dim", "1"),
+        ("norm", "l1"),
+        ("eps", "exp:a=2,b=0.7"),
+    ] {
+        if !sets.iter().any(|s| s.starts_with(&format!("{k}="))) {
+            g.add_base(k, v).unwrap();
+        }
+    }
+    for s in sets {
+        g.add_set(s).unwrap();
+    }
+    g
+}
+
+fn run_with(threads: usize, grid: &Grid, opts: &SweepOptions) -> privdiffuse::sweep::SweepReport {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| run_sweep(grid, opts))
+        .unwrap()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+#[test]
+fn same_seeds_same_csv_whatever_the_thread_count() {
+    let g = karate(&["mechanism=both,correlated", "seed=1..3", "norm=l1,l2"]);
+    let (a, b) = (tmp("det1"), tmp("det2"));
+    let ra = run_with(1, &g, &SweepOptions::new(&a));
+    let rb = run_with(2, &g, &SweepOptions::new(&b));
+    assert!(ra.complete && rb.complete);
+    assert_eq!(ra.points, 12);
+    assert_eq!(read(&a), read(&b));
+    // Grid order: the header, then point 0's rows first.
+    let text = read(&a);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "mechanism_spec,seed,norm,mechanism,estimator,coalition,metric,distance_lo,distance_hi,value"
+    );
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("both,1,l1,correlated,,,mse,1,1,")
+    );
+    assert!(!side_file(&a, "progress").exists());
+    let timings = read(&side_file(&a, "timings.csv"));
+    assert_eq!(timings.lines().count(), 13);
+    // A different seed changes the numbers (the test can fail).
+    let c = tmp("det3");
+    run_with(
+        1,
+        &karate(&["mechanism=both,correlated", "seed=2..4", "norm=l1,l2"]),
+        &SweepOptions::new(&c),
+    );
+    assert_ne!(
+        read(&a).replace(",1,l", ",X,l"),
+        read(&c).replace(",2,l", ",X,l")
+    );
+}
+
+#[test]
+fn resume_after_interruption_gives_the_uninterrupted_csv() {
+    let g = karate(&["seed=1..4", "dim=1,2"]);
+    let full = tmp("full");
+    run_with(2, &g, &SweepOptions::new(&full));
+    let expected = read(&full);
+
+    let out = tmp("resume");
+    let mut opts = SweepOptions::new(&out);
+    opts.stop_after = Some(3);
+    let r = run_with(1, &g, &opts);
+    assert!(!r.complete);
+    assert_eq!(r.computed, 3);
+    // The interrupted file holds the header and three points' rows.
+    let partial = read(&out);
+    assert!(side_file(&out, "progress").exists());
+    // Cut the last point off mid-row, as a crash while writing would.
+    let cut = partial.len() - partial.lines().last().unwrap().len() / 2 - 40;
+    std::fs::write(&out, &partial[..cut]).unwrap();
+
+    let mut opts = SweepOptions::new(&out);
+    opts.resume = true;
+    let r = run_with(2, &g, &opts);
+    assert!(r.complete);
+    assert_eq!(r.reused, 2, "the point cut off is recomputed");
+    assert_eq!(r.computed, 6);
+    assert_eq!(read(&out), expected);
+
+    // Rows written without their progress entry (crash between the two) are dropped too.
+    let out2 = tmp("resume2");
+    let mut opts = SweepOptions::new(&out2);
+    opts.stop_after = Some(2);
+    run_with(1, &g, &opts);
+    let prog = side_file(&out2, "progress");
+    let p = read(&prog);
+    let keep: Vec<&str> = p.lines().take(2).collect();
+    std::fs::write(&prog, keep.join("\n") + "\n").unwrap();
+    let mut opts = SweepOptions::new(&out2);
+    opts.resume = true;
+    let r = run_with(1, &g, &opts);
+    assert_eq!((r.reused, r.computed), (1, 7));
+    assert_eq!(read(&out2), expected);
+}
+
+#[test]
+fn resistance_is_prepared_once_per_sweep() {
+    let g = karate(&["distance=resistance", "seed=1..4", "bins=5,10"]);
+    let out = tmp("cache");
+    let r = run_with(2, &g, &SweepOptions::new(&out));
+    assert_eq!(r.points, 8);
+    assert_eq!(r.prepared(DistanceKind::Resistance), 1);
+    assert_eq!(r.graphs_loaded, 1);
+    let g = karate(&["distance=hop,resistance", "seed=1..2"]);
+    let r = run_with(2, &g, &SweepOptions::new(&out));
+    assert_eq!(r.prepared(DistanceKind::Resistance), 1);
+    assert_eq!(r.prepared(DistanceKind::Hop), 1);
+}
+
+#[test]
+fn dimension_sweep_jumps_per_path_match_theory() {
+    let grid = Grid::from_toml(Path::new("examples/sweeps/dimension.toml")).unwrap();
+    let out = tmp("dim");
+    let r = run_with(2, &grid, &SweepOptions::new(&out));
+    assert_eq!(r.points, 4);
+    let text = read(&out);
+    let value = |dim: &str, metric: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{dim},correlated,,,{metric},")))
+            .and_then(|l| l.rsplit(',').next())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for dim in ["1", "2", "5", "20"] {
+        let (emp, th) = (
+            value(dim, "jumps_per_path"),
+            value(dim, "jumps_per_path_theory"),
+        );
+        // Jumps of one path are Poisson with mean μ ≈ th, over 150 owners:
+        // s.e. of the mean ≈ √(th/150); allow 6 s.e.
+        let se = (th / 150.0).sqrt();
+        assert!(
+            (emp - th).abs() < 6.0 * se,
+            "dim {dim}: {emp} vs {th} (se {se})"
+        );
+    }
+    // And the theory is (n+1)·ln(ε_max/ε_min) with ε from 15 down to 0.5 at
+    // the farthest owner: n = 20 needs more jumps than n = 1.
+    assert!(value("20", "jumps_per_path_theory") > 5.0 * value("1", "jumps_per_path_theory"));
+}
+
+#[test]
+fn plots_are_drawn_beside_the_csv() {
+    let g = karate(&["dim=1,2", "norm=l1,l2"]);
+    let out = tmp("plot");
+    let mut opts = SweepOptions::new(&out);
+    opts.plot = Some(privdiffuse::sweep::PlotSpec {
+        x: "dim".into(),
+        metrics: vec!["mse".into(), "jumps_per_path".into()],
+        at: vec![1.0, 2.0],
+        only: vec![],
+    });
+    let r = run_with(2, &g, &opts);
+    assert_eq!(r.figures.len(), 2);
+    for f in &r.figures {
+        assert!(
+            std::fs::metadata(f).unwrap().len() > 1000,
+            "{}",
+            f.display()
+        );
+    }
+    // An --x that is not a grid key is refused before anything runs.
+    let mut opts = SweepOptions::new(tmp("plot2"));
+    opts.plot = Some(privdiffuse::sweep::PlotSpec {
+        x: "delta".into(),
+        metrics: vec!["mse".into()],
+        at: vec![],
+        only: vec![],
+    });
+    let e = run_sweep(&g, &opts).unwrap_err();
+    assert!(e.to_string().contains("delta"), "{e}");
+}
+
+#[test]
+fn coalition_axis_adds_gain_and_accounting_rows() {
+    let mut g = karate(&["coalition=nearest:m=3|random:m=8"]);
+    g.add_base("estimators", "best,ivw").unwrap();
+    g.add_base("trials", "30").unwrap();
+    g.add_base("owners", "4").unwrap();
+    let out = tmp("collude");
+    let r = run_with(2, &g, &SweepOptions::new(&out));
+    assert!(r.complete);
+    let text = read(&out);
+    // Collusion trials are as deterministic as the simulation.
+    let one = tmp("collude1");
+    run_with(1, &g, &SweepOptions::new(&one));
+    assert_eq!(read(&one), text);
+    assert!(text.starts_with("coalition_spec,mechanism,estimator,coalition,metric,"));
+    let get = |prefix: &str| -> Vec<f64> {
+        text.lines()
+            .filter(|l| l.starts_with(prefix))
+            .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    for spec in ["nearest:m=3", "random:m=8"] {
+        let max = get(&format!("{spec},,,{spec},eps_max,"));
+        let sum = get(&format!("{spec},,,{spec},eps_sum,"));
+        assert_eq!((max.len(), sum.len()), (1, 1), "{spec}");
+        assert!(max[0] > 0.0 && sum[0] >= max[0], "{spec}: {max:?} {sum:?}");
+        // The best member against itself: gain exactly 1 under both mechanisms.
+        for mech in ["correlated", "independent"] {
+            let best = get(&format!("{spec},{mech},best,{spec},gain,"));
+            assert_eq!(best.len(), 1);
+            assert!((best[0] - 1.0).abs() < 1e-12, "{spec} {mech}: {best:?}");
+            assert_eq!(get(&format!("{spec},{mech},ivw,{spec},gain,")).len(), 1);
+        }
+    }
+}
