@@ -162,32 +162,7 @@ pub fn clopper_pearson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
     (lo, hi)
 }
 
-/// ln Γ(x) for x > 0: Lanczos (g = 7, 9 terms, ~1e-15 relative), shifted up
-/// for small x.
-pub fn ln_gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        return ln_gamma(x + 1.0) - x.ln();
-    }
-    let x = x - 1.0;
-    let mut a = C[0];
-    let t = x + G + 0.5;
-    for (i, &c) in C.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
+pub use crate::special::ln_gamma;
 
 /// Regularised incomplete beta I_x(a, b) (Numerical Recipes §6.4: continued
 /// fraction by modified Lentz, on the side where it converges fast).
