@@ -49,9 +49,15 @@ pub struct CoalitionSlot {
 }
 
 impl CoalitionSlot {
-    /// Tick text: label and member count (a range when owners differ).
+    /// Tick text: label and member count (a median when owners differ). A
+    /// spec that already names its size (`m=M`) and has it for every owner is
+    /// printed alone, so that neighbouring ticks do not collide.
     pub fn tick(&self) -> String {
-        if self.size_min == self.size_max {
+        let names_size = self.label.contains(&format!("m={}", self.size_min))
+            || self.label.contains(&format!("m={},", self.size_min));
+        if self.size_min == self.size_max && names_size {
+            self.label.clone()
+        } else if self.size_min == self.size_max {
             format!("{} (m={})", self.label, self.size_min)
         } else {
             format!("{} (m≈{})", self.label, self.size_median)
@@ -268,7 +274,9 @@ impl CoalitionFigure {
             .x_label_formatter(&xfmt)
             .y_label_formatter(&yfmt)
             .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label * 0.85))
+            .label_style(style::regular(
+                fonts.label * if k > 3 { 0.72 } else { 0.85 },
+            ))
             .light_line_style(WHITE)
             .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
             .draw()?;
