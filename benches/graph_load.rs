@@ -37,8 +37,7 @@ fn load(c: &mut Criterion) {
     group.bench_function("er_1M_edges_shuffled", |b| {
         b.iter(|| black_box(load_graph(&er, &LoadOptions::default()).unwrap()))
     });
-    let fb =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/facebook_combined.txt");
+    let fb = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/facebook_combined.txt");
     let fb = if fb.exists() {
         fb
     } else {

@@ -406,7 +406,7 @@ fn bad_node_list_names_the_node_file() {
 
 #[test]
 fn facebook_combined_if_present() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/facebook_combined.txt");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/facebook_combined.txt");
     let p = if p.exists() {
         p
     } else {
