@@ -20,6 +20,41 @@ fn temp_sibling(dest: &Path) -> PathBuf {
     }
 }
 
+/// Removes staging files and directories of `dest` left by runs that were killed
+/// (Ctrl-C, SIGKILL: no destructor ran). Only entries named like ours whose
+/// process no longer exists are touched; without `/proc` nothing is removed.
+fn remove_stale_siblings(dest: &Path) {
+    let proc_fs = Path::new("/proc/self");
+    if !proc_fs.exists() {
+        return;
+    }
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.tmp-");
+    let parent = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(entries) = fs::read_dir(&parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file_name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file_name.strip_prefix(&prefix) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let p = e.path();
+            let _ = if p.is_dir() {
+                fs::remove_dir_all(p)
+            } else {
+                fs::remove_file(p)
+            };
+        }
+    }
+}
+
 /// A buffered file that appears at its destination only on [`AtomicFile::commit`].
 pub struct AtomicFile {
     dest: PathBuf,
@@ -32,6 +67,7 @@ impl AtomicFile {
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
         let dest = dest.as_ref().to_path_buf();
         let tmp = temp_sibling(&dest);
+        remove_stale_siblings(&dest);
         let file = fs::File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
         Ok(AtomicFile {
             dest,
@@ -94,6 +130,7 @@ impl AtomicDir {
             fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
         }
         let tmp = temp_sibling(&dest);
+        remove_stale_siblings(&dest);
         if tmp.exists() {
             fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
         }
@@ -179,6 +216,22 @@ mod tests {
         } // dropped: old content stays, no temp left behind
         assert_eq!(fs::read_to_string(&dest).unwrap(), "x\n");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn stale_staging_of_a_dead_process_is_removed() {
+        let d = scratch("stale");
+        let dest = d.join("out");
+        // PIDs are below 2^22 on Linux: this one cannot be alive.
+        let stale = d.join(".out.tmp-4294967290");
+        fs::create_dir(&stale).unwrap();
+        fs::write(stale.join("half.csv"), "x").unwrap();
+        let a = AtomicDir::create(&dest).unwrap();
+        if Path::new("/proc/self").exists() {
+            assert!(!stale.exists());
+        }
+        a.commit().unwrap();
         fs::remove_dir_all(&d).unwrap();
     }
 
