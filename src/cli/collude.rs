@@ -121,14 +121,8 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         progress: !args.quiet,
     };
-    let work = || collude_to_dir(&config, &opts);
-    let (summary, timings) = match args.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(t.max(1))
-            .build()?
-            .install(work)?,
-        None => work()?,
-    };
+    let (summary, timings) =
+        super::common::with_threads(args.threads, || collude_to_dir(&config, &opts))?;
     if !args.quiet {
         eprintln!(
             "{} owners × {} coalitions × {} trials in {:.2} s ({} threads) → {}",

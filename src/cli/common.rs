@@ -57,3 +57,18 @@ impl Write for Output {
         }
     }
 }
+
+/// Runs `work` on a rayon pool of `threads` workers (all cores when `None`).
+/// Results never depend on the count; only the wall time does.
+pub fn with_threads<T: Send>(
+    threads: Option<usize>,
+    work: impl FnOnce() -> crate::Result<T> + Send,
+) -> anyhow::Result<T> {
+    Ok(match threads {
+        Some(t) => rayon::ThreadPoolBuilder::new()
+            .num_threads(t.max(1))
+            .build()?
+            .install(work)?,
+        None => work()?,
+    })
+}

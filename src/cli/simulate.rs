@@ -85,14 +85,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         progress: !args.quiet,
     };
-    let work = || simulate_to_dir(&config, &opts);
-    let (summary, timings) = match args.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(t.max(1))
-            .build()?
-            .install(work)?,
-        None => work()?,
-    };
+    let (summary, timings) =
+        super::common::with_threads(args.threads, || simulate_to_dir(&config, &opts))?;
     if !args.quiet {
         eprintln!(
             "simulated {} owners, {} answers per mechanism in {:.2} s ({} threads) → {}",

@@ -136,14 +136,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         plot,
         stop_after: None,
     };
-    let work = || run_sweep(&grid, &opts);
-    let report = match args.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(t.max(1))
-            .build()?
-            .install(work)?,
-        None => work()?,
-    };
+    let report = super::common::with_threads(args.threads, || run_sweep(&grid, &opts))?;
     if !args.quiet {
         eprintln!(
             "swept {} points ({} computed, {} resumed) in {:.2} s → {}",
