@@ -72,11 +72,36 @@ impl std::fmt::Display for Norm {
 /// Values are stored once and copied, never recomputed, so "no jump between two
 /// levels" is bitwise equality of the looked-up values.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "NoisePathParts")]
 pub struct NoisePath {
     dim: usize,
     eps_hi: f64,
     eps: Vec<f64>,
     values: Vec<f64>,
+}
+
+/// The serialised form of a [`NoisePath`], checked by
+/// [`NoisePath::from_parts`] on the way in so that a stored path cannot break
+/// the ordering invariants `value_at` relies on. An unsampled path (no
+/// breakpoints; `eps_hi` NaN, which JSON writes as `null`) is accepted as such.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoisePathParts {
+    dim: usize,
+    eps_hi: Option<f64>,
+    eps: Vec<f64>,
+    values: Vec<f64>,
+}
+
+impl TryFrom<NoisePathParts> for NoisePath {
+    type Error = crate::Error;
+
+    fn try_from(p: NoisePathParts) -> crate::Result<Self> {
+        if p.eps.is_empty() && p.values.is_empty() && p.dim > 0 {
+            return Ok(NoisePath::empty(p.dim));
+        }
+        NoisePath::from_parts(p.dim, p.eps, p.values, p.eps_hi.unwrap_or(f64::NAN))
+    }
 }
 
 /// One jump of a path: at level `eps`, the value changes from `below` (levels
@@ -320,5 +345,20 @@ mod tests {
         assert!(NoisePath::from_parts(1, vec![1.0], vec![0.0, 0.0], 2.0).is_err());
         assert!(NoisePath::from_parts(1, vec![1.0], vec![0.0], 0.5).is_err());
         assert!(NoisePath::from_parts(0, vec![1.0], vec![], 2.0).is_err());
+    }
+
+    #[test]
+    fn serde_round_trips_and_validates() {
+        let p = NoisePath::from_parts(1, vec![0.5, 1.0], vec![3.0, 2.0], 4.0).unwrap();
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<NoisePath>(&json).unwrap(), p);
+        let empty = serde_json::to_string(&NoisePath::empty(2)).unwrap();
+        let back: NoisePath = serde_json::from_str(&empty).unwrap();
+        assert!(back.is_empty() && back.dim() == 2);
+        // Descending levels would break the binary search of `value_at`.
+        let bad = json.replace("[0.5,1.0]", "[1.0,0.5]");
+        assert_ne!(bad, json);
+        let err = serde_json::from_str::<NoisePath>(&bad).unwrap_err();
+        assert!(err.to_string().contains("ascending"), "{err}");
     }
 }
