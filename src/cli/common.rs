@@ -24,7 +24,13 @@ impl Output {
                 1 << 16,
                 io::stdout(),
             ))),
-            Some(p) => Ok(Output::File(AtomicFile::create(p)?)),
+            Some(p) => {
+                // As `generate` does: a missing folder of --out is created.
+                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                Ok(Output::File(AtomicFile::create(p)?))
+            }
         }
     }
 

@@ -2,11 +2,44 @@
 //! name beside their destination and renamed into place only when complete. If
 //! the writer is dropped without `commit` (an error, a panic), the temporary is
 //! removed and the destination is left as it was.
+//!
+//! A destination that is a symbolic link is followed (the link stays, its
+//! target is replaced), and one that exists but is not a regular file or a
+//! directory (`/dev/null`, a FIFO, a terminal) is written in place: renaming
+//! over such a file would replace the device, not write to it.
 
 use crate::{Error, Result};
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+/// `path` with every symbolic link along its last component followed (at most
+/// 40, as the kernel does); a dangling link resolves to where it points.
+pub fn follow_links(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => match fs::read_link(&p) {
+                Ok(t) if t.is_absolute() => p = t,
+                Ok(t) => {
+                    p = match p.parent() {
+                        Some(d) => d.join(t),
+                        None => t,
+                    }
+                }
+                Err(_) => break,
+            },
+            _ => break,
+        }
+    }
+    p
+}
+
+/// Whether `path` exists and is neither a regular file nor a directory
+/// (a device, FIFO or socket), so it must be written in place.
+pub fn is_special(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
 
 fn temp_sibling(dest: &Path) -> PathBuf {
     let name = dest
@@ -57,20 +90,43 @@ fn remove_stale_siblings(dest: &Path) {
 
 /// A buffered file that appears at its destination only on [`AtomicFile::commit`].
 pub struct AtomicFile {
+    /// The path as the user gave it (for messages).
     dest: PathBuf,
-    tmp: PathBuf,
+    /// The file renamed into place on commit (`dest` with links followed).
+    target: PathBuf,
+    /// The temporary sibling; `None` when writing in place to a special file.
+    tmp: Option<PathBuf>,
     writer: Option<BufWriter<fs::File>>,
 }
 
 impl AtomicFile {
-    /// Creates the temporary file beside `dest` (the parent directory must exist).
+    /// Creates the temporary file beside `dest` (the parent directory must
+    /// exist). Symbolic links are followed; a special file such as
+    /// `/dev/null` is opened and written in place.
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
         let dest = dest.as_ref().to_path_buf();
-        let tmp = temp_sibling(&dest);
-        remove_stale_siblings(&dest);
-        let file = fs::File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
+        let target = follow_links(&dest);
+        if target.is_dir() {
+            return Err(Error::io(
+                &dest,
+                std::io::Error::other("is a directory: expected a file name"),
+            ));
+        }
+        let (tmp, file) = if is_special(&target) {
+            let f = fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(|e| Error::io(&dest, e))?;
+            (None, f)
+        } else {
+            let tmp = temp_sibling(&target);
+            remove_stale_siblings(&target);
+            let f = fs::File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
+            (Some(tmp), f)
+        };
         Ok(AtomicFile {
             dest,
+            target,
             tmp,
             writer: Some(BufWriter::with_capacity(1 << 16, file)),
         })
@@ -81,15 +137,24 @@ impl AtomicFile {
         &self.dest
     }
 
-    /// Flushes, syncs and renames the file into place.
+    /// Flushes, syncs and renames the file into place (flushes only, when
+    /// writing in place to a special file).
     pub fn commit(mut self) -> Result<()> {
         let w = self.writer.take().expect("writer present until commit");
-        let file = w
-            .into_inner()
-            .map_err(|e| Error::io(&self.dest, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(&self.dest, e))?;
-        drop(file);
-        fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))
+        let file = w.into_inner().map_err(|e| {
+            if let Some(t) = &self.tmp {
+                let _ = fs::remove_file(t);
+            }
+            Error::io(&self.dest, e.into_error())
+        })?;
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(());
+        };
+        let done = file.sync_all().and_then(|_| fs::rename(&tmp, &self.target));
+        done.map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            Error::io(&self.dest, e)
+        })
     }
 }
 
@@ -107,8 +172,10 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = fs::remove_file(&self.tmp);
+        if self.writer.take().is_some()
+            && let Some(t) = &self.tmp
+        {
+            let _ = fs::remove_file(t);
         }
     }
 }
@@ -125,7 +192,14 @@ impl AtomicDir {
     /// Creates an empty temporary directory beside `dest` (creating `dest`'s
     /// parent directories if needed).
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
-        let dest = dest.as_ref().to_path_buf();
+        // A link to a directory stays a link; its target is replaced.
+        let dest = follow_links(dest.as_ref());
+        if dest.exists() && !dest.is_dir() {
+            return Err(Error::io(
+                &dest,
+                std::io::Error::other("exists and is not a directory: expected a directory name"),
+            ));
+        }
         if let Some(p) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
         }
@@ -216,6 +290,49 @@ mod tests {
         } // dropped: old content stays, no temp left behind
         assert_eq!(fs::read_to_string(&dest).unwrap(), "x\n");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_special_files_written_in_place() {
+        let d = scratch("links");
+        let real = d.join("real.csv");
+        let link = d.join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"via link\n").unwrap();
+        f.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "via link\n");
+        // /dev/null stays a device, and nothing is staged beside it.
+        let mut f = AtomicFile::create("/dev/null").unwrap();
+        f.write_all(b"discarded").unwrap();
+        f.commit().unwrap();
+        let m = fs::metadata("/dev/null").unwrap();
+        assert!(!m.is_file() && !m.is_dir());
+        // A directory is not a file name.
+        assert!(AtomicFile::create(&d).is_err());
+        // A link to a directory stays a link; the directory is replaced.
+        let target = d.join("outdir");
+        fs::create_dir(&target).unwrap();
+        let dlink = d.join("outlink");
+        std::os::unix::fs::symlink("outdir", &dlink).unwrap();
+        let a = AtomicDir::create(&dlink).unwrap();
+        fs::write(a.join("new.txt"), "new").unwrap();
+        a.commit().unwrap();
+        assert!(
+            fs::symlink_metadata(&dlink)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(target.join("new.txt").exists());
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -3,6 +3,7 @@
 //! PNG/SVG backends with atomic writes.
 
 use crate::output::AtomicFile;
+use crate::output::atomic::{follow_links, is_special};
 use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -224,7 +225,17 @@ pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
             f.commit()
         }
         Format::Png => {
-            let tmp = png_temp(out);
+            let target = follow_links(out);
+            let special = is_special(&target);
+            let tmp = if special {
+                // Never stage beside a device (e.g. in /dev).
+                std::env::temp_dir().join(png_temp(Path::new("figure.png")))
+            } else {
+                png_temp(&target)
+            };
+            // plotters reports an unwritable destination only as a nested
+            // encoder error after drawing; find it first, in plain words.
+            std::fs::File::create(&tmp).map_err(|e| Error::io(out, e))?;
             let drawn = {
                 let root = BitMapBackend::new(&tmp, size).into_drawing_area();
                 fig.draw(&root).and_then(|_| root.present())
@@ -235,10 +246,13 @@ pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(draw_error(out, e));
             }
-            std::fs::rename(&tmp, out).map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                Error::io(out, e)
-            })
+            let placed = if special {
+                std::fs::copy(&tmp, &target).map(|_| ())
+            } else {
+                std::fs::rename(&tmp, &target)
+            };
+            let _ = std::fs::remove_file(&tmp);
+            placed.map_err(|e| Error::io(out, e))
         }
     }
 }
