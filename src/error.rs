@@ -33,6 +33,11 @@ pub enum Error {
     /// large for the dense resistance route), with what to do instead.
     #[error("{0}")]
     Unsupported(String),
+    /// A figure's input holds no drawable data (e.g. every coalition empty):
+    /// an error for `privdiffuse plot`, a skipped figure for the figures
+    /// `simulate` and `collude` draw by default.
+    #[error("{}: nothing to draw: {reason}", file.display())]
+    NothingToDraw { file: PathBuf, reason: String },
     /// A numerical routine failed (e.g. a factorisation of a singular matrix).
     #[error("numerical failure: {0}")]
     Numerical(String),

@@ -51,6 +51,28 @@ fn read(p: &Path) -> String {
 }
 
 #[test]
+fn only_empty_coalitions_with_figures_on_still_succeed() {
+    // Nothing to draw is not a failure of the run: the figure is skipped.
+    let d = scratch("allempty");
+    let out = d.join("run");
+    let o = collude(&[
+        "--owners",
+        "2",
+        "--trials",
+        "1",
+        "--coalition",
+        "far:min-d=1000",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("coalition.csv").exists());
+    assert!(!out.join("coalition.png").exists());
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
 fn writes_headers_rows_and_empty_coalitions() {
     let d = scratch("files");
     let out = d.join("run");

@@ -164,6 +164,16 @@ fn empty_inputs_and_bad_requests() {
         e.is_usage() && e.to_string().contains(".png or .svg"),
         "{e}"
     );
+    // A PNG into a directory that does not exist: an I/O error naming the
+    // file, not an encoder's debug dump.
+    let missing = dir.join("no-such-dir").join("x.png");
+    let e = draw_err(Kind::Coalition, &dir, &missing);
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Io { .. }), "{e:?}");
+    assert!(
+        msg.contains("no-such-dir") && !msg.contains("ImageError"),
+        "{msg}"
+    );
     let mut o = small();
     o.width = 5;
     let e = plot::draw(Kind::Coalition, &dir, &out, &o).unwrap_err();

@@ -210,11 +210,10 @@ pub fn load(input: &Path) -> Result<CoalitionFigure> {
         .flat_map(|(_, e)| e.iter().map(Vec::len))
         .sum();
     if points == 0 {
-        return Err(Error::input(
-            &file,
-            1,
-            "no row with a finite positive gain: nothing to draw",
-        ));
+        return Err(Error::NothingToDraw {
+            file,
+            reason: "no row with a finite positive gain (are all coalitions empty?)".into(),
+        });
     }
     Ok(fig)
 }

@@ -99,11 +99,10 @@ pub fn load(input: &Path) -> Result<ErrorFigure> {
     let rows = read_by_distance(&file)?;
     let series = series(&rows);
     if series.is_empty() {
-        return Err(Error::input(
-            &file,
-            1,
-            "no bucket with responses and a finite mse: nothing to draw",
-        ));
+        return Err(Error::NothingToDraw {
+            file,
+            reason: "no bucket with responses and a finite mse".into(),
+        });
     }
     let summary = read_summary_if_present(&dir)?;
     Ok(ErrorFigure {

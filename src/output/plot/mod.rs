@@ -228,7 +228,8 @@ fn has_rows(file: &Path) -> bool {
 
 /// Draws every kind in `kinds` whose inputs are all present in `dir` into
 /// `dir/<kind>.png` and `dir/<kind>.svg` at the default size; kinds with a
-/// missing input, or one with a header and no rows, are skipped. Returns the files written. Meant for `simulate`
+/// missing input, a header and no rows, or nothing drawable in it (e.g. only
+/// empty coalitions) are skipped. Returns the files written. Meant for `simulate`
 /// and `collude`, which call it on their (staging) output directory.
 pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
@@ -237,7 +238,10 @@ pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> 
         if !kind.inputs().iter().all(|f| has_rows(&dir.join(f))) {
             continue;
         }
-        let fig = load(kind, dir, &opts)?;
+        let fig = match load(kind, dir, &opts) {
+            Err(Error::NothingToDraw { .. }) => continue,
+            other => other?,
+        };
         for ext in ["png", "svg"] {
             let out = dir.join(format!("{kind}.{ext}"));
             render(&fig, &out, DEFAULT_SIZE)?;

@@ -117,7 +117,10 @@ pub fn load(input: &Path) -> Result<PathFigure> {
     };
     let table = read_paths(&file)?;
     if table.series.is_empty() {
-        return Err(Error::input(&file, 1, "no rows: nothing to draw"));
+        return Err(Error::NothingToDraw {
+            file,
+            reason: "the file has a header and no rows".into(),
+        });
     }
     let mut tops: HashMap<String, f64> = HashMap::new();
     if table.id_column == "owner" {
