@@ -122,7 +122,13 @@ impl GainAccumulator {
             (f64::NAN, f64::NAN, f64::NAN)
         };
         let var_log = (vb / (mb * mb) - 2.0 * cbe / (mb * me) + ve / (me * me)) / t;
-        let se_log = var_log.max(0.0).sqrt();
+        // `f64::max` would turn the NaN of a single trial into a zero-width
+        // interval; one draw gives no interval at all.
+        let se_log = if var_log.is_nan() {
+            f64::NAN
+        } else {
+            var_log.max(0.0).sqrt()
+        };
         GainSummary {
             trials: self.n,
             mse_best: mb,
@@ -320,6 +326,15 @@ mod tests {
         let s = a.summary();
         assert_eq!((s.gain, s.win_rate), (1.0, 0.0));
         assert!((s.gain_lo - 1.0).abs() < 1e-7 && (s.gain_hi - 1.0).abs() < 1e-7);
+    }
+
+    #[test]
+    fn one_trial_gives_no_interval() {
+        let mut a = GainAccumulator::new();
+        a.push(2.0, 1.0);
+        let s = a.summary();
+        assert_eq!(s.gain, 2.0);
+        assert!(s.gain_lo.is_nan() && s.gain_hi.is_nan() && s.gain_se.is_nan());
     }
 
     #[test]
