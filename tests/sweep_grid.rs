@@ -59,6 +59,12 @@ fn toml_base_and_grid() {
     assert!(pts.iter().all(|p| p.config.dim == 1));
     assert_eq!(pts[7].config.seed, 4);
     assert_eq!(pts[7].config.eps, "exp:a=3,b=1");
+    // Axes nest in the order the file writes them: seed outermost here.
+    assert_eq!(
+        (pts[1].config.seed, pts[1].config.eps.as_str()),
+        (1, "exp:a=3,b=1")
+    );
+    assert_eq!(g.columns()[..2], ["seed".to_string(), "eps".to_string()]);
 }
 
 /// The error is a parameter error whose text holds every `needle`.
@@ -66,6 +72,10 @@ fn rejects(r: Result<Vec<privdiffuse::sweep::Point>, Error>, needles: &[&str]) {
     let e = r.expect_err("must be rejected");
     assert!(matches!(e, Error::Parameter { .. }), "{e:?}");
     let msg = e.to_string();
+    assert!(
+        !msg.contains("expected unknown") && !msg.contains("expected invalid"),
+        "{msg}"
+    );
     for n in needles {
         assert!(msg.contains(n), "'{msg}' should name '{n}'");
     }
@@ -78,18 +88,27 @@ fn points(sets: &[&str]) -> Result<Vec<privdiffuse::sweep::Point>, Error> {
 #[test]
 fn malformed_inputs_name_key_and_value() {
     rejects(points(&["colour=red"]), &["colour"]);
-    rejects(points(&["dim=two"]), &["dim", "two"]);
+    rejects(
+        points(&["dim=two"]),
+        &["dim", "two", "expected a whole number"],
+    );
     rejects(points(&["dim=1,2.5"]), &["dim", "2.5"]);
     rejects(points(&["seed=5..1"]), &["seed", "5..1"]);
     rejects(points(&["seed=1..x"]), &["seed", "1..x"]);
     rejects(points(&["delta=0.1..0.3"]), &["delta", "0.1..0.3"]);
     rejects(points(&["dim="]), &["dim"]);
     rejects(points(&["dim=,"]), &["dim"]);
-    rejects(points(&["norm=l3"]), &["norm", "l3"]);
+    rejects(
+        points(&["norm=l3"]),
+        &["norm", "l3", "expected `l1` or `l2`"],
+    );
     rejects(points(&["distance=euclid"]), &["distance", "euclid"]);
     rejects(points(&["eps=exp:a=4"]), &["eps", "exp:a=4"]);
     rejects(points(&["directed=maybe"]), &["directed", "maybe"]);
-    rejects(points(&["eps_min=abc"]), &["eps_min", "abc"]);
+    rejects(
+        points(&["eps_min=abc"]),
+        &["eps_min", "abc", "expected a number"],
+    );
     rejects(points(&["dim=1,1"]), &["dim", "1"]);
     rejects(points(&["dim=1", "dim=2"]), &["dim"]);
     rejects(points(&["dim"]), &["dim"]);

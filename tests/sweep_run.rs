@@ -203,6 +203,20 @@ fn plots_are_drawn_beside_the_csv() {
     });
     let e = run_sweep(&g, &opts).unwrap_err();
     assert!(e.to_string().contains("delta"), "{e}");
+    // So are an unknown metric and a collusion metric without a coalition.
+    for (metric, needle) in [("msee", "one of mse"), ("gain", "need a coalition")] {
+        let out = tmp("plot3");
+        let mut opts = SweepOptions::new(&out);
+        opts.plot = Some(privdiffuse::sweep::PlotSpec {
+            x: "dim".into(),
+            metrics: vec![metric.into()],
+            at: vec![],
+            only: vec![],
+        });
+        let e = run_sweep(&g, &opts).unwrap_err();
+        assert!(e.to_string().contains(needle), "{e}");
+        assert!(!out.exists(), "{metric}: nothing may run before the check");
+    }
 }
 
 #[test]

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 /// `approx-tol`, `distance-seed`) and collusion options (`coalition`,
 /// `estimators`, `trials`, `composition-delta`; a coalition turns on the
 /// gain/eps_max/eps_sum metrics). A list splits on `|` when it holds one
-/// (specs with commas), otherwise on `,`; A..B is an inclusive integer range.
+/// (specs with commas), otherwise on `,`; a single spec with commas ends in
+/// `|` (values=uniform:0,1|) or goes in a [base] table; A..B is an inclusive
+/// integer range.
 /// Several coalitions per point: `;`-separated.
 ///
 /// Output (FILE, default results/sweep.csv): the grid keys, then

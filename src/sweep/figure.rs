@@ -11,6 +11,7 @@
 //! steps otherwise. The y axis is logarithmic when every value is positive.
 
 use super::grid::{Grid, OUTPUT_COLUMNS};
+use super::metrics::METRICS;
 use super::{side_file, split_line};
 use crate::output::plot::style::{self, DrawResult, Figure, Fonts};
 use crate::{Error, Result};
@@ -49,6 +50,13 @@ impl PlotSpec {
         }
         if self.metrics.is_empty() {
             return Err(Error::param("--metric", "", "at least one metric"));
+        }
+        if let Some(m) = self.metrics.iter().find(|m| !METRICS.contains(&m.as_str())) {
+            return Err(Error::param(
+                "--metric",
+                m,
+                format!("one of {}", METRICS.join(", ")),
+            ));
         }
         for (c, _) in &self.only {
             if !cols.iter().any(|k| k == c) && !OUTPUT_COLUMNS.contains(&c.as_str()) {

@@ -202,7 +202,7 @@ fn typed(key: &str, ty: Ty, text: &str) -> Result<Value> {
         Ty::Int => t
             .parse::<u64>()
             .map(Value::from)
-            .map_err(|_| Error::param(key, text, "a whole number ≥ 0 (or a range A..B)")),
+            .map_err(|_| Error::param(key, text, "a whole number (or a range A..B)")),
         Ty::Float => match t.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Value::from(x)),
             _ => Err(Error::param(key, text, "a finite number")),
@@ -576,12 +576,8 @@ impl Grid {
                 return Ok((slot, val));
             }
         }
-        let cfg: SimConfig = serde_json::from_value(Value::Object(obj)).map_err(|e| {
-            let msg = e.to_string();
-            // serde's message names the type expected; keep it, drop the position.
-            let msg = msg.split(" at line").next().unwrap_or(&msg).to_string();
-            Error::param(key, text, msg)
-        })?;
+        let cfg: SimConfig = serde_json::from_value(Value::Object(obj))
+            .map_err(|e| Error::param(key, text, serde_expectation(&e.to_string())))?;
         // Checks that concern this key alone.
         check_config(&cfg).map_err(|e| match e {
             Error::Parameter {
@@ -592,6 +588,22 @@ impl Grid {
             other => other,
         })?;
         Ok((slot, val))
+    }
+}
+
+/// What a serde message says was expected, in the words of a CLI message:
+/// "unknown variant `l3`, expected `l1` or `l2`" → "`l1` or `l2`";
+/// "invalid type: string \"abc\", expected f64" → "a number".
+fn serde_expectation(msg: &str) -> String {
+    let msg = msg.split(" at line").next().unwrap_or(msg);
+    let Some((_, wanted)) = msg.rsplit_once(", expected ") else {
+        return msg.to_string();
+    };
+    match wanted.trim() {
+        "f64" | "f32" => "a number".to_string(),
+        "u64" | "u32" | "usize" | "u16" | "u8" => "a whole number".to_string(),
+        "a boolean" | "bool" => "true or false".to_string(),
+        w => w.to_string(),
     }
 }
 

@@ -19,6 +19,23 @@ use crate::mechanism::Mechanism;
 use crate::output::write_f64;
 use crate::sim::{Plan, simulate};
 
+/// Every metric name a sweep writes (the table above), for checking
+/// `--metric` before a sweep runs.
+pub const METRICS: [&str; 12] = [
+    "mse",
+    "mse_se",
+    "mse_theory",
+    "mse_all",
+    "mse_all_theory",
+    "jumps_per_path",
+    "jumps_per_path_theory",
+    "gain",
+    "coalition_mse",
+    "eps_max",
+    "eps_sum",
+    "coalition_size",
+];
+
 /// One CSV row without the grid keys.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricRow {

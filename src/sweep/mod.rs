@@ -357,6 +357,24 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     let points = grid.points()?;
     if let Some(spec) = &opts.plot {
         spec.check(grid)?;
+        const COLLUSION: [&str; 5] = [
+            "gain",
+            "coalition_mse",
+            "eps_max",
+            "eps_sum",
+            "coalition_size",
+        ];
+        let collusion = spec
+            .metrics
+            .iter()
+            .find(|m| COLLUSION.contains(&m.as_str()));
+        if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
+            return Err(Error::param(
+                "--metric",
+                m,
+                "a metric this grid writes: collusion metrics need a coalition (--set coalition=SPEC)",
+            ));
+        }
     }
     let out = &opts.out;
     if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
