@@ -224,7 +224,7 @@ impl EpsilonMap {
                 d_max,
             } => {
                 let b = if d_max > d_min {
-                    (hi / lo).ln() / (d_max - d_min)
+                    (hi.ln() - lo.ln()) / (d_max - d_min)
                 } else {
                     0.0
                 };
@@ -299,7 +299,7 @@ impl EpsilonMap {
                 if d < *d_min || d > *d_max || d_max <= d_min {
                     0.0
                 } else {
-                    (hi / lo).ln() / (d_max - d_min)
+                    (hi.ln() - lo.ln()) / (d_max - d_min)
                 }
             }
             Shape::Table { keys, eps, beyond } => {
@@ -352,7 +352,7 @@ impl EpsilonMap {
                 } else if eps <= *lo {
                     *d_max
                 } else {
-                    d_min + (hi.ln() - l) / (hi / lo).ln() * (d_max - d_min)
+                    d_min + (hi.ln() - l) / (hi.ln() - lo.ln()) * (d_max - d_min)
                 }
             }
             Shape::Table {

@@ -118,9 +118,7 @@ pub struct NoiseModel {
 impl NoiseModel {
     /// Validates the parameters.
     pub fn new(dim: usize, norm: Norm, sensitivity: f64, delta: f64) -> Result<Self> {
-        if dim == 0 {
-            return Err(Error::param("--dim", dim, "an integer ≥ 1"));
-        }
+        crate::process::check_dim("--dim", dim)?;
         if !(sensitivity.is_finite() && sensitivity > 0.0) {
             return Err(Error::param(
                 "--sensitivity",

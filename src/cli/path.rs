@@ -108,6 +108,7 @@ impl PathConfig {
         let dim = parse_count("--dim", &a.dim)?;
         let dim =
             usize::try_from(dim).map_err(|_| Error::param("--dim", &a.dim, "a smaller integer"))?;
+        crate::process::check_dim("--dim", dim)?;
         let norm: Norm = a
             .norm
             .parse()
@@ -214,7 +215,9 @@ fn push_values(out: &mut String, v: &[f64]) {
 /// Formats samples `[from, to)` into one CSV fragment.
 fn format_chunk(cfg: &PathConfig, at_text: &[String], from: u64, to: u64) -> String {
     let s = &cfg.sampler;
-    let mut out = String::with_capacity(((to - from) as f64 * bytes_per_sample(cfg)) as usize);
+    // A hint only: capped so that an extreme range cannot ask for absurd memory.
+    let hint = ((to - from) as f64 * bytes_per_sample(cfg)).min((1u64 << 26) as f64);
+    let mut out = String::with_capacity(hint as usize);
     let mut path = NoisePath::empty(s.dim());
     for k in from..to {
         let mut rng = rng_for(cfg.seed, k, 0, Purpose::Path);

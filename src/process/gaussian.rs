@@ -86,9 +86,7 @@ pub struct BrownianPath {
 impl BrownianPath {
     /// An empty path of dimension `dim` (≥ 1).
     pub fn new(dim: usize) -> Result<Self> {
-        if dim == 0 {
-            return Err(Error::param("dimension", dim, "an integer ≥ 1"));
-        }
+        super::check_dim("dimension", dim)?;
         Ok(BrownianPath {
             dim,
             vars: Vec::new(),

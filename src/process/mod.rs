@@ -20,6 +20,25 @@ pub mod path;
 pub mod release;
 pub mod sampler;
 
+/// Largest dimension n accepted. A path over a fixed ε range stores about
+/// rate·ln(ε_hi/ε_lo) breakpoints of n values each, so its memory grows as n²
+/// (about 55 MB per path at n = 1000 over [0.5, 15]); larger n is refused with
+/// a clear error rather than an allocation failure.
+pub const MAX_DIM: usize = 1000;
+
+/// Checks 1 ≤ `dim` ≤ [`MAX_DIM`]; `name` is the parameter named in the error.
+pub fn check_dim(name: &str, dim: usize) -> crate::Result<()> {
+    if (1..=MAX_DIM).contains(&dim) {
+        Ok(())
+    } else {
+        Err(crate::Error::param(
+            name,
+            dim,
+            format!("an integer from 1 to {MAX_DIM} (path memory grows as n²)"),
+        ))
+    }
+}
+
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;
 pub use path::{Jump, NoisePath, Norm};

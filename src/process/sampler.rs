@@ -190,9 +190,7 @@ pub struct PathSampler {
 impl PathSampler {
     /// Validates: n ≥ 1; ε levels finite and > 0; `eps_lo ≤ eps_hi`.
     pub fn new(dim: usize, norm: Norm, eps_lo: f64, eps_hi: f64) -> Result<Self> {
-        if dim == 0 {
-            return Err(Error::param("dimension", dim, "an integer ≥ 1"));
-        }
+        super::check_dim("dimension", dim)?;
         check_level("eps-lo", eps_lo)?;
         check_level("eps-hi", eps_hi)?;
         if eps_lo > eps_hi {
@@ -227,7 +225,8 @@ impl PathSampler {
 
     /// Expected number of jumps: rate · ln(eps_hi / eps_lo).
     pub fn expected_jumps(&self) -> f64 {
-        self.norm.jump_rate(self.dim) * (self.eps_hi / self.eps_lo).ln()
+        // ln hi − ln lo: the ratio itself can overflow (1e-200 .. 1e200).
+        self.norm.jump_rate(self.dim) * (self.eps_hi.ln() - self.eps_lo.ln())
     }
 
     /// A fresh path.

@@ -776,7 +776,7 @@ impl Plan<'_> {
                             s.unit_noise[k * n..(k + 1) * n].copy_from_slice(v);
                         }
                         owner_jumps = s.path.num_jumps() as u64;
-                        owner_expected = self.model.norm.jump_rate(n) * (eps_hi / eps_lo).ln();
+                        owner_expected = self.model.norm.jump_rate(n) * (eps_hi.ln() - eps_lo.ln());
                         if wants.jumps || (wants.paths && pos < self.config.path_owners) {
                             self.record_path(s, wants, pos, &label.to_string(), out);
                         }
