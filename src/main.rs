@@ -11,21 +11,16 @@ const VERSION: &str = env!("PRIVDIFFUSE_VERSION");
 fn main() -> ExitCode {
     let matches = match Cli::command().version(VERSION).try_get_matches() {
         Ok(m) => m,
-        Err(e) => {
+        Err(e) if !e.use_stderr() => {
+            // --help, --version: printed as clap lays them out.
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::SUCCESS;
         }
+        Err(e) => return usage_error(&e),
     };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(&e),
     };
     match privdiffuse::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -43,6 +38,32 @@ fn main() -> ExitCode {
             ExitCode::from(if usage { 2 } else { 1 })
         }
     }
+}
+
+/// Prints a command-line parsing error as one line (clap's usage block and
+/// blank lines dropped, its hints kept after `;`) and returns exit code 2, so
+/// every usage error reads like the tool's own: `error: … naming the argument`.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // `privdiffuse` alone: the overview is the useful answer.
+        let _ = e.print();
+        return ExitCode::from(2);
+    }
+    let text = e.render().to_string();
+    let mut line = String::new();
+    for part in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:"))
+        .filter(|l| !l.starts_with("For more information"))
+    {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    eprintln!("{line} (see --help)");
+    ExitCode::from(2)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -31,7 +31,7 @@ pub enum MechanismArg {
 pub struct RelaxArgs {
     /// The secret: n comma-separated numbers, e.g. `--value 3.5` or
     /// `--value 1,-2,0.5`. Optional when --state names an existing file.
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub value: Option<Vec<f64>>,
 
     /// Privacy levels ε > 0 to release, in request order (any order), e.g.
@@ -40,7 +40,7 @@ pub struct RelaxArgs {
         long,
         value_delimiter = ',',
         required = true,
-        allow_negative_numbers = true
+        allow_hyphen_values = true
     )]
     pub eps: Vec<f64>,
 
@@ -59,7 +59,7 @@ pub struct RelaxArgs {
 
     /// δ of the Gaussian mechanism, in (0, 1), the same at every level.
     /// Only with --mechanism gaussian. [default: 1e-5]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub delta: Option<f64>,
 
     /// σ(ε, δ) calibration of the Gaussian mechanism: analytic (Balle & Wang
@@ -70,18 +70,18 @@ pub struct RelaxArgs {
 
     /// Sensitivity Δ of the released quantity (ℓ1 or ℓ2 as the norm; ℓ2 for
     /// Gaussian). Noise scales with Δ. [default: 1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub sensitivity: Option<f64>,
 
     /// Random seed; the same seed and arguments give the same output. [default: 1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub seed: Option<u64>,
 
     /// Independent repetitions. When given, also prints per level the
     /// empirical MSE, the single-release optimum, their ratio and (for
     /// increasing levels) the composition-theorem baseline — to stderr, or to
     /// stdout when --out is given.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub trials: Option<u64>,
 
     /// Write the CSV `trial,step,eps,y1..yn` here (atomically) instead of stdout.
@@ -139,6 +139,13 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
             comp_mse.push(comp_mech.single_release_mse(e - prev, n, sens)?);
             prev = e;
         }
+    }
+
+    // Every level checked (one throw-away release of each) before the header
+    // goes out, so a refused level leaves no partial CSV behind.
+    let mut probe = template.clone();
+    for &e in &args.eps {
+        probe.release(e)?;
     }
 
     let mut out = Output::open(args.out.as_deref())?;
