@@ -91,7 +91,8 @@ fn hop_rows_match_golden_for_reachable_targets_only() {
 #[test]
 fn resistance_to_a_file() {
     let dir = scratch("res");
-    let out = dir.join("r.csv");
+    // A missing folder of --out is created.
+    let out = dir.join("new").join("r.csv");
     let o = run(bin()
         .args([
             "distances",
@@ -133,6 +134,23 @@ fn unknown_owner_is_a_usage_error_naming_it() {
         "{e}"
     );
     assert!(!e.contains("stack backtrace"), "{e}");
+}
+
+#[test]
+fn repeated_owner_is_a_usage_error() {
+    let o = run(bin()
+        .args([
+            "distances",
+            "--distance",
+            "hop",
+            "--owners",
+            "3,3",
+            "--graph",
+        ])
+        .arg(golden("karate.edges")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("each owner once"));
+    assert!(o.stdout.is_empty());
 }
 
 #[test]

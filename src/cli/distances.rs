@@ -69,15 +69,21 @@ fn load(path: &Path, directed: bool, nodes: Option<&Path>) -> Result<Graph> {
 
 /// Maps owner ids to node indices; an unknown id is a parameter error naming it.
 fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
+    let mut seen = std::collections::HashSet::new();
     ids.iter()
         .map(|id| {
-            g.ids().index_of(id).ok_or_else(|| {
+            let i = g.ids().index_of(id).ok_or_else(|| {
                 Error::param(
                     "owner",
                     id,
                     format!("a node id that occurs in {}", graph.display()),
                 )
-            })
+            })?;
+            if !seen.insert(i) {
+                // As `simulate --owners`: a repeat would print the same rows twice.
+                return Err(Error::param("--owners", id, "each owner once"));
+            }
+            Ok(i)
         })
         .collect()
 }
