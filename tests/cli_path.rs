@@ -267,3 +267,45 @@ fn help_explains_and_shows_an_example() {
     assert!(s.contains("lazy Laplace process"));
     assert!(s.contains("privdiffuse path --dim 1 --norm l1"));
 }
+
+#[test]
+fn extreme_ranges_and_dimensions_fail_cleanly_or_work() {
+    // ε_hi/ε_lo overflows f64, but ln ε_hi − ln ε_lo does not: ≈ 1,842 jumps.
+    let csv = stdout_ok(&[
+        "path", "--dim", "1", "--norm", "l1", "--eps-lo", "1e-200", "--eps-hi", "1e200",
+    ]);
+    let n = rows(&csv).len();
+    assert!((1_500..2_200).contains(&n), "{n} breakpoints");
+    // A dimension whose paths cannot fit in memory is a usage error, not an abort.
+    let o = run(&[
+        "path",
+        "--dim",
+        "1000000000000",
+        "--norm",
+        "l2",
+        "--eps-lo",
+        "1",
+        "--eps-hi",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--dim") && e.contains("1000"), "{e}");
+    // clap's own errors are one line naming the argument, too.
+    for args in [
+        vec!["path", "--dim", "1"],
+        vec!["path", "--bogus"],
+        vec![
+            "path", "--dim", "1", "--norm", "l3", "--eps-lo", "1", "--eps-hi", "2",
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
+        assert!(
+            e.starts_with("error: ") && e.contains("--"),
+            "{args:?}: {e}"
+        );
+    }
+}

@@ -208,3 +208,28 @@ fn bad_arguments_exit_2_with_one_line() {
         assert!(o.stdout.is_empty(), "{args:?}: no partial output");
     }
 }
+
+#[test]
+fn negative_secret_and_refused_levels() {
+    let o = run(&["--value", "-1,2", "--eps", "1,2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 3);
+    // A refused level anywhere in the list: nothing on stdout, one line on stderr.
+    let o = run(&["--value", "1", "--eps", "1,1e200"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert_eq!(stderr(&o).trim_end().lines().count(), 1);
+    for bad in [
+        ["--delta", "-0.1"],
+        ["--sensitivity", "-1"],
+        ["--trials", "-2"],
+    ] {
+        let mut args = vec!["--value", "1", "--eps", "1", "--mechanism", "gaussian"];
+        args.extend(bad);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        let e = stderr(&o);
+        assert!(e.contains(bad[0].trim_start_matches('-')), "{bad:?}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{bad:?}: {e}");
+    }
+}
