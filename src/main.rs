@@ -9,6 +9,12 @@ use std::process::ExitCode;
 const VERSION: &str = env!("PRIVDIFFUSE_VERSION");
 
 fn main() -> ExitCode {
+    // Ctrl-C or SIGTERM: remove staged outputs (no destructor runs on a
+    // signal), then exit as a shell expects of an interrupted command.
+    let _ = ctrlc::set_handler(|| {
+        privdiffuse::output::atomic::remove_staged();
+        std::process::exit(130);
+    });
     let matches = match Cli::command().version(VERSION).try_get_matches() {
         Ok(m) => m,
         Err(e) if !e.use_stderr() => {

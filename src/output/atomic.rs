@@ -12,6 +12,43 @@ use crate::{Error, Result};
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Staging files and directories not yet committed or dropped, so that an
+/// interrupt handler can remove them ([`remove_staged`]).
+static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn stage(p: &Path) {
+    if let Ok(mut v) = STAGED.lock() {
+        v.push(p.to_path_buf());
+    }
+}
+
+fn unstage(p: &Path) {
+    if let Ok(mut v) = STAGED.lock()
+        && let Some(i) = v.iter().rposition(|q| q == p)
+    {
+        v.swap_remove(i);
+    }
+}
+
+/// Removes every staging file and directory of this process that was neither
+/// committed nor dropped. Meant for a Ctrl-C / SIGTERM handler, which then
+/// exits: destructors do not run on a signal, so without it an interrupted
+/// run would leave `.NAME.tmp-PID` behind (until the next run into NAME).
+pub fn remove_staged() {
+    let paths = match STAGED.lock() {
+        Ok(mut v) => std::mem::take(&mut *v),
+        Err(_) => return,
+    };
+    for p in paths {
+        let _ = if p.is_dir() {
+            fs::remove_dir_all(&p)
+        } else {
+            fs::remove_file(&p)
+        };
+    }
+}
 
 /// `path` with every symbolic link along its last component followed (at most
 /// 40, as the kernel does); a dangling link resolves to where it points.
@@ -122,6 +159,7 @@ impl AtomicFile {
             let tmp = temp_sibling(&target);
             remove_stale_siblings(&target);
             let f = fs::File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
+            stage(&tmp);
             (Some(tmp), f)
         };
         Ok(AtomicFile {
@@ -144,6 +182,7 @@ impl AtomicFile {
         let file = w.into_inner().map_err(|e| {
             if let Some(t) = &self.tmp {
                 let _ = fs::remove_file(t);
+                unstage(t);
             }
             Error::io(&self.dest, e.into_error())
         })?;
@@ -151,6 +190,7 @@ impl AtomicFile {
             return Ok(());
         };
         let done = file.sync_all().and_then(|_| fs::rename(&tmp, &self.target));
+        unstage(&tmp);
         done.map_err(|e| {
             let _ = fs::remove_file(&tmp);
             Error::io(&self.dest, e)
@@ -176,6 +216,7 @@ impl Drop for AtomicFile {
             && let Some(t) = &self.tmp
         {
             let _ = fs::remove_file(t);
+            unstage(t);
         }
     }
 }
@@ -209,6 +250,7 @@ impl AtomicDir {
             fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
         }
         fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        stage(&tmp);
         Ok(AtomicDir {
             dest,
             tmp,
@@ -247,6 +289,7 @@ impl AtomicDir {
             }
             return Err(Error::io(&self.dest, e));
         }
+        unstage(&self.tmp);
         if had_old {
             let _ = fs::remove_dir_all(&old);
         }
@@ -259,6 +302,7 @@ impl Drop for AtomicDir {
     fn drop(&mut self) {
         if !self.committed {
             let _ = fs::remove_dir_all(&self.tmp);
+            unstage(&self.tmp);
         }
     }
 }
