@@ -81,8 +81,10 @@ pub struct Timings {
     pub threads: usize,
     /// Seconds loading the graph.
     pub load_s: f64,
-    /// Seconds preparing distances (factorisation/sketch).
-    pub distances_s: f64,
+    /// Seconds setting up the distance route before any owner: the exact
+    /// resistance factorisation or the sketch (≈0 for hop and weighted, whose
+    /// per-owner searches are part of the owners' time).
+    pub distance_setup_s: f64,
     /// Seconds resolving owners, values and the map (incl. a distance pre-pass).
     pub plan_s: f64,
     /// Seconds simulating.
@@ -237,7 +239,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
     let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
-    timings.distances_s = t.elapsed().as_secs_f64();
+    timings.distance_setup_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let plan = Plan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
