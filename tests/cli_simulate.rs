@@ -194,3 +194,58 @@ fn missing_graph_is_a_runtime_error_naming_the_file() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no/such/file.edges"));
 }
+
+#[test]
+fn gaussian_paths_csv_holds_the_answered_values() {
+    let d = scratch("gauss");
+    let out = d.join("g");
+    let o = simulate(&[
+        "--graph",
+        "data/karate.edges",
+        "--mechanism",
+        "gaussian",
+        "--dim",
+        "1",
+        "--values",
+        "const:0",
+        "--eps",
+        "exp:a=2,b=0.5",
+        "--responses",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // paths.csv: owner,eps,v1 — one row per level answered, ascending.
+    let paths = fs::read_to_string(out.join("paths.csv")).unwrap();
+    let mut by_level = std::collections::HashMap::new();
+    let mut last: Option<(String, f64)> = None;
+    for l in paths.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let eps: f64 = f[1].parse().unwrap();
+        if let Some((o, e)) = &last
+            && o == f[0]
+        {
+            assert!(eps > *e, "ascending levels: {l}");
+        }
+        last = Some((f[0].to_string(), eps));
+        by_level.insert((f[0].to_string(), f[1].to_string()), f[2].to_string());
+    }
+    assert!(!by_level.is_empty());
+    // With u = 0, every answer of a recorded owner is its path value at its ε.
+    let resp = fs::read_to_string(out.join("responses.csv")).unwrap();
+    let mut checked = 0;
+    for l in resp.lines().skip(1) {
+        // owner,recipient,distance,eps,mechanism,y1
+        let f: Vec<&str> = l.split(',').collect();
+        if let Some(v) = by_level.get(&(f[0].to_string(), f[3].to_string())) {
+            assert_eq!(v, f[5], "{l}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4 * 20, "{checked} answers checked");
+    // No jump or sample-path figure for a process without jumps.
+    assert!(!out.join("path.png").exists() && !out.join("jumps.png").exists());
+    assert!(out.join("error.png").exists());
+    fs::remove_dir_all(&d).unwrap();
+}

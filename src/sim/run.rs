@@ -788,6 +788,9 @@ impl Plan<'_> {
                         }
                         let mut rng = rng_for(seed, owner as u64, 0, Purpose::Gaussian);
                         brownian_at(n, &s.vars, &mut rng, &mut s.order, &mut s.unit_noise);
+                        if wants.paths && pos < self.config.path_owners {
+                            self.record_brownian(s, &label.to_string(), out);
+                        }
                     }
                     for k in 0..units {
                         let c = s.unit_count[k];
@@ -1067,6 +1070,25 @@ impl Plan<'_> {
                 }
                 out.paths.push('\n');
             }
+        }
+    }
+}
+
+impl Plan<'_> {
+    /// paths.csv rows of a Gaussian owner: the Brownian path is continuous, so
+    /// what exists of it are its values at the levels answered, ascending in ε.
+    fn record_brownian(&self, s: &Scratch, label: &str, out: &mut ChunkOut) {
+        let n = self.model.dim;
+        let mut order: Vec<usize> = (0..s.unit_eps.len()).collect();
+        order.sort_by(|&a, &b| s.unit_eps[a].total_cmp(&s.unit_eps[b]));
+        for k in order {
+            let _ = write!(out.paths, "{label},");
+            write_f64(&mut out.paths, s.unit_eps[k]);
+            for &x in &s.unit_noise[k * n..(k + 1) * n] {
+                out.paths.push(',');
+                write_f64(&mut out.paths, x);
+            }
+            out.paths.push('\n');
         }
     }
 }

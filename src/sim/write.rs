@@ -8,6 +8,7 @@ use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::distance::Distances;
 use crate::graph::GraphStats;
 use crate::graph::{LoadOptions, load_graph};
+use crate::mechanism::Mechanism;
 use crate::output::{AtomicDir, write_f64};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -284,10 +285,14 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     if opts.plots {
         let t = Instant::now();
         use crate::output::plot::{Kind, draw_default_figures};
-        draw_default_figures(
-            dir.staging(),
-            &[Kind::Jumps, Kind::Ego, Kind::Error, Kind::Path],
-        )?;
+        // The jump and sample-path figures show the lazy Laplace process;
+        // a Gaussian-only run has neither jumps nor such a path.
+        let kinds: &[Kind] = if plan.mechanisms.contains(&Mechanism::Correlated) {
+            &[Kind::Jumps, Kind::Ego, Kind::Error, Kind::Path]
+        } else {
+            &[Kind::Ego, Kind::Error]
+        };
+        draw_default_figures(dir.staging(), kinds)?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();
