@@ -227,6 +227,9 @@ pub struct AtomicDir {
     dest: PathBuf,
     tmp: PathBuf,
     committed: bool,
+    /// Parent folders this writer created, deepest first: removed again (when
+    /// still empty) if the run fails, so a failure leaves nothing behind.
+    created: Vec<PathBuf>,
 }
 
 impl AtomicDir {
@@ -241,7 +244,13 @@ impl AtomicDir {
                 std::io::Error::other("exists and is not a directory: expected a directory name"),
             ));
         }
+        let mut created = Vec::new();
         if let Some(p) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let mut a = Some(p);
+            while let Some(d) = a.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+                created.push(d.to_path_buf());
+                a = d.parent();
+            }
             fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
         }
         let tmp = temp_sibling(&dest);
@@ -255,6 +264,7 @@ impl AtomicDir {
             dest,
             tmp,
             committed: false,
+            created,
         })
     }
 
@@ -303,6 +313,10 @@ impl Drop for AtomicDir {
         if !self.committed {
             let _ = fs::remove_dir_all(&self.tmp);
             unstage(&self.tmp);
+            for d in &self.created {
+                // Only empty folders go; anything else written there stays.
+                let _ = fs::remove_dir(d);
+            }
         }
     }
 }
@@ -393,6 +407,21 @@ mod tests {
             assert!(!stale.exists());
         }
         a.commit().unwrap();
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_failed_dir_removes_the_parents_it_created() {
+        let d = scratch("parents");
+        let dest = d.join("a").join("b").join("out");
+        {
+            let _a = AtomicDir::create(&dest).unwrap();
+            assert!(d.join("a").join("b").is_dir());
+        } // dropped: the run failed
+        assert!(!d.join("a").exists());
+        let a = AtomicDir::create(&dest).unwrap();
+        a.commit().unwrap();
+        assert!(dest.is_dir());
         fs::remove_dir_all(&d).unwrap();
     }
 
