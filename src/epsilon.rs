@@ -382,7 +382,7 @@ impl EpsilonMap {
     /// A canonical spec that parses back to the same map (clamps excluded).
     /// A resolved range prints as its equivalent `exp:` form.
     pub fn spec(&self) -> String {
-        use crate::output::fmt_f64 as f;
+        use crate::util::fmt_f64 as f;
         match &self.shape {
             Shape::Exp { a, b } => format!("exp:a={},b={}", f(*a), f(*b)),
             Shape::Recip { c } => format!("recip:c={}", f(*c)),

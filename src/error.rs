@@ -38,9 +38,21 @@ pub enum Error {
     /// `simulate` and `collude` draw by default.
     #[error("{}: nothing to draw: {reason}", file.display())]
     NothingToDraw { file: PathBuf, reason: String },
+    /// The call was cancelled through its [`CancelToken`](crate::CancelToken).
+    #[error("interrupted")]
+    Cancelled,
     /// A numerical routine failed (e.g. a factorisation of a singular matrix).
     #[error("numerical failure: {0}")]
     Numerical(String),
+}
+
+impl From<crate::util::PathIoError> for Error {
+    fn from(e: crate::util::PathIoError) -> Self {
+        Error::Io {
+            path: e.path,
+            error: e.error,
+        }
+    }
 }
 
 /// Shorthand for results carrying [`Error`].

@@ -13,8 +13,8 @@
 //! Outputs are simulations: the noise is sampled in `f64` and is not a
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
-pub mod cli;
 pub mod collusion;
+pub mod control;
 pub mod distance;
 pub mod epsilon;
 pub mod error;
@@ -27,8 +27,10 @@ pub mod rng;
 pub mod sim;
 pub mod special;
 pub mod sweep;
+pub mod util;
 pub mod values;
 
+pub use control::{CancelToken, Control, Progress};
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
 pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};

@@ -2,7 +2,9 @@
 //! codes (0 ok, 1 runtime or input error, 2 usage error).
 
 use clap::{CommandFactory, FromArgMatches};
-use privdiffuse::cli::Cli;
+mod cli;
+
+use cli::Cli;
 use std::process::ExitCode;
 
 /// Crate version plus the git commit when built from a checkout (build.rs).
@@ -12,7 +14,7 @@ fn main() -> ExitCode {
     // Ctrl-C or SIGTERM: remove staged outputs (no destructor runs on a
     // signal), then exit as a shell expects of an interrupted command.
     let _ = ctrlc::set_handler(|| {
-        privdiffuse::output::atomic::remove_staged();
+        privdiffuse::util::atomic::remove_staged();
         std::process::exit(130);
     });
     let matches = match Cli::command().version(VERSION).try_get_matches() {
@@ -28,7 +30,7 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(&e),
     };
-    match privdiffuse::cli::run(cli) {
+    match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if is_broken_pipe(&e) {

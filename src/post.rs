@@ -3,7 +3,7 @@
 //! example) and `round` (nearest integer). Post-processing never weakens
 //! privacy; it can only change accuracy.
 
-use crate::output::fmt_f64;
+use crate::util::fmt_f64;
 use crate::{Error, Result};
 
 /// A post-processing step applied coordinate-wise to an answer.

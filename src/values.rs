@@ -14,8 +14,8 @@
 //! so they do not depend on which owners are simulated or in what order.
 
 use crate::graph::Graph;
-use crate::output::fmt_f64;
 use crate::rng::{Purpose, rng_for};
+use crate::util::fmt_f64;
 use crate::{Error, Result};
 use rand::RngExt;
 use std::path::{Path, PathBuf};

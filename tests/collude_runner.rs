@@ -55,7 +55,7 @@ fn run(g: &Graph, cfg: &SimConfig, specs: &[&str], trials: usize) -> ColludeResu
         trials,
         composition_delta: 1e-6,
     };
-    collude(&plan, &opts, &|_| {}).unwrap()
+    collude(&plan, &opts, &privdiffuse::Control::default()).unwrap()
 }
 
 /// Pools per-cell comparisons `observed` vs `expected` with variance `var` of

@@ -217,7 +217,9 @@ fn per_answer_outputs_do_not_change_the_aggregates() {
             ego: Some(&mut ego),
             ..Default::default()
         };
-        let full = plan.run(&mut sinks, &|_| {}).unwrap();
+        let full = plan
+            .run(&mut sinks, &privdiffuse::Control::default())
+            .unwrap();
         assert_eq!(plain.rows, full.rows);
         let text = String::from_utf8(responses).unwrap();
         // One row per answer and mechanism, plus the header.

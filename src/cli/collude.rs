@@ -1,7 +1,7 @@
 //! `privdiffuse collude`: coalitions pool their answers; does it help them?
 
 use super::sim_options::SimOptions;
-use crate::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir};
+use privdiffuse::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir};
 use std::path::PathBuf;
 
 /// Pool coalitions' answers: estimator gains, privacy-loss audit, distinguishing attack
@@ -119,7 +119,7 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         out: out.clone(),
         force: args.force,
         plots: !args.no_plots,
-        progress: !args.quiet,
+        control: super::progress::control(!args.quiet),
     };
     let (summary, timings) =
         super::common::with_threads(args.threads, || collude_to_dir(&config, &opts))?;

@@ -1,7 +1,7 @@
 //! Helpers shared by subcommands: output to stdout or an atomically written file.
 
-use crate::output::AtomicFile;
-use crate::{Error, Result};
+use privdiffuse::util::AtomicFile;
+use privdiffuse::{Error, Result};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
@@ -38,7 +38,7 @@ impl Output {
     pub fn finish(self) -> Result<()> {
         match self {
             Output::Stdout(mut w) => w.flush().map_err(|e| Error::io("<stdout>", e)),
-            Output::File(f) => f.commit(),
+            Output::File(f) => Ok(f.commit()?),
         }
     }
 }
@@ -68,7 +68,7 @@ impl Write for Output {
 /// Results never depend on the count; only the wall time does.
 pub fn with_threads<T: Send>(
     threads: Option<usize>,
-    work: impl FnOnce() -> crate::Result<T> + Send,
+    work: impl FnOnce() -> privdiffuse::Result<T> + Send,
 ) -> anyhow::Result<T> {
     Ok(match threads {
         Some(t) => rayon::ThreadPoolBuilder::new()

@@ -1,10 +1,10 @@
 //! `privdiffuse distances`: distances from chosen owners to every reachable node.
 
 use super::Output;
-use crate::distance::{DistanceKind, DistanceOptions, Distances};
-use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::output::write_f64;
-use crate::{Error, Result};
+use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
+use privdiffuse::graph::{Graph, LoadOptions, load_graph};
+use privdiffuse::util::write_f64;
+use privdiffuse::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

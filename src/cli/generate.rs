@@ -1,10 +1,10 @@
 //! `privdiffuse generate`: seeded synthetic graphs written as edge lists.
 
-use crate::graph::generate::{
+use privdiffuse::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
     write_coords, write_edge_list,
 };
-use crate::output::fmt_f64;
+use privdiffuse::util::fmt_f64;
 use std::path::{Path, PathBuf};
 
 /// Generate a synthetic graph (geometric, Erdős–Rényi, Barabási–Albert, Watts–Strogatz)
@@ -118,7 +118,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     let seed = common.seed;
     let out = &common.out;
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| privdiffuse::Error::io(dir, e))?;
     }
     let (g, coords) = match &args.model {
         Model::Geometric(a) => {
@@ -126,9 +126,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
                 (Some(r), _) => GeometricParam::Radius(r),
                 (None, Some(m)) => GeometricParam::TargetEdges(m),
                 (None, None) => {
-                    return Err(
-                        crate::Error::param("radius", "none", "--radius R or --edges M").into(),
-                    );
+                    return Err(privdiffuse::Error::param(
+                        "radius",
+                        "none",
+                        "--radius R or --edges M",
+                    )
+                    .into());
                 }
             };
             let (g, pts) = geometric(a.n, param, seed)?;

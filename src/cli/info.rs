@@ -1,6 +1,6 @@
 //! `privdiffuse info`: load a graph and print its statistics.
 
-use crate::graph::{GraphStats, LoadOptions, load_graph};
+use privdiffuse::graph::{GraphStats, LoadOptions, load_graph};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -8,6 +8,7 @@ mod generate;
 mod info;
 mod path;
 mod plot;
+mod progress;
 mod relax;
 mod sim_options;
 mod simulate;

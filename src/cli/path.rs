@@ -5,10 +5,10 @@
 //! can be reproduced alone and the output does not depend on the thread count:
 //! chunks of samples are formatted in parallel and written in order.
 
-use crate::Error;
-use crate::output::write_f64;
-use crate::process::{NoisePath, Norm, PathSampler};
-use crate::rng::{Purpose, rng_for};
+use privdiffuse::Error;
+use privdiffuse::process::{NoisePath, Norm, PathSampler};
+use privdiffuse::rng::{Purpose, rng_for};
+use privdiffuse::util::write_f64;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -88,14 +88,14 @@ struct PathConfig {
     seed: u64,
 }
 
-fn parse_level(name: &str, text: &str) -> crate::Result<f64> {
+fn parse_level(name: &str, text: &str) -> privdiffuse::Result<f64> {
     match text.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
         _ => Err(Error::param(name, text, "a finite number > 0")),
     }
 }
 
-fn parse_count(name: &str, text: &str) -> crate::Result<u64> {
+fn parse_count(name: &str, text: &str) -> privdiffuse::Result<u64> {
     match text.trim().parse::<u64>() {
         Ok(k) if k >= 1 => Ok(k),
         _ => Err(Error::param(name, text, "an integer ≥ 1")),
@@ -104,11 +104,11 @@ fn parse_count(name: &str, text: &str) -> crate::Result<u64> {
 
 impl PathConfig {
     /// Checks every argument, naming the flag in the error.
-    fn from_args(a: &PathArgs) -> crate::Result<PathConfig> {
+    fn from_args(a: &PathArgs) -> privdiffuse::Result<PathConfig> {
         let dim = parse_count("--dim", &a.dim)?;
         let dim =
             usize::try_from(dim).map_err(|_| Error::param("--dim", &a.dim, "a smaller integer"))?;
-        crate::process::check_dim("--dim", dim)?;
+        privdiffuse::process::check_dim("--dim", dim)?;
         let norm: Norm = a
             .norm
             .parse()

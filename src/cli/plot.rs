@@ -1,7 +1,7 @@
 //! `privdiffuse plot`: draws one figure from a run directory (or a CSV file)
 //! to PNG or SVG.
 
-use crate::output::plot::{self, Kind, PlotOptions};
+use privdiffuse::output::plot::{self, Kind, PlotOptions};
 use std::path::PathBuf;
 
 /// Figure kinds on the command line.

@@ -3,10 +3,10 @@
 //! table against the single-release optimum and the composition baseline.
 
 use super::Output;
-use crate::output::write_f64;
-use crate::process::{Calibration, GradualRelease, Mechanism, Norm};
-use crate::rng::{Purpose, rng_for};
-use crate::{Error, Result};
+use privdiffuse::process::{Calibration, GradualRelease, Mechanism, Norm};
+use privdiffuse::rng::{Purpose, rng_for};
+use privdiffuse::util::write_f64;
+use privdiffuse::{Error, Result};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -400,7 +400,7 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<Mechanism>) -> Result<Mechani
 
 fn fmt_list(v: &[f64]) -> String {
     v.iter()
-        .map(|x| crate::output::fmt_f64(*x))
+        .map(|x| privdiffuse::util::fmt_f64(*x))
         .collect::<Vec<_>>()
         .join(",")
 }

@@ -4,10 +4,10 @@
 //! `simulate`'s historical order) so each command can slot its own flags in
 //! between without changing `simulate --help`.
 
-use crate::distance::DistanceKind;
-use crate::mechanism::MechanismChoice;
-use crate::process::Norm;
-use crate::sim::{SimConfig, Unreachable};
+use privdiffuse::distance::DistanceKind;
+use privdiffuse::mechanism::MechanismChoice;
+use privdiffuse::process::Norm;
+use privdiffuse::sim::{SimConfig, Unreachable};
 use std::path::PathBuf;
 
 /// Graph, distance, ε, value, mechanism and seed flags (see `simulate --help`).

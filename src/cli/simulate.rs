@@ -1,7 +1,7 @@
 //! `privdiffuse simulate`: the main job.
 
 use super::sim_options::SimOptions;
-use crate::sim::{RunOptions, SimConfig, simulate_to_dir};
+use privdiffuse::sim::{RunOptions, SimConfig, simulate_to_dir};
 use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
@@ -83,7 +83,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         out: out.clone(),
         force: args.force,
         plots: !args.no_plots,
-        progress: !args.quiet,
+        control: super::progress::control(!args.quiet),
     };
     let (summary, timings) =
         super::common::with_threads(args.threads, || simulate_to_dir(&config, &opts))?;

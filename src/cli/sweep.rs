@@ -1,6 +1,6 @@
 //! `privdiffuse sweep`: a grid of simulations (and collusion evaluations).
 
-use crate::sweep::{DEFAULT_OUT, Grid, PlotSpec, SweepOptions, run_sweep};
+use privdiffuse::sweep::{DEFAULT_OUT, Grid, PlotSpec, SweepOptions, run_sweep};
 use std::path::PathBuf;
 
 /// Run a grid of simulations and collusion runs into one long-format CSV and a figure
@@ -85,7 +85,7 @@ pub struct SweepArgs {
 
 /// Runs `privdiffuse sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
-    use crate::Error;
+    use privdiffuse::Error;
     let mut grid = match &args.config {
         Some(p) => Grid::from_toml(p)?,
         None => Grid::new(),
@@ -134,7 +134,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT)),
         resume: args.resume,
-        progress: !args.quiet,
+        control: super::progress::control(!args.quiet),
         plot,
         stop_after: None,
     };

@@ -44,6 +44,7 @@ use super::estimators::{
     Estimator, EstimatorPanel, EstimatorScratch, NoiseModel as ViewModel, View, estimate,
 };
 use super::stats::GainSummary;
+use crate::control::Control;
 use crate::distance::Workspace;
 use crate::mechanism::{Mechanism, brownian_at, independent_noise, sample_owner_path};
 use crate::process::{NoisePath, Norm};
@@ -242,12 +243,9 @@ fn secs(d: Duration) -> f64 {
 }
 
 /// Runs every owner × coalition × mechanism of `plan` (owners in parallel on the
-/// current rayon pool). `progress(owners_done)` is called after each owner.
-pub fn collude(
-    plan: &Plan<'_>,
-    opts: &ColludeOptions,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<ColludeResult> {
+/// current rayon pool). `control` is checked before each owner and told of
+/// the owners done after it.
+pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Result<ColludeResult> {
     opts.validate()?;
     for spec in &opts.coalitions {
         spec.check(plan.graph.ids())?;
@@ -259,9 +257,11 @@ pub fn collude(
         .map_init(
             || new_scratch(plan),
             |s, &owner| {
+                control.check()?;
                 s.times = PhaseTimes::default();
                 let r = run_owner(plan, opts, s, owner).map(|v| (v, s.times));
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                let total = plan.owners.len() as u64;
+                control.report("owners", done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
         )

@@ -17,11 +17,13 @@ use serde::Serialize;
 use super::coalition::CoalitionSpec;
 use super::estimators::Estimator;
 use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude};
+use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::{GraphStats, LoadOptions, load_graph};
-use crate::output::{AtomicDir, write_f64};
+use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::write::{MapSummary, check_out_dir, create, finish, write_json};
 use crate::sim::{Plan, SimConfig};
+use crate::util::{AtomicDir, write_f64};
 use crate::{Error, Result};
 
 /// Default `--trials`.
@@ -157,8 +159,8 @@ pub struct ColludeRunOptions {
     pub force: bool,
     /// Draw the figures.
     pub plots: bool,
-    /// Show a progress bar on a terminal.
-    pub progress: bool,
+    /// Cancellation and progress reports.
+    pub control: Control,
 }
 
 /// Pooled over owners: one coalition × mechanism × estimator.
@@ -494,6 +496,9 @@ pub fn collude_to_dir(
     run: &ColludeRunOptions,
 ) -> Result<(ColludeSummary, ColludeTimings)> {
     check_out_dir(&run.out, run.explicit_out, run.force)?;
+    if run.plots {
+        check_plots_available()?;
+    }
     let opts = config.options()?;
     let t0 = Instant::now();
     let mut timings = ColludeTimings {
@@ -524,9 +529,7 @@ pub fn collude_to_dir(
     timings.plan_s = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let bar = crate::output::progress::bar(plan.owners.len() as u64, "owners", run.progress);
-    let result = collude(&plan, &opts, &|done| bar.set_position(done))?;
-    bar.finish_and_clear();
+    let result = collude(&plan, &opts, &run.control)?;
     timings.collude_s = t.elapsed().as_secs_f64();
     timings.phases = result.phases;
 
@@ -545,9 +548,8 @@ pub fn collude_to_dir(
     timings.write_s = t.elapsed().as_secs_f64();
     if run.plots {
         let t = Instant::now();
-        use crate::output::plot::{Kind, draw_default_figures};
         // coalition.png / coalition.svg: gain per coalition × estimator.
-        draw_default_figures(dir.staging(), &[Kind::Coalition])?;
+        draw_run_figures(dir.staging(), RunFigures::Collusion)?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

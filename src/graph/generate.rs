@@ -8,8 +8,8 @@
 
 use super::load::IdSet;
 use super::{Graph, NodeIds};
-use crate::output::{AtomicFile, write_f64};
 use crate::rng::{PrivRng, Purpose, rng_for};
+use crate::util::{AtomicFile, write_f64};
 use crate::{Error, Result};
 use rand::RngExt;
 use std::collections::HashSet;
@@ -362,7 +362,7 @@ pub fn write_edge_list(g: &Graph, path: &Path, header_comment: &str) -> Result<(
             writeln!(f, "{} {}", ids.label(u), ids.label(v)).map_err(io)?;
         }
     }
-    f.commit()
+    Ok(f.commit()?)
 }
 
 /// Writes node coordinates as CSV `node,x,y` (shortest round-trip numbers),
@@ -386,7 +386,7 @@ pub fn write_coords(ids: &NodeIds, coords: &[[f64; 2]], path: &Path) -> Result<(
         write_f64(&mut line, c[1]);
         writeln!(f, "{},{line}", ids.label(i as u32)).map_err(io)?;
     }
-    f.commit()
+    Ok(f.commit()?)
 }
 
 #[cfg(test)]

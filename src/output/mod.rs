@@ -1,10 +1,55 @@
-//! Everything that leaves the process: number formatting, atomic files and
-//! directories, CSV/JSON writers and plots.
+//! Figures (feature `plots`): the drawing code, and the entry points the run
+//! writers call whether or not the feature is built.
 
-pub mod atomic;
-pub mod num;
+#[cfg(feature = "plots")]
 pub mod plot;
-pub mod progress;
 
-pub use atomic::{AtomicDir, AtomicFile};
-pub use num::{fmt_f64, write_f64};
+use crate::Result;
+use std::path::Path;
+
+/// The default figures of a run directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFigures {
+    /// `simulate`: ego and error figures, plus the jump and sample-path
+    /// figures when the lazy Laplace process ran (`laplace`).
+    Simulation {
+        /// The correlated (Laplace-process) mechanism was simulated.
+        laplace: bool,
+    },
+    /// `collude`: the coalition-gain figure.
+    Collusion,
+}
+
+/// `Ok` when this build can draw figures, else the error to report before
+/// any work is done.
+pub fn check_plots_available() -> Result<()> {
+    if cfg!(feature = "plots") {
+        Ok(())
+    } else {
+        Err(crate::Error::Unsupported(
+            "this build of privdiffuse draws no figures (enable the `plots` feature)".into(),
+        ))
+    }
+}
+
+/// Draws the default figures of the run in `dir` (PNG and SVG).
+pub fn draw_run_figures(dir: &Path, which: RunFigures) -> Result<()> {
+    check_plots_available()?;
+    #[cfg(feature = "plots")]
+    {
+        use plot::Kind;
+        // The jump and sample-path figures show the lazy Laplace process;
+        // a Gaussian-only run has neither jumps nor such a path.
+        let kinds: &[Kind] = match which {
+            RunFigures::Simulation { laplace: true } => {
+                &[Kind::Jumps, Kind::Ego, Kind::Error, Kind::Path]
+            }
+            RunFigures::Simulation { laplace: false } => &[Kind::Ego, Kind::Error],
+            RunFigures::Collusion => &[Kind::Coalition],
+        };
+        plot::draw_default_figures(dir, kinds)?;
+    }
+    #[cfg(not(feature = "plots"))]
+    let _ = (dir, which);
+    Ok(())
+}

@@ -470,12 +470,12 @@ impl GradualRelease {
     /// Saves the state to `path` atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
         use std::io::Write;
-        let mut f = crate::output::AtomicFile::create(path)?;
+        let mut f = crate::util::AtomicFile::create(path)?;
         let text = self.to_json()?;
         f.write_all(text.as_bytes())
             .and_then(|_| f.write_all(b"\n"))
             .map_err(|e| Error::io(path, e))?;
-        f.commit()
+        Ok(f.commit()?)
     }
 
     /// Loads and validates a state file.

@@ -6,15 +6,16 @@
 
 use super::aggregate::{BucketAcc, BucketRow, OwnerCell, Table};
 use super::config::{OwnerSpec, SimConfig, Unreachable};
+use crate::control::Control;
 use crate::distance::{Distances, Workspace};
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
 use crate::mechanism::{Mechanism, NoiseModel, brownian_at, independent_noise, sample_owner_path};
-use crate::output::write_f64;
 use crate::post::Post;
 use crate::process::laplace::laplace;
 use crate::process::{NoisePath, Norm};
 use crate::rng::{PrivRng, Purpose, rng_for};
+use crate::util::write_f64;
 use crate::values::{ValueSpec, Values};
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -377,9 +378,10 @@ impl Plan<'_> {
         }
     }
 
-    /// Runs the simulation, streaming optional rows into `sinks` and calling
-    /// `progress(owners_done)` after each batch of chunks.
-    pub fn run(&self, sinks: &mut Sinks<'_>, progress: &dyn Fn(u64)) -> Result<SimResult> {
+    /// Runs the simulation, streaming optional rows into `sinks`; `control`
+    /// is checked before each batch of chunks and told of the owners done
+    /// after it.
+    pub fn run(&self, sinks: &mut Sinks<'_>, control: &Control) -> Result<SimResult> {
         self.write_headers(sinks)?;
         let wants = Wants {
             jumps: sinks.jumps.is_some(),
@@ -399,7 +401,9 @@ impl Plan<'_> {
         let mut tables: Vec<Table> = vec![Table::default(); self.mechanisms.len()];
         let mut counts = Counts::default();
         let mut done = 0u64;
+        let total = self.owners.len() as u64;
         for group in chunks.chunks(wave) {
+            control.check()?;
             let outs: Vec<Result<ChunkOut>> = group
                 .par_iter()
                 .map(|&(start, owners)| {
@@ -428,7 +432,7 @@ impl Plan<'_> {
                 write_sink(&mut sinks.responses, &out.responses)?;
             }
             done += group.iter().map(|g| g.1.len() as u64).sum::<u64>();
-            progress(done);
+            control.report("owners", done, total);
         }
         counts.owners = self.owners.len() as u64;
         Ok(self.finish(tables, counts))
@@ -1096,5 +1100,5 @@ impl Plan<'_> {
 /// Runs a whole simulation from a configuration without writing files: loads
 /// nothing (the caller passes the graph and prepared distances).
 pub fn simulate(plan: &Plan<'_>) -> Result<SimResult> {
-    plan.run(&mut Sinks::default(), &|_| {})
+    plan.run(&mut Sinks::default(), &Control::default())
 }

@@ -5,11 +5,13 @@
 use super::aggregate::BucketRow;
 use super::config::SimConfig;
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
+use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::GraphStats;
 use crate::graph::{LoadOptions, load_graph};
 use crate::mechanism::Mechanism;
-use crate::output::{AtomicDir, write_f64};
+use crate::output::{RunFigures, check_plots_available, draw_run_figures};
+use crate::util::{AtomicDir, write_f64};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::fs::File;
@@ -28,8 +30,8 @@ pub struct RunOptions {
     pub force: bool,
     /// Draw the figures.
     pub plots: bool,
-    /// Show a progress bar on a terminal.
-    pub progress: bool,
+    /// Cancellation and progress reports.
+    pub control: Control,
 }
 
 /// The resolved privacy map, as recorded in `summary.json`.
@@ -218,6 +220,9 @@ pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
     check_out_dir(&opts.out, opts.explicit_out, opts.force)?;
+    if opts.plots {
+        check_plots_available()?;
+    }
     let t0 = Instant::now();
     let mut timings = Timings {
         threads: rayon::current_num_threads(),
@@ -256,7 +261,6 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     } else {
         None
     };
-    let bar = crate::output::progress::bar(plan.owners.len() as u64, "owners", opts.progress);
     let result = {
         let mut sinks = Sinks {
             jumps: Some(&mut jumps),
@@ -265,9 +269,8 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
             ego: Some(&mut ego),
             responses: responses.as_mut().map(|w| w as &mut dyn Write),
         };
-        plan.run(&mut sinks, &|done| bar.set_position(done))?
+        plan.run(&mut sinks, &opts.control)?
     };
-    bar.finish_and_clear();
     timings.simulate_s = t.elapsed().as_secs_f64();
     finish(jumps, "jumps.csv")?;
     finish(owners, "owners.csv")?;
@@ -284,15 +287,8 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();
-        use crate::output::plot::{Kind, draw_default_figures};
-        // The jump and sample-path figures show the lazy Laplace process;
-        // a Gaussian-only run has neither jumps nor such a path.
-        let kinds: &[Kind] = if plan.mechanisms.contains(&Mechanism::Correlated) {
-            &[Kind::Jumps, Kind::Ego, Kind::Error, Kind::Path]
-        } else {
-            &[Kind::Ego, Kind::Error]
-        };
-        draw_default_figures(dir.staging(), kinds)?;
+        let laplace = plan.mechanisms.contains(&Mechanism::Correlated);
+        draw_run_figures(dir.staging(), RunFigures::Simulation { laplace })?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

@@ -16,8 +16,8 @@ use crate::Result;
 use crate::collusion::run::collude;
 use crate::collusion::write::pool;
 use crate::mechanism::Mechanism;
-use crate::output::write_f64;
 use crate::sim::{Plan, simulate};
+use crate::util::write_f64;
 
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
@@ -142,7 +142,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 /// plan, pooled over owners (owners whose coalition is empty are left out).
 pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<MetricRow>> {
     let opts = &cp.options;
-    let res = collude(plan, opts, &|_| {})?;
+    let res = collude(plan, opts, &crate::Control::default())?;
     let (pooled, _) = pool(plan, opts, &res.results);
     let mut rows = Vec::new();
     for (c, spec) in opts.coalitions.iter().enumerate() {

@@ -27,14 +27,30 @@ pub mod figure;
 pub mod grid;
 pub mod metrics;
 
-pub use figure::{PlotSpec, draw_sweep_figure};
+#[cfg(feature = "plots")]
+pub use crate::output::plot::sweep::draw_sweep_figure;
+pub use figure::PlotSpec;
+
+/// Draws the sweep's figure (PNG and SVG beside the CSV).
+#[cfg(feature = "plots")]
+fn draw_figure(out: &Path, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
+    draw_sweep_figure(out, spec)
+}
+
+/// Without the `plots` feature a sweep cannot draw its figure.
+#[cfg(not(feature = "plots"))]
+fn draw_figure(_out: &Path, _spec: &PlotSpec) -> Result<Vec<PathBuf>> {
+    crate::output::check_plots_available()?;
+    Ok(Vec::new())
+}
 pub use grid::{Axis, ColludePoint, Grid, Point};
 pub use metrics::{MetricRow, point_rows};
 
+use crate::control::Control;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::output::AtomicFile;
 use crate::sim::{Plan, SimConfig};
+use crate::util::AtomicFile;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -58,8 +74,8 @@ pub struct SweepOptions {
     pub out: PathBuf,
     /// Keep complete points of an interrupted run of the same grid.
     pub resume: bool,
-    /// Progress bar on a terminal.
-    pub progress: bool,
+    /// Cancellation and progress reports (per point).
+    pub control: Control,
     /// Draw a figure when the sweep is complete.
     pub plot: Option<PlotSpec>,
     /// Stop after this many points were computed (simulates an interruption;
@@ -73,7 +89,7 @@ impl SweepOptions {
         SweepOptions {
             out: out.into(),
             resume: false,
-            progress: false,
+            control: Control::default(),
             plot: None,
             stop_after: None,
         }
@@ -347,7 +363,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
     f.write_all(text.as_bytes())
         .map_err(|e| Error::io(path, e))?;
-    f.commit()
+    Ok(f.commit()?)
 }
 
 /// Runs a sweep (see the module doc). Parallel over points on the current
@@ -356,6 +372,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     let t0 = Instant::now();
     let points = grid.points()?;
     if let Some(spec) = &opts.plot {
+        crate::output::check_plots_available()?;
         spec.check(grid)?;
         const COLLUSION: [&str; 5] = [
             "gain",
@@ -484,7 +501,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         progress_path: progress_path.clone(),
     });
     let results: Mutex<Done> = Mutex::new(done);
-    let bar = crate::output::progress::bar(plans.len() as u64, "points", opts.progress);
+    let total_points = plans.len() as u64;
     let started = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let limit = opts.stop_after.unwrap_or(usize::MAX);
@@ -495,6 +512,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
             if started.fetch_add(1, Ordering::SeqCst) >= limit {
                 return Ok(());
             }
+            opts.control.check()?;
             let t = Instant::now();
             let rows = point_rows(plan, p.collude.as_ref()).map_err(|e| at_point(grid, p, e))?;
             let lines = point_lines(&p.values, &rows);
@@ -506,10 +524,10 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
                 .lock()
                 .map_err(|_| Error::Numerical("a sweep worker panicked".into()))?
                 .insert(p.index, (lines, secs));
-            bar.set_position(finished.fetch_add(1, Ordering::SeqCst) as u64 + 1);
+            let done = finished.fetch_add(1, Ordering::SeqCst) as u64 + 1;
+            opts.control.report("points", done, total_points);
             Ok(())
         })?;
-    bar.finish_and_clear();
     drop(sink);
     let results = results
         .into_inner()
@@ -549,7 +567,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         write_atomic(&side_file(out, "timings.csv"), &timings)?;
         let _ = std::fs::remove_file(&progress_path);
         if let Some(spec) = &opts.plot {
-            report.figures = draw_sweep_figure(out, spec)?;
+            report.figures = draw_figure(out, spec)?;
         }
     }
     report.seconds = t0.elapsed().as_secs_f64();

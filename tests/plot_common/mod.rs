@@ -3,9 +3,9 @@
 //! follow the true law), plus helpers to inspect PNG and SVG output.
 #![allow(dead_code)]
 
-use privdiffuse::output::fmt_f64 as f;
 use privdiffuse::process::{NoisePath, Norm, PathSampler};
 use privdiffuse::rng::{Purpose, rng_for};
+use privdiffuse::util::fmt_f64 as f;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -20,6 +20,7 @@ pub mod error;
 pub mod jumps;
 pub mod path;
 pub mod style;
+pub mod sweep;
 
 pub use jumps::{JumpHistogram, expected_jump_counts};
 pub use style::{Figure, render};

@@ -2,8 +2,8 @@
 //! map, fonts (DejaVu bytes registered once, no system font libraries) and the
 //! PNG/SVG backends with atomic writes.
 
-use crate::output::AtomicFile;
-use crate::output::atomic::{follow_links, is_special};
+use crate::util::AtomicFile;
+use crate::util::atomic::{follow_links, is_special};
 use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -222,7 +222,7 @@ pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
             }
             let mut f = AtomicFile::create(out)?;
             f.write_all(svg.as_bytes()).map_err(|e| Error::io(out, e))?;
-            f.commit()
+            Ok(f.commit()?)
         }
         Format::Png => {
             let target = follow_links(out);
@@ -536,31 +536,7 @@ pub fn pad_log_range(lo: f64, hi: f64, f: f64) -> (f64, f64) {
     (lo / f, hi * f)
 }
 
-/// A short human-readable number for tick labels and notes.
-pub fn short(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let a = x.abs();
-    if !(1e-3..1e5).contains(&a) {
-        return format!("{x:.2e}");
-    }
-    let digits = if a >= 100.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else if a >= 1.0 {
-        2
-    } else {
-        3
-    };
-    let s = format!("{x:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+pub use crate::util::num::short;
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,32 @@ pub fn fmt_f64(x: f64) -> String {
     s
 }
 
+/// A short human-readable number for tick labels and notes.
+pub fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let a = x.abs();
+    if !(1e-3..1e5).contains(&a) {
+        return format!("{x:.2e}");
+    }
+    let digits = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else {
+        3
+    };
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

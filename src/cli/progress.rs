@@ -2,7 +2,9 @@
 //! `--quiet`, and only once a run has lasted a second.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use privdiffuse::{Control, Progress};
 use std::io::IsTerminal;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -52,4 +54,22 @@ pub fn bar(len: u64, unit: &str, enabled: bool) -> DelayedBar {
         shown: AtomicBool::new(false),
         enabled,
     }
+}
+
+/// A [`Control`] whose progress reports draw a [`DelayedBar`] (created at the
+/// first report, cleared when the work is done); a silent one when `enabled`
+/// is false (`--quiet`).
+pub fn control(enabled: bool) -> Control {
+    if !enabled {
+        return Control::new();
+    }
+    let bar: Mutex<Option<DelayedBar>> = Mutex::new(None);
+    Control::new().with_progress(move |p: Progress| {
+        let Ok(mut slot) = bar.lock() else { return };
+        let b = slot.get_or_insert_with(|| self::bar(p.total, p.unit, true));
+        b.set_position(p.done);
+        if p.done >= p.total {
+            b.finish_and_clear();
+        }
+    })
 }

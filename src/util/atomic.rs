@@ -8,7 +8,9 @@
 //! directory (`/dev/null`, a FIFO, a terminal) is written in place: renaming
 //! over such a file would replace the device, not write to it.
 
-use crate::{Error, Result};
+use super::PathIoError as Error;
+
+type Result<T> = std::result::Result<T, Error>;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,114 @@
+//! Observing and stopping long calls: a cancellation token and a progress
+//! callback, so that the faces (the command line's progress bar and Ctrl-C,
+//! Python's KeyboardInterrupt) need nothing from the engines but this value.
+//!
+//! Engines check the token at least once per chunk of owners (64) or per
+//! sweep point and return [`Error::Cancelled`]; outputs staged so far are
+//! removed as the call unwinds.
+//!
+//! ```
+//! use privdiffuse::{CancelToken, Control};
+//! let token = CancelToken::new();
+//! let control = Control::new()
+//!     .with_cancel(token.clone())
+//!     .with_progress(|p| eprintln!("{}/{} {}", p.done, p.total, p.unit));
+//! assert!(control.check().is_ok());
+//! token.cancel();
+//! assert!(control.check().is_err());
+//! ```
+
+use crate::{Error, Result};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A flag shared between the caller and a running call; [`CancelToken::cancel`]
+/// makes the call return [`Error::Cancelled`] at its next check.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A token that is not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks every call holding this token to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`CancelToken::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// How far a long call has come: `done` of `total` units (owners, points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// What is counted ("owners", "points").
+    pub unit: &'static str,
+    /// Units finished.
+    pub done: u64,
+    /// Units in all.
+    pub total: u64,
+}
+
+type ProgressFn = dyn Fn(Progress) + Send + Sync;
+
+/// A cancellation token and an optional progress callback, passed to every
+/// long call. `Control::default()` never cancels and reports nothing.
+#[derive(Clone, Default)]
+pub struct Control {
+    cancel: CancelToken,
+    progress: Option<Arc<ProgressFn>>,
+}
+
+impl std::fmt::Debug for Control {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control")
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl Control {
+    /// No cancellation, no progress reports.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the call when `token` is cancelled.
+    pub fn with_cancel(mut self, token: CancelToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Calls `f` as work completes (from worker threads; keep it cheap).
+    pub fn with_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(f));
+        self
+    }
+
+    /// The token this control watches.
+    pub fn token(&self) -> &CancelToken {
+        &self.cancel
+    }
+
+    /// `Err(Error::Cancelled)` once the token is cancelled.
+    pub fn check(&self) -> Result<()> {
+        if self.cancel.is_cancelled() {
+            Err(Error::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Reports `done` of `total` units.
+    pub fn report(&self, unit: &'static str, done: u64, total: u64) {
+        if let Some(f) = &self.progress {
+            f(Progress { unit, done, total });
+        }
+    }
+}
