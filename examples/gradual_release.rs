@@ -6,12 +6,12 @@
 //! reaches the same total ε = 4 with a larger error.
 //! Run: `cargo run --release --example gradual_release`
 
-use privdiffuse::process::{GradualRelease, Mechanism, Norm};
+use privdiffuse::process::{GradualRelease, Norm, ReleaseNoise};
 use privdiffuse::rng::{Purpose, rng_for};
 
 fn main() -> privdiffuse::Result<()> {
     let (u, levels, trials) = (3.0, [0.5, 1.0, 2.0, 4.0], 20_000u64);
-    let mech = Mechanism::Laplace { norm: Norm::L1 };
+    let mech = ReleaseNoise::Laplace { norm: Norm::L1 };
     let (mut lazy, mut comp) = ([0.0; 4], [0.0; 4]);
     for t in 0..trials {
         let mut secret = GradualRelease::new(vec![u], mech, 1.0, 42)?.with_stream(t);

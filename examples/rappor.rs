@@ -9,14 +9,14 @@
 //! estimate: f̂ = (mean r − (1 − p)) / (2p − 1).
 //! Run: `cargo run --release --example rappor`
 
-use privdiffuse::process::{GradualRelease, Mechanism, Norm};
+use privdiffuse::process::{GradualRelease, Norm, ReleaseNoise};
 use privdiffuse::rng::{Purpose, rng_for};
 use rand::RngExt;
 
 fn main() -> privdiffuse::Result<()> {
     let (users, f_true, seed) = (50_000u64, 0.3, 7);
     let levels = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0];
-    let mech = Mechanism::Laplace { norm: Norm::L1 };
+    let mech = ReleaseNoise::Laplace { norm: Norm::L1 };
     let mut ones = [0u64; 6];
     let mut flips = [0u64; 6];
     let mut pop = rng_for(seed, 0, 0, Purpose::Values);

@@ -10,7 +10,7 @@ use collusion_support::{CorrelatedSampler, independent};
 use privdiffuse::collusion::estimators::estimate;
 use privdiffuse::collusion::stats::{beta_inc, clopper_pearson};
 use privdiffuse::collusion::{
-    Estimator, EstimatorScratch, LossSummary, NoiseModel, Norm, View, correlated_loss,
+    Estimator, EstimatorScratch, LossSummary, MemberNoise, Norm, View, correlated_loss,
     correlated_loss_full_chain, distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 use privdiffuse::process::laplace::{laplace, std_normal};
@@ -238,7 +238,7 @@ fn pitman_estimates(rates: &[f64], correlated: bool, u: f64, trials: u64, seed: 
             } else {
                 independent(&mut rng, rates, u, &mut y);
             }
-            let view = View::new(&y, 1, NoiseModel::Laplace { rates }).unwrap();
+            let view = View::new(&y, 1, MemberNoise::Laplace { rates }).unwrap();
             estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
             out[0]
         })

@@ -9,7 +9,7 @@ use collusion_support::{CorrelatedSampler, independent, var_sq_linear};
 use privdiffuse::collusion::estimators::{estimate, estimate_many};
 use privdiffuse::collusion::stats::squared_error;
 use privdiffuse::collusion::{
-    Estimator, EstimatorPanel, EstimatorScratch, GainAccumulator, GainSummary, NoiseModel, View,
+    Estimator, EstimatorPanel, EstimatorScratch, GainAccumulator, GainSummary, MemberNoise, View,
 };
 use privdiffuse::process::laplace::laplace;
 use privdiffuse::{Purpose, rng_for};
@@ -34,7 +34,7 @@ fn run(rates: &[f64], correlated: bool, trials: u64, seed: u64) -> Vec<GainSumma
         } else {
             independent(&mut rng, rates, u, &mut y);
         }
-        let view = View::new(&y, 1, NoiseModel::Laplace { rates }).unwrap();
+        let view = View::new(&y, 1, MemberNoise::Laplace { rates }).unwrap();
         estimate_many(&Estimator::ALL, &view, &mut scratch, &mut out);
         let se_best = squared_error(&out[0..1], &[u]);
         for (k, a) in acc.iter_mut().enumerate() {
@@ -170,7 +170,7 @@ fn independent_pooling_wins_by_the_predicted_factors() {
     for t in 0..trials {
         let mut rng = rng_for(8, 0, t, Purpose::Independent);
         independent(&mut rng, &rates, 0.0, &mut y);
-        let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+        let view = View::new(&y, 1, MemberNoise::Laplace { rates: &rates }).unwrap();
         estimate_many(
             &[Estimator::Ivw, Estimator::Pitman],
             &view,
@@ -253,7 +253,7 @@ fn pitman_matches_brute_force_integration() {
             .iter()
             .map(|&r| 1.5 + laplace(&mut rng, 1.0 / r))
             .collect();
-        let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+        let view = View::new(&y, 1, MemberNoise::Laplace { rates: &rates }).unwrap();
         estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
         let (b, sd) = brute_pitman(&y, &rates);
         // Relative to the posterior's scale (its sd), which is what "relative"
@@ -279,7 +279,7 @@ fn pitman_matches_brute_force_integration() {
         .iter()
         .map(|&r| -4.0 + laplace(&mut rng, 1.0 / r))
         .collect();
-    let view = View::new(&y, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+    let view = View::new(&y, 1, MemberNoise::Laplace { rates: &rates }).unwrap();
     estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
     let (b, sd) = brute_pitman(&y, &rates);
     assert!(
@@ -288,7 +288,7 @@ fn pitman_matches_brute_force_integration() {
         out[0]
     );
     // A single member: the posterior is symmetric about its answer.
-    let view = View::new(&[2.75], 1, NoiseModel::Laplace { rates: &[0.3] }).unwrap();
+    let view = View::new(&[2.75], 1, MemberNoise::Laplace { rates: &[0.3] }).unwrap();
     estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
     assert!((out[0] - 2.75).abs() < 1e-12);
 }
@@ -313,7 +313,7 @@ fn pitman_is_stable_for_thousands_of_members_and_extreme_rates() {
             .iter()
             .map(|&r| u + laplace(&mut rng, 1.0 / r))
             .collect();
-        let view = View::new(&y, 1, NoiseModel::Laplace { rates }).unwrap();
+        let view = View::new(&y, 1, MemberNoise::Laplace { rates }).unwrap();
         estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
         let p = out[0];
         assert!(p.is_finite(), "{name}: {p}");
@@ -323,7 +323,7 @@ fn pitman_is_stable_for_thousands_of_members_and_extreme_rates() {
         assert!((p - u).abs() < 10.0 * sd, "{name}: {p} vs {u} (sd {sd})");
         // Translation equivariance survives the large offset.
         let shifted: Vec<f64> = y.iter().map(|v| v - 1e6).collect();
-        let view = View::new(&shifted, 1, NoiseModel::Laplace { rates }).unwrap();
+        let view = View::new(&shifted, 1, MemberNoise::Laplace { rates }).unwrap();
         estimate(Estimator::Pitman, &view, &mut scratch, &mut out);
         assert!(
             (out[0] + 1e6 - p).abs() < 1e-6 + 1e-3 * sd,
@@ -344,7 +344,7 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
     // 5, 4, 3 (coordinate 2).
     let rates = [1.0, 2.0, 1.0];
     let y = [0.0, 5.0, 1.0, 4.0, 10.0, 3.0];
-    let view = View::new(&y, 2, NoiseModel::Laplace { rates: &rates }).unwrap();
+    let view = View::new(&y, 2, MemberNoise::Laplace { rates: &rates }).unwrap();
     let mut scratch = EstimatorScratch::new();
     let mut out = [0.0; 12];
     estimate_many(&Estimator::ALL, &view, &mut scratch, &mut out);
@@ -360,7 +360,7 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
     // Each coordinate separately gives the same answer.
     for i in 0..2 {
         let col: Vec<f64> = (0..3).map(|j| y[j * 2 + i]).collect();
-        let v1 = View::new(&col, 1, NoiseModel::Laplace { rates: &rates }).unwrap();
+        let v1 = View::new(&col, 1, MemberNoise::Laplace { rates: &rates }).unwrap();
         let mut o = [0.0];
         estimate(Estimator::Pitman, &v1, &mut scratch, &mut o);
         assert_eq!(o[0], row(&out, Estimator::Pitman)[i]);
@@ -368,7 +368,7 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
     // Gaussian model: MLE and Pitman are the IVW mean with weights 1/σ²; best =
     // smallest σ, ties to the lowest position.
     let sig = [0.5, 1.0, 0.5];
-    let g = View::new(&y, 2, NoiseModel::Gaussian { sigmas: &sig }).unwrap();
+    let g = View::new(&y, 2, MemberNoise::Gaussian { sigmas: &sig }).unwrap();
     estimate_many(&Estimator::ALL, &g, &mut scratch, &mut out);
     assert_eq!(row(&out, Estimator::Best), &[0.0, 5.0]);
     let ivw = (4.0 * 0.0 + 1.0 + 4.0 * 10.0) / 9.0;
@@ -379,7 +379,7 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
     let v = View::new(
         &[4.0, 0.0, 2.0, 9.0],
         1,
-        NoiseModel::Laplace { rates: &[0.1; 4] },
+        MemberNoise::Laplace { rates: &[0.1; 4] },
     )
     .unwrap();
     let mut o = [0.0; 2];
@@ -391,7 +391,7 @@ fn estimators_on_a_hand_view_and_coordinatewise_layout() {
     );
     assert_eq!(o, [3.0, 3.0]);
     // Empty coalition: NaN, not a panic.
-    let e = View::new(&[], 1, NoiseModel::Laplace { rates: &[] }).unwrap();
+    let e = View::new(&[], 1, MemberNoise::Laplace { rates: &[] }).unwrap();
     estimate(Estimator::Pitman, &e, &mut scratch, &mut o[..1]);
     assert!(o[0].is_nan());
 }
@@ -412,19 +412,19 @@ fn estimator_names_parse_and_bad_input_is_rejected() {
     for e in Estimator::ALL {
         assert_eq!(e.to_string().parse::<Estimator>().unwrap(), e);
     }
-    assert!(View::new(&[1.0, 2.0], 1, NoiseModel::Laplace { rates: &[1.0] }).is_err());
-    assert!(View::new(&[1.0], 1, NoiseModel::Laplace { rates: &[0.0] }).is_err());
+    assert!(View::new(&[1.0, 2.0], 1, MemberNoise::Laplace { rates: &[1.0] }).is_err());
+    assert!(View::new(&[1.0], 1, MemberNoise::Laplace { rates: &[0.0] }).is_err());
     assert!(
         View::new(
             &[1.0],
             1,
-            NoiseModel::Gaussian {
+            MemberNoise::Gaussian {
                 sigmas: &[f64::NAN]
             }
         )
         .is_err()
     );
-    assert!(View::new(&[1.0], 0, NoiseModel::Laplace { rates: &[1.0] }).is_err());
+    assert!(View::new(&[1.0], 0, MemberNoise::Laplace { rates: &[1.0] }).is_err());
 }
 
 #[test]
@@ -452,7 +452,7 @@ fn panel_on_l1_two_dimensional_views() {
             y[2 * j] = c1[j];
             y[2 * j + 1] = c2[j];
         }
-        let view = View::new(&y, 2, NoiseModel::Laplace { rates: &rates }).unwrap();
+        let view = View::new(&y, 2, MemberNoise::Laplace { rates: &rates }).unwrap();
         whole.push(&view, &u);
         halves[(t % 2) as usize].push(&view, &u);
         assert_eq!(whole.last_estimate(Estimator::Best).unwrap(), &y[10..12]);
@@ -483,7 +483,7 @@ fn panel_on_l1_two_dimensional_views() {
     // Empty views are skipped.
     let mut p = EstimatorPanel::new(&[Estimator::Mean]);
     p.push(
-        &View::new(&[], 1, NoiseModel::Laplace { rates: &[] }).unwrap(),
+        &View::new(&[], 1, MemberNoise::Laplace { rates: &[] }).unwrap(),
         &[0.0],
     );
     assert_eq!(p.summaries()[0].1.trials, 0);
@@ -495,7 +495,7 @@ mod properties {
     use proptest::prelude::*;
 
     fn one(e: Estimator, y: &[f64], rates: &[f64]) -> f64 {
-        let view = View::new(y, 1, NoiseModel::Laplace { rates }).unwrap();
+        let view = View::new(y, 1, MemberNoise::Laplace { rates }).unwrap();
         let mut out = [0.0];
         estimate(e, &view, &mut EstimatorScratch::new(), &mut out);
         out[0]

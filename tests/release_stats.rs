@@ -11,7 +11,7 @@ use privdiffuse::process::forward::{
 };
 use privdiffuse::process::gaussian::{self, BrownianPath};
 use privdiffuse::process::laplace::{laplace, std_normal};
-use privdiffuse::process::{GradualRelease, Mechanism, NoisePath, Norm, PathSampler};
+use privdiffuse::process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
 use privdiffuse::rng::{Purpose, rng_for};
 use std::path::Path;
 
@@ -281,7 +281,7 @@ fn chain_check(norm: Norm, dim: usize, order: &[f64], seed: u64, trials: usize) 
     // samples[level index][trial] = released vector (value 0, so y = noise)
     let mut samples: Vec<Vec<Vec<f64>>> = (0..k).map(|_| Vec::with_capacity(trials)).collect();
     for t in 0..trials {
-        let mut g = GradualRelease::new(vec![0.0; dim], Mechanism::Laplace { norm }, 1.0, seed)
+        let mut g = GradualRelease::new(vec![0.0; dim], ReleaseNoise::Laplace { norm }, 1.0, seed)
             .unwrap()
             .with_stream(t as u64);
         for &e in order {
@@ -586,7 +586,7 @@ fn gaussian_bridge_and_correlations() {
 
 #[test]
 fn gaussian_release_marginals_follow_calibration() {
-    let mech = Mechanism::Gaussian {
+    let mech = ReleaseNoise::Gaussian {
         delta: 1e-5,
         calibration: Calibration::Analytic,
     };
@@ -633,9 +633,9 @@ fn answers_survive_save_and_load() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("state.json");
     for (k, mech) in [
-        Mechanism::Laplace { norm: Norm::L1 },
-        Mechanism::Laplace { norm: Norm::L2 },
-        Mechanism::Gaussian {
+        ReleaseNoise::Laplace { norm: Norm::L1 },
+        ReleaseNoise::Laplace { norm: Norm::L2 },
+        ReleaseNoise::Gaussian {
             delta: 1e-6,
             calibration: Calibration::LeNyPappas,
         },
@@ -675,7 +675,7 @@ fn edit_state(g: &GradualRelease, f: impl FnOnce(&mut serde_json::Value)) -> Str
 #[test]
 fn corrupted_states_are_rejected_clearly() {
     let mut g =
-        GradualRelease::new(vec![1.0], Mechanism::Laplace { norm: Norm::L1 }, 1.0, 5).unwrap();
+        GradualRelease::new(vec![1.0], ReleaseNoise::Laplace { norm: Norm::L1 }, 1.0, 5).unwrap();
     for e in [1.0, 2.0, 0.5] {
         g.release(e).unwrap();
     }
@@ -731,9 +731,10 @@ fn forward_from_state_without_latent() {
         let (mut eq, mut m2) = (0usize, 0.0);
         let (mut far, mut far_eq) = (0usize, 0usize);
         for t in 0..trials {
-            let mut g = GradualRelease::new(vec![0.0; dim], Mechanism::Laplace { norm }, 1.0, 700)
-                .unwrap()
-                .with_stream(t as u64);
+            let mut g =
+                GradualRelease::new(vec![0.0; dim], ReleaseNoise::Laplace { norm }, 1.0, 700)
+                    .unwrap()
+                    .with_stream(t as u64);
             let y1 = g.release(1.0).unwrap();
             let mut st = ReleaseState::from(g);
             st.laplace.as_mut().unwrap().top_latent.clear();

@@ -3,7 +3,7 @@
 //! table against the single-release optimum and the composition baseline.
 
 use super::Output;
-use privdiffuse::process::{Calibration, GradualRelease, Mechanism, Norm};
+use privdiffuse::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
 use privdiffuse::rng::{Purpose, rng_for};
 use privdiffuse::util::write_f64;
 use privdiffuse::{Error, Result};
@@ -126,7 +126,7 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
     // Composition baseline: only for strictly increasing requests.
     let increasing = args.eps.windows(2).all(|w| w[0] < w[1]) && first_step == 0;
     let comp_mech = match mech {
-        Mechanism::Gaussian { delta, calibration } => Mechanism::Gaussian {
+        ReleaseNoise::Gaussian { delta, calibration } => ReleaseNoise::Gaussian {
             delta: delta / m as f64,
             calibration,
         },
@@ -246,7 +246,7 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
             "# mse: mean ‖y − u‖² of the lazy release; optimum: a single release at that ε; \
 comp: fresh noise with ε_i − ε_(i−1) per step, inverse-variance weighted",
         );
-        if let Mechanism::Gaussian { .. } = mech {
+        if let ReleaseNoise::Gaussian { .. } = mech {
             table.push_str(&format!(" (δ/{m} per step)"));
         }
         table.push('\n');
@@ -347,9 +347,9 @@ fn build_template(args: &RelaxArgs) -> Result<(GradualRelease, usize)> {
 
 /// The mechanism named by the flags; unset flags fall back to `stored`'s
 /// settings (when resuming) or to the defaults.
-fn mechanism_from(args: &RelaxArgs, stored: Option<Mechanism>) -> Result<Mechanism> {
+fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<ReleaseNoise> {
     let stored_kind = match stored {
-        Some(Mechanism::Gaussian { .. }) => MechanismArg::Gaussian,
+        Some(ReleaseNoise::Gaussian { .. }) => MechanismArg::Gaussian,
         _ => MechanismArg::Laplace,
     };
     match args.mechanism.unwrap_or(stored_kind) {
@@ -369,16 +369,16 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<Mechanism>) -> Result<Mechani
                 ));
             }
             let default_norm = match stored {
-                Some(Mechanism::Laplace { norm }) => norm,
+                Some(ReleaseNoise::Laplace { norm }) => norm,
                 _ => Norm::L1,
             };
-            Ok(Mechanism::Laplace {
+            Ok(ReleaseNoise::Laplace {
                 norm: args.norm.unwrap_or(default_norm),
             })
         }
         MechanismArg::Gaussian => {
             let (d0, c0) = match stored {
-                Some(Mechanism::Gaussian { delta, calibration }) => (delta, calibration),
+                Some(ReleaseNoise::Gaussian { delta, calibration }) => (delta, calibration),
                 _ => (1e-5, Calibration::Analytic),
             };
             if args.norm == Some(Norm::L1) {
@@ -388,7 +388,7 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<Mechanism>) -> Result<Mechani
                     "l2 (the Gaussian mechanism is calibrated to ℓ2 sensitivity)",
                 ));
             }
-            let m = Mechanism::Gaussian {
+            let m = ReleaseNoise::Gaussian {
                 delta: args.delta.unwrap_or(d0),
                 calibration: args.calibration.unwrap_or(c0),
             };

@@ -118,7 +118,7 @@ impl FromStr for Estimator {
 
 /// What the attacker knows about each member's noise.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum NoiseModel<'a> {
+pub enum MemberNoise<'a> {
     /// Laplace noise with per-member rate λ_j (density ∝ e^{−λ_j|v|} per
     /// coordinate; λ_j = ε_j/Δ).
     Laplace { rates: &'a [f64] },
@@ -126,11 +126,11 @@ pub enum NoiseModel<'a> {
     Gaussian { sigmas: &'a [f64] },
 }
 
-impl NoiseModel<'_> {
+impl MemberNoise<'_> {
     fn params(&self) -> &[f64] {
         match self {
-            NoiseModel::Laplace { rates } => rates,
-            NoiseModel::Gaussian { sigmas } => sigmas,
+            MemberNoise::Laplace { rates } => rates,
+            MemberNoise::Gaussian { sigmas } => sigmas,
         }
     }
 }
@@ -143,7 +143,7 @@ pub struct View<'a> {
     answers: &'a [f64],
     n: usize,
     m: usize,
-    model: NoiseModel<'a>,
+    model: MemberNoise<'a>,
     best: Option<usize>,
 }
 
@@ -151,7 +151,7 @@ impl<'a> View<'a> {
     /// Checks shapes (`answers.len() == m·n`, one parameter per member, n ≥ 1)
     /// and that every rate / σ is finite and > 0. `m = 0` is allowed (an empty
     /// coalition: every estimate is NaN).
-    pub fn new(answers: &'a [f64], n: usize, model: NoiseModel<'a>) -> Result<Self> {
+    pub fn new(answers: &'a [f64], n: usize, model: MemberNoise<'a>) -> Result<Self> {
         let params = model.params();
         let m = params.len();
         if n == 0 {
@@ -165,8 +165,8 @@ impl<'a> View<'a> {
             ));
         }
         let what = match model {
-            NoiseModel::Laplace { .. } => "member noise rate",
-            NoiseModel::Gaussian { .. } => "member noise sigma",
+            MemberNoise::Laplace { .. } => "member noise rate",
+            MemberNoise::Gaussian { .. } => "member noise sigma",
         };
         if let Some(&p) = params.iter().find(|p| !(p.is_finite() && **p > 0.0)) {
             return Err(Error::param(what, p, "a finite number > 0"));
@@ -192,7 +192,7 @@ impl<'a> View<'a> {
     }
 
     /// The noise model.
-    pub fn model(&self) -> NoiseModel<'a> {
+    pub fn model(&self) -> MemberNoise<'a> {
         self.model
     }
 
@@ -213,17 +213,17 @@ impl<'a> View<'a> {
     }
 }
 
-fn best_index(model: NoiseModel<'_>) -> Option<usize> {
+fn best_index(model: MemberNoise<'_>) -> Option<usize> {
     let mut best: Option<(usize, f64)> = None;
     match model {
-        NoiseModel::Laplace { rates } => {
+        MemberNoise::Laplace { rates } => {
             for (j, &r) in rates.iter().enumerate() {
                 if best.is_none_or(|(_, b)| r > b) {
                     best = Some((j, r));
                 }
             }
         }
-        NoiseModel::Gaussian { sigmas } => {
+        MemberNoise::Gaussian { sigmas } => {
             for (j, &s) in sigmas.iter().enumerate() {
                 if best.is_none_or(|(_, b)| s < b) {
                     best = Some((j, s));
@@ -277,7 +277,7 @@ pub fn estimate_many(
         out.fill(f64::NAN);
         return;
     };
-    let gaussian = matches!(view.model, NoiseModel::Gaussian { .. });
+    let gaussian = matches!(view.model, MemberNoise::Gaussian { .. });
     let needs_sort = ests.iter().any(|e| match e {
         Estimator::Median => true,
         Estimator::Mle | Estimator::Pitman => !gaussian,
@@ -316,14 +316,14 @@ fn mean(view: &View<'_>, i: usize, r: f64) -> f64 {
 fn ivw(view: &View<'_>, i: usize, r: f64) -> f64 {
     let (mut sw, mut swy) = (0.0, 0.0);
     match view.model {
-        NoiseModel::Laplace { rates } => {
+        MemberNoise::Laplace { rates } => {
             for (j, &l) in rates.iter().enumerate() {
                 let w = l * l;
                 sw += w;
                 swy += w * (view.at(j, i) - r);
             }
         }
-        NoiseModel::Gaussian { sigmas } => {
+        MemberNoise::Gaussian { sigmas } => {
             for (j, &s) in sigmas.iter().enumerate() {
                 let w = 1.0 / (s * s);
                 sw += w;
@@ -339,10 +339,10 @@ fn ivw(view: &View<'_>, i: usize, r: f64) -> f64 {
 fn fill_sorted(view: &View<'_>, i: usize, pairs: &mut Vec<(f64, f64)>) {
     pairs.clear();
     match view.model {
-        NoiseModel::Laplace { rates } => {
+        MemberNoise::Laplace { rates } => {
             pairs.extend(rates.iter().enumerate().map(|(j, &r)| (view.at(j, i), r)));
         }
-        NoiseModel::Gaussian { .. } => pairs.extend((0..view.m).map(|j| (view.at(j, i), 1.0))),
+        MemberNoise::Gaussian { .. } => pairs.extend((0..view.m).map(|j| (view.at(j, i), 1.0))),
     }
     pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
 }

@@ -39,7 +39,7 @@ pub use audit::{
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 pub use coalition::{Coalition, CoalitionSpec, Member};
-pub use estimators::{Estimator, EstimatorPanel, EstimatorScratch, NoiseModel, View};
+pub use estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View};
 pub use run::{
     AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes,
     collude,

@@ -40,9 +40,7 @@ use super::audit::{
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
 use super::coalition::{CoalitionSpec, Member};
-use super::estimators::{
-    Estimator, EstimatorPanel, EstimatorScratch, NoiseModel as ViewModel, View, estimate,
-};
+use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimate};
 use super::stats::GainSummary;
 use crate::control::Control;
 use crate::distance::Workspace;
@@ -537,9 +535,9 @@ fn run_mechanism(
         draw_view(plan, s, draw, owner, key(t), false)?;
         let t1 = Instant::now();
         let model = if gaussian {
-            ViewModel::Gaussian { sigmas: &s.sigmas }
+            MemberNoise::Gaussian { sigmas: &s.sigmas }
         } else {
-            ViewModel::Laplace { rates: &s.rates }
+            MemberNoise::Laplace { rates: &s.rates }
         };
         let view = View::new(&s.answers, n, model)?;
         panel.push(&view, &s.u);
@@ -596,9 +594,9 @@ fn run_mechanism(
         s.col.clear();
         s.col.extend(s.answers.iter().step_by(n));
         let model = if gaussian {
-            ViewModel::Gaussian { sigmas: &s.sigmas }
+            MemberNoise::Gaussian { sigmas: &s.sigmas }
         } else {
-            ViewModel::Laplace { rates: &s.rates }
+            MemberNoise::Laplace { rates: &s.rates }
         };
         let view = View::new(&s.col, 1, model)?;
         estimate(Estimator::Pitman, &view, &mut s.est, &mut s.one[..1]);

@@ -44,4 +44,4 @@ pub use gaussian::BrownianPath;
 pub use path::{Jump, NoisePath, Norm};
 pub use sampler::{PathSampler, add_jump, sample_marginal, walk_down};
 
-pub use release::{GradualRelease, Mechanism, ReleaseState, Released, StateError};
+pub use release::{GradualRelease, ReleaseNoise, ReleaseState, Released, StateError};

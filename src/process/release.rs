@@ -39,7 +39,7 @@ use std::path::Path;
 /// The noise family of a release.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Mechanism {
+pub enum ReleaseNoise {
     /// The lazy Laplace process in norm ℓ1 (independent coordinates) or ℓ2;
     /// ε-DP per release with respect to that norm.
     Laplace {
@@ -56,10 +56,10 @@ pub enum Mechanism {
     },
 }
 
-impl Mechanism {
+impl ReleaseNoise {
     /// Checks the parameters (δ in (0, 1)).
     pub fn validate(&self) -> Result<()> {
-        if let Mechanism::Gaussian { delta, .. } = *self {
+        if let ReleaseNoise::Gaussian { delta, .. } = *self {
             check_gaussian_params(1.0, delta, 1.0)?;
         }
         Ok(())
@@ -70,10 +70,10 @@ impl Mechanism {
     pub fn single_release_mse(&self, eps: f64, dim: usize, sensitivity: f64) -> Result<f64> {
         check_level(eps)?;
         match *self {
-            Mechanism::Laplace { norm } => {
+            ReleaseNoise::Laplace { norm } => {
                 Ok(norm.mse_factor(dim) * (sensitivity / eps) * (sensitivity / eps))
             }
-            Mechanism::Gaussian { delta, calibration } => {
+            ReleaseNoise::Gaussian { delta, calibration } => {
                 let s = calibration.sigma(eps, delta, sensitivity)?;
                 Ok(dim as f64 * s * s)
             }
@@ -91,10 +91,10 @@ impl Mechanism {
     ) -> Result<()> {
         check_level(eps)?;
         match *self {
-            Mechanism::Laplace { norm } => {
+            ReleaseNoise::Laplace { norm } => {
                 super::sampler::sample_marginal(norm, eps / sensitivity, out, rng)
             }
-            Mechanism::Gaussian { delta, calibration } => {
+            ReleaseNoise::Gaussian { delta, calibration } => {
                 let s = calibration.sigma(eps, delta, sensitivity)?;
                 super::gaussian::first_draw(s * s, out, rng);
             }
@@ -103,11 +103,11 @@ impl Mechanism {
     }
 }
 
-impl std::fmt::Display for Mechanism {
+impl std::fmt::Display for ReleaseNoise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Mechanism::Laplace { norm } => write!(f, "laplace ({norm})"),
-            Mechanism::Gaussian { delta, calibration } => {
+            ReleaseNoise::Laplace { norm } => write!(f, "laplace ({norm})"),
+            ReleaseNoise::Gaussian { delta, calibration } => {
                 write!(f, "gaussian (δ = {delta}, {calibration})")
             }
         }
@@ -145,7 +145,7 @@ enum Noise {
 #[serde(try_from = "ReleaseState", into = "ReleaseState")]
 pub struct GradualRelease {
     value: Vec<f64>,
-    mechanism: Mechanism,
+    mechanism: ReleaseNoise,
     sensitivity: f64,
     seed: u64,
     stream: u64,
@@ -169,7 +169,12 @@ fn check_level(eps: f64) -> Result<()> {
 impl GradualRelease {
     /// A new release of `value` (n ≥ 1 finite numbers) under `mechanism`
     /// with sensitivity Δ (finite > 0) and randomness `seed` (stream 0).
-    pub fn new(value: Vec<f64>, mechanism: Mechanism, sensitivity: f64, seed: u64) -> Result<Self> {
+    pub fn new(
+        value: Vec<f64>,
+        mechanism: ReleaseNoise,
+        sensitivity: f64,
+        seed: u64,
+    ) -> Result<Self> {
         if value.is_empty() {
             return Err(Error::param("value", "(empty)", "at least one number"));
         }
@@ -216,7 +221,7 @@ impl GradualRelease {
     }
 
     /// The mechanism.
-    pub fn mechanism(&self) -> Mechanism {
+    pub fn mechanism(&self) -> ReleaseNoise {
         self.mechanism
     }
 
@@ -288,10 +293,10 @@ impl GradualRelease {
         let request = self.history.len() as u64;
         let mut rng = rng_for(self.seed, self.stream, request, Purpose::Release);
         let noise = match self.mechanism {
-            Mechanism::Laplace { norm } => {
+            ReleaseNoise::Laplace { norm } => {
                 self.laplace_noise(norm, eps / self.sensitivity, &mut rng)?
             }
-            Mechanism::Gaussian { delta, calibration } => {
+            ReleaseNoise::Gaussian { delta, calibration } => {
                 let sigma = calibration.sigma(eps, delta, self.sensitivity)?;
                 let n = self.dim();
                 if matches!(self.noise, Noise::Empty) {
@@ -516,7 +521,7 @@ pub struct ReleaseState {
     /// The secret u.
     pub value: Vec<f64>,
     /// The mechanism.
-    pub mechanism: Mechanism,
+    pub mechanism: ReleaseNoise,
     /// Sensitivity Δ.
     pub sensitivity: f64,
     /// Seed.
@@ -662,7 +667,7 @@ impl TryFrom<ReleaseState> for GradualRelease {
         let n = g.dim();
         g.noise = match (st.mechanism, st.laplace, st.gaussian) {
             (_, None, None) => Noise::Empty,
-            (Mechanism::Laplace { norm }, Some(l), None) => {
+            (ReleaseNoise::Laplace { norm }, Some(l), None) => {
                 if let Some(x) = l.values.iter().find(|x| !x.is_finite()) {
                     return Err(state_err(
                         "laplace",
@@ -698,7 +703,7 @@ impl TryFrom<ReleaseState> for GradualRelease {
                     top_latent: l.top_latent,
                 }
             }
-            (Mechanism::Gaussian { .. }, None, Some(gs)) => Noise::Gaussian {
+            (ReleaseNoise::Gaussian { .. }, None, Some(gs)) => Noise::Gaussian {
                 path: BrownianPath::from_parts(n, gs.vars, gs.values)
                     .map_err(|e| state_err("gaussian", None, format!("Brownian path: {e}")))?,
             },
@@ -790,8 +795,8 @@ impl TryFrom<ReleaseState> for GradualRelease {
 mod tests {
     use super::*;
 
-    fn lap(norm: Norm) -> Mechanism {
-        Mechanism::Laplace { norm }
+    fn lap(norm: Norm) -> ReleaseNoise {
+        ReleaseNoise::Laplace { norm }
     }
 
     #[test]
@@ -799,7 +804,7 @@ mod tests {
         for mech in [
             lap(Norm::L1),
             lap(Norm::L2),
-            Mechanism::Gaussian {
+            ReleaseNoise::Gaussian {
                 delta: 1e-5,
                 calibration: Calibration::Analytic,
             },
@@ -835,7 +840,7 @@ mod tests {
         for e in [1e-99, 1e99, 1.0] {
             assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()));
         }
-        let gm = Mechanism::Gaussian {
+        let gm = ReleaseNoise::Gaussian {
             delta: 1e-5,
             calibration: Calibration::Analytic,
         };
@@ -847,7 +852,7 @@ mod tests {
         assert!(GradualRelease::new(vec![], lap(Norm::L1), 1.0, 1).is_err());
         assert!(GradualRelease::new(vec![f64::NAN], lap(Norm::L1), 1.0, 1).is_err());
         assert!(GradualRelease::new(vec![1.0], lap(Norm::L1), 0.0, 1).is_err());
-        let bad = Mechanism::Gaussian {
+        let bad = ReleaseNoise::Gaussian {
             delta: 1.5,
             calibration: Calibration::Classic,
         };
