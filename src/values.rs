@@ -1,4 +1,5 @@
-//! Private values `u_i ∈ Rⁿ` of the data owners, from the `--values SPEC` grammar:
+//! Private values `u_i ∈ Rⁿ` of the data owners ([`ValueSpec`], parameter
+//! `values`; `FromStr` reads the spec grammar, `Display` writes it back):
 //!
 //! | spec | values |
 //! |---|---|
@@ -20,7 +21,7 @@ use crate::{Error, Result};
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 
-/// A parsed `--values` spec.
+/// Where the owners' private values come from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ValueSpec {
     /// CSV `node,v1..vn`.
@@ -40,7 +41,7 @@ pub enum ValueSpec {
 }
 
 fn bad(spec: &str, expected: &str) -> Error {
-    Error::param("--values", spec, expected)
+    Error::param("values", spec, expected)
 }
 
 const GRAMMAR: &str =
@@ -115,6 +116,9 @@ impl std::fmt::Display for ValueSpec {
     }
 }
 
+// `summary.json` records the values as their spec.
+crate::util::spec::serde_as_spec!(ValueSpec);
+
 /// The coordinates file written next to a generated graph: `STEM.coords.csv`.
 pub fn coords_path(graph_path: &Path) -> PathBuf {
     graph_path.with_extension("coords.csv")
@@ -154,15 +158,15 @@ impl Values {
             ValueSpec::Coords => {
                 if dim != 2 {
                     return Err(Error::param(
-                        "--values",
+                        "values",
                         "coords",
-                        format!("--dim 2 (node coordinates are 2-D), got --dim {dim}"),
+                        format!("`dim` = 2 (node coordinates are 2-D), got `dim` = {dim}"),
                     ));
                 }
                 let p = coords_path(graph_path);
                 if !p.exists() {
                     return Err(Error::param(
-                        "--values",
+                        "values",
                         "coords",
                         format!(
                             "a coordinates file {} next to the graph (written by `privdiffuse generate geometric`)",
@@ -246,7 +250,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
                 path,
                 line_no,
                 format!(
-                    "'{line}': expected {} columns (node,v1..v{dim}) for --dim {dim}, found {}",
+                    "'{line}': expected {} columns (node,v1..v{dim}) for `dim` = {dim}, found {}",
                     dim + 1,
                     fields.len()
                 ),
