@@ -38,6 +38,19 @@ impl Post {
     pub fn is_none(&self) -> bool {
         matches!(self, Post::None)
     }
+
+    /// Checks a step built from its variants (the parser makes the same
+    /// check): clamp bounds are numbers with `lo ≤ hi`.
+    pub fn check(&self) -> Result<()> {
+        match *self {
+            Post::Clamp { lo, hi } if lo.is_nan() || hi.is_nan() || lo > hi => Err(Error::param(
+                "post",
+                self,
+                "clamp:LO,HI with numbers LO ≤ HI",
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl std::str::FromStr for Post {

@@ -100,6 +100,29 @@ impl std::str::FromStr for ValueSpec {
     }
 }
 
+impl ValueSpec {
+    /// Checks a spec built from its variants (the parser makes the same
+    /// checks): finite numbers, `lo < hi`, `sd ≥ 0`, `0 ≤ p ≤ 1`, a path.
+    pub fn check(&self) -> Result<()> {
+        let finite = |xs: &[f64]| xs.iter().all(|x| x.is_finite());
+        let spec = self.to_string();
+        match *self {
+            ValueSpec::File(ref p) if p.as_os_str().is_empty() => Err(bad(&spec, GRAMMAR)),
+            ValueSpec::Uniform { lo, hi } if !(finite(&[lo, hi]) && lo < hi) => {
+                Err(bad(&spec, "uniform:LO,HI with finite LO < HI"))
+            }
+            ValueSpec::Normal { mean, sd } if !(finite(&[mean, sd]) && sd >= 0.0) => {
+                Err(bad(&spec, "normal:MEAN,SD with SD ≥ 0"))
+            }
+            ValueSpec::Bits { p } if !(0.0..=1.0).contains(&p) => {
+                Err(bad(&spec, "bits:P with 0 ≤ P ≤ 1"))
+            }
+            ValueSpec::Const { x } if !x.is_finite() => Err(bad(&spec, "const:X with a finite X")),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl std::fmt::Display for ValueSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

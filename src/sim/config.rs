@@ -228,9 +228,12 @@ impl SimConfig {
 
     /// The checks that need no graph: the noise model (`dim`, `sensitivity`,
     /// `delta`), the clamps of the map, `unreachable` against `eps_min`,
-    /// `bins` and `owners`.
+    /// `bins`, `owners`, and the numbers of `values` and `post` (their
+    /// variants can be built directly).
     pub fn check(&self) -> Result<()> {
         NoiseModel::new(self.dim, self.norm, self.sensitivity, self.delta)?;
+        self.values.check()?;
+        self.post.check()?;
         self.clamped_map()?;
         if self.unreachable == Unreachable::Floor && self.eps_min.is_none() {
             return Err(Error::param(
