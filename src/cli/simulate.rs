@@ -63,7 +63,7 @@ impl SimulateArgs {
         };
         self.sim.apply(&mut c);
         if let Some(v) = &self.post {
-            c.post = v.clone();
+            c.post = *v;
         }
         if let Some(v) = &self.owners {
             c.owners = v.clone();
