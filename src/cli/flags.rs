@@ -38,6 +38,10 @@ const FLAGS: &[(&str, &str)] = &[
     ("estimators", "--estimators"),
     ("trials", "--trials"),
     ("composition_delta", "--composition-delta"),
+    // path, relax
+    ("eps_lo", "--eps-lo"),
+    ("eps_hi", "--eps-hi"),
+    ("value", "--value"),
     // plot
     ("owner", "--owner"),
     ("kind", "--kind"),
