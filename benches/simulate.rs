@@ -33,11 +33,11 @@ fn workload() -> (String, Graph) {
 fn bench(c: &mut Criterion) {
     let (name, g) = workload();
     let config = SimConfig {
-        eps: "exp:a=3,b=1".into(),
+        eps: "exp:a=3,b=1".parse().unwrap(),
         dim: 1,
         norm: "l1".parse().unwrap(),
         mechanism: "both".parse().unwrap(),
-        values: "const:0".into(),
+        values: "const:0".parse().unwrap(),
         ..SimConfig::default()
     };
     let mut group = c.benchmark_group("simulate");

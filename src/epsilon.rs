@@ -1,16 +1,23 @@
 //! Privacy maps `ε(d)`: how the privacy level against a recipient falls with
-//! its distance `d` from the owner. Parsed from the `--eps SPEC` grammar:
+//! its distance `d` from the owner. Built by constructors or parsed from the
+//! spec grammar (`FromStr`; `Display` gives the canonical spec back):
 //!
-//! | spec | map |
-//! |---|---|
-//! | `exp:a=4,b=3.3` | `ε = e^(a − b·d)` |
-//! | `recip:c=1` | `ε = c / d` |
-//! | `power:c=2,p=1.5` | `ε = c · d^(−p)` |
-//! | `table:1=15,2=5,3=1.5,*=0.5` | ε of the largest key ≤ d; below the smallest key, that key's ε; `*` = ε beyond the largest key |
-//! | `range:0.5..15` | exponential from the smallest observed distance → 15 to the largest → 0.5 (resolved once per run) |
+//! | constructor | spec | map |
+//! |---|---|---|
+//! | [`EpsilonMap::exp`]`(a, b)` | `exp:a=4,b=3.3` | `ε = e^(a − b·d)` |
+//! | [`EpsilonMap::recip`]`(c)` | `recip:c=1` | `ε = c / d` |
+//! | [`EpsilonMap::power`]`(c, p)` | `power:c=2,p=1.5` | `ε = c · d^(−p)` |
+//! | [`EpsilonMap::table`]`(&[(d, ε)], beyond)` | `table:1=15,2=5,3=1.5,*=0.5` | ε of the largest key ≤ d; below the smallest key, that key's ε; `*` = ε beyond the largest key |
+//! | [`EpsilonMap::range`]`(lo, hi)` | `range:0.5..15` | exponential from the smallest observed distance → `hi` to the largest → `lo` |
 //!
-//! Every map is validated: positive, finite and non-increasing in distance.
-//! Optional clamps `--eps-min/--eps-max` bound the result.
+//! Every map is validated when built: positive, finite and non-increasing in
+//! distance. Optional clamps ([`EpsilonMap::with_clamp`], parameters `eps_min`
+//! and `eps_max`) bound the result.
+//!
+//! A `range` map is a request, not yet a function of distance: it
+//! [`needs_resolution`](EpsilonMap::needs_resolution), and a run
+//! [`resolve`](EpsilonMap::resolve)s it once on the smallest and largest
+//! distance its owners observe (it evaluates to NaN until then).
 
 use crate::{Error, Result};
 use std::fmt;
@@ -58,7 +65,7 @@ pub struct EpsilonMap {
 }
 
 fn bad(spec: &str, expected: impl Into<String>) -> Error {
-    Error::param("--eps", spec, expected)
+    Error::param("eps", spec, expected)
 }
 
 const GRAMMAR: &str = "one of exp:a=A,b=B | recip:c=C | power:c=C,p=P | \
@@ -104,6 +111,56 @@ fn parse_kv(spec: &str, body: &str, keys: &[&str]) -> Result<Vec<f64>> {
 }
 
 impl EpsilonMap {
+    fn of(shape: Shape, spec: &str) -> Result<EpsilonMap> {
+        Ok(EpsilonMap {
+            shape: validate(shape, spec)?,
+            eps_min: None,
+            eps_max: None,
+        })
+    }
+
+    /// `ε(d) = e^(a − b·d)` (spec `exp:a=..,b=..`): `a` finite, `b` finite and ≥ 0.
+    pub fn exp(a: f64, b: f64) -> Result<EpsilonMap> {
+        let shape = Shape::Exp { a, b };
+        EpsilonMap::of(shape.clone(), &spec_of(&shape))
+    }
+
+    /// `ε(d) = c / d` (spec `recip:c=..`): `c` finite and > 0.
+    pub fn recip(c: f64) -> Result<EpsilonMap> {
+        let shape = Shape::Recip { c };
+        EpsilonMap::of(shape.clone(), &spec_of(&shape))
+    }
+
+    /// `ε(d) = c · d^(−p)` (spec `power:c=..,p=..`): `c` > 0, `p` ≥ 0, both finite.
+    pub fn power(c: f64, p: f64) -> Result<EpsilonMap> {
+        let shape = Shape::Power { c, p };
+        EpsilonMap::of(shape.clone(), &spec_of(&shape))
+    }
+
+    /// A step map (spec `table:1=15,2=5,*=0.5`): ε of the largest distance key
+    /// ≤ d, the smallest key's ε below it and `beyond` (default: the last ε)
+    /// past the largest key. Keys distinct and ≥ 0 (any order), ε > 0 and
+    /// non-increasing in distance.
+    pub fn table(entries: &[(f64, f64)], beyond: Option<f64>) -> Result<EpsilonMap> {
+        let mut sorted = entries.to_vec();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let shape = Shape::Table {
+            keys: sorted.iter().map(|e| e.0).collect(),
+            eps: sorted.iter().map(|e| e.1).collect(),
+            beyond,
+        };
+        EpsilonMap::of(shape.clone(), &spec_of(&shape))
+    }
+
+    /// The request `range:LO..HI` (`0 < lo ≤ hi`): exponential from the smallest
+    /// observed distance (ε = `hi`) to the largest (ε = `lo`). It
+    /// [`needs_resolution`](EpsilonMap::needs_resolution) before it can be
+    /// evaluated; a simulation resolves it on its owners' distances.
+    pub fn range(lo: f64, hi: f64) -> Result<EpsilonMap> {
+        let shape = Shape::Range { lo, hi };
+        EpsilonMap::of(shape.clone(), &spec_of(&shape))
+    }
+
     /// Parses and validates a spec (see the module docs for the grammar).
     pub fn parse(spec: &str) -> Result<EpsilonMap> {
         let s = spec.trim();
@@ -111,26 +168,14 @@ impl EpsilonMap {
         let shape = match kind.trim().to_ascii_lowercase().as_str() {
             "exp" => {
                 let v = parse_kv(spec, body, &["a", "b"])?;
-                if v[1] < 0.0 {
-                    return Err(bad(spec, "b ≥ 0 (ε must not increase with distance)"));
-                }
                 Shape::Exp { a: v[0], b: v[1] }
             }
             "recip" => {
                 let v = parse_kv(spec, body, &["c"])?;
-                if v[0] <= 0.0 {
-                    return Err(bad(spec, "c > 0"));
-                }
                 Shape::Recip { c: v[0] }
             }
             "power" => {
                 let v = parse_kv(spec, body, &["c", "p"])?;
-                if v[0] <= 0.0 {
-                    return Err(bad(spec, "c > 0"));
-                }
-                if v[1] < 0.0 {
-                    return Err(bad(spec, "p ≥ 0 (ε must not increase with distance)"));
-                }
                 Shape::Power { c: v[0], p: v[1] }
             }
             "table" => parse_table(spec, body)?,
@@ -140,23 +185,17 @@ impl EpsilonMap {
                     .ok_or_else(|| bad(spec, "range:LO..HI, e.g. range:0.5..15"))?;
                 let lo = parse_num(spec, "LO", lo)?;
                 let hi = parse_num(spec, "HI", hi)?;
-                if !(lo > 0.0 && hi >= lo) {
-                    return Err(bad(spec, "0 < LO ≤ HI"));
-                }
                 Shape::Range { lo, hi }
             }
             _ => return Err(bad(spec, GRAMMAR)),
         };
-        Ok(EpsilonMap {
-            shape,
-            eps_min: None,
-            eps_max: None,
-        })
+        EpsilonMap::of(shape, spec)
     }
 
-    /// Adds clamps: `ε(d)` is bounded to `[eps_min, eps_max]`.
+    /// Adds clamps: `ε(d)` is bounded to `[eps_min, eps_max]` (each finite and
+    /// > 0 when given, `eps_min ≤ eps_max`). Replaces any earlier clamps.
     pub fn with_clamp(mut self, eps_min: Option<f64>, eps_max: Option<f64>) -> Result<EpsilonMap> {
-        for (name, v) in [("--eps-min", eps_min), ("--eps-max", eps_max)] {
+        for (name, v) in [("eps_min", eps_min), ("eps_max", eps_max)] {
             if let Some(x) = v {
                 if !(x.is_finite() && x > 0.0) {
                     return Err(Error::param(name, x, "a finite number > 0"));
@@ -166,9 +205,9 @@ impl EpsilonMap {
         if let (Some(lo), Some(hi)) = (eps_min, eps_max) {
             if lo > hi {
                 return Err(Error::param(
-                    "--eps-min",
+                    "eps_min",
                     lo,
-                    format!("a value ≤ --eps-max ({hi})"),
+                    format!("a value ≤ `eps_max` ({hi})"),
                 ));
             }
         }
@@ -180,6 +219,11 @@ impl EpsilonMap {
     /// Lower clamp, if any.
     pub fn eps_min(&self) -> Option<f64> {
         self.eps_min
+    }
+
+    /// Upper clamp, if any.
+    pub fn eps_max(&self) -> Option<f64> {
+        self.eps_max
     }
 
     /// Whether this is an unresolved `range:` map (see [`EpsilonMap::resolve`]).
@@ -382,29 +426,126 @@ impl EpsilonMap {
     /// A canonical spec that parses back to the same map (clamps excluded).
     /// A resolved range prints as its equivalent `exp:` form.
     pub fn spec(&self) -> String {
-        use crate::util::fmt_f64 as f;
         match &self.shape {
-            Shape::Exp { a, b } => format!("exp:a={},b={}", f(*a), f(*b)),
-            Shape::Recip { c } => format!("recip:c={}", f(*c)),
-            Shape::Power { c, p } => format!("power:c={},p={}", f(*c), f(*p)),
-            Shape::Table { keys, eps, beyond } => {
-                let mut s = String::from("table:");
-                let parts: Vec<String> = keys
-                    .iter()
-                    .zip(eps)
-                    .map(|(k, e)| format!("{}={}", f(*k), f(*e)))
-                    .chain(beyond.map(|b| format!("*={}", f(b))))
-                    .collect();
-                s.push_str(&parts.join(","));
-                s
-            }
-            Shape::Range { lo, hi } => format!("range:{}..{}", f(*lo), f(*hi)),
             Shape::Resolved { .. } => {
                 let (a, b) = self.exp_params().unwrap_or((f64::NAN, f64::NAN));
-                format!("exp:a={},b={}", f(a), f(b))
+                spec_of(&Shape::Exp { a, b })
             }
+            shape => spec_of(shape),
         }
     }
+}
+
+/// The spec of a shape (a resolved range has none of its own).
+fn spec_of(shape: &Shape) -> String {
+    use crate::util::fmt_f64 as f;
+    match shape {
+        Shape::Exp { a, b } => format!("exp:a={},b={}", f(*a), f(*b)),
+        Shape::Recip { c } => format!("recip:c={}", f(*c)),
+        Shape::Power { c, p } => format!("power:c={},p={}", f(*c), f(*p)),
+        Shape::Table { keys, eps, beyond } => {
+            let parts: Vec<String> = keys
+                .iter()
+                .zip(eps)
+                .map(|(k, e)| format!("{}={}", f(*k), f(*e)))
+                .chain(beyond.map(|b| format!("*={}", f(b))))
+                .collect();
+            format!("table:{}", parts.join(","))
+        }
+        Shape::Range { lo, hi } => format!("range:{}..{}", f(*lo), f(*hi)),
+        Shape::Resolved { lo, hi, .. } => format!("range:{}..{}", f(*lo), f(*hi)),
+    }
+}
+
+/// Checks a shape (finite, positive, non-increasing); `spec` is the text an
+/// error names.
+fn validate(shape: Shape, spec: &str) -> Result<Shape> {
+    let finite = |key: &str, x: f64| -> Result<()> {
+        if x.is_finite() {
+            Ok(())
+        } else {
+            Err(bad(spec, format!("a finite number for '{key}', got '{x}'")))
+        }
+    };
+    match &shape {
+        Shape::Exp { a, b } => {
+            finite("a", *a)?;
+            finite("b", *b)?;
+            if *b < 0.0 {
+                return Err(bad(spec, "b ≥ 0 (ε must not increase with distance)"));
+            }
+        }
+        Shape::Recip { c } => {
+            finite("c", *c)?;
+            if *c <= 0.0 {
+                return Err(bad(spec, "c > 0"));
+            }
+        }
+        Shape::Power { c, p } => {
+            finite("c", *c)?;
+            finite("p", *p)?;
+            if *c <= 0.0 {
+                return Err(bad(spec, "c > 0"));
+            }
+            if *p < 0.0 {
+                return Err(bad(spec, "p ≥ 0 (ε must not increase with distance)"));
+            }
+        }
+        Shape::Range { lo, hi } | Shape::Resolved { lo, hi, .. } => {
+            finite("LO", *lo)?;
+            finite("HI", *hi)?;
+            if !(*lo > 0.0 && hi >= lo) {
+                return Err(bad(spec, "0 < LO ≤ HI"));
+            }
+        }
+        Shape::Table { keys, eps, beyond } => check_table(spec, keys, eps, *beyond)?,
+    }
+    Ok(shape)
+}
+
+/// Table entries sorted by distance: at least one, distances finite, ≥ 0 and
+/// distinct, ε finite, > 0 and non-increasing (the `*` level included).
+fn check_table(spec: &str, keys: &[f64], eps: &[f64], beyond: Option<f64>) -> Result<()> {
+    if keys.is_empty() {
+        return Err(bad(
+            spec,
+            "at least one DISTANCE=EPS entry, e.g. table:1=15,2=5,*=0.5",
+        ));
+    }
+    for (d, e) in keys.iter().zip(eps) {
+        if !(d.is_finite() && *d >= 0.0) {
+            return Err(bad(spec, format!("distances ≥ 0, got '{d}={e}'")));
+        }
+        if !(e.is_finite() && *e > 0.0) {
+            return Err(bad(spec, format!("ε > 0, got '{d}={e}'")));
+        }
+    }
+    if let Some(b) = beyond.filter(|b| !(b.is_finite() && *b > 0.0)) {
+        return Err(bad(spec, format!("ε > 0, got '*={b}'")));
+    }
+    for (k, e) in keys.windows(2).zip(eps.windows(2)) {
+        if k[0] == k[1] {
+            return Err(bad(spec, format!("each distance once, got {} twice", k[0])));
+        }
+        if e[1] > e[0] {
+            return Err(bad(
+                spec,
+                format!(
+                    "ε non-increasing in distance, but {}={} is followed by {}={}",
+                    k[0], e[0], k[1], e[1]
+                ),
+            ));
+        }
+    }
+    if let (Some(b), Some(k), Some(e)) = (beyond, keys.last(), eps.last()) {
+        if b > *e {
+            return Err(bad(
+                spec,
+                format!("ε non-increasing in distance, but {k}={e} is followed by *={b}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_table(spec: &str, body: &str) -> Result<Shape> {
@@ -431,41 +572,7 @@ fn parse_table(spec: &str, body: &str) -> Result<Shape> {
             pairs.push((d, e));
         }
     }
-    if pairs.is_empty() {
-        return Err(bad(
-            spec,
-            "at least one DISTANCE=EPS entry, e.g. table:1=15,2=5,*=0.5",
-        ));
-    }
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    for w in pairs.windows(2) {
-        if w[0].0 == w[1].0 {
-            return Err(bad(
-                spec,
-                format!("each distance once, got {} twice", w[0].0),
-            ));
-        }
-        if w[1].1 > w[0].1 {
-            return Err(bad(
-                spec,
-                format!(
-                    "ε non-increasing in distance, but {}={} is followed by {}={}",
-                    w[0].0, w[0].1, w[1].0, w[1].1
-                ),
-            ));
-        }
-    }
-    if let (Some(b), Some(last)) = (beyond, pairs.last()) {
-        if b > last.1 {
-            return Err(bad(
-                spec,
-                format!(
-                    "ε non-increasing in distance, but {}={} is followed by *={}",
-                    last.0, last.1, b
-                ),
-            ));
-        }
-    }
     Ok(Shape::Table {
         keys: pairs.iter().map(|p| p.0).collect(),
         eps: pairs.iter().map(|p| p.1).collect(),
@@ -519,6 +626,9 @@ impl fmt::Display for EpsilonMap {
         f.write_str(&self.spec())
     }
 }
+
+// `summary.json` records the map as its spec (clamps are separate keys).
+crate::util::spec::serde_as_spec!(EpsilonMap);
 
 #[cfg(test)]
 mod tests {
@@ -609,7 +719,7 @@ mod tests {
         ] {
             let e = EpsilonMap::parse(bad);
             assert!(e.is_err(), "{bad}");
-            assert!(e.unwrap_err().to_string().contains("--eps"));
+            assert!(e.unwrap_err().to_string().contains("invalid eps"));
         }
         assert!(
             EpsilonMap::parse("exp:a=1,b=1")
@@ -617,6 +727,46 @@ mod tests {
                 .with_clamp(Some(2.0), Some(1.0))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn constructors_match_specs_and_validate() {
+        assert_eq!(
+            EpsilonMap::exp(3.0, 1.0).unwrap(),
+            EpsilonMap::parse("exp:a=3,b=1").unwrap()
+        );
+        assert_eq!(EpsilonMap::recip(2.0).unwrap().to_string(), "recip:c=2");
+        assert_eq!(
+            EpsilonMap::power(2.0, 1.5).unwrap().to_string(),
+            "power:c=2,p=1.5"
+        );
+        let t = EpsilonMap::table(&[(2.0, 5.0), (1.0, 15.0)], Some(0.5)).unwrap();
+        assert_eq!(t, EpsilonMap::parse("table:1=15,2=5,*=0.5").unwrap());
+        let r = EpsilonMap::range(0.5, 15.0).unwrap();
+        assert!(r.needs_resolution());
+        assert_eq!(r.to_string(), "range:0.5..15");
+        for e in [
+            EpsilonMap::exp(1.0, -1.0),
+            EpsilonMap::exp(f64::INFINITY, 1.0),
+            EpsilonMap::recip(0.0),
+            EpsilonMap::power(1.0, -1.0),
+            EpsilonMap::table(&[], None),
+            EpsilonMap::table(&[(1.0, 5.0), (2.0, 15.0)], None),
+            EpsilonMap::table(&[(1.0, 5.0), (1.0, 4.0)], None),
+            EpsilonMap::table(&[(1.0, 5.0)], Some(6.0)),
+            EpsilonMap::table(&[(-1.0, 5.0)], None),
+            EpsilonMap::range(5.0, 1.0),
+            EpsilonMap::range(0.0, 1.0),
+        ] {
+            let e = e.unwrap_err();
+            assert!(
+                matches!(&e, Error::Parameter { name, .. } if name == "eps"),
+                "{e}"
+            );
+        }
+        let m = EpsilonMap::exp(1.0, 1.0).unwrap();
+        let e = m.with_clamp(Some(2.0), Some(1.0)).unwrap_err().to_string();
+        assert!(e.contains("`eps_max`") && !e.contains("--"), "{e}");
     }
 
     #[test]

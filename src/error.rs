@@ -4,7 +4,13 @@
 use std::path::PathBuf;
 
 /// The library's error type.
+///
+/// Messages speak the library's words: a parameter is named as in the API, in
+/// snake_case (`eps`, `eps_min`, `owners`), and other parameters a message
+/// refers to are written in backticks (`` clamp with `eps_max` ``). The
+/// command line rewrites those names into its flags (`--eps-max`).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file could not be opened, read or written.
     // The I/O error is part of the message and deliberately not a `#[source]`:
@@ -22,7 +28,8 @@ pub enum Error {
         line: usize,
         message: String,
     },
-    /// An invalid parameter value (command-line argument or library call).
+    /// An invalid parameter value: `name` is the parameter (snake_case, as in
+    /// the API), `value` what was given, `expected` what would do.
     #[error("invalid {name} '{value}': expected {expected}")]
     Parameter {
         name: String,

@@ -57,6 +57,11 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(2);
     }
+    if let Some((line, code)) = cli::flags::value_error(e) {
+        // A spec refused by the library's parser: its own message, flag named.
+        eprintln!("{line}");
+        return ExitCode::from(code);
+    }
     let text = e.render().to_string();
     let mut line = String::new();
     for part in text

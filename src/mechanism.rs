@@ -45,7 +45,7 @@ impl std::fmt::Display for Mechanism {
     }
 }
 
-/// The `--mechanism` choice: one mechanism, or `both` (correlated and
+/// The `mechanism` choice: one mechanism, or `both` (correlated and
 /// independent on the same distances and values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -82,7 +82,7 @@ impl std::str::FromStr for MechanismChoice {
             "gaussian" => Ok(MechanismChoice::Gaussian),
             "both" => Ok(MechanismChoice::Both),
             _ => Err(Error::param(
-                "--mechanism",
+                "mechanism",
                 s,
                 "correlated, independent, gaussian or both",
             )),
@@ -118,16 +118,16 @@ pub struct NoiseModel {
 impl NoiseModel {
     /// Validates the parameters.
     pub fn new(dim: usize, norm: Norm, sensitivity: f64, delta: f64) -> Result<Self> {
-        crate::process::check_dim("--dim", dim)?;
+        crate::process::check_dim("dim", dim)?;
         if !(sensitivity.is_finite() && sensitivity > 0.0) {
             return Err(Error::param(
-                "--sensitivity",
+                "sensitivity",
                 sensitivity,
                 "a finite number > 0",
             ));
         }
         if !(delta > 0.0 && delta < 1.0) {
-            return Err(Error::param("--delta", delta, "a number in (0, 1)"));
+            return Err(Error::param("delta", delta, "a number in (0, 1)"));
         }
         Ok(NoiseModel {
             dim,

@@ -1,4 +1,4 @@
-//! Post-processing of released answers (`--post SPEC`): `none`, `clamp:LO,HI`,
+//! Post-processing of released answers ([`Post`], parameter `post`): `none`, `clamp:LO,HI`,
 //! `bit` (projection on {0, 1}: 1 iff y ≥ 1/2, as in the thesis' Facebook
 //! example) and `round` (nearest integer). Post-processing never weakens
 //! privacy; it can only change accuracy.
@@ -38,6 +38,19 @@ impl Post {
     pub fn is_none(&self) -> bool {
         matches!(self, Post::None)
     }
+
+    /// Checks a step built from its variants (the parser makes the same
+    /// check): clamp bounds are numbers with `lo ≤ hi`.
+    pub fn check(&self) -> Result<()> {
+        match *self {
+            Post::Clamp { lo, hi } if lo.is_nan() || hi.is_nan() || lo > hi => Err(Error::param(
+                "post",
+                self,
+                "clamp:LO,HI with numbers LO ≤ HI",
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl std::str::FromStr for Post {
@@ -52,17 +65,15 @@ impl std::str::FromStr for Post {
             _ => {
                 let body = s
                     .strip_prefix("clamp:")
-                    .ok_or_else(|| Error::param("--post", spec, expected))?;
+                    .ok_or_else(|| Error::param("post", spec, expected))?;
                 let v: Vec<f64> = body
                     .split(',')
                     .map(|t| t.trim().parse::<f64>())
                     .collect::<std::result::Result<_, _>>()
-                    .map_err(|_| {
-                        Error::param("--post", spec, "clamp:LO,HI with numbers LO ≤ HI")
-                    })?;
+                    .map_err(|_| Error::param("post", spec, "clamp:LO,HI with numbers LO ≤ HI"))?;
                 if v.len() != 2 || v.iter().any(|x| x.is_nan()) || v[0] > v[1] {
                     return Err(Error::param(
-                        "--post",
+                        "post",
                         spec,
                         "clamp:LO,HI with numbers LO ≤ HI",
                     ));
@@ -83,6 +94,9 @@ impl std::fmt::Display for Post {
         }
     }
 }
+
+// `summary.json` records the step as its spec.
+crate::util::spec::serde_as_spec!(Post);
 
 #[cfg(test)]
 mod tests {

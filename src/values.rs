@@ -1,4 +1,5 @@
-//! Private values `u_i ∈ Rⁿ` of the data owners, from the `--values SPEC` grammar:
+//! Private values `u_i ∈ Rⁿ` of the data owners ([`ValueSpec`], parameter
+//! `values`; `FromStr` reads the spec grammar, `Display` writes it back):
 //!
 //! | spec | values |
 //! |---|---|
@@ -20,7 +21,7 @@ use crate::{Error, Result};
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 
-/// A parsed `--values` spec.
+/// Where the owners' private values come from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ValueSpec {
     /// CSV `node,v1..vn`.
@@ -40,7 +41,7 @@ pub enum ValueSpec {
 }
 
 fn bad(spec: &str, expected: &str) -> Error {
-    Error::param("--values", spec, expected)
+    Error::param("values", spec, expected)
 }
 
 const GRAMMAR: &str =
@@ -99,6 +100,29 @@ impl std::str::FromStr for ValueSpec {
     }
 }
 
+impl ValueSpec {
+    /// Checks a spec built from its variants (the parser makes the same
+    /// checks): finite numbers, `lo < hi`, `sd ≥ 0`, `0 ≤ p ≤ 1`, a path.
+    pub fn check(&self) -> Result<()> {
+        let finite = |xs: &[f64]| xs.iter().all(|x| x.is_finite());
+        let spec = self.to_string();
+        match *self {
+            ValueSpec::File(ref p) if p.as_os_str().is_empty() => Err(bad(&spec, GRAMMAR)),
+            ValueSpec::Uniform { lo, hi } if !(finite(&[lo, hi]) && lo < hi) => {
+                Err(bad(&spec, "uniform:LO,HI with finite LO < HI"))
+            }
+            ValueSpec::Normal { mean, sd } if !(finite(&[mean, sd]) && sd >= 0.0) => {
+                Err(bad(&spec, "normal:MEAN,SD with SD ≥ 0"))
+            }
+            ValueSpec::Bits { p } if !(0.0..=1.0).contains(&p) => {
+                Err(bad(&spec, "bits:P with 0 ≤ P ≤ 1"))
+            }
+            ValueSpec::Const { x } if !x.is_finite() => Err(bad(&spec, "const:X with a finite X")),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl std::fmt::Display for ValueSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -114,6 +138,9 @@ impl std::fmt::Display for ValueSpec {
         }
     }
 }
+
+// `summary.json` records the values as their spec.
+crate::util::spec::serde_as_spec!(ValueSpec);
 
 /// The coordinates file written next to a generated graph: `STEM.coords.csv`.
 pub fn coords_path(graph_path: &Path) -> PathBuf {
@@ -154,15 +181,15 @@ impl Values {
             ValueSpec::Coords => {
                 if dim != 2 {
                     return Err(Error::param(
-                        "--values",
+                        "values",
                         "coords",
-                        format!("--dim 2 (node coordinates are 2-D), got --dim {dim}"),
+                        format!("`dim` = 2 (node coordinates are 2-D), got `dim` = {dim}"),
                     ));
                 }
                 let p = coords_path(graph_path);
                 if !p.exists() {
                     return Err(Error::param(
-                        "--values",
+                        "values",
                         "coords",
                         format!(
                             "a coordinates file {} next to the graph (written by `privdiffuse generate geometric`)",
@@ -246,7 +273,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
                 path,
                 line_no,
                 format!(
-                    "'{line}': expected {} columns (node,v1..v{dim}) for --dim {dim}, found {}",
+                    "'{line}': expected {} columns (node,v1..v{dim}) for `dim` = {dim}, found {}",
                     dim + 1,
                     fields.len()
                 ),

@@ -7,7 +7,7 @@
 //! z = 4.5 where dozens of intervals are checked at once.
 
 use privdiffuse::collusion::{
-    CoalitionResult, CoalitionSpec, ColludeOptions, ColludeResult, Estimator, collude,
+    Coalition, CoalitionResult, ColludeOptions, ColludeResult, Estimator, collude,
 };
 use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
 use privdiffuse::graph::Graph;
@@ -32,12 +32,12 @@ fn graph() -> Graph {
 
 fn config(dim: usize, norm: Norm, mech: MechanismChoice, owners: &str) -> SimConfig {
     SimConfig {
-        eps: MAP.into(),
+        eps: MAP.parse().unwrap(),
         dim,
         norm,
         mechanism: mech,
-        values: "const:3".into(),
-        owners: owners.into(),
+        values: "const:3".parse().unwrap(),
+        owners: owners.parse().unwrap(),
         seed: 7,
         ..SimConfig::default()
     }
@@ -47,10 +47,7 @@ fn run(g: &Graph, cfg: &SimConfig, specs: &[&str], trials: usize) -> ColludeResu
     let d = Distances::new(g, DistanceKind::Hop, &DistanceOptions::default()).unwrap();
     let plan = Plan::new(cfg, g, &d).unwrap();
     let opts = ColludeOptions {
-        coalitions: specs
-            .iter()
-            .map(|s| CoalitionSpec::parse(s).unwrap())
-            .collect(),
+        coalitions: specs.iter().map(|s| Coalition::parse(s).unwrap()).collect(),
         estimators: Estimator::ALL.to_vec(),
         trials,
         composition_delta: 1e-6,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use privdiffuse::collusion::{CoalitionSpec, Member};
+use privdiffuse::collusion::{Coalition, Member};
 use privdiffuse::{Error, NodeIds};
 
 /// Six nodes with ids 10..60; node 0 is the owner, node 4 unreachable.
@@ -15,7 +15,7 @@ fn row() -> (NodeIds, Vec<f64>) {
 
 fn nodes(spec: &str, band: Option<f64>, seed: u64) -> Vec<u32> {
     let (ids, dist) = row();
-    let c = CoalitionSpec::parse(spec)
+    let c = Coalition::parse(spec)
         .unwrap()
         .select(0, &dist, band, &ids, seed)
         .unwrap();
@@ -56,7 +56,7 @@ fn bad_specs_name_themselves() {
         "sybil:m=0,d=2",
     ];
     for spec in bad {
-        let err = CoalitionSpec::parse(spec).unwrap_err();
+        let err = Coalition::parse(spec).unwrap_err();
         assert!(matches!(err, Error::Parameter { .. }), "{spec}: {err:?}");
         let msg = err.to_string();
         assert!(
@@ -64,19 +64,17 @@ fn bad_specs_name_themselves() {
             "{spec}: message does not name it: {msg}"
         );
     }
-    let msg = CoalitionSpec::parse("crowd:m=3").unwrap_err().to_string();
+    let msg = Coalition::parse("crowd:m=3").unwrap_err().to_string();
     assert!(
         msg.contains("crowd") && msg.contains("far:min-d=X"),
         "{msg}"
     );
-    let msg = CoalitionSpec::parse("far:min-d=1,m=3")
-        .unwrap_err()
-        .to_string();
+    let msg = Coalition::parse("far:min-d=1,m=3").unwrap_err().to_string();
     assert!(msg.contains("unknown key 'm'"), "{msg}");
-    let msg = CoalitionSpec::parse("random:m=0").unwrap_err().to_string();
+    let msg = Coalition::parse("random:m=0").unwrap_err().to_string();
     assert!(msg.contains("≥ 1"), "{msg}");
     // A missing file is an I/O error naming the path.
-    let err = CoalitionSpec::parse("file:/nonexistent/privdiffuse/members.txt").unwrap_err();
+    let err = Coalition::parse("file:/nonexistent/privdiffuse/members.txt").unwrap_err();
     assert!(
         matches!(err, Error::Io { .. })
             && err
@@ -102,7 +100,7 @@ fn far_band_nearest_and_sybil_select_as_documented() {
     assert_eq!(nodes("nearest:m=10", None, 1), vec![1, 2, 3, 5]);
     // Sybils: M accounts at distance X, no node.
     let (ids, dist) = row();
-    let c = CoalitionSpec::parse(" sybil:m=3,d=4 ")
+    let c = Coalition::parse(" sybil:m=3,d=4 ")
         .unwrap()
         .select(0, &dist, None, &ids, 1)
         .unwrap();
@@ -118,7 +116,7 @@ fn far_band_nearest_and_sybil_select_as_documented() {
         ]
     );
     // Distances travel with the members.
-    let c = CoalitionSpec::parse("far:min-d=2")
+    let c = Coalition::parse("far:min-d=2")
         .unwrap()
         .select(0, &dist, None, &ids, 1)
         .unwrap();
@@ -128,7 +126,7 @@ fn far_band_nearest_and_sybil_select_as_documented() {
     );
     // A different owner: node 0 becomes a candidate, node 2 is excluded.
     let dist2 = vec![1.0, 1.0, 0.0, 1.0, f64::INFINITY, 2.0];
-    let c = CoalitionSpec::parse("far:min-d=1")
+    let c = Coalition::parse("far:min-d=1")
         .unwrap()
         .select(2, &dist2, None, &ids, 1)
         .unwrap();
@@ -140,7 +138,7 @@ fn far_band_nearest_and_sybil_select_as_documented() {
         vec![0, 1, 3, 5]
     );
     // Shape errors.
-    let spec = CoalitionSpec::parse("far:min-d=1").unwrap();
+    let spec = Coalition::parse("far:min-d=1").unwrap();
     assert!(spec.select(0, &dist[..3], None, &ids, 1).is_err());
     assert!(spec.select(9, &dist, None, &ids, 1).is_err());
     assert!(spec.select(0, &dist, Some(f64::NAN), &ids, 1).is_err());
@@ -186,14 +184,14 @@ fn file_members_resolve_ids_and_report_unknown_ones() {
     // 10 is the owner and 50 unreachable: dropped; the duplicate 20 counted once.
     assert_eq!(nodes(&spec, None, 1), vec![1, 2, 5]);
     // The list is read at parse time: later edits do not matter.
-    let parsed = CoalitionSpec::parse(&spec).unwrap();
+    let parsed = Coalition::parse(&spec).unwrap();
     std::fs::write(&p, "999\n").unwrap();
     let (ids, dist) = row();
     assert_eq!(parsed.select(0, &dist, None, &ids, 1).unwrap().len(), 3);
     std::fs::remove_file(&p).unwrap();
 
     let p = temp_file("bad.txt", "20\n99\nalice\n30\n");
-    let spec = CoalitionSpec::parse(&format!("file:{}", p.display())).unwrap();
+    let spec = Coalition::parse(&format!("file:{}", p.display())).unwrap();
     let err = spec.select(0, &dist, None, &ids, 1).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, Error::Input { line: 2, .. }), "{err:?}");
@@ -204,7 +202,7 @@ fn file_members_resolve_ids_and_report_unknown_ones() {
     std::fs::remove_file(&p).unwrap();
 
     let p = temp_file("two.txt", "20\n30 40\n");
-    let err = CoalitionSpec::parse(&format!("file:{}", p.display())).unwrap_err();
+    let err = Coalition::parse(&format!("file:{}", p.display())).unwrap_err();
     assert!(matches!(err, Error::Input { line: 2, .. }), "{err:?}");
     std::fs::remove_file(&p).unwrap();
 

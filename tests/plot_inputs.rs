@@ -177,7 +177,10 @@ fn empty_inputs_and_bad_requests() {
     let mut o = small();
     o.width = 5;
     let e = plot::draw(Kind::Coalition, &dir, &out, &o).unwrap_err();
-    assert!(e.is_usage() && e.to_string().contains("--width"), "{e}");
+    assert!(
+        e.is_usage() && e.to_string().contains("width") && !e.to_string().contains("--"),
+        "{e}"
+    );
     assert!(!out.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -26,11 +26,11 @@ fn run(graph: &Graph, config: &SimConfig) -> Vec<BucketRow> {
 fn base(dim: usize, norm: &str, mechanism: &str) -> SimConfig {
     SimConfig {
         graph: PathBuf::from("unused.edges"),
-        eps: "exp:a=2.5,b=0.6".into(),
+        eps: "exp:a=2.5,b=0.6".parse().unwrap(),
         dim,
         norm: norm.parse().unwrap(),
         mechanism: mechanism.parse().unwrap(),
-        values: "uniform:0,1".into(),
+        values: "uniform:0,1".parse().unwrap(),
         seed: 11,
         ..SimConfig::default()
     }
@@ -76,7 +76,7 @@ fn a_wrong_sampler_would_fail_the_theory_check() {
     let cfg = base(1, "l1", "correlated");
     let rows = run(&g, &cfg);
     let mut cfg2 = cfg.clone();
-    cfg2.eps = "exp:a=3.2,b=0.6".into(); // ε × 2
+    cfg2.eps = "exp:a=3.2,b=0.6".parse().unwrap(); // ε × 2
     let rows2 = run(&g, &cfg2);
     let mut worst: f64 = 0.0;
     for (a, b) in rows.iter().zip(&rows2) {
@@ -110,9 +110,9 @@ fn bit_post_processing_accuracy() {
     // u ∈ {0,1}, answer 1 iff u + V ≥ 1/2: P(answer = u) = 1 − ½e^{−ε/2} (1-D Laplace).
     let g = geometric(600, 7);
     let mut cfg = base(1, "l1", "both");
-    cfg.values = "bits:0.5".into();
-    cfg.post = "bit".into();
-    cfg.eps = "exp:a=1.5,b=0.4".into();
+    cfg.values = "bits:0.5".parse().unwrap();
+    cfg.post = "bit".parse().unwrap();
+    cfg.eps = "exp:a=1.5,b=0.4".parse().unwrap();
     let rows = run(&g, &cfg);
     let owners = g.n() as f64;
     let mut checked = 0;
@@ -135,7 +135,7 @@ fn bit_post_processing_accuracy() {
 fn range_map_hits_extremes_exactly() {
     let g = geometric(300, 9);
     let mut cfg = base(1, "l1", "correlated");
-    cfg.eps = "range:0.5..15".into();
+    cfg.eps = "range:0.5..15".parse().unwrap();
     let rows = run(&g, &cfg);
     let first = rows.first().unwrap();
     let last = rows.iter().rfind(|r| r.mechanism == "correlated").unwrap();
@@ -148,7 +148,7 @@ fn continuous_distances_use_bins() {
     let g = geometric(200, 13);
     let mut cfg = base(1, "l1", "both");
     cfg.distance = "resistance".parse().unwrap();
-    cfg.eps = "recip:c=2".into();
+    cfg.eps = "recip:c=2".parse().unwrap();
     cfg.bins = 8;
     let rows = run(&g, &cfg);
     let corr: Vec<_> = rows

@@ -58,11 +58,11 @@ fn toml_base_and_grid() {
     assert_eq!(pts.len(), 8);
     assert!(pts.iter().all(|p| p.config.dim == 1));
     assert_eq!(pts[7].config.seed, 4);
-    assert_eq!(pts[7].config.eps, "exp:a=3,b=1");
+    assert_eq!(pts[7].config.eps.to_string(), "exp:a=3,b=1");
     // Axes nest in the order the file writes them: seed outermost here.
     assert_eq!(
-        (pts[1].config.seed, pts[1].config.eps.as_str()),
-        (1, "exp:a=3,b=1")
+        (pts[1].config.seed, pts[1].config.eps.to_string()),
+        (1, "exp:a=3,b=1".to_string())
     );
     assert_eq!(g.columns()[..2], ["seed".to_string(), "eps".to_string()]);
 }

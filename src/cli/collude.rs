@@ -2,6 +2,8 @@
 
 use super::sim_options::SimOptions;
 use privdiffuse::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir};
+use privdiffuse::sim::Owners;
+use privdiffuse::{Coalition, Estimator};
 use std::path::PathBuf;
 
 /// Pool coalitions' answers: estimator gains, privacy-loss audit, distinguishing attack
@@ -42,7 +44,7 @@ pub struct ColludeArgs {
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`)
     /// [default: 20, or all nodes on a smaller graph]
     #[arg(long, value_name = "SPEC", display_order = 160)]
-    owners: Option<String>,
+    owners: Option<Owners>,
     /// A coalition (repeatable): far:min-d=X | band:d=X | random:m=M[,min-d=X] |
     /// nearest:m=M | sybil:m=M,d=X | file:PATH (required unless --config gives some)
     #[arg(
@@ -51,10 +53,10 @@ pub struct ColludeArgs {
         required_unless_present = "config",
         display_order = 300
     )]
-    coalitions: Vec<String>,
+    coalitions: Vec<Coalition>,
     /// Estimators, comma-separated: best, mean, ivw, median, mle, pitman [default: all]
     #[arg(long, value_name = "LIST", display_order = 310)]
-    estimators: Option<String>,
+    estimators: Option<EstimatorList>,
     /// Trials per owner, coalition and mechanism (as many again under u+Δ for
     /// the attack) [default: 1000]
     #[arg(long, value_name = "T", display_order = 320)]
@@ -82,6 +84,17 @@ pub struct ColludeArgs {
     quiet: bool,
 }
 
+/// `--estimators best,ivw,...`: one flag value, a list of estimators.
+#[derive(Clone, Debug)]
+struct EstimatorList(Vec<Estimator>);
+
+impl std::str::FromStr for EstimatorList {
+    type Err = privdiffuse::Error;
+    fn from_str(s: &str) -> privdiffuse::Result<Self> {
+        Estimator::parse_list(s).map(EstimatorList)
+    }
+}
+
 impl ColludeArgs {
     /// The configuration: defaults, then `--config` (a collude or simulate
     /// summary.json), then explicit flags.
@@ -98,7 +111,7 @@ impl ColludeArgs {
             c.coalitions = self.coalitions.clone();
         }
         if let Some(v) = &self.estimators {
-            c.estimators = v.clone();
+            c.estimators = v.0.clone();
         }
         if let Some(v) = self.trials {
             c.trials = v;

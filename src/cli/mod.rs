@@ -4,6 +4,7 @@
 mod collude;
 mod common;
 mod distances;
+pub mod flags;
 mod generate;
 mod info;
 mod path;
@@ -45,8 +46,31 @@ pub enum Command {
     Plot(plot::PlotArgs),
 }
 
-/// Runs a parsed command line.
+impl Command {
+    /// The subcommand's name on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Simulate(_) => "simulate",
+            Command::Collude(_) => "collude",
+            Command::Sweep(_) => "sweep",
+            Command::Path(_) => "path",
+            Command::Relax(_) => "relax",
+            Command::Distances(_) => "distances",
+            Command::Generate(_) => "generate",
+            Command::Info(_) => "info",
+            Command::Plot(_) => "plot",
+        }
+    }
+}
+
+/// Runs a parsed command line; library errors come back in its words
+/// ([`flags`]).
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let name = cli.command.name();
+    dispatch(cli).map_err(|e| flags::anyhow_in_cli_words(name, e))
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Simulate(a) => simulate::run(*a),
         Command::Path(a) => path::run(a),

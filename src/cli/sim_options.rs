@@ -1,5 +1,6 @@
 //! Options shared by `simulate` and `collude`: the graph, distances, ε map,
-//! values, mechanisms and seed. Both commands `#[command(flatten)]` this
+//! values, mechanisms and seed, each parsed into its library type by clap (a
+//! bad spec is refused before anything runs). Both commands `#[command(flatten)]` this
 //! struct; every flag carries an explicit `display_order` (multiples of 10, in
 //! `simulate`'s historical order) so each command can slot its own flags in
 //! between without changing `simulate --help`.
@@ -8,6 +9,7 @@ use privdiffuse::distance::DistanceKind;
 use privdiffuse::mechanism::MechanismChoice;
 use privdiffuse::process::Norm;
 use privdiffuse::sim::{SimConfig, Unreachable};
+use privdiffuse::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
 
 /// Graph, distance, ε, value, mechanism and seed flags (see `simulate --help`).
@@ -31,7 +33,7 @@ pub struct SimOptions {
     /// Privacy map ε(d): exp:a=A,b=B | recip:c=C | power:c=C,p=P |
     /// table:1=15,2=5,*=0.5 | range:LO..HI [default: range:0.5..15]
     #[arg(long, value_name = "SPEC", display_order = 50)]
-    pub eps: Option<String>,
+    pub eps: Option<EpsilonMap>,
     /// Lower clamp of ε (also the level of unreachable members with --unreachable floor)
     #[arg(long, value_name = "E", display_order = 60)]
     pub eps_min: Option<f64>,
@@ -56,7 +58,7 @@ pub struct SimOptions {
     /// Private values: file:PATH | coords | auto | uniform:LO,HI | normal:M,SD | bits:P | const:X
     /// [default: auto = coords next to the graph when --dim 2, else uniform:0,1]
     #[arg(long, value_name = "SPEC", display_order = 130)]
-    pub values: Option<String>,
+    pub values: Option<ValueSpec>,
     /// Sensitivity Δ: noise at level ε has scale Δ/ε [default: 1]
     #[arg(long, value_name = "X", display_order = 140)]
     pub sensitivity: Option<f64>,

@@ -1,7 +1,8 @@
 //! `privdiffuse simulate`: the main job.
 
 use super::sim_options::SimOptions;
-use privdiffuse::sim::{RunOptions, SimConfig, simulate_to_dir};
+use privdiffuse::Post;
+use privdiffuse::sim::{Owners, RunOptions, SimConfig, simulate_to_dir};
 use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
@@ -26,10 +27,10 @@ pub struct SimulateArgs {
     sim: SimOptions,
     /// Post-processing of answers: none | clamp:LO,HI | bit | round [default: none]
     #[arg(long, value_name = "SPEC", display_order = 150)]
-    post: Option<String>,
+    post: Option<Post>,
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
     #[arg(long, value_name = "SPEC", display_order = 160)]
-    owners: Option<String>,
+    owners: Option<Owners>,
     /// Also write responses.csv (one row per answer: large)
     #[arg(long, display_order = 200)]
     responses: bool,
@@ -62,7 +63,7 @@ impl SimulateArgs {
         };
         self.sim.apply(&mut c);
         if let Some(v) = &self.post {
-            c.post = v.clone();
+            c.post = *v;
         }
         if let Some(v) = &self.owners {
             c.owners = v.clone();

@@ -1,4 +1,7 @@
-//! Coalition specifications (`--coalition SPEC`) and member selection.
+//! Coalitions ([`Coalition`], parameter `coalition`): which recipients
+//! collude, as a spec (`FromStr` reads the grammar below, `Display` writes the
+//! canonical spec) or a constructor, and who they are for a given owner
+//! ([`Coalition::select`] → [`CoalitionMembers`]).
 //!
 //! | spec | members (never the owner, never unreachable nodes) |
 //! |---|---|
@@ -24,9 +27,12 @@ use crate::{Error, Result};
 const KINDS: &str =
     "far:min-d=X, band:d=X, random:m=M[,min-d=X], nearest:m=M, sybil:m=M,d=X or file:PATH";
 
-/// A parsed `--coalition` value.
+/// Which recipients collude: validated when built ([`Coalition::far`], …, or
+/// parsed from a spec), resolved per owner by [`Coalition::select`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct CoalitionSpec {
+pub struct Coalition {
+    /// The spec as written (trimmed), or the canonical spec when constructed:
+    /// the label in output files.
     text: String,
     kind: Kind,
 }
@@ -67,14 +73,14 @@ pub struct Member {
 
 /// The members selected for one owner.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Coalition {
+pub struct CoalitionMembers {
     /// The spec text it came from (for output files).
     pub label: String,
     /// Members, by node index (sybils in account order).
     pub members: Vec<Member>,
 }
 
-impl Coalition {
+impl CoalitionMembers {
     /// Number of members.
     pub fn len(&self) -> usize {
         self.members.len()
@@ -87,12 +93,53 @@ impl Coalition {
 }
 
 fn bad(spec: &str, expected: impl Into<String>) -> Error {
-    Error::param("coalition spec", spec, expected)
+    Error::param("coalition", spec, expected)
 }
 
-impl CoalitionSpec {
+impl Coalition {
+    fn of(kind: Kind) -> Result<Coalition> {
+        let text = canonical(&kind);
+        check_kind(&text, &kind)?;
+        Ok(Coalition { text, kind })
+    }
+
+    /// Every node at distance ≥ `min_d` (spec `far:min-d=X`).
+    pub fn far(min_d: f64) -> Result<Coalition> {
+        Coalition::of(Kind::Far { min_d })
+    }
+
+    /// Every node at distance `d` (spec `band:d=X`; ±width/2 for continuous
+    /// distances).
+    pub fn band(d: f64) -> Result<Coalition> {
+        Coalition::of(Kind::Band { d })
+    }
+
+    /// `m` ≥ 1 nodes drawn uniformly (seeded), optionally among those at
+    /// distance ≥ `min_d` (spec `random:m=M[,min-d=X]`).
+    pub fn random(m: usize, min_d: Option<f64>) -> Result<Coalition> {
+        Coalition::of(Kind::Random { m, min_d })
+    }
+
+    /// The `m` ≥ 1 closest nodes, ties by node index (spec `nearest:m=M`).
+    pub fn nearest(m: usize) -> Result<Coalition> {
+        Coalition::of(Kind::Nearest { m })
+    }
+
+    /// `m` ≥ 1 fake accounts all at distance `d` (spec `sybil:m=M,d=X`).
+    pub fn sybil(m: usize, d: f64) -> Result<Coalition> {
+        Coalition::of(Kind::Sybil { m, d })
+    }
+
+    /// The node ids listed in a file, one per line, `#` comments (spec
+    /// `file:PATH`); the file is read now, its ids resolved per graph.
+    pub fn file(path: impl Into<PathBuf>) -> Result<Coalition> {
+        let path = path.into();
+        let ids = read_id_file(&path)?;
+        Coalition::of(Kind::File { path, ids })
+    }
+
     /// Parses a spec (see the module table). `file:` reads the id list now;
-    /// ids are resolved against the graph in [`CoalitionSpec::select`].
+    /// ids are resolved against the graph in [`Coalition::select`].
     pub fn parse(spec: &str) -> Result<Self> {
         let text = spec.trim().to_string();
         let Some((kind, rest)) = text.split_once(':') else {
@@ -105,7 +152,7 @@ impl CoalitionSpec {
                 return Err(bad(spec, "file:PATH with a non-empty path"));
             }
             let ids = read_id_file(&path)?;
-            return Ok(CoalitionSpec {
+            return Ok(Coalition {
                 text,
                 kind: Kind::File { path, ids },
             });
@@ -181,10 +228,11 @@ impl CoalitionSpec {
                 d: dist("d", need("d")?)?,
             },
         };
-        Ok(CoalitionSpec { text, kind })
+        Ok(Coalition { text, kind })
     }
 
-    /// The spec as written (trimmed); used as the coalition label.
+    /// The spec as written (trimmed), or the canonical spec of a constructed
+    /// coalition: its label in output files and `summary.json`.
     pub fn label(&self) -> &str {
         &self.text
     }
@@ -201,7 +249,7 @@ impl CoalitionSpec {
         band_width: Option<f64>,
         ids: &NodeIds,
         seed: u64,
-    ) -> Result<Coalition> {
+    ) -> Result<CoalitionMembers> {
         if dist.len() != ids.len() {
             return Err(Error::param(
                 "distance row",
@@ -292,7 +340,7 @@ impl CoalitionSpec {
                     .collect()
             }
         };
-        Ok(Coalition {
+        Ok(CoalitionMembers {
             label: self.text.clone(),
             members,
         })
@@ -334,7 +382,7 @@ fn resolve_file_ids(path: &Path, list: &[(String, usize)], ids: &NodeIds) -> Res
     Ok(nodes)
 }
 
-impl CoalitionSpec {
+impl Coalition {
     /// Checks everything about the spec that depends on the graph but not on
     /// the owner (today: that a `file:` list names only nodes of the graph), so
     /// a run can fail before it writes anything.
@@ -346,16 +394,81 @@ impl CoalitionSpec {
     }
 }
 
-impl fmt::Display for CoalitionSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+/// The canonical spec: the kind, then its keys in the grammar's order.
+fn canonical(kind: &Kind) -> String {
+    use crate::util::fmt_f64 as f;
+    match kind {
+        Kind::Far { min_d } => format!("far:min-d={}", f(*min_d)),
+        Kind::Band { d } => format!("band:d={}", f(*d)),
+        Kind::Random { m, min_d: None } => format!("random:m={m}"),
+        Kind::Random { m, min_d: Some(x) } => format!("random:m={m},min-d={}", f(*x)),
+        Kind::Nearest { m } => format!("nearest:m={m}"),
+        Kind::Sybil { m, d } => format!("sybil:m={m},d={}", f(*d)),
+        Kind::File { path, .. } => format!("file:{}", path.display()),
     }
 }
 
-impl std::str::FromStr for CoalitionSpec {
+/// The checks of a constructed coalition (the parser makes the same ones).
+fn check_kind(spec: &str, kind: &Kind) -> Result<()> {
+    let dist = |key: &str, x: f64| {
+        if x.is_finite() && x >= 0.0 {
+            Ok(())
+        } else {
+            Err(bad(spec, format!("{key} a finite distance ≥ 0, got '{x}'")))
+        }
+    };
+    let count = |m: usize| {
+        if m >= 1 {
+            Ok(())
+        } else {
+            Err(bad(spec, format!("m a whole number ≥ 1, got '{m}'")))
+        }
+    };
+    match kind {
+        Kind::Far { min_d } => dist("min-d", *min_d),
+        Kind::Band { d } => dist("d", *d),
+        Kind::Random { m, min_d } => {
+            count(*m)?;
+            min_d.map_or(Ok(()), |x| dist("min-d", x))
+        }
+        Kind::Nearest { m } => count(*m),
+        Kind::Sybil { m, d } => {
+            count(*m)?;
+            dist("d", *d)
+        }
+        Kind::File { path, .. } if path.as_os_str().is_empty() => {
+            Err(bad(spec, "file:PATH with a non-empty path"))
+        }
+        Kind::File { .. } => Ok(()),
+    }
+}
+
+impl fmt::Display for Coalition {
+    /// The canonical spec (`far:min-d=4`), whatever spacing it was written with.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&canonical(&self.kind))
+    }
+}
+
+impl std::str::FromStr for Coalition {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        CoalitionSpec::parse(s)
+        Coalition::parse(s)
+    }
+}
+
+/// `summary.json` records a coalition as its label (the spec as written), as
+/// it always did; reading it back parses the spec again.
+impl serde::Serialize for Coalition {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Coalition {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        Coalition::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 

@@ -66,6 +66,11 @@ impl Estimator {
         }
     }
 
+    /// The canonical spec of a list: names joined by commas.
+    pub fn list_spec(list: &[Estimator]) -> String {
+        list.iter().map(|e| e.name()).collect::<Vec<_>>().join(",")
+    }
+
     /// Parses a comma-separated list such as `best,ivw,pitman` (spaces allowed,
     /// repeated names kept once, in first-seen order).
     pub fn parse_list(s: &str) -> Result<Vec<Estimator>> {
@@ -108,11 +113,28 @@ impl FromStr for Estimator {
             .find(|e| e.name().eq_ignore_ascii_case(t))
             .ok_or_else(|| {
                 Error::param(
-                    "estimator",
+                    "estimators",
                     t,
                     "one of best, mean, ivw, median, mle, pitman",
                 )
             })
+    }
+}
+
+/// Serde for a list of estimators as today's comma-separated spec
+/// (`"best,ivw,pitman"`), e.g. `#[serde(with = "estimator_list")]`.
+pub mod estimator_list {
+    use super::Estimator;
+
+    /// Writes `best,ivw,...`.
+    pub fn serialize<S: serde::Serializer>(v: &[Estimator], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&Estimator::list_spec(v))
+    }
+
+    /// Reads a comma-separated list ([`Estimator::parse_list`]).
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Estimator>, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        Estimator::parse_list(&text).map_err(serde::de::Error::custom)
     }
 }
 

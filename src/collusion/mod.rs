@@ -3,8 +3,9 @@
 //! The correlated mechanism exists because recipients collude. This module puts
 //! that claim to the test:
 //!
-//! * [`coalition`] — which recipients collude ([`CoalitionSpec`]: `far:min-d=3`,
-//!   `sybil:m=50,d=4`, …) and who they are for a given owner ([`Coalition`]);
+//! * [`coalition`] — which recipients collude ([`Coalition`]: `far:min-d=3`,
+//!   `sybil:m=50,d=4`, …) and who they are for a given owner
+//!   ([`CoalitionMembers`]);
 //! * [`estimators`] — what a coalition can compute from its pooled answers: the
 //!   best member's answer, means, medians, the independent-Laplace MLE and the
 //!   Pitman (flat-prior posterior mean) estimator, O(m log m) per coordinate with
@@ -15,6 +16,7 @@
 //! * [`audit`] — the exact privacy loss of every sampled view (two independent
 //!   computations for the correlated mechanism), its summaries, and an empirical
 //!   lower bound on ε from a distinguishing attack;
+//! * [`builder`] — [`Collusion`], the typed builder run in memory;
 //! * [`run`] — the trial runner behind `privdiffuse collude`: every owner ×
 //!   coalition × mechanism, `T` fresh draws, estimator gains, audit, attack;
 //! * [`stats`] — MSE / gain accumulators with delta-method confidence intervals,
@@ -27,6 +29,7 @@
 
 pub mod accounting;
 pub mod audit;
+pub mod builder;
 pub mod coalition;
 pub mod estimators;
 pub mod run;
@@ -38,14 +41,20 @@ pub use audit::{
     DistinguishingBound, FullChain, LossSummary, correlated_loss, correlated_loss_full_chain,
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
-pub use coalition::{Coalition, CoalitionSpec, Member};
-pub use estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View};
+pub use builder::{Collusion, CollusionOutput};
+pub use coalition::{Coalition, CoalitionMembers, Member};
+pub use estimators::{
+    Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimator_list,
+};
 pub use run::{
     AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes,
     collude,
 };
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
-pub use write::{ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, collude_to_dir};
+pub use write::{
+    ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, PooledAudit, PooledEstimator,
+    collude_to_dir,
+};
 
 /// Norm of the n-dimensional mechanism: the crate-wide [`crate::process::Norm`]
 /// (1-D views are the same under both).

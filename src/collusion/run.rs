@@ -6,7 +6,7 @@
 //! depends on the thread count):
 //!
 //! 1. the owner's distance row is computed once (O(N) per worker, never N×N);
-//! 2. each coalition is selected ([`CoalitionSpec::select`]); member j answers at
+//! 2. each coalition is selected ([`Coalition::select`]); member j answers at
 //!    ε_j = map.eps(d_j) (sybils too, at their declared distance), i.e. at
 //!    process level λ_j = ε_j/Δ. Members are ordered by ascending ε (ties by
 //!    node index, sybils last) so members with equal ε form contiguous *units*;
@@ -39,7 +39,7 @@ use super::audit::{
     DistinguishingBound, LossSummary, correlated_loss, correlated_loss_full_chain,
     distinguishing_lower_bound, gaussian_loss, independent_loss,
 };
-use super::coalition::{CoalitionSpec, Member};
+use super::coalition::{Coalition, Member};
 use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimate};
 use super::stats::GainSummary;
 use crate::control::Control;
@@ -61,7 +61,7 @@ pub const BOUND_SLACK: f64 = 1e-12;
 #[derive(Clone, Debug)]
 pub struct ColludeOptions {
     /// Coalitions, in output order.
-    pub coalitions: Vec<CoalitionSpec>,
+    pub coalitions: Vec<Coalition>,
     /// Estimators, in output order.
     pub estimators: Vec<Estimator>,
     /// Trials per owner, coalition and mechanism (and as many again under u').
@@ -75,28 +75,28 @@ impl ColludeOptions {
     pub fn validate(&self) -> Result<()> {
         if self.coalitions.is_empty() {
             return Err(Error::param(
-                "--coalition",
+                "coalition",
                 "(none)",
                 "at least one coalition spec",
             ));
         }
         if self.estimators.is_empty() {
             return Err(Error::param(
-                "--estimators",
+                "estimators",
                 "(none)",
                 "a comma-separated list of best, mean, ivw, median, mle, pitman",
             ));
         }
         if self.trials == 0 || self.trials > MAX_TRIALS {
             return Err(Error::param(
-                "--trials",
+                "trials",
                 self.trials,
                 format!("a whole number in 1..={MAX_TRIALS}"),
             ));
         }
         if !(self.composition_delta > 0.0 && self.composition_delta < 1.0) {
             return Err(Error::param(
-                "--composition-delta",
+                "composition_delta",
                 self.composition_delta,
                 "a number in (0, 1)",
             ));
@@ -246,11 +246,11 @@ fn secs(d: Duration) -> f64 {
 pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Result<ColludeResult> {
     opts.validate()?;
     for spec in &opts.coalitions {
-        spec.check(plan.graph.ids())?;
+        spec.check(plan.graph().ids())?;
     }
     let done = AtomicU64::new(0);
     let per_owner: Vec<Result<(Vec<CoalitionResult>, PhaseTimes)>> = plan
-        .owners
+        .owners()
         .par_iter()
         .map_init(
             || new_scratch(plan),
@@ -258,13 +258,13 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
                 control.check()?;
                 s.times = PhaseTimes::default();
                 let r = run_owner(plan, opts, s, owner).map(|v| (v, s.times));
-                let total = plan.owners.len() as u64;
+                let total = plan.owners().len() as u64;
                 control.report("owners", done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 r
             },
         )
         .collect();
-    let mut results = Vec::with_capacity(plan.owners.len() * opts.coalitions.len());
+    let mut results = Vec::with_capacity(plan.owners().len() * opts.coalitions.len());
     let mut phases = PhaseTimes::default();
     for r in per_owner {
         let (v, t) = r?;
@@ -275,9 +275,9 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
 }
 
 fn new_scratch(plan: &Plan<'_>) -> Scratch {
-    let n = plan.model.dim;
+    let n = plan.model().dim;
     Scratch {
-        ws: plan.distances.workspace(),
+        ws: plan.distances().workspace(),
         row: Vec::new(),
         u: vec![0.0; n],
         u1: vec![0.0; n],
@@ -311,11 +311,11 @@ fn run_owner(
     owner: u32,
 ) -> Result<Vec<CoalitionResult>> {
     let t0 = Instant::now();
-    plan.distances.from_owner(owner, &mut s.ws, &mut s.row);
-    plan.values.value(owner, &mut s.u);
+    plan.distances().from_owner(owner, &mut s.ws, &mut s.row);
+    plan.values().value(owner, &mut s.u);
     s.u1.copy_from_slice(&s.u);
-    s.u1[0] += plan.model.sensitivity;
-    let band_width = match plan.buckets {
+    s.u1[0] += plan.model().sensitivity;
+    let band_width = match plan.buckets() {
         Buckets::Integer => None,
         Buckets::Bins { width, .. } => Some(width),
     };
@@ -327,8 +327,8 @@ fn run_owner(
             owner,
             &s.row,
             band_width,
-            plan.graph.ids(),
-            plan.config.seed,
+            plan.graph().ids(),
+            plan.config().seed,
         )?;
         s.members.clear();
         s.members.extend_from_slice(&coalition.members);
@@ -345,8 +345,8 @@ fn run_owner(
                     (lo.min(m.distance), hi.max(m.distance))
                 })
         };
-        let mut mechanisms = Vec::with_capacity(plan.mechanisms.len());
-        for &mech in &plan.mechanisms {
+        let mut mechanisms = Vec::with_capacity(plan.mechanisms().len());
+        for &mech in plan.mechanisms() {
             mechanisms.push(if size == 0 {
                 MechanismResult {
                     mechanism: mech,
@@ -377,13 +377,13 @@ fn run_owner(
 fn prepare_members(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
     s.eps.clear();
     for m in &s.members {
-        let e = plan.map.eps(m.distance);
+        let e = plan.map().eps(m.distance);
         if !(e.is_finite() && e > 0.0) {
             return Err(Error::param(
-                "--eps",
-                plan.map.spec(),
+                "eps",
+                plan.map().spec(),
                 format!(
-                    "a finite ε > 0 at every member distance, got ε = {e} at distance {} (clamp with --eps-max/--eps-min)",
+                    "a finite ε > 0 at every member distance, got ε = {e} at distance {} (clamp with `eps_max`/`eps_min`)",
                     m.distance
                 ),
             ));
@@ -400,7 +400,7 @@ fn prepare_members(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
     s.members = members;
     s.eps = sorted_eps;
     s.rates.clear();
-    s.rates.extend(s.eps.iter().map(|&e| plan.model.level(e)));
+    s.rates.extend(s.eps.iter().map(|&e| plan.model().level(e)));
     s.unit_start.clear();
     s.unit_eps.clear();
     for (j, &e) in s.eps.iter().enumerate() {
@@ -422,7 +422,7 @@ fn unit_sigmas(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
         let sg = match s.sigma_cache.iter().find(|(x, _)| *x == e) {
             Some(&(_, sg)) => sg,
             None => {
-                let sg = plan.model.gaussian_sigma(e)?;
+                let sg = plan.model().gaussian_sigma(e)?;
                 if s.sigma_cache.len() < 256 {
                     s.sigma_cache.push((e, sg));
                 }
@@ -445,8 +445,8 @@ fn draw_view(
     key: u64,
     under_u1: bool,
 ) -> Result<()> {
-    let n = plan.model.dim;
-    let seed = plan.config.seed;
+    let n = plan.model().dim;
+    let seed = plan.config().seed;
     let m = s.members.len();
     s.answers.resize(m * n, 0.0);
     let units = s.unit_eps.len();
@@ -457,9 +457,9 @@ fn draw_view(
                 let mut rng = rng_for(seed, u64::from(owner), key, Purpose::Path);
                 let lo = s.unit_eps[0];
                 let hi = s.unit_eps[units - 1];
-                sample_owner_path(&plan.model, lo, hi, &mut rng, &mut s.path)?;
+                sample_owner_path(plan.model(), lo, hi, &mut rng, &mut s.path)?;
                 for k in 0..units {
-                    let v = s.path.value_at(plan.model.level(s.unit_eps[k]));
+                    let v = s.path.value_at(plan.model().level(s.unit_eps[k]));
                     s.unit_noise[k * n..(k + 1) * n].copy_from_slice(v);
                 }
             } else {
@@ -482,7 +482,7 @@ fn draw_view(
             let base = if under_u1 { &s.u1 } else { &s.u };
             for j in 0..m {
                 let row = &mut s.answers[j * n..(j + 1) * n];
-                independent_noise(&plan.model, s.eps[j], &mut rng, row);
+                independent_noise(plan.model(), s.eps[j], &mut rng, row);
                 for i in 0..n {
                     row[i] += base[i];
                 }
@@ -502,9 +502,9 @@ fn run_mechanism(
     mech: Mechanism,
     acc: &Accounting,
 ) -> Result<MechanismResult> {
-    let n = plan.model.dim;
-    let delta = plan.model.sensitivity;
-    let norm = plan.model.norm;
+    let n = plan.model().dim;
+    let delta = plan.model().sensitivity;
+    let norm = plan.model().norm;
     let draw = match mech {
         Mechanism::Correlated => Draw::Correlated,
         Mechanism::Independent => Draw::Independent,

@@ -14,15 +14,15 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::coalition::CoalitionSpec;
-use super::estimators::Estimator;
+use super::coalition::Coalition;
+use super::estimators::{Estimator, estimator_list};
 use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::{GraphStats, LoadOptions, load_graph};
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::write::{MapSummary, check_out_dir, create, finish, write_json};
-use crate::sim::{Plan, SimConfig};
+use crate::sim::{Owners, Plan, SimConfig};
 use crate::util::{AtomicDir, write_f64};
 use crate::{Error, Result};
 
@@ -49,13 +49,14 @@ pub struct ColludeConfig {
     /// Graph, distances, ε map, values, mechanisms, owners, seed.
     #[serde(flatten)]
     pub sim: SimConfig,
-    /// `--coalition` specs, in order.
-    pub coalitions: Vec<String>,
-    /// `--estimators` list.
-    pub estimators: String,
-    /// `--trials`.
+    /// Coalitions, in order (each recorded as its spec).
+    pub coalitions: Vec<Coalition>,
+    /// Estimators, in order (recorded as `best,mean,...`).
+    #[serde(with = "estimator_list")]
+    pub estimators: Vec<Estimator>,
+    /// Trials per owner, coalition and mechanism.
     pub trials: usize,
-    /// `--composition-delta`.
+    /// δ' of the advanced-composition bound.
     pub composition_delta: f64,
 }
 
@@ -65,11 +66,11 @@ impl Default for ColludeConfig {
     fn default() -> Self {
         ColludeConfig {
             sim: SimConfig {
-                owners: DEFAULT_OWNERS.to_string(),
+                owners: Owners::Count(DEFAULT_OWNERS),
                 ..SimConfig::default()
             },
             coalitions: Vec::new(),
-            estimators: Estimator::ALL.map(Estimator::name).join(","),
+            estimators: Estimator::ALL.to_vec(),
             trials: DEFAULT_TRIALS,
             composition_delta: DEFAULT_COMPOSITION_DELTA,
         }
@@ -111,7 +112,7 @@ impl ColludeConfig {
                     c.coalitions = serde_json::from_value(v).map_err(|e| bad(key, e))?
                 }
                 "estimators" => {
-                    c.estimators = serde_json::from_value(v).map_err(|e| bad(key, e))?
+                    c.estimators = estimator_list::deserialize(v).map_err(|e| bad(key, e))?
                 }
                 "trials" => c.trials = serde_json::from_value(v).map_err(|e| bad(key, e))?,
                 _ => c.composition_delta = serde_json::from_value(v).map_err(|e| bad(key, e))?,
@@ -130,21 +131,24 @@ impl ColludeConfig {
         base.with_file_name(format!("{name}-collude"))
     }
 
-    /// Parses the coalition and estimator specs into runner options.
+    /// The runner's options (validated).
     pub fn options(&self) -> Result<ColludeOptions> {
-        let coalitions = self
-            .coalitions
-            .iter()
-            .map(|s| CoalitionSpec::parse(s))
-            .collect::<Result<Vec<_>>>()?;
         let opts = ColludeOptions {
-            coalitions,
-            estimators: Estimator::parse_list(&self.estimators)?,
+            coalitions: self.coalitions.clone(),
+            estimators: self.estimators.clone(),
             trials: self.trials,
             composition_delta: self.composition_delta,
         };
         opts.validate()?;
         Ok(opts)
+    }
+
+    /// The default owner sample ([`DEFAULT_OWNERS`]) becomes every node on a
+    /// graph smaller than it; any other choice is kept.
+    pub fn fit_default_owners(&mut self, nodes: usize) {
+        if self.sim.owners == Owners::Count(DEFAULT_OWNERS) && nodes < DEFAULT_OWNERS {
+            self.sim.owners = Owners::All;
+        }
     }
 }
 
@@ -303,7 +307,7 @@ pub fn write_coalition_csv(
     s.push_str(COALITION_HEADER);
     s.push('\n');
     for r in results {
-        let owner = plan.graph.ids().label(r.owner).to_string();
+        let owner = plan.graph().ids().label(r.owner).to_string();
         let empty = r.size == 0;
         for m in &r.mechanisms {
             for (e, g) in &m.estimators {
@@ -355,7 +359,7 @@ pub fn write_audit_csv(
     s.push_str(AUDIT_HEADER);
     s.push('\n');
     for r in results {
-        let owner = plan.graph.ids().label(r.owner).to_string();
+        let owner = plan.graph().ids().label(r.owner).to_string();
         for m in &r.mechanisms {
             push_field(&mut s, &owner);
             s.push(',');
@@ -404,7 +408,7 @@ pub fn pool(
             .filter(|r| r.coalition == c && r.size > 0)
             .collect();
         let mean_size = mean(rows.iter().map(|r| r.size as f64));
-        for (mi, &mech) in plan.mechanisms.iter().enumerate() {
+        for (mi, &mech) in plan.mechanisms().iter().enumerate() {
             for (ei, &est) in opts.estimators.iter().enumerate() {
                 let g = || rows.iter().map(move |r| r.mechanisms[mi].estimators[ei].1);
                 pooled.push(PooledEstimator {
@@ -477,9 +481,9 @@ pub fn summarize_collude(
         version: env!("CARGO_PKG_VERSION"),
         config: config.clone(),
         eps_map: MapSummary::of(plan),
-        values: plan.values.spec().to_string(),
-        graph: plan.graph.stats(),
-        owners: plan.owners.len(),
+        values: plan.values().spec().to_string(),
+        graph: plan.graph().stats(),
+        owners: plan.owners().len(),
         empty_coalitions: result.results.iter().filter(|r| r.size == 0).count(),
         max_chain_disagreement: max_chain,
         laplace_bound_violations,
@@ -518,9 +522,7 @@ pub fn collude_to_dir(
         spec.check(graph.ids())?;
     }
     let mut config = config.clone();
-    if config.sim.owners == DEFAULT_OWNERS.to_string() && graph.n() < DEFAULT_OWNERS {
-        config.sim.owners = "all".into();
-    }
+    config.fit_default_owners(graph.n());
     let t = Instant::now();
     let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
     timings.distance_setup_s = t.elapsed().as_secs_f64();

@@ -89,8 +89,8 @@ impl ResistanceSketch {
         if g.is_directed() {
             return Err(Error::Unsupported(
                 "resistance-approx needs an undirected graph (effective resistance is defined \
-                 for symmetric conductances); load the graph without --directed or use \
-                 --distance hop|weighted"
+                 for symmetric conductances); load the graph without `directed` or use \
+                 `distance` = hop|weighted"
                     .into(),
             ));
         }
@@ -297,7 +297,7 @@ impl Laplacian<'_> {
             if iter == max_iter {
                 return Err(Error::Numerical(format!(
                     "conjugate gradients on the Laplacian did not reach relative residual \
-                     {tol} in {max_iter} iterations; try a larger --approx-tol"
+                     {tol} in {max_iter} iterations; try a larger `approx_tol`"
                 )));
             }
             iter += 1;

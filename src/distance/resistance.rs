@@ -86,8 +86,8 @@ impl ExactResistance {
         if g.is_directed() {
             return Err(Error::Unsupported(
                 "resistance distance needs an undirected graph (effective resistance is \
-                 defined for symmetric conductances); load the graph without --directed or \
-                 use --distance hop|weighted"
+                 defined for symmetric conductances); load the graph without `directed` or \
+                 use `distance` = hop|weighted"
                     .into(),
             ));
         }
@@ -95,7 +95,7 @@ impl ExactResistance {
         if let Some(big) = members.iter().find(|m| m.len() > opts.resistance_cap) {
             return Err(Error::Unsupported(format!(
                 "a connected component has {} nodes, above the exact resistance cap of {} \
-                 (dense matrix of {:.1} GB); use --distance resistance-approx, or raise the cap",
+                 (dense matrix of {:.1} GB); use `distance` = resistance-approx, or raise the cap",
                 big.len(),
                 opts.resistance_cap,
                 (big.len() as f64).powi(2) * 8.0 / 1e9

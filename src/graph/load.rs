@@ -72,13 +72,14 @@ impl Default for LoadOptions {
 /// the line, the offending text and what was expected; an unreadable file gives
 /// [`Error::Io`].
 pub fn load_graph(path: &Path, opts: &LoadOptions) -> Result<Graph> {
-    match Loader::run(path, opts, Mode::Integer)? {
-        Some(g) => Ok(g),
+    let g = match Loader::run(path, opts, Mode::Integer)? {
+        Some(g) => g,
         // A non-integer id was seen: read again from the start with string
         // tokens, so every token keeps its exact spelling.
         None => Loader::run(path, opts, Mode::Token)?
-            .ok_or_else(|| Error::Numerical("token-mode load asked for a restart".into())),
-    }
+            .ok_or_else(|| Error::Numerical("token-mode load asked for a restart".into()))?,
+    };
+    Ok(g.with_source(path))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -50,9 +50,35 @@ pub struct Graph {
     ids: NodeIds,
     edges: u64,
     dropped: Dropped,
+    /// The file it was read from (see [`Graph::source`]).
+    source: Option<std::path::PathBuf>,
 }
 
 impl Graph {
+    /// Reads an edge list as `--graph` does (undirected; see [`load`] for the
+    /// format) and remembers the path ([`Graph::source`]).
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Graph> {
+        load_graph(path.as_ref(), &LoadOptions::default())
+    }
+
+    /// As [`Graph::load`], with options (directed arcs, a file of extra nodes).
+    pub fn load_with(path: impl AsRef<std::path::Path>, opts: &LoadOptions) -> Result<Graph> {
+        load_graph(path.as_ref(), opts)
+    }
+
+    /// The file the graph was read from, if it was read from one: where
+    /// `values = auto` looks for the coordinates written beside a generated
+    /// graph.
+    pub fn source(&self) -> Option<&std::path::Path> {
+        self.source.as_deref()
+    }
+
+    /// Records the file the graph was read from.
+    pub fn with_source(mut self, path: impl Into<std::path::PathBuf>) -> Graph {
+        self.source = Some(path.into());
+        self
+    }
+
     /// Builds a graph on `ids.len()` nodes from edges given as index pairs.
     ///
     /// Self-loops and duplicate edges are dropped and counted (the first
@@ -171,6 +197,7 @@ impl Graph {
             ids,
             edges: edges_kept,
             dropped,
+            source: None,
         })
     }
 

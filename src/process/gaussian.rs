@@ -86,7 +86,7 @@ pub struct BrownianPath {
 impl BrownianPath {
     /// An empty path of dimension `dim` (≥ 1).
     pub fn new(dim: usize) -> Result<Self> {
-        super::check_dim("dimension", dim)?;
+        super::check_dim("dim", dim)?;
         Ok(BrownianPath {
             dim,
             vars: Vec::new(),

@@ -190,14 +190,14 @@ pub struct PathSampler {
 impl PathSampler {
     /// Validates: n ≥ 1; ε levels finite and > 0; `eps_lo ≤ eps_hi`.
     pub fn new(dim: usize, norm: Norm, eps_lo: f64, eps_hi: f64) -> Result<Self> {
-        super::check_dim("dimension", dim)?;
-        check_level("eps-lo", eps_lo)?;
-        check_level("eps-hi", eps_hi)?;
+        super::check_dim("dim", dim)?;
+        check_level("eps_lo", eps_lo)?;
+        check_level("eps_hi", eps_hi)?;
         if eps_lo > eps_hi {
             return Err(Error::param(
-                "eps-lo",
+                "eps_lo",
                 eps_lo,
-                format!("a level ≤ eps-hi ({eps_hi})"),
+                format!("a level ≤ `eps_hi` ({eps_hi})"),
             ));
         }
         Ok(PathSampler {

@@ -3,8 +3,11 @@
 //! that a run can be repeated with `--config summary.json`.
 
 use crate::distance::{DistanceKind, DistanceOptions};
-use crate::mechanism::MechanismChoice;
+use crate::epsilon::EpsilonMap;
+use crate::mechanism::{MechanismChoice, NoiseModel};
+use crate::post::Post;
 use crate::process::Norm;
+use crate::values::ValueSpec;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -19,7 +22,7 @@ pub enum Unreachable {
     /// Not answered; counted in `summary.json`.
     #[default]
     Skip,
-    /// Answered at `--eps-min`.
+    /// Answered at `eps_min`.
     Floor,
 }
 
@@ -29,37 +32,74 @@ impl std::str::FromStr for Unreachable {
         match s.trim() {
             "skip" => Ok(Unreachable::Skip),
             "floor" => Ok(Unreachable::Floor),
-            _ => Err(Error::param("--unreachable", s, "skip or floor")),
+            _ => Err(Error::param("unreachable", s, "skip or floor")),
         }
     }
 }
 
-/// Which owners share their values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OwnerSpec {
-    /// Every node.
-    All,
-    /// A seeded random sample of this many distinct nodes.
-    Sample(usize),
-    /// These original ids, in this order.
-    List(Vec<String>),
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unreachable::Skip => "skip",
+            Unreachable::Floor => "floor",
+        })
+    }
 }
 
-impl std::str::FromStr for OwnerSpec {
+/// Which owners share their values (spec `all`, `N` or `ID,ID,...`; one id
+/// is written `17,`).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Owners {
+    /// Every node, in index order.
+    #[default]
+    All,
+    /// A seeded random sample of this many distinct nodes (≥ 1, at most the
+    /// number of nodes), in index order.
+    Count(usize),
+    /// These original ids, in this order (each once).
+    Ids(Vec<String>),
+}
+
+const OWNERS_EXPECTED: &str =
+    "all, a count N ≥ 1, or a comma-separated list of node ids (one id: `17,`)";
+
+impl Owners {
+    /// Checks what needs no graph: a count ≥ 1, a non-empty list of ids that
+    /// can be written back as a spec.
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Owners::All => Ok(()),
+            Owners::Count(0) => Err(Error::param("owners", 0, OWNERS_EXPECTED)),
+            Owners::Count(_) => Ok(()),
+            Owners::Ids(ids) if ids.is_empty() => {
+                Err(Error::param("owners", "", "at least one node id"))
+            }
+            Owners::Ids(ids) => match ids
+                .iter()
+                .find(|id| id.trim().is_empty() || id.trim() != *id || id.contains(','))
+            {
+                Some(id) => Err(Error::param(
+                    "owners",
+                    id,
+                    "node ids without commas or surrounding blanks",
+                )),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+impl std::str::FromStr for Owners {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         let t = s.trim();
         if t == "all" {
-            return Ok(OwnerSpec::All);
+            return Ok(Owners::All);
         }
         if !t.contains(',') {
             return match t.parse::<usize>() {
-                Ok(0) | Err(_) => Err(Error::param(
-                    "--owners",
-                    s,
-                    "all, a count N ≥ 1, or a comma-separated list of node ids (one id: `17,`)",
-                )),
-                Ok(n) => Ok(OwnerSpec::Sample(n)),
+                Ok(0) | Err(_) => Err(Error::param("owners", s, OWNERS_EXPECTED)),
+                Ok(n) => Ok(Owners::Count(n)),
             };
         }
         let ids: Vec<String> = t
@@ -69,13 +109,34 @@ impl std::str::FromStr for OwnerSpec {
             .map(String::from)
             .collect();
         if ids.is_empty() {
-            return Err(Error::param("--owners", s, "at least one node id"));
+            return Err(Error::param("owners", s, "at least one node id"));
         }
-        Ok(OwnerSpec::List(ids))
+        Ok(Owners::Ids(ids))
     }
 }
 
-/// Every option that influences the simulated numbers.
+impl std::fmt::Display for Owners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Owners::All => f.write_str("all"),
+            Owners::Count(n) => write!(f, "{n}"),
+            // One id keeps its comma so that it reads back as a list.
+            Owners::Ids(ids) if ids.len() == 1 => write!(f, "{},", ids[0]),
+            Owners::Ids(ids) => f.write_str(&ids.join(",")),
+        }
+    }
+}
+
+crate::util::spec::serde_as_spec!(Owners);
+
+/// Every option that influences the simulated numbers, typed: each spec is
+/// parsed when the configuration is built (from the command line, a sweep
+/// point or a `summary.json`), so the engine never sees spec text.
+/// `summary.json` echoes it, each spec as its canonical string, so that a run
+/// can be repeated with `--config summary.json`.
+///
+/// The fields are plain values; what depends on several of them is checked by
+/// [`SimConfig::check`] (and, with the graph, by [`Plan::new`](super::Plan::new)).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimConfig {
@@ -89,10 +150,10 @@ pub struct SimConfig {
     pub distance: DistanceKind,
     /// Options of the distance routes (resistance cap, sketch size, seed).
     pub distance_options: DistanceOptions,
-    /// Buckets for continuous distances.
+    /// Buckets for continuous distances (≥ 1).
     pub bins: usize,
-    /// Privacy map spec (`--eps`).
-    pub eps: String,
+    /// Privacy map (clamps excluded: see `eps_min`, `eps_max`).
+    pub eps: EpsilonMap,
     /// Lower clamp of ε.
     pub eps_min: Option<f64>,
     /// Upper clamp of ε.
@@ -107,14 +168,14 @@ pub struct SimConfig {
     pub mechanism: MechanismChoice,
     /// δ of the Gaussian mechanism.
     pub delta: f64,
-    /// Private values spec (`--values`).
-    pub values: String,
+    /// Private values.
+    pub values: ValueSpec,
     /// Sensitivity Δ.
     pub sensitivity: f64,
-    /// Post-processing spec (`--post`).
-    pub post: String,
-    /// Owners spec (`--owners`).
-    pub owners: String,
+    /// Post-processing of the answers.
+    pub post: Post,
+    /// Owners.
+    pub owners: Owners,
     /// Master seed.
     pub seed: u64,
     /// Write `responses.csv`.
@@ -133,7 +194,7 @@ impl Default for SimConfig {
             distance: DistanceKind::Hop,
             distance_options: DistanceOptions::default(),
             bins: 20,
-            eps: "range:0.5..15".into(),
+            eps: EpsilonMap::range(0.5, 15.0).expect("the default map is valid"),
             eps_min: None,
             eps_max: None,
             unreachable: Unreachable::Skip,
@@ -141,10 +202,10 @@ impl Default for SimConfig {
             norm: Norm::L2,
             mechanism: MechanismChoice::Both,
             delta: 1e-5,
-            values: "auto".into(),
+            values: ValueSpec::Auto,
             sensitivity: 1.0,
-            post: "none".into(),
-            owners: "all".into(),
+            post: Post::None,
+            owners: Owners::All,
             seed: 1,
             responses: false,
             path_owners: 4,
@@ -163,6 +224,33 @@ impl SimConfig {
         })?;
         serde_json::from_value(cfg)
             .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+    }
+
+    /// The checks that need no graph: the noise model (`dim`, `sensitivity`,
+    /// `delta`), the clamps of the map, `unreachable` against `eps_min`,
+    /// `bins`, `owners`, and the numbers of `values` and `post` (their
+    /// variants can be built directly).
+    pub fn check(&self) -> Result<()> {
+        NoiseModel::new(self.dim, self.norm, self.sensitivity, self.delta)?;
+        self.values.check()?;
+        self.post.check()?;
+        self.clamped_map()?;
+        if self.unreachable == Unreachable::Floor && self.eps_min.is_none() {
+            return Err(Error::param(
+                "unreachable",
+                "floor",
+                "`eps_min` too (unreachable members are answered at `eps_min`)",
+            ));
+        }
+        if self.bins == 0 {
+            return Err(Error::param("bins", 0, "an integer ≥ 1"));
+        }
+        self.owners.check()
+    }
+
+    /// The privacy map with the configured clamps.
+    pub fn clamped_map(&self) -> Result<EpsilonMap> {
+        self.eps.clone().with_clamp(self.eps_min, self.eps_max)
     }
 
     /// The default output directory: `results/<graph file stem>`.
@@ -188,19 +276,24 @@ mod tests {
 
     #[test]
     fn owner_specs() {
-        assert_eq!("all".parse::<OwnerSpec>().unwrap(), OwnerSpec::All);
-        assert_eq!("20".parse::<OwnerSpec>().unwrap(), OwnerSpec::Sample(20));
+        assert_eq!("all".parse::<Owners>().unwrap(), Owners::All);
+        assert_eq!("20".parse::<Owners>().unwrap(), Owners::Count(20));
         assert_eq!(
-            "17,".parse::<OwnerSpec>().unwrap(),
-            OwnerSpec::List(vec!["17".into()])
+            "17,".parse::<Owners>().unwrap(),
+            Owners::Ids(vec!["17".into()])
         );
         assert_eq!(
-            "a, b".parse::<OwnerSpec>().unwrap(),
-            OwnerSpec::List(vec!["a".into(), "b".into()])
+            "a, b".parse::<Owners>().unwrap(),
+            Owners::Ids(vec!["a".into(), "b".into()])
         );
-        assert!("0".parse::<OwnerSpec>().is_err());
-        assert!("x".parse::<OwnerSpec>().is_err());
-        assert!(",".parse::<OwnerSpec>().is_err());
+        assert!("0".parse::<Owners>().is_err());
+        assert!("x".parse::<Owners>().is_err());
+        assert!(",".parse::<Owners>().is_err());
+        for s in ["all", "20", "17,", "a,b"] {
+            assert_eq!(s.parse::<Owners>().unwrap().to_string(), s);
+        }
+        assert!(Owners::Count(0).check().is_err());
+        assert!(Owners::Ids(vec![]).check().is_err());
     }
 
     #[test]
@@ -209,5 +302,11 @@ mod tests {
         let s = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<SimConfig>(&s).unwrap(), c);
         assert_eq!(c.default_out_dir(), PathBuf::from("results/geometric150"));
+        // Specs travel as their strings, as they always did.
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["eps"], "range:0.5..15");
+        assert_eq!(v["values"], "auto");
+        assert_eq!(v["post"], "none");
+        assert_eq!(v["owners"], "all");
     }
 }

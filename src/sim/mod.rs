@@ -1,17 +1,21 @@
 //! The simulation: every owner's distances → privacy levels → one lazy path
 //! (or fresh noise) → answers, aggregated per mechanism and distance bucket.
 //!
+//! * [`Simulation`] — the builder: typed options over a loaded graph, run in
+//!   memory ([`SimOutput`]).
 //! * [`SimConfig`] — the options that change the numbers (echoed in `summary.json`).
 //! * [`Plan`] — a validated, resolved run over a loaded graph; [`Plan::run`]
 //!   streams optional per-row outputs and returns the aggregates.
 //! * [`simulate_to_dir`] — the `simulate` command as a library call.
 
 pub mod aggregate;
+pub mod builder;
 pub mod config;
 pub mod run;
 pub mod write;
 
 pub use aggregate::{BucketAcc, BucketRow};
-pub use config::{DEFAULT_GRAPH, OwnerSpec, SimConfig, Unreachable};
+pub use builder::{Rows, SimOutput, Simulation};
+pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
 pub use write::{RunOptions, Summary, Timings, simulate_to_dir, summarize, write_by_distance};

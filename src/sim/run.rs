@@ -5,7 +5,7 @@
 //! number of threads.
 
 use super::aggregate::{BucketAcc, BucketRow, OwnerCell, Table};
-use super::config::{OwnerSpec, SimConfig, Unreachable};
+use super::config::{Owners, SimConfig, Unreachable};
 use crate::control::Control;
 use crate::distance::{Distances, Workspace};
 use crate::epsilon::EpsilonMap;
@@ -16,7 +16,7 @@ use crate::process::laplace::laplace;
 use crate::process::{NoisePath, Norm};
 use crate::rng::{PrivRng, Purpose, rng_for};
 use crate::util::write_f64;
-use crate::values::{ValueSpec, Values};
+use crate::values::Values;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -70,29 +70,78 @@ impl Buckets {
 }
 
 /// A validated, resolved simulation: graph, distances, owners, values, map.
+/// Built only by [`Plan::new`], which checks everything; read-only after.
 pub struct Plan<'a> {
+    config: SimConfig,
+    graph: &'a Graph,
+    distances: &'a Distances<'a>,
+    owners: Vec<u32>,
+    map: EpsilonMap,
+    model: NoiseModel,
+    values: Values,
+    post: Post,
+    mechanisms: Vec<Mechanism>,
+    buckets: Buckets,
+    observed: (f64, f64),
+}
+
+impl<'a> Plan<'a> {
     /// The configuration it was built from.
-    pub config: SimConfig,
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
     /// The network.
-    pub graph: &'a Graph,
-    /// Prepared distance routine.
-    pub distances: &'a Distances<'a>,
-    /// Owners in output order.
-    pub owners: Vec<u32>,
-    /// Resolved privacy map (range maps resolved on the observed distances).
-    pub map: EpsilonMap,
-    /// Noise law.
-    pub model: NoiseModel,
-    /// Private values.
-    pub values: Values,
-    /// Post-processing.
-    pub post: Post,
-    /// Mechanisms to run, in output order.
-    pub mechanisms: Vec<Mechanism>,
-    /// Bucketing of distances.
-    pub buckets: Buckets,
-    /// Smallest and largest finite distance from an owner to a member.
-    pub observed: (f64, f64),
+    pub fn graph(&self) -> &'a Graph {
+        self.graph
+    }
+
+    /// The prepared distance routine.
+    pub fn distances(&self) -> &'a Distances<'a> {
+        self.distances
+    }
+
+    /// Owners (node indices) in output order.
+    pub fn owners(&self) -> &[u32] {
+        &self.owners
+    }
+
+    /// The privacy map used, clamped (a `range` map resolved on the observed
+    /// distances).
+    pub fn map(&self) -> &EpsilonMap {
+        &self.map
+    }
+
+    /// The noise law (dimension, norm, sensitivity, δ).
+    pub fn model(&self) -> &NoiseModel {
+        &self.model
+    }
+
+    /// The private values (`auto` resolved).
+    pub fn values(&self) -> &Values {
+        &self.values
+    }
+
+    /// Post-processing of the answers.
+    pub fn post(&self) -> &Post {
+        &self.post
+    }
+
+    /// Mechanisms run, in output order.
+    pub fn mechanisms(&self) -> &[Mechanism] {
+        &self.mechanisms
+    }
+
+    /// Bucketing of distances in `by_distance` rows.
+    pub fn buckets(&self) -> Buckets {
+        self.buckets
+    }
+
+    /// Smallest and largest finite owner-to-member distance, when the plan
+    /// needed them (a `range` map or continuous distances); NaN otherwise.
+    pub fn observed(&self) -> (f64, f64) {
+        self.observed
+    }
 }
 
 /// Optional per-row outputs, written in owner order as the run streams.
@@ -160,22 +209,18 @@ impl<'a> Plan<'a> {
         graph: &'a Graph,
         distances: &'a Distances<'a>,
     ) -> Result<Plan<'a>> {
+        config.check()?;
         let model = NoiseModel::new(config.dim, config.norm, config.sensitivity, config.delta)?;
-        let post: Post = config.post.parse()?;
-        let map = EpsilonMap::parse(&config.eps)?.with_clamp(config.eps_min, config.eps_max)?;
-        if config.unreachable == Unreachable::Floor && config.eps_min.is_none() {
-            return Err(Error::param(
-                "--unreachable",
-                "floor",
-                "--eps-min too (unreachable members are answered at --eps-min)",
-            ));
-        }
-        if config.bins == 0 {
-            return Err(Error::param("--bins", 0, "an integer ≥ 1"));
-        }
+        let post = config.post;
+        let map = config.clamped_map()?;
         let owners = select_owners(config, graph)?;
-        let vspec: ValueSpec = config.values.parse()?;
-        let values = Values::resolve(&vspec, graph, &config.graph, config.dim, config.seed)?;
+        let values = Values::resolve(
+            &config.values,
+            graph,
+            &config.graph,
+            config.dim,
+            config.seed,
+        )?;
         let integer = distances.is_integer();
         let observed = if map.needs_resolution() || !integer {
             observed_range(distances, &owners)
@@ -223,16 +268,16 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// Owners from the `--owners` spec: all (index order), a seeded sample
-/// (ascending index), or a list (given order).
+/// The owners: all (index order), a seeded sample (ascending index), or a
+/// list of ids (given order).
 fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
     let n = graph.n();
-    match config.owners.parse::<OwnerSpec>()? {
-        OwnerSpec::All => Ok((0..n as u32).collect()),
-        OwnerSpec::Sample(k) => {
+    match &config.owners {
+        Owners::All => Ok((0..n as u32).collect()),
+        &Owners::Count(k) => {
             if k > n {
                 return Err(Error::param(
-                    "--owners",
+                    "owners",
                     k,
                     format!("at most the number of nodes ({n})"),
                 ));
@@ -249,16 +294,16 @@ fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
             s.sort_unstable();
             Ok(s)
         }
-        OwnerSpec::List(ids) => {
+        Owners::Ids(ids) => {
             let mut seen = std::collections::HashSet::new();
             ids.iter()
                 .map(|id| {
                     let i = graph
                         .ids()
                         .index_of(id)
-                        .ok_or_else(|| Error::param("--owners", id, "ids of nodes in the graph"))?;
+                        .ok_or_else(|| Error::param("owners", id, "ids of nodes in the graph"))?;
                     if !seen.insert(i) {
-                        return Err(Error::param("--owners", id, "each owner once"));
+                        return Err(Error::param("owners", id, "each owner once"));
                     }
                     Ok(i)
                 })
@@ -612,10 +657,10 @@ impl Plan<'_> {
             .find(|(_, e)| !(e.is_finite() && **e > 0.0))
         {
             return Err(Error::param(
-                "--eps",
+                "eps",
                 self.map.spec(),
                 format!(
-                    "a finite ε > 0 at every distance, got ε = {e} at distance {} (clamp with --eps-max/--eps-min)",
+                    "a finite ε > 0 at every distance, got ε = {e} at distance {} (clamp with `eps_max`/`eps_min`)",
                     s.unit_d[k]
                 ),
             ));

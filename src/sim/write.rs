@@ -101,15 +101,16 @@ pub struct Timings {
 impl MapSummary {
     /// The map of a resolved plan.
     pub fn of(plan: &Plan<'_>) -> MapSummary {
-        let (a, b) = plan.map.exp_params().unzip();
-        let known = plan.observed.0.is_finite();
+        let (a, b) = plan.map().exp_params().unzip();
+        let observed = plan.observed();
+        let known = observed.0.is_finite();
         MapSummary {
-            requested: plan.config.eps.clone(),
-            spec: plan.map.spec(),
+            requested: plan.config().eps.to_string(),
+            spec: plan.map().spec(),
             a,
             b,
-            observed_distance_min: known.then_some(plan.observed.0),
-            observed_distance_max: known.then_some(plan.observed.1),
+            observed_distance_min: known.then_some(observed.0),
+            observed_distance_max: known.then_some(observed.1),
         }
     }
 }
@@ -118,15 +119,15 @@ impl MapSummary {
 pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
     let paths = (result.counts.owners - result.counts.owners_without_recipients).max(1) as f64;
     let has_paths = plan
-        .mechanisms
+        .mechanisms()
         .contains(&crate::mechanism::Mechanism::Correlated);
     Summary {
         tool: "privdiffuse",
         version: env!("CARGO_PKG_VERSION"),
-        config: plan.config.clone(),
+        config: plan.config().clone(),
         eps_map: MapSummary::of(plan),
-        values: plan.values.spec().to_string(),
-        graph: plan.graph.stats(),
+        values: plan.values().spec().to_string(),
+        graph: plan.graph().stats(),
         counts: result.counts.clone(),
         jumps_per_path: if has_paths {
             result.counts.jumps as f64 / paths
@@ -207,9 +208,9 @@ pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
             .is_some();
         if non_empty {
             return Err(Error::param(
-                "--out",
+                "out",
                 out.display(),
-                "a new or empty directory (add --force to replace it)",
+                "a new or empty directory (add `force` to replace it)",
             ));
         }
     }
@@ -230,7 +231,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     };
     if config.graph == Path::new(super::config::DEFAULT_GRAPH) && !config.graph.exists() {
         return Err(Error::Unsupported(format!(
-            "the default graph {} is not here: run from the privdiffuse repository root, or pass --graph PATH",
+            "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
             config.graph.display()
         )));
     }
@@ -287,7 +288,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();
-        let laplace = plan.mechanisms.contains(&Mechanism::Correlated);
+        let laplace = plan.mechanisms().contains(&Mechanism::Correlated);
         draw_run_figures(dir.staging(), RunFigures::Simulation { laplace })?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }

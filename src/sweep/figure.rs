@@ -38,17 +38,17 @@ impl PlotSpec {
         let x = self.x.trim().replace('-', "_");
         if !grid.axes.iter().any(|a| a.key == x || a.column() == x) {
             return Err(Error::param(
-                "--x",
+                "x",
                 &self.x,
                 format!("one of the grid keys ({})", cols.join(", ")),
             ));
         }
         if self.metrics.is_empty() {
-            return Err(Error::param("--metric", "", "at least one metric"));
+            return Err(Error::param("metrics", "", "at least one metric"));
         }
         if let Some(m) = self.metrics.iter().find(|m| !METRICS.contains(&m.as_str())) {
             return Err(Error::param(
-                "--metric",
+                "metrics",
                 m,
                 format!("one of {}", METRICS.join(", ")),
             ));
@@ -56,7 +56,7 @@ impl PlotSpec {
         for (c, _) in &self.only {
             if !cols.iter().any(|k| k == c) && !OUTPUT_COLUMNS.contains(&c.as_str()) {
                 return Err(Error::param(
-                    "--only",
+                    "only",
                     c,
                     format!(
                         "a column: {} or {}",
@@ -158,7 +158,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         .filter(|&i| i < nk)
         .ok_or_else(|| {
             Error::param(
-                "--x",
+                "x",
                 &spec.x,
                 format!(
                     "a grid key of {} ({})",
@@ -304,10 +304,10 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         }
         if series.is_empty() {
             return Err(Error::param(
-                "--metric",
+                "metrics",
                 metric,
                 format!(
-                    "a metric with rows in {} (after --at-distance/--only)",
+                    "a metric with rows in {} (after `at`/`only`)",
                     csv.display()
                 ),
             ));

@@ -3,16 +3,18 @@
 //!
 //! Every value is kept as the text the user gave (it becomes the key's column
 //! in the CSV) and typed by the key: the key's type is read off the default
-//! configuration serialised to JSON (integer, number, boolean, string,
-//! optional), the text is converted accordingly, and serde then checks it by
-//! deserialising the overlaid configuration — so a sweep accepts exactly what
-//! `simulate --config` accepts.
+//! configuration serialised to JSON (integer, number, boolean, spec string,
+//! optional), the text is converted accordingly, and serde then parses it into
+//! the typed [`SimConfig`] (specs such as `eps` through their `FromStr`) — so a
+//! sweep accepts exactly what `simulate --config` accepts. Each value is
+//! checked as it is added to the grid, so a bad spec fails before anything
+//! runs; [`Grid::points`] builds every point's configuration.
 
 use crate::collusion::run::MAX_TRIALS;
 use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_TRIALS};
-use crate::collusion::{CoalitionSpec, ColludeOptions, Estimator};
-use crate::mechanism::NoiseModel;
-use crate::sim::{OwnerSpec, SimConfig, Unreachable};
+use crate::collusion::{Coalition, ColludeOptions, Estimator};
+use crate::post::Post;
+use crate::sim::{Owners, SimConfig};
 use crate::values::ValueSpec;
 use crate::{EpsilonMap, Error, Result};
 use serde_json::{Map, Value};
@@ -309,7 +311,7 @@ impl Grid {
     pub fn add_set(&mut self, arg: &str) -> Result<()> {
         let Some((key, list)) = arg.split_once('=') else {
             return Err(Error::param(
-                "--set",
+                "set",
                 arg,
                 "KEY=V1,V2,... (e.g. dim=1,2 or seed=1..5 or eps=exp:a=4,b=1|exp:a=4,b=2)",
             ));
@@ -317,7 +319,8 @@ impl Grid {
         self.add_axis(key, list)
     }
 
-    /// Adds an axis `key` with the value list `list` (split as in `--set`).
+    /// Adds an axis `key` with the value list `list` (split as in `--set`);
+    /// every value is parsed and checked now.
     pub fn add_axis(&mut self, key: &str, list: &str) -> Result<()> {
         let defaults = default_json();
         let (canonical, slot) = resolve_key(key, &defaults)?;
@@ -330,6 +333,7 @@ impl Grid {
         if values.is_empty() {
             return Err(Error::param(&key, "[]", "a non-empty list of values"));
         }
+        let defaults = default_json();
         for (i, v) in values.iter().enumerate() {
             if values[..i].iter().any(|w| w.trim() == v.trim()) {
                 return Err(Error::param(
@@ -341,16 +345,18 @@ impl Grid {
             if v.contains(['\n', '\r']) {
                 return Err(Error::param(&key, v, "a value on one line"));
             }
+            self.check_value(&key, v, &defaults)?;
         }
         self.axes.push(Axis { key, values });
         Ok(())
     }
 
-    /// Adds a fixed option.
+    /// Adds a fixed option (parsed and checked now).
     pub fn add_base(&mut self, key: &str, value: &str) -> Result<()> {
         let defaults = default_json();
         let (canonical, _) = resolve_key(key, &defaults)?;
         self.check_new_key(&canonical, key)?;
+        self.check_value(&canonical, value, &defaults)?;
         self.base.push((canonical, value.to_string()));
         Ok(())
     }
@@ -466,11 +472,10 @@ impl Grid {
     }
 
     /// Builds and validates every point's configuration before anything runs:
-    /// each value is typed and checked by serde on its own (so the error names
-    /// its key and value), then each point's overlay of defaults + base + point
-    /// values is deserialised into a [`SimConfig`] and given the checks that
-    /// need no graph (noise model, ε map and clamps, post-processing, owners
-    /// and values specs, bins, collusion options).
+    /// each value is typed and parsed on its own (so the error names its key
+    /// and value), then each point's overlay of defaults + base + point values
+    /// is deserialised into a typed [`SimConfig`] and given the checks that
+    /// need no graph ([`SimConfig::check`]) and the collusion options'.
     pub fn points(&self) -> Result<Vec<Point>> {
         let n = self.len();
         if n > MAX_POINTS {
@@ -539,7 +544,7 @@ impl Grid {
                     format!("a valid configuration ({e})"),
                 )
             })?;
-            check_config(&config)?;
+            config.check()?;
             let collude = collude_point(&collude)?;
             out.push(Point {
                 index,
@@ -561,6 +566,9 @@ impl Grid {
         let (_, slot) = resolve_key(key, defaults)?;
         let ty = ty_of(&slot, defaults);
         let val = typed(key, ty, text)?;
+        if let Slot::Sim(k) = &slot {
+            parse_spec(k, text)?;
+        }
         let mut obj = defaults.clone();
         match &slot {
             Slot::Sim(k) => {
@@ -579,12 +587,12 @@ impl Grid {
         let cfg: SimConfig = serde_json::from_value(Value::Object(obj))
             .map_err(|e| Error::param(key, text, serde_expectation(&e.to_string())))?;
         // Checks that concern this key alone.
-        check_config(&cfg).map_err(|e| match e {
+        cfg.check().map_err(|e| match e {
             Error::Parameter {
                 name,
                 value,
                 expected,
-            } => Error::param(key, text, format!("{expected} ({name} '{value}')")),
+            } if name != key => Error::param(key, text, format!("{expected} ({name} '{value}')")),
             other => other,
         })?;
         Ok((slot, val))
@@ -616,24 +624,17 @@ fn describe(axes: &[Axis], values: &[String]) -> String {
         .join(" ")
 }
 
-/// The checks of `Plan::new` that need no graph.
-pub fn check_config(c: &SimConfig) -> Result<()> {
-    NoiseModel::new(c.dim, c.norm, c.sensitivity, c.delta)?;
-    c.post.parse::<crate::post::Post>()?;
-    EpsilonMap::parse(&c.eps)?.with_clamp(c.eps_min, c.eps_max)?;
-    if c.unreachable == Unreachable::Floor && c.eps_min.is_none() {
-        return Err(Error::param(
-            "unreachable",
-            "floor",
-            "eps_min too (unreachable members are answered at eps_min)",
-        ));
+/// Parses a spec-valued key on its own, so that its error is the spec's
+/// (naming the key and value) rather than serde's.
+fn parse_spec(key: &str, text: &str) -> Result<()> {
+    let t = text.trim();
+    match key {
+        "eps" => t.parse::<EpsilonMap>().map(drop),
+        "values" => t.parse::<ValueSpec>().map(drop),
+        "post" => t.parse::<Post>().map(drop),
+        "owners" => t.parse::<Owners>().map(drop),
+        _ => Ok(()),
     }
-    if c.bins == 0 {
-        return Err(Error::param("bins", 0, "an integer ≥ 1"));
-    }
-    c.owners.parse::<OwnerSpec>()?;
-    c.values.parse::<ValueSpec>()?;
-    Ok(())
 }
 
 /// The collusion options of a point from its collude keys (None without a
@@ -643,7 +644,7 @@ fn collude_point(keys: &[(&'static str, &str)]) -> Result<Option<ColludePoint>> 
     let mut coalitions = Vec::new();
     if let Some(spec) = get("coalition") {
         for s in spec.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            coalitions.push(CoalitionSpec::parse(s).map_err(|e| rename(e, "coalition", spec))?);
+            coalitions.push(Coalition::parse(s).map_err(|e| rename(e, "coalition", spec))?);
         }
         if coalitions.is_empty() {
             return Err(Error::param(
@@ -698,7 +699,7 @@ fn collude_point(keys: &[(&'static str, &str)]) -> Result<Option<ColludePoint>> 
     Ok(Some(ColludePoint { options }))
 }
 
-/// Renames a `--flag` parameter error to the sweep key (keeps the message).
+/// Renames a parameter error to the sweep key and value (keeps the message).
 fn rename(e: Error, key: &str, value: &str) -> Error {
     match e {
         Error::Parameter {

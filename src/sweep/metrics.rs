@@ -108,7 +108,7 @@ pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec
         rows.push(MetricRow::new(&t.mechanism, "mse_all", t.mse));
         rows.push(MetricRow::new(&t.mechanism, "mse_all_theory", t.mse_theory));
     }
-    if plan.mechanisms.contains(&Mechanism::Correlated) {
+    if plan.mechanisms().contains(&Mechanism::Correlated) {
         let c = &res.counts;
         let paths = (c.owners - c.owners_without_recipients).max(1) as f64;
         let name = Mechanism::Correlated.name();

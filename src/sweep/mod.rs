@@ -260,9 +260,9 @@ fn read_resume(grid: &Grid, points: &[Point], out: &Path, progress: &Path) -> Re
     let mut plines = prog.lines();
     if plines.next() != Some(fingerprint(grid).as_str()) {
         return Err(Error::param(
-            "--resume",
+            "resume",
             progress.display(),
-            "the progress file of this same grid (delete it, or choose another --out)",
+            "the progress file of this same grid (delete it, or choose another `out`)",
         ));
     }
     let header = header_line(grid);
@@ -387,9 +387,9 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
             .find(|m| COLLUSION.contains(&m.as_str()));
         if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
             return Err(Error::param(
-                "--metric",
+                "metrics",
                 m,
-                "a metric this grid writes: collusion metrics need a coalition (--set coalition=SPEC)",
+                "a metric this grid writes: collusion metrics need a coalition (a `coalition` key in the grid)",
             ));
         }
     }

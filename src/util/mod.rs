@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod num;
+pub(crate) mod spec;
 
 pub use atomic::{AtomicDir, AtomicFile};
 pub use num::{fmt_f64, write_f64};

@@ -138,7 +138,7 @@ pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
         }
         Some(id) if id != file_owner => {
             return Err(Error::param(
-                "--owner",
+                "owner",
                 id,
                 format!("the owner whose recipients ego.csv lists ({file_owner})"),
             ));

@@ -335,7 +335,7 @@ pub fn traces(
             if s.is_empty() {
                 let have: Vec<&str> = paths.series.iter().map(|s| s.id.as_str()).collect();
                 return Err(Error::param(
-                    "--owner",
+                    "owner",
                     id,
                     format!("an owner with a path in paths.csv ({})", have.join(", ")),
                 ));

@@ -93,7 +93,7 @@ impl std::str::FromStr for Kind {
         Kind::ALL
             .into_iter()
             .find(|k| k.as_str() == s.trim())
-            .ok_or_else(|| Error::param("--kind", s, "jumps, ego, error, coalition or path"))
+            .ok_or_else(|| Error::param("kind", s, "jumps, ego, error, coalition or path"))
     }
 }
 
@@ -165,10 +165,10 @@ fn needs_dir(kind: Kind, input: &Path) -> Result<()> {
         Ok(())
     } else if input.exists() {
         Err(Error::param(
-            "--input",
+            "input",
             input.display(),
             format!(
-                "a directory written by simulate (--kind {kind} reads {})",
+                "a directory written by simulate (`kind` = {kind} reads {})",
                 kind.inputs().join(", ")
             ),
         ))

@@ -174,7 +174,7 @@ impl Format {
             Some("png") => Ok(Format::Png),
             Some("svg") => Ok(Format::Svg),
             _ => Err(Error::param(
-                "--out",
+                "out",
                 path.display(),
                 "a file name ending in .png or .svg",
             )),
@@ -192,7 +192,7 @@ pub const MIN_SIDE: u32 = 100;
 pub const MAX_SIDE: u32 = 10_000;
 
 fn check_size((w, h): (u32, u32)) -> Result<()> {
-    for (name, v) in [("--width", w), ("--height", h)] {
+    for (name, v) in [("width", w), ("height", h)] {
         if !(MIN_SIDE..=MAX_SIDE).contains(&v) {
             return Err(Error::param(
                 name,

@@ -1,0 +1,359 @@
+//! [`Simulation`]: a simulation described by typed values and run in memory,
+//! the library's face of `privdiffuse simulate`.
+//!
+//! ```no_run
+//! use privdiffuse::{EpsilonMap, Graph, MechanismChoice, Norm, Owners, Simulation};
+//! # fn main() -> Result<(), privdiffuse::Error> {
+//! let g = Graph::load("data/geometric150.edges")?;
+//! let out = Simulation::new(&g)
+//!     .eps(EpsilonMap::exp(3.0, 1.0)?)
+//!     .dim(1)
+//!     .norm(Norm::L1)
+//!     .mechanism(MechanismChoice::Both)
+//!     .owners(Owners::Count(20))
+//!     .seed(5)
+//!     .run()?;
+//! for row in out.by_distance() {
+//!     println!("{} {} {}", row.mechanism, row.distance_lo, row.mse);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Setters only record; [`Simulation::run`] validates the whole description
+//! (through [`Plan::new`]) and fails with an [`Error`](crate::Error) naming
+//! the parameter. Nothing is written to disk. The owners run in parallel on
+//! the caller's rayon pool (`pool.install(|| sim.run())` to choose the
+//! threads); results do not depend on it. The numbers are those of
+//! `privdiffuse simulate` with the same options, bit for bit.
+
+use super::aggregate::BucketRow;
+use super::config::SimConfig;
+use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
+use crate::Result;
+use crate::control::Control;
+use crate::distance::Distances;
+use crate::epsilon::EpsilonMap;
+use crate::graph::Graph;
+use crate::values::ValueSpec;
+use std::io::Write;
+use std::path::Path;
+
+/// The per-row outputs a run can keep in memory (by default none is built).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rows {
+    /// Every jump of every correlated path (`jumps.csv`).
+    Jumps,
+    /// One row per owner (`owners.csv`).
+    Owners,
+    /// The first owners' full paths (`paths.csv`; see `path_owners`).
+    Paths,
+    /// The first owner's recipients and errors (`ego.csv`).
+    Ego,
+    /// One row per answer (`responses.csv`): large.
+    Responses,
+}
+
+impl Rows {
+    /// Every kind, in file order.
+    pub const ALL: [Rows; 5] = [
+        Rows::Jumps,
+        Rows::Owners,
+        Rows::Paths,
+        Rows::Ego,
+        Rows::Responses,
+    ];
+
+    /// The file `simulate` writes these rows to.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Rows::Jumps => "jumps.csv",
+            Rows::Owners => "owners.csv",
+            Rows::Paths => "paths.csv",
+            Rows::Ego => "ego.csv",
+            Rows::Responses => "responses.csv",
+        }
+    }
+}
+
+/// The setters shared by [`Simulation`] and
+/// [`Collusion`](crate::collusion::Collusion): each records one option of the
+/// [`SimConfig`] reached through the given field path.
+macro_rules! sim_setters {
+    ($($field:ident).+) => {
+        /// The privacy map ε(d), with its clamps if it has any (replacing
+        /// earlier ones). Default `range:0.5..15`.
+        pub fn eps(mut self, map: $crate::EpsilonMap) -> Self {
+            let c = &mut self.$($field).+;
+            c.eps_min = map.eps_min();
+            c.eps_max = map.eps_max();
+            c.eps = map;
+            self
+        }
+
+        /// Clamps of ε (parameters `eps_min`, `eps_max`): every level is bounded
+        /// to `[eps_min, eps_max]`; `eps_min` is also the level of unreachable
+        /// members under [`Unreachable::Floor`]($crate::sim::Unreachable::Floor).
+        pub fn eps_clamp(mut self, eps_min: Option<f64>, eps_max: Option<f64>) -> Self {
+            let c = &mut self.$($field).+;
+            c.eps_min = eps_min;
+            c.eps_max = eps_max;
+            self
+        }
+
+        /// How distances are measured (default hop).
+        pub fn distance(mut self, kind: $crate::DistanceKind) -> Self {
+            self.$($field).+.distance = kind;
+            self
+        }
+
+        /// Options of the resistance routes (cap, sketch size, tolerance, seed).
+        pub fn distance_options(mut self, options: $crate::DistanceOptions) -> Self {
+            self.$($field).+.distance_options = options;
+            self
+        }
+
+        /// Buckets of the by-distance rows for continuous distances (default 20).
+        pub fn bins(mut self, bins: usize) -> Self {
+            self.$($field).+.bins = bins;
+            self
+        }
+
+        /// Dimension n of the private values (default 2).
+        pub fn dim(mut self, dim: usize) -> Self {
+            self.$($field).+.dim = dim;
+            self
+        }
+
+        /// Norm of the Laplace noise (default ℓ2).
+        pub fn norm(mut self, norm: $crate::Norm) -> Self {
+            self.$($field).+.norm = norm;
+            self
+        }
+
+        /// Mechanism(s) compared (default correlated and independent).
+        pub fn mechanism(mut self, mechanism: $crate::MechanismChoice) -> Self {
+            self.$($field).+.mechanism = mechanism;
+            self
+        }
+
+        /// δ of the Gaussian mechanism (default 1e-5).
+        pub fn delta(mut self, delta: f64) -> Self {
+            self.$($field).+.delta = delta;
+            self
+        }
+
+        /// The owners' private values (default `auto`: the coordinates beside
+        /// the graph file when n = 2, else uniform on [0, 1)).
+        pub fn values(mut self, values: $crate::ValueSpec) -> Self {
+            self.$($field).+.values = values;
+            self
+        }
+
+        /// Sensitivity Δ: noise at level ε has scale Δ/ε (default 1).
+        pub fn sensitivity(mut self, sensitivity: f64) -> Self {
+            self.$($field).+.sensitivity = sensitivity;
+            self
+        }
+
+        /// Post-processing of the answers (default none).
+        pub fn post(mut self, post: $crate::Post) -> Self {
+            self.$($field).+.post = post;
+            self
+        }
+
+        /// Which owners share their values.
+        pub fn owners(mut self, owners: $crate::Owners) -> Self {
+            self.$($field).+.owners = owners;
+            self
+        }
+
+        /// Members the owner cannot reach: skipped (default) or answered at
+        /// `eps_min`.
+        pub fn unreachable(mut self, unreachable: $crate::sim::Unreachable) -> Self {
+            self.$($field).+.unreachable = unreachable;
+            self
+        }
+
+        /// Master seed (default 1): every (seed, owner, trial, purpose) has its
+        /// own generator.
+        pub fn seed(mut self, seed: u64) -> Self {
+            self.$($field).+.seed = seed;
+            self
+        }
+
+        /// Cancellation token and progress callback, checked and told between
+        /// batches of owners.
+        pub fn control(mut self, control: $crate::Control) -> Self {
+            self.control = control;
+            self
+        }
+    };
+}
+
+pub(crate) use sim_setters;
+
+/// A simulation over a loaded graph, described by typed values (defaults:
+/// those of `privdiffuse simulate`).
+#[derive(Clone)]
+pub struct Simulation<'g> {
+    graph: &'g Graph,
+    config: SimConfig,
+    control: Control,
+    keep: Vec<Rows>,
+}
+
+impl<'g> Simulation<'g> {
+    /// A simulation of `graph` with the default options; the graph's
+    /// [`source`](Graph::source) is where `values = auto` looks for
+    /// coordinates.
+    pub fn new(graph: &'g Graph) -> Self {
+        let config = SimConfig {
+            graph: graph.source().map(Path::to_path_buf).unwrap_or_default(),
+            directed: graph.is_directed(),
+            ..SimConfig::default()
+        };
+        Simulation::with_config(graph, config)
+    }
+
+    /// A simulation of `graph` described by `config` (its `graph`, `nodes`
+    /// and `directed` are not read again: the graph is given; `graph` still
+    /// locates the coordinates of `values = auto`).
+    pub fn with_config(graph: &'g Graph, config: SimConfig) -> Self {
+        Simulation {
+            graph,
+            config,
+            control: Control::default(),
+            keep: Vec::new(),
+        }
+    }
+
+    sim_setters!(config);
+
+    /// How many owners' full paths [`Rows::Paths`] holds (default 4).
+    pub fn path_owners(mut self, owners: usize) -> Self {
+        self.config.path_owners = owners;
+        self
+    }
+
+    /// Keeps these per-row outputs in memory ([`SimOutput::csv`]).
+    pub fn keep(mut self, rows: impl IntoIterator<Item = Rows>) -> Self {
+        for r in rows {
+            if !self.keep.contains(&r) {
+                self.keep.push(r);
+            }
+        }
+        self.config.responses = self.keep.contains(&Rows::Responses);
+        self
+    }
+
+    /// The configuration as recorded so far (what `summary.json` would echo).
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Validates the description, prepares the distances and runs every
+    /// owner. Nothing is written to disk.
+    pub fn run(&self) -> Result<SimOutput> {
+        let distances = Distances::new(
+            self.graph,
+            self.config.distance,
+            &self.config.distance_options,
+        )?;
+        let plan = Plan::new(&self.config, self.graph, &distances)?;
+        let mut bufs: Vec<Option<Vec<u8>>> = Rows::ALL
+            .iter()
+            .map(|r| self.keep.contains(r).then(Vec::new))
+            .collect();
+        let result = {
+            let mut it = bufs
+                .iter_mut()
+                .map(|b| b.as_mut().map(|v| v as &mut dyn Write));
+            let mut sinks = Sinks {
+                jumps: it.next().flatten(),
+                owners: it.next().flatten(),
+                paths: it.next().flatten(),
+                ego: it.next().flatten(),
+                responses: it.next().flatten(),
+            };
+            plan.run(&mut sinks, &self.control)?
+        };
+        let rows = Rows::ALL
+            .iter()
+            .zip(bufs)
+            .filter_map(|(r, b)| b.map(|b| (*r, String::from_utf8_lossy(&b).into_owned())))
+            .collect();
+        let observed = plan.observed();
+        Ok(SimOutput {
+            result,
+            map: plan.map().clone(),
+            values: plan.values().spec().clone(),
+            observed: observed.0.is_finite().then_some(observed),
+            rows,
+            config: self.config.clone(),
+        })
+    }
+}
+
+/// What a [`Simulation`] produced.
+#[derive(Clone, Debug)]
+pub struct SimOutput {
+    result: SimResult,
+    map: EpsilonMap,
+    values: ValueSpec,
+    observed: Option<(f64, f64)>,
+    rows: Vec<(Rows, String)>,
+    config: SimConfig,
+}
+
+impl SimOutput {
+    /// Accuracy per mechanism and distance bucket: the rows of
+    /// `by_distance.csv`, in its order.
+    pub fn by_distance(&self) -> &[BucketRow] {
+        &self.result.rows
+    }
+
+    /// Overall empirical and theoretical MSE per mechanism.
+    pub fn totals(&self) -> &[MechanismTotal] {
+        &self.result.totals
+    }
+
+    /// Owners, answers, skipped members, jumps (observed and expected).
+    pub fn counts(&self) -> &Counts {
+        &self.result.counts
+    }
+
+    /// The privacy map used, clamped (a `range` map resolved).
+    pub fn map(&self) -> &EpsilonMap {
+        &self.map
+    }
+
+    /// The private values used (`auto` resolved).
+    pub fn values(&self) -> &ValueSpec {
+        &self.values
+    }
+
+    /// Smallest and largest owner-to-member distance, when the run needed
+    /// them (a `range` map or continuous distances).
+    pub fn observed_distances(&self) -> Option<(f64, f64)> {
+        self.observed
+    }
+
+    /// Kept per-row output ([`Simulation::keep`]) as the CSV text `simulate`
+    /// writes to [`Rows::file_name`], header included; `None` if not kept.
+    pub fn csv(&self, rows: Rows) -> Option<&str> {
+        self.rows
+            .iter()
+            .find(|(r, _)| *r == rows)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// The configuration that was run.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// The rows, totals and counts by value.
+    pub fn into_result(self) -> SimResult {
+        self.result
+    }
+}

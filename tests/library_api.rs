@@ -1,0 +1,277 @@
+//! The library's builders against the command line: the same description
+//! gives the same numbers, value for value, with nothing written to disk.
+
+use privdiffuse::sim::write_by_distance;
+use privdiffuse::{
+    Coalition, Collusion, EpsilonMap, Error, Estimator, Graph, MechanismChoice, Norm, Owners, Rows,
+    Simulation,
+};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pd-lib-api-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn cli(args: &[&str]) {
+    let o = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+        .env_remove("RUST_BACKTRACE")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Bit-equal, NaN equal to NaN.
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// The contract program of `examples/library.rs`.
+fn contract() -> privdiffuse::SimOutput {
+    let g = Graph::load("data/geometric150.edges").unwrap();
+    let eps = EpsilonMap::exp(3.0, 1.0).unwrap();
+    Simulation::new(&g)
+        .eps(eps)
+        .dim(1)
+        .norm(Norm::L1)
+        .mechanism(MechanismChoice::Both)
+        .owners(Owners::Count(20))
+        .seed(5)
+        .run()
+        .unwrap()
+}
+
+#[test]
+fn builder_by_distance_equals_the_cli_csv_value_for_value() {
+    let out = contract();
+    let d = scratch("contract");
+    let dir = d.join("run");
+    cli(&[
+        "simulate",
+        "--eps",
+        "exp:a=3,b=1",
+        "--dim",
+        "1",
+        "--norm",
+        "l1",
+        "--mechanism",
+        "both",
+        "--owners",
+        "20",
+        "--seed",
+        "5",
+        "--out",
+        dir.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    let csv = std::fs::read_to_string(dir.join("by_distance.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory")
+    );
+    let rows = out.by_distance();
+    let file: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), file.len());
+    assert!(rows.len() > 5);
+    for (row, line) in rows.iter().zip(&file) {
+        let f: Vec<&str> = line.split(',').collect();
+        let num = |i: usize| f[i].parse::<f64>().unwrap();
+        // The mechanism prints as in the file.
+        assert_eq!(row.mechanism.to_string(), f[0]);
+        assert!(same(row.distance_lo, num(1)), "{line}");
+        assert!(same(row.distance_hi, num(2)), "{line}");
+        assert_eq!(row.count, f[3].parse::<u64>().unwrap(), "{line}");
+        for (x, i) in [
+            (row.mean_eps, 4),
+            (row.mse, 5),
+            (row.mse_se, 6),
+            (row.mse_theory, 7),
+        ] {
+            assert!(same(x, num(i)), "column {i}: {x} vs {line}");
+        }
+    }
+    assert_eq!(rows[0].mechanism.to_string(), "correlated");
+    // And the file the library would write is the file the CLI wrote.
+    let mut text = Vec::new();
+    write_by_distance(&mut text, rows).unwrap();
+    assert_eq!(String::from_utf8(text).unwrap(), csv);
+    // Totals and counts are those of summary.json.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["counts"]["owners"], out.counts().owners);
+    assert_eq!(summary["counts"]["jumps"], out.counts().jumps);
+    for (t, s) in out.totals().iter().zip(summary["mse"].as_array().unwrap()) {
+        assert_eq!(s["mechanism"], t.mechanism.as_str());
+        assert!(same(s["mse"].as_f64().unwrap(), t.mse));
+    }
+    // The configuration echoes the specs as the command line wrote them.
+    assert_eq!(summary["config"]["eps"], out.config().eps.to_string());
+    assert_eq!(summary["config"]["owners"], "20");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn kept_rows_are_the_files_simulate_writes() {
+    let g = Graph::load("data/karate.edges").unwrap();
+    let out = Simulation::new(&g)
+        .eps("exp:a=3,b=1".parse().unwrap())
+        .owners(Owners::Ids(vec!["0".into(), "33".into()]))
+        .keep([Rows::Jumps, Rows::Owners, Rows::Paths, Rows::Ego])
+        .run()
+        .unwrap();
+    let d = scratch("kept");
+    let dir = d.join("run");
+    cli(&[
+        "simulate",
+        "--graph",
+        "data/karate.edges",
+        "--eps",
+        "exp:a=3,b=1",
+        "--owners",
+        "0,33",
+        "--out",
+        dir.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    for rows in [Rows::Jumps, Rows::Owners, Rows::Paths, Rows::Ego] {
+        let file = std::fs::read_to_string(dir.join(rows.file_name())).unwrap();
+        assert_eq!(out.csv(rows), Some(file.as_str()), "{rows:?}");
+    }
+    assert_eq!(out.csv(Rows::Responses), None);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn collusion_builder_equals_collude() {
+    let g = Graph::load("data/karate.edges").unwrap();
+    let out = Collusion::new(&g)
+        .eps(EpsilonMap::exp(2.0, 1.0).unwrap())
+        .dim(1)
+        .norm(Norm::L1)
+        .owners(Owners::Count(3))
+        .coalition(Coalition::nearest(3).unwrap())
+        .coalition(Coalition::sybil(4, 3.0).unwrap())
+        .estimators([Estimator::Best, Estimator::Ivw, Estimator::Pitman])
+        .trials(40)
+        .seed(3)
+        .run()
+        .unwrap();
+    let d = scratch("collude");
+    let dir = d.join("run");
+    cli(&[
+        "collude",
+        "--graph",
+        "data/karate.edges",
+        "--eps",
+        "exp:a=2,b=1",
+        "--dim",
+        "1",
+        "--norm",
+        "l1",
+        "--owners",
+        "3",
+        "--coalition",
+        "nearest:m=3",
+        "--coalition",
+        "sybil:m=4,d=3",
+        "--estimators",
+        "best,ivw,pitman",
+        "--trials",
+        "40",
+        "--seed",
+        "3",
+        "--out",
+        dir.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let pooled = summary["pooled"].as_array().unwrap();
+    assert_eq!(pooled.len(), out.pooled().len());
+    for (p, s) in out.pooled().iter().zip(pooled) {
+        assert_eq!(s["coalition"], p.coalition.as_str());
+        assert_eq!(s["estimator"], p.estimator.as_str());
+        assert!(same(s["mean_gain"].as_f64().unwrap(), p.mean_gain), "{s}");
+        assert!(same(s["mean_mse"].as_f64().unwrap(), p.mean_mse), "{s}");
+    }
+    assert_eq!(
+        summary["config"],
+        serde_json::to_value(out.config()).unwrap()
+    );
+    assert_eq!(out.results().len(), 3 * 2);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_range_map_is_resolved_by_the_run_and_values_auto_by_the_graph_path() {
+    let g = Graph::load("data/geometric150.edges").unwrap();
+    assert_eq!(g.source(), Some(Path::new("data/geometric150.edges")));
+    let range = EpsilonMap::range(0.5, 15.0).unwrap();
+    assert!(range.needs_resolution());
+    let out = Simulation::new(&g)
+        .eps(range)
+        .owners(Owners::Count(5))
+        .run()
+        .unwrap();
+    let (lo, hi) = out.observed_distances().unwrap();
+    assert_eq!(out.map().eps(lo), 15.0);
+    assert_eq!(out.map().eps(hi), 0.5);
+    // dim 2 next to data/geometric150.coords.csv: the coordinates.
+    assert_eq!(out.values().to_string(), "coords");
+    // A graph built in memory has no file beside it: uniform values.
+    let h = Graph::from_index_edges(3, &[(0, 1), (1, 2)], None, false).unwrap();
+    let out = Simulation::new(&h).run().unwrap();
+    assert_eq!(out.values().to_string(), "uniform:0,1");
+}
+
+#[test]
+fn invalid_descriptions_fail_at_run_naming_the_parameter() {
+    let g = Graph::load("data/karate.edges").unwrap();
+    let name = |r: Result<privdiffuse::SimOutput, Error>| match r {
+        Err(Error::Parameter { name, .. }) => name,
+        Err(e) => panic!("not a parameter error: {e}"),
+        Ok(_) => panic!("accepted"),
+    };
+    let s = || Simulation::new(&g);
+    assert_eq!(name(s().owners(Owners::Count(0)).run()), "owners");
+    assert_eq!(name(s().owners(Owners::Count(35)).run()), "owners");
+    assert_eq!(
+        name(s().owners(Owners::Ids(vec!["nobody".into()])).run()),
+        "owners"
+    );
+    assert_eq!(name(s().bins(0).run()), "bins");
+    assert_eq!(name(s().dim(0).run()), "dim");
+    assert_eq!(name(s().sensitivity(-1.0).run()), "sensitivity");
+    assert_eq!(name(s().delta(2.0).run()), "delta");
+    assert_eq!(name(s().eps_clamp(Some(2.0), Some(1.0)).run()), "eps_min");
+    assert_eq!(
+        name(s().unreachable(privdiffuse::Unreachable::Floor).run()),
+        "unreachable"
+    );
+    assert_eq!(
+        name(s().eps(EpsilonMap::exp(800.0, 1.0).unwrap()).run()),
+        "eps"
+    );
+    let e = Collusion::new(&g).run().unwrap_err();
+    assert!(
+        matches!(&e, Error::Parameter { name, .. } if name == "coalition"),
+        "{e}"
+    );
+}
+
+#[test]
+fn control_cancels_a_run() {
+    let g = Graph::load("data/karate.edges").unwrap();
+    let control = privdiffuse::Control::new();
+    control.token().cancel();
+    let e = Simulation::new(&g).control(control).run().unwrap_err();
+    assert!(matches!(e, Error::Cancelled), "{e}");
+}
