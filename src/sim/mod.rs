@@ -5,16 +5,19 @@
 //! * [`Plan`] — a validated, resolved run over a loaded graph; [`Plan::run`]
 //!   streams optional per-row outputs and returns the aggregates.
 //! * [`simulate_to_dir`] — the `simulate` command as a library call.
-//! * [`rows`] — one row type per CSV file, shared by the writers and readers.
+//! * [`rows`] — one row type per CSV file, shared by the writers and readers;
+//!   [`SummaryFile`] — `summary.json` read back.
 
 pub mod aggregate;
 pub mod config;
 pub mod rows;
 pub mod run;
+pub mod summary;
 pub mod write;
 
 pub use aggregate::BucketAcc;
 pub use config::{DEFAULT_GRAPH, OwnerSpec, SimConfig, Unreachable};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
+pub use summary::{ConfigEcho, SummaryFile};
 pub use write::{RunOptions, Summary, Timings, simulate_to_dir, summarize, write_by_distance};

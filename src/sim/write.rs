@@ -14,7 +14,7 @@ use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::util::AtomicDir;
 use crate::util::table::{self, columns};
 use crate::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -35,10 +35,12 @@ pub struct RunOptions {
     pub control: Control,
 }
 
-/// The resolved privacy map, as recorded in `summary.json`.
-#[derive(Clone, Debug, Serialize)]
+/// The resolved privacy map, as recorded in `summary.json` (and read back
+/// by [`SummaryFile`](super::SummaryFile)).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MapSummary {
-    /// The `--eps` spec as given.
+    /// The `--eps` spec as given (empty when a hand-written summary has none).
+    #[serde(default)]
     pub requested: String,
     /// Canonical spec of the map used (a `range:` map as its `exp:` form).
     pub spec: String,
