@@ -271,7 +271,7 @@ pub fn push_field(out: &mut String, s: &str) {
     }
 }
 
-impl<'s> ser::Serializer for &'s mut Cells<'_> {
+impl ser::Serializer for &mut Cells<'_> {
     type Ok = ();
     type Error = RowError;
     type SerializeSeq = Self;
