@@ -3,9 +3,12 @@
 //! and the reader deserialises, so a format exists once.
 //!
 //! * A trailing vector field (`v: Vec<f64>`) is written as columns
-//!   `v1..vn` ([`CsvRow::VECTOR`]): the csv crate flattens sequences when it
-//!   writes but cannot name them in a header, so headers come from
-//!   [`columns`] and the writer never derives one.
+//!   `v1..vn` ([`CsvRow::VECTOR`]): records flatten sequences, but serde
+//!   cannot name a sequence's elements, so headers come from [`columns`]
+//!   (the field names, the vector expanded) and are never derived from a row.
+//! * An optional column (`#[serde(skip_serializing_if = "Option::is_none")]`,
+//!   listed in [`CsvRow::OPTIONAL`]) is left out of a file whose rows all
+//!   lack it; a reader then reads it as `None`.
 //! * Readers find columns by name (any order, extra columns ignored, so the
 //!   writers may grow), accept any `n` of a vector, and report
 //!   `file:line: column 'x': expected …, found '…'`.
@@ -646,7 +649,7 @@ impl Reader {
                 }
             }
         }
-        for (k, name) in names.iter().enumerate() {
+        for name in &names {
             let at = self.header.iter().position(|h| h == name);
             let optional = T::OPTIONAL.iter().any(|&f| f == name);
             if at.is_none() && !optional {
@@ -663,7 +666,6 @@ impl Reader {
                 .into());
             }
             idx.push(at);
-            debug_assert_eq!(idx.len(), k + 1);
         }
         let file = self.file.clone();
         let mut cells = csv::StringRecord::new();
