@@ -62,6 +62,23 @@ impl From<crate::util::PathIoError> for Error {
     }
 }
 
+impl From<crate::util::TableError> for Error {
+    fn from(e: crate::util::TableError) -> Self {
+        match e {
+            crate::util::TableError::Io(e) => e.into(),
+            crate::util::TableError::Input {
+                file,
+                line,
+                message,
+            } => Error::Input {
+                file,
+                line,
+                message,
+            },
+        }
+    }
+}
+
 /// Shorthand for results carrying [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

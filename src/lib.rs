@@ -76,6 +76,6 @@ pub use mechanism::{Mechanism, MechanismChoice};
 pub use post::Post;
 pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
 pub use rng::{PrivRng, Purpose, rng_for};
-pub use sim::{BucketRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
+pub use sim::{ByDistanceRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
 pub use sweep::{Grid, SweepOptions, SweepReport, run_sweep};
 pub use values::ValueSpec;

@@ -8,7 +8,7 @@
 
 use privdiffuse::distance::Distances;
 use privdiffuse::graph::{GeometricParam, Graph, generate};
-use privdiffuse::sim::{BucketRow, Plan, SimConfig, simulate};
+use privdiffuse::sim::{ByDistanceRow, Plan, SimConfig, simulate};
 use std::path::PathBuf;
 
 fn geometric(n: usize, seed: u64) -> Graph {
@@ -17,7 +17,7 @@ fn geometric(n: usize, seed: u64) -> Graph {
         .0
 }
 
-fn run(graph: &Graph, config: &SimConfig) -> Vec<BucketRow> {
+fn run(graph: &Graph, config: &SimConfig) -> Vec<ByDistanceRow> {
     let d = Distances::new(graph, config.distance, &config.distance_options).unwrap();
     let plan = Plan::new(config, graph, &d).unwrap();
     simulate(&plan).unwrap().rows
@@ -37,7 +37,7 @@ fn base(dim: usize, norm: &str, mechanism: &str) -> SimConfig {
 }
 
 /// Every bucket with enough owners: |mse − theory| ≤ 5 clustered s.e.
-fn check_theory(rows: &[BucketRow], min_count: u64) -> usize {
+fn check_theory(rows: &[ByDistanceRow], min_count: u64) -> usize {
     let mut checked = 0;
     for r in rows
         .iter()

@@ -20,7 +20,9 @@
 //! * [`run`] — the trial runner behind `privdiffuse collude`: every owner ×
 //!   coalition × mechanism, `T` fresh draws, estimator gains, audit, attack;
 //! * [`stats`] — MSE / gain accumulators with delta-method confidence intervals,
-//!   Clopper–Pearson bounds.
+//!   Clopper–Pearson bounds;
+//! * [`rows`] — the rows of `coalition.csv` and `audit.csv`, shared by the
+//!   writers and the coalition figure.
 //!
 //! Conventions: a coalition view holds `m` members' answers, `n` coordinates each,
 //! row-major (`answers[j * n + i]`). Laplace members are described by their noise
@@ -32,6 +34,7 @@ pub mod audit;
 pub mod builder;
 pub mod coalition;
 pub mod estimators;
+pub mod rows;
 pub mod run;
 pub mod stats;
 pub mod write;
@@ -46,6 +49,7 @@ pub use coalition::{Coalition, CoalitionMembers, Member};
 pub use estimators::{
     Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimator_list,
 };
+pub use rows::{AuditRow, CoalitionRow};
 pub use run::{
     AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes,
     collude,

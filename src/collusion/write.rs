@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use super::coalition::Coalition;
 use super::estimators::{Estimator, estimator_list};
+use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude};
 use crate::control::Control;
 use crate::distance::Distances;
@@ -23,7 +24,8 @@ use crate::graph::{GraphStats, LoadOptions, load_graph};
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::write::{MapSummary, check_out_dir, create, finish, write_json};
 use crate::sim::{Owners, Plan, SimConfig};
-use crate::util::{AtomicDir, write_f64};
+use crate::util::AtomicDir;
+use crate::util::table::{self, columns};
 use crate::{Error, Result};
 
 /// Default `--trials`.
@@ -33,13 +35,6 @@ pub const DEFAULT_TRIALS: usize = 1000;
 pub const DEFAULT_OWNERS: usize = 20;
 /// Default `--composition-delta`.
 pub const DEFAULT_COMPOSITION_DELTA: f64 = 1e-6;
-
-/// Header of `coalition.csv`.
-pub const COALITION_HEADER: &str =
-    "owner,coalition,size,eps_max,eps_sum,mechanism,estimator,mse,gain,gain_lo,gain_hi,win_rate";
-/// Header of `audit.csv`.
-pub const AUDIT_HEADER: &str =
-    "owner,coalition,mechanism,eps_bound,loss_mean,loss_q99,loss_max,eps_lower_bound";
 
 /// Every option of `collude` that changes the numbers: the simulation's, plus
 /// coalitions, estimators, trials and δ'. Echoed in `summary.json` (flattened,
@@ -280,73 +275,44 @@ pub struct ColludeTimings {
     pub total_s: f64,
 }
 
-/// Quotes a CSV field when it holds a comma, quote or line break (coalition
-/// specs such as `sybil:m=20,d=3` do).
-fn push_field(out: &mut String, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(s);
-    }
-}
-
-fn push_num(out: &mut String, x: f64) {
-    out.push(',');
-    write_f64(out, x);
-}
-
 /// Writes `coalition.csv`.
 pub fn write_coalition_csv(
     w: &mut dyn Write,
     plan: &Plan<'_>,
     results: &[CoalitionResult],
 ) -> std::io::Result<()> {
-    let mut s = String::with_capacity(1 << 16);
-    s.push_str(COALITION_HEADER);
-    s.push('\n');
+    let mut out = table::Writer::with_header(w, columns::<CoalitionRow>(0, &[]))?;
     for r in results {
         let owner = plan.graph().ids().label(r.owner).to_string();
         let empty = r.size == 0;
         for m in &r.mechanisms {
             for (e, g) in &m.estimators {
-                push_field(&mut s, &owner);
-                s.push(',');
-                push_field(&mut s, &r.label);
-                s.push_str(&format!(",{}", r.size));
-                push_num(
-                    &mut s,
-                    if empty {
+                out.row(&CoalitionRow {
+                    owner: owner.clone(),
+                    coalition: r.label.clone(),
+                    size: r.size as u64,
+                    eps_max: if empty {
                         f64::NAN
                     } else {
                         r.accounting.eps_max
                     },
-                );
-                push_num(
-                    &mut s,
-                    if empty {
+                    eps_sum: if empty {
                         f64::NAN
                     } else {
                         r.accounting.eps_sum
                     },
-                );
-                s.push(',');
-                s.push_str(m.mechanism.name());
-                s.push(',');
-                s.push_str(e.name());
-                for x in [g.mse, g.gain, g.gain_lo, g.gain_hi, g.win_rate] {
-                    push_num(&mut s, x);
-                }
-                s.push('\n');
+                    mechanism: m.mechanism.name().into(),
+                    estimator: e.name().into(),
+                    mse: g.mse,
+                    gain: g.gain,
+                    gain_lo: g.gain_lo,
+                    gain_hi: g.gain_hi,
+                    win_rate: g.win_rate,
+                })?;
             }
         }
-        if s.len() > 1 << 15 {
-            w.write_all(s.as_bytes())?;
-            s.clear();
-        }
     }
-    w.write_all(s.as_bytes())
+    out.into_inner().map(|_| ())
 }
 
 /// Writes `audit.csv`.
@@ -355,18 +321,11 @@ pub fn write_audit_csv(
     plan: &Plan<'_>,
     results: &[CoalitionResult],
 ) -> std::io::Result<()> {
-    let mut s = String::with_capacity(1 << 16);
-    s.push_str(AUDIT_HEADER);
-    s.push('\n');
+    let mut out = table::Writer::with_header(w, columns::<AuditRow>(0, &[]))?;
     for r in results {
         let owner = plan.graph().ids().label(r.owner).to_string();
         for m in &r.mechanisms {
-            push_field(&mut s, &owner);
-            s.push(',');
-            push_field(&mut s, &r.label);
-            s.push(',');
-            s.push_str(m.mechanism.name());
-            let nums = match &m.audit {
+            let [eps_bound, loss_mean, loss_q99, loss_max, eps_lower_bound] = match &m.audit {
                 Some(a) => [
                     a.eps_bound,
                     a.loss.mean,
@@ -376,13 +335,19 @@ pub fn write_audit_csv(
                 ],
                 None => [f64::NAN; 5],
             };
-            for x in nums {
-                push_num(&mut s, x);
-            }
-            s.push('\n');
+            out.row(&AuditRow {
+                owner: owner.clone(),
+                coalition: r.label.clone(),
+                mechanism: m.mechanism.name().into(),
+                eps_bound,
+                loss_mean,
+                loss_q99,
+                loss_max,
+                eps_lower_bound,
+            })?;
         }
     }
-    w.write_all(s.as_bytes())
+    out.into_inner().map(|_| ())
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {

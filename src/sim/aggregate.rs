@@ -6,8 +6,6 @@
 //! bucket, c_o its count), Var R ≈ K/(K−1) · Σ_o (S_o − R c_o)² / (Σ c_o)²,
 //! computed from the running sums ΣS², ΣSc, Σc².
 
-use serde::Serialize;
-
 /// Running sums for one (mechanism, bucket).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BucketAcc {
@@ -135,31 +133,6 @@ impl Table {
         }
         t
     }
-}
-
-/// One row of `by_distance.csv`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct BucketRow {
-    /// Mechanism name.
-    pub mechanism: String,
-    /// Lower edge of the bucket (= upper for integer distances).
-    pub distance_lo: f64,
-    /// Upper edge.
-    pub distance_hi: f64,
-    /// Responses.
-    pub count: u64,
-    /// Mean ε.
-    pub mean_eps: f64,
-    /// Empirical MSE (before post-processing).
-    pub mse: f64,
-    /// Owner-clustered standard error of `mse`.
-    pub mse_se: f64,
-    /// Mean theoretical MSE over the same responses.
-    pub mse_theory: f64,
-    /// Share of post-processed answers equal to u (when `--post` is set).
-    pub post_exact: Option<f64>,
-    /// MSE after post-processing (when `--post` is set).
-    pub post_mse: Option<f64>,
 }
 
 #[cfg(test)]

@@ -26,8 +26,8 @@
 //! threads); results do not depend on it. The numbers are those of
 //! `privdiffuse simulate` with the same options, bit for bit.
 
-use super::aggregate::BucketRow;
 use super::config::SimConfig;
+use super::rows::ByDistanceRow;
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::Result;
 use crate::control::Control;
@@ -308,7 +308,7 @@ pub struct SimOutput {
 impl SimOutput {
     /// Accuracy per mechanism and distance bucket: the rows of
     /// `by_distance.csv`, in its order.
-    pub fn by_distance(&self) -> &[BucketRow] {
+    pub fn by_distance(&self) -> &[ByDistanceRow] {
         &self.result.rows
     }
 

@@ -7,15 +7,21 @@
 //! * [`Plan`] — a validated, resolved run over a loaded graph; [`Plan::run`]
 //!   streams optional per-row outputs and returns the aggregates.
 //! * [`simulate_to_dir`] — the `simulate` command as a library call.
+//! * [`rows`] — one row type per CSV file, shared by the writers and readers;
+//!   [`SummaryFile`] — `summary.json` read back.
 
 pub mod aggregate;
 pub mod builder;
 pub mod config;
+pub mod rows;
 pub mod run;
+pub mod summary;
 pub mod write;
 
-pub use aggregate::{BucketAcc, BucketRow};
+pub use aggregate::BucketAcc;
 pub use builder::{Rows, SimOutput, Simulation};
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
+pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
+pub use summary::{ConfigEcho, SummaryFile};
 pub use write::{RunOptions, Summary, Timings, simulate_to_dir, summarize, write_by_distance};

@@ -4,8 +4,9 @@
 //! partial sums are merged in chunk order, so results do not depend on the
 //! number of threads.
 
-use super::aggregate::{BucketAcc, BucketRow, OwnerCell, Table};
+use super::aggregate::{BucketAcc, OwnerCell, Table};
 use super::config::{Owners, SimConfig, Unreachable};
+use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::control::Control;
 use crate::distance::{Distances, Workspace};
 use crate::epsilon::EpsilonMap;
@@ -15,11 +16,12 @@ use crate::post::Post;
 use crate::process::laplace::laplace;
 use crate::process::{NoisePath, Norm};
 use crate::rng::{PrivRng, Purpose, rng_for};
-use crate::util::write_f64;
+use crate::util::table::{self, CsvRow};
 use crate::values::Values;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::Mutex;
@@ -193,7 +195,7 @@ pub struct MechanismTotal {
 #[derive(Clone, Debug)]
 pub struct SimResult {
     /// `by_distance.csv` rows.
-    pub rows: Vec<BucketRow>,
+    pub rows: Vec<ByDistanceRow>,
     /// Per-mechanism totals.
     pub totals: Vec<MechanismTotal>,
     /// Counts.
@@ -361,6 +363,8 @@ struct Scratch {
     unit_scale: Vec<f64>,
     eps_cache: Vec<f64>,
     sigma_cache: Vec<(f64, f64)>,
+    /// A recipient's id as text.
+    label: String,
 }
 
 struct Worker {
@@ -378,15 +382,23 @@ struct Wants {
     responses: bool,
 }
 
+/// Rows of one file from one chunk of owners, as CSV text.
+type Rows = table::Records;
+
 /// What one chunk of owners produces.
 struct ChunkOut {
     tables: Vec<Table>,
     counts: Counts,
-    jumps: String,
-    owners: String,
-    paths: String,
-    ego: String,
-    responses: String,
+    jumps: Rows,
+    owners: Rows,
+    paths: Rows,
+    ego: Rows,
+    responses: Rows,
+}
+
+/// A failure to format rows (into memory: never expected).
+fn row_error(e: std::io::Error) -> Error {
+    Error::io("<simulation output>", e)
 }
 
 const UNIT_NONE: u32 = u32::MAX;
@@ -419,6 +431,7 @@ impl Plan<'_> {
                 unit_scale: Vec::new(),
                 eps_cache: Vec::new(),
                 sigma_cache: Vec::new(),
+                label: String::new(),
             },
         }
     }
@@ -470,11 +483,11 @@ impl Plan<'_> {
                     t.merge(o);
                 }
                 add_counts(&mut counts, &out.counts);
-                write_sink(&mut sinks.jumps, &out.jumps)?;
-                write_sink(&mut sinks.owners, &out.owners)?;
-                write_sink(&mut sinks.paths, &out.paths)?;
-                write_sink(&mut sinks.ego, &out.ego)?;
-                write_sink(&mut sinks.responses, &out.responses)?;
+                write_rows(&mut sinks.jumps, out.jumps)?;
+                write_rows(&mut sinks.owners, out.owners)?;
+                write_rows(&mut sinks.paths, out.paths)?;
+                write_rows(&mut sinks.ego, out.ego)?;
+                write_rows(&mut sinks.responses, out.responses)?;
             }
             done += group.iter().map(|g| g.1.len() as u64).sum::<u64>();
             control.report("owners", done, total);
@@ -518,19 +531,11 @@ impl Plan<'_> {
 
     fn write_headers(&self, sinks: &mut Sinks<'_>) -> Result<()> {
         let n = self.model.dim;
-        let vcols: String = (1..=n).map(|i| format!(",v{i}")).collect();
-        let ycols: String = (1..=n).map(|i| format!(",y{i}")).collect();
-        write_sink(&mut sinks.jumps, "owner,eps,distance,jump_norm\n")?;
-        write_sink(
-            &mut sinks.owners,
-            "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n",
-        )?;
-        write_sink(&mut sinks.paths, &format!("owner,eps{vcols}\n"))?;
-        write_sink(&mut sinks.ego, "recipient,distance,eps,error_norm\n")?;
-        write_sink(
-            &mut sinks.responses,
-            &format!("owner,recipient,distance,eps,mechanism{ycols}\n"),
-        )
+        write_header::<JumpRow>(&mut sinks.jumps, n, &[])?;
+        write_header::<OwnerRow>(&mut sinks.owners, n, &[])?;
+        write_header::<PathRow>(&mut sinks.paths, n, &[])?;
+        write_header::<EgoRow>(&mut sinks.ego, n, &["owner"])?;
+        write_header::<ResponseRow<'static>>(&mut sinks.responses, n, &[])
     }
 
     fn process_chunk(
@@ -543,11 +548,11 @@ impl Plan<'_> {
         let mut out = ChunkOut {
             tables: vec![Table::default(); self.mechanisms.len()],
             counts: Counts::default(),
-            jumps: String::new(),
-            owners: String::new(),
-            paths: String::new(),
-            ego: String::new(),
-            responses: String::new(),
+            jumps: Rows::new(),
+            owners: Rows::new(),
+            paths: Rows::new(),
+            ego: Rows::new(),
+            responses: Rows::new(),
         };
         let Worker { ws, s } = w;
         let mut err = None;
@@ -800,7 +805,18 @@ impl Plan<'_> {
         if recipients == 0 {
             out.counts.owners_without_recipients += 1;
             if wants.owners {
-                let _ = writeln!(out.owners, "{label},0,,,,,0,0");
+                out.owners
+                    .push(&OwnerRow {
+                        owner: label.to_string(),
+                        recipients: 0,
+                        distance_min: None,
+                        distance_max: None,
+                        eps_lo: None,
+                        eps_hi: None,
+                        jumps: 0,
+                        jumps_expected: 0.0,
+                    })
+                    .map_err(row_error)?;
             }
             return Ok(());
         }
@@ -827,7 +843,7 @@ impl Plan<'_> {
                         owner_jumps = s.path.num_jumps() as u64;
                         owner_expected = self.model.norm.jump_rate(n) * (eps_hi.ln() - eps_lo.ln());
                         if wants.jumps || (wants.paths && pos < self.config.path_owners) {
-                            self.record_path(s, wants, pos, &label.to_string(), out);
+                            self.record_path(s, wants, pos, &label.to_string(), out)?;
                         }
                     } else {
                         s.vars.clear();
@@ -838,7 +854,7 @@ impl Plan<'_> {
                         let mut rng = rng_for(seed, owner as u64, 0, Purpose::Gaussian);
                         brownian_at(n, &s.vars, &mut rng, &mut s.order, &mut s.unit_noise);
                         if wants.paths && pos < self.config.path_owners {
-                            self.record_brownian(s, &label.to_string(), out);
+                            self.record_brownian(s, &label.to_string(), out)?;
                         }
                     }
                     for k in 0..units {
@@ -872,7 +888,7 @@ impl Plan<'_> {
                             let v = &s.unit_noise[k * n..(k + 1) * n];
                             let d = row[j as usize];
                             if want_ego && first {
-                                ego_row(&mut out.ego, self, j, d, s.unit_eps[k], v);
+                                ego_row(&mut out.ego, self, j, d, s.unit_eps[k], v)?;
                             }
                             if want_responses {
                                 response_row(
@@ -886,7 +902,8 @@ impl Plan<'_> {
                                     &s.u,
                                     v,
                                     &mut s.y,
-                                );
+                                    &mut s.label,
+                                )?;
                             }
                         }
                     }
@@ -919,7 +936,7 @@ impl Plan<'_> {
                                 &mut s.y,
                             );
                             if record_ego {
-                                ego_row(&mut out.ego, self, j, row[j as usize], e, &s.v);
+                                ego_row(&mut out.ego, self, j, row[j as usize], e, &s.v)?;
                             }
                             if want_responses {
                                 response_row(
@@ -933,7 +950,8 @@ impl Plan<'_> {
                                     &s.u,
                                     &s.v,
                                     &mut s.y,
-                                );
+                                    &mut s.label,
+                                )?;
                             }
                         }
                     }
@@ -964,19 +982,18 @@ impl Plan<'_> {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &d| {
                 (a.min(d), b.max(d))
             });
-        let o = &mut out.owners;
-        let _ = write!(o, "{label},{recipients},");
-        write_f64(o, dmin);
-        o.push(',');
-        write_f64(o, dmax);
-        o.push(',');
-        write_f64(o, eps_lo);
-        o.push(',');
-        write_f64(o, eps_hi);
-        let _ = write!(o, ",{owner_jumps},");
-        write_f64(o, owner_expected);
-        o.push('\n');
-        Ok(())
+        out.owners
+            .push(&OwnerRow {
+                owner: label.to_string(),
+                recipients,
+                distance_min: Some(dmin),
+                distance_max: Some(dmax),
+                eps_lo: Some(eps_lo),
+                eps_hi: Some(eps_hi),
+                jumps: owner_jumps,
+                jumps_expected: owner_expected,
+            })
+            .map_err(row_error)
     }
 }
 
@@ -1022,19 +1039,21 @@ fn add_cell(
     }
 }
 
-fn ego_row(out: &mut String, plan: &Plan<'_>, j: u32, d: f64, eps: f64, v: &[f64]) {
-    let _ = write!(out, "{},", plan.graph.ids().label(j));
-    write_f64(out, d);
-    out.push(',');
-    write_f64(out, eps);
-    out.push(',');
-    write_f64(out, plan.model.norm.norm_of(v));
-    out.push('\n');
+fn ego_row(out: &mut Rows, plan: &Plan<'_>, j: u32, d: f64, eps: f64, v: &[f64]) -> Result<()> {
+    out.push(&EgoRow {
+        recipient: plan.graph.ids().label(j).to_string(),
+        distance: d,
+        eps,
+        error_norm: plan.model.norm.norm_of(v),
+        owner: None,
+    })
+    .map_err(row_error)
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn response_row(
-    out: &mut String,
+    out: &mut Rows,
     plan: &Plan<'_>,
     owner: &str,
     j: u32,
@@ -1044,27 +1063,46 @@ fn response_row(
     u: &[f64],
     v: &[f64],
     y: &mut [f64],
-) {
+    label: &mut String,
+) -> Result<()> {
     for ((yi, ui), vi) in y.iter_mut().zip(u).zip(v) {
         *yi = ui + vi;
     }
     plan.post.apply(y);
-    let _ = write!(out, "{owner},{},", plan.graph.ids().label(j));
-    write_f64(out, d);
-    out.push(',');
-    write_f64(out, eps);
-    let _ = write!(out, ",{mech}");
-    for &x in y.iter() {
-        out.push(',');
-        write_f64(out, x);
-    }
-    out.push('\n');
+    label.clear();
+    let _ = write!(label, "{}", plan.graph.ids().label(j));
+    out.push(&ResponseRow {
+        owner: Cow::Borrowed(owner),
+        recipient: Cow::Borrowed(label),
+        distance: d,
+        eps,
+        mechanism: Cow::Borrowed(mech.name()),
+        y: Cow::Borrowed(y),
+    })
+    .map_err(row_error)
 }
 
-fn write_sink(sink: &mut Option<&mut dyn Write>, text: &str) -> Result<()> {
+/// Writes the header of a file of `T` rows (vectors of `n` columns).
+fn write_header<T: CsvRow>(
+    sink: &mut Option<&mut dyn Write>,
+    n: usize,
+    leave_out: &[&str],
+) -> Result<()> {
+    let Some(w) = sink.as_mut() else {
+        return Ok(());
+    };
+    let text = table::Writer::with_header(Vec::new(), table::columns::<T>(n, leave_out))
+        .and_then(|h| h.into_inner())
+        .map_err(row_error)?;
+    w.write_all(&text)
+        .map_err(|e| Error::io("<simulation output>", e))
+}
+
+/// Appends a chunk's rows to their file, if it is written.
+fn write_rows(sink: &mut Option<&mut dyn Write>, rows: Rows) -> Result<()> {
     if let Some(w) = sink.as_mut() {
-        if !text.is_empty() {
-            w.write_all(text.as_bytes())
+        if !rows.is_empty() {
+            w.write_all(rows.as_str().as_bytes())
                 .map_err(|e| Error::io("<simulation output>", e))?;
         }
     }
@@ -1079,9 +1117,9 @@ fn add_counts(a: &mut Counts, b: &Counts) {
     a.jumps_expected += b.jumps_expected;
 }
 
-fn bucket_row(mech: &str, lo: f64, hi: f64, acc: &BucketAcc, with_post: bool) -> BucketRow {
+fn bucket_row(mech: &str, lo: f64, hi: f64, acc: &BucketAcc, with_post: bool) -> ByDistanceRow {
     let c = acc.count as f64;
-    BucketRow {
+    ByDistanceRow {
         mechanism: mech.into(),
         distance_lo: lo,
         distance_hi: hi,
@@ -1097,48 +1135,58 @@ fn bucket_row(mech: &str, lo: f64, hi: f64, acc: &BucketAcc, with_post: bool) ->
 
 impl Plan<'_> {
     /// Writes the owner's path (paths.csv, first owners) and its jumps (jumps.csv).
-    fn record_path(&self, s: &Scratch, wants: Wants, pos: usize, label: &str, out: &mut ChunkOut) {
+    fn record_path(
+        &self,
+        s: &Scratch,
+        wants: Wants,
+        pos: usize,
+        label: &str,
+        out: &mut ChunkOut,
+    ) -> Result<()> {
         let delta = self.model.sensitivity;
         for j in s.path.jumps().filter(|_| wants.jumps) {
             let eps = j.eps * delta;
-            let _ = write!(out.jumps, "{label},");
-            write_f64(&mut out.jumps, eps);
-            out.jumps.push(',');
-            write_f64(&mut out.jumps, self.map.distance_at(eps));
-            out.jumps.push(',');
-            write_f64(&mut out.jumps, j.size(self.model.norm));
-            out.jumps.push('\n');
+            out.jumps
+                .push(&JumpRow {
+                    owner: label.to_string(),
+                    eps,
+                    distance: self.map.distance_at(eps),
+                    jump_norm: j.size(self.model.norm),
+                })
+                .map_err(row_error)?;
         }
         if wants.paths && pos < self.config.path_owners {
             for (e, v) in s.path.breakpoints() {
-                let _ = write!(out.paths, "{label},");
-                write_f64(&mut out.paths, e * delta);
-                for &x in v {
-                    out.paths.push(',');
-                    write_f64(&mut out.paths, x);
-                }
-                out.paths.push('\n');
+                out.paths
+                    .push(&PathRow {
+                        owner: label.to_string(),
+                        eps: e * delta,
+                        v: v.to_vec(),
+                    })
+                    .map_err(row_error)?;
             }
         }
+        Ok(())
     }
 }
 
 impl Plan<'_> {
     /// paths.csv rows of a Gaussian owner: the Brownian path is continuous, so
     /// what exists of it are its values at the levels answered, ascending in ε.
-    fn record_brownian(&self, s: &Scratch, label: &str, out: &mut ChunkOut) {
+    fn record_brownian(&self, s: &Scratch, label: &str, out: &mut ChunkOut) -> Result<()> {
         let n = self.model.dim;
         let mut order: Vec<usize> = (0..s.unit_eps.len()).collect();
         order.sort_by(|&a, &b| s.unit_eps[a].total_cmp(&s.unit_eps[b]));
         for k in order {
-            let _ = write!(out.paths, "{label},");
-            write_f64(&mut out.paths, s.unit_eps[k]);
-            for &x in &s.unit_noise[k * n..(k + 1) * n] {
-                out.paths.push(',');
-                write_f64(&mut out.paths, x);
-            }
-            out.paths.push('\n');
+            out.paths
+                .push(&PathRow {
+                    owner: label.to_string(),
+                    eps: s.unit_eps[k],
+                    v: s.unit_noise[k * n..(k + 1) * n].to_vec(),
+                })
+                .map_err(row_error)?;
         }
+        Ok(())
     }
 }
 

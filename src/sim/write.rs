@@ -2,8 +2,8 @@
 //! replaces DIR only when complete (an interrupted or failing run leaves no
 //! partial DIR).
 
-use super::aggregate::BucketRow;
 use super::config::SimConfig;
+use super::rows::ByDistanceRow;
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
@@ -11,9 +11,10 @@ use crate::graph::GraphStats;
 use crate::graph::{LoadOptions, load_graph};
 use crate::mechanism::Mechanism;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
-use crate::util::{AtomicDir, write_f64};
+use crate::util::AtomicDir;
+use crate::util::table::{self, columns};
 use crate::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -34,10 +35,12 @@ pub struct RunOptions {
     pub control: Control,
 }
 
-/// The resolved privacy map, as recorded in `summary.json`.
-#[derive(Clone, Debug, Serialize)]
+/// The resolved privacy map, as recorded in `summary.json` (and read back
+/// by [`SummaryFile`](super::SummaryFile)).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MapSummary {
-    /// The `--eps` spec as given.
+    /// The `--eps` spec as given (empty when a hand-written summary has none).
+    #[serde(default)]
     pub requested: String,
     /// Canonical spec of the map used (a `range:` map as its `exp:` form).
     pub spec: String,
@@ -143,35 +146,20 @@ pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
     }
 }
 
-/// Writes `by_distance.csv` rows.
-pub fn write_by_distance(w: &mut dyn Write, rows: &[BucketRow]) -> std::io::Result<()> {
+/// Writes `by_distance.csv` rows (the `post_*` columns when the rows have
+/// them: all rows or none).
+pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::Result<()> {
     let post = rows.first().is_some_and(|r| r.post_exact.is_some());
-    let mut s =
-        String::from("mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory");
-    if post {
-        s.push_str(",post_exact,post_mse");
-    }
-    s.push('\n');
+    let leave_out: &[&str] = if post {
+        &[]
+    } else {
+        &["post_exact", "post_mse"]
+    };
+    let mut out = table::Writer::with_header(w, columns::<ByDistanceRow>(0, leave_out))?;
     for r in rows {
-        s.push_str(&r.mechanism);
-        for x in [r.distance_lo, r.distance_hi] {
-            s.push(',');
-            write_f64(&mut s, x);
-        }
-        s.push_str(&format!(",{}", r.count));
-        for x in [r.mean_eps, r.mse, r.mse_se, r.mse_theory] {
-            s.push(',');
-            write_f64(&mut s, x);
-        }
-        if post {
-            for x in [r.post_exact, r.post_mse] {
-                s.push(',');
-                write_f64(&mut s, x.unwrap_or(f64::NAN));
-            }
-        }
-        s.push('\n');
+        out.row(r)?;
     }
-    w.write_all(s.as_bytes())
+    out.into_inner().map(|_| ())
 }
 
 /// Creates `name` inside the staging directory (buffered).

@@ -12,7 +12,9 @@
 
 use super::grid::{Grid, OUTPUT_COLUMNS};
 use super::metrics::METRICS;
-use super::split_line;
+use super::rows::SweepRow;
+use crate::util::fmt_f64;
+use crate::util::table::{self, Reader};
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -133,12 +135,11 @@ fn mechanism_marker(m: &str) -> usize {
 
 /// Reads the sweep CSV and builds the figure.
 pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
-    let text = std::fs::read_to_string(csv).map_err(|e| Error::io(csv, e))?;
-    let mut lines = text.lines();
-    let header = lines
-        .next()
-        .and_then(split_line)
-        .ok_or_else(|| Error::input(csv, 1, "expected a sweep CSV header"))?;
+    let reader = Reader::open(csv)?;
+    let header: Vec<String> = reader.header().iter().map(String::from).collect();
+    if header.iter().all(String::is_empty) {
+        return Err(Error::input(csv, 1, "expected a sweep CSV header"));
+    }
     let nt = OUTPUT_COLUMNS.len();
     if header.len() < nt || header[header.len() - nt..] != OUTPUT_COLUMNS.map(String::from) {
         return Err(Error::input(
@@ -167,24 +168,24 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                 ),
             )
         })?;
-    let mut rows = Vec::new();
-    for (ln, l) in lines.enumerate() {
-        let f = split_line(l)
-            .filter(|f| f.len() == header.len())
-            .ok_or_else(|| {
-                Error::input(csv, ln + 2, format!("expected {} fields", header.len()))
-            })?;
-        rows.push(f);
-    }
+    // Each row: its cells as text (keys, filters) and its typed tail.
+    let tail_names: Vec<String> = header[nk..].to_vec();
+    let mut rows: Vec<(Vec<String>, SweepRow)> = Vec::new();
+    reader.records(|line, rec| {
+        let tail: csv::StringRecord = rec.iter().skip(nk).collect();
+        let row = table::decode(csv, line, &tail_names, &tail)?;
+        rows.push((rec.iter().map(String::from).collect(), row));
+        Ok::<_, Error>(())
+    })?;
     let filters: Vec<(usize, &str)> = spec
         .only
         .iter()
         .filter_map(|(c, v)| col(c).map(|i| (i, v.as_str())))
         .collect();
-    rows.retain(|r| filters.iter().all(|(i, v)| r[*i].is_empty() || r[*i] == *v));
+    rows.retain(|(r, _)| filters.iter().all(|(i, v)| r[*i].is_empty() || r[*i] == *v));
     // Keys that vary (other than x) label the lines.
     let mut distinct: Vec<Vec<String>> = vec![Vec::new(); nk];
-    for r in &rows {
+    for (r, _) in &rows {
         for k in 0..nk {
             if !distinct[k].contains(&r[k]) {
                 distinct[k].push(r[k].clone());
@@ -210,27 +211,25 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             .collect(),
     };
     let xpos = |t: &str| xs.iter().position(|v| v == t).map(|i| x_ticks[i].0);
-    let (mi, ei, ci, me, dlo, dhi, vi) = (nk, nk + 1, nk + 2, nk + 3, nk + 4, nk + 5, nk + 6);
-    let in_at = |r: &[String]| -> bool {
-        if spec.at.is_empty() || r[dlo].is_empty() {
-            return true;
+    let in_at = |r: &SweepRow| -> bool {
+        match (r.distance_lo, r.distance_hi) {
+            _ if spec.at.is_empty() => true,
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(lo), Some(hi)) => spec.at.iter().any(|d| lo - 1e-12 <= *d && *d <= hi + 1e-12),
         }
-        let (Ok(lo), Ok(hi)) = (r[dlo].parse::<f64>(), r[dhi].parse::<f64>()) else {
-            return false;
-        };
-        spec.at.iter().any(|d| lo - 1e-12 <= *d && *d <= hi + 1e-12)
     };
     let mut panels = Vec::new();
     for metric in &spec.metrics {
         let theory = format!("{metric}_theory");
         let mut series: Vec<(Vec<String>, Series)> = Vec::new();
         let mut colors: Vec<Vec<String>> = Vec::new();
-        for r in rows.iter().filter(|r| in_at(r)) {
-            let is_theory = r[me] == theory;
-            if r[me] != *metric && !is_theory {
+        for (r, t) in rows.iter().filter(|(_, t)| in_at(t)) {
+            let is_theory = t.metric == theory;
+            if t.metric != *metric && !is_theory {
                 continue;
             }
-            let (Some(x), Ok(y)) = (xpos(&r[xi]), r[vi].parse::<f64>()) else {
+            let (Some(x), y) = (xpos(&r[xi]), t.value) else {
                 continue;
             };
             if !y.is_finite() {
@@ -240,25 +239,27 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                 .iter()
                 .map(|&k| format!("{}={}", header[k], r[k]))
                 .collect();
-            if !r[ci].is_empty() {
-                ckey.push(r[ci].clone());
+            if !t.coalition.is_empty() {
+                ckey.push(t.coalition.clone());
             }
-            if !r[ei].is_empty() {
-                ckey.push(r[ei].clone());
+            if !t.estimator.is_empty() {
+                ckey.push(t.estimator.clone());
             }
-            if !r[dlo].is_empty() {
-                ckey.push(if r[dlo] == r[dhi] {
-                    format!("d={}", r[dlo])
+            if let Some(lo) = t.distance_lo {
+                let hi = t.distance_hi.unwrap_or(f64::NAN);
+                // One point when the two cells read the same.
+                ckey.push(if fmt_f64(lo) == fmt_f64(hi) {
+                    format!("d={}", fmt_f64(lo))
                 } else {
                     format!(
                         "d∈[{}, {}]",
-                        crate::util::num::short(r[dlo].parse().unwrap_or(f64::NAN)),
-                        crate::util::num::short(r[dhi].parse().unwrap_or(f64::NAN))
+                        crate::util::num::short(lo),
+                        crate::util::num::short(hi)
                     )
                 });
             }
             let mut key = ckey.clone();
-            key.push(r[mi].clone());
+            key.push(t.mechanism.clone());
             let color = match colors.iter().position(|c| *c == ckey) {
                 Some(i) => i,
                 None => {
@@ -270,8 +271,8 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                 Some(i) => &mut series[i].1,
                 None => {
                     let mut parts = ckey.clone();
-                    if !r[mi].is_empty() {
-                        parts.push(r[mi].clone());
+                    if !t.mechanism.is_empty() {
+                        parts.push(t.mechanism.clone());
                     }
                     series.push((
                         key,
@@ -282,7 +283,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                                 parts.join(" · ")
                             },
                             color,
-                            marker: mechanism_marker(&r[mi]),
+                            marker: mechanism_marker(&t.mechanism),
                             points: Vec::new(),
                             theory: Vec::new(),
                         },

@@ -12,12 +12,12 @@
 //! connects the sweep to the collusion runner.
 
 use super::grid::ColludePoint;
+use super::rows::SweepRow;
 use crate::Result;
 use crate::collusion::run::collude;
 use crate::collusion::write::pool;
 use crate::mechanism::Mechanism;
 use crate::sim::{Plan, simulate};
-use crate::util::write_f64;
 
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
@@ -36,60 +36,23 @@ pub const METRICS: [&str; 12] = [
     "coalition_size",
 ];
 
-/// One CSV row without the grid keys.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MetricRow {
-    /// Mechanism name (empty when not applicable).
-    pub mechanism: String,
-    /// Estimator name (collusion rows).
-    pub estimator: String,
-    /// Coalition spec (collusion rows).
-    pub coalition: String,
-    /// Metric name.
-    pub metric: &'static str,
-    /// Distance bucket `[lo, hi]` (per-bucket rows).
-    pub distance: Option<(f64, f64)>,
-    /// The number.
-    pub value: f64,
-}
-
-impl MetricRow {
-    fn new(mechanism: &str, metric: &'static str, value: f64) -> MetricRow {
-        MetricRow {
+impl SweepRow {
+    fn new(mechanism: &str, metric: &str, value: f64) -> SweepRow {
+        SweepRow {
             mechanism: mechanism.to_string(),
             estimator: String::new(),
             coalition: String::new(),
-            metric,
-            distance: None,
+            metric: metric.to_string(),
+            distance_lo: None,
+            distance_hi: None,
             value,
         }
-    }
-
-    /// Appends `mechanism,estimator,coalition,metric,distance_lo,distance_hi,value`.
-    pub fn push_csv(&self, s: &mut String) {
-        super::push_field(s, &self.mechanism);
-        s.push(',');
-        super::push_field(s, &self.estimator);
-        s.push(',');
-        super::push_field(s, &self.coalition);
-        s.push(',');
-        s.push_str(self.metric);
-        s.push(',');
-        if let Some((lo, hi)) = self.distance {
-            write_f64(s, lo);
-            s.push(',');
-            write_f64(s, hi);
-        } else {
-            s.push(',');
-        }
-        s.push(',');
-        write_f64(s, self.value);
     }
 }
 
 /// Runs one point: the simulation's rows, then (with a coalition) the
 /// collusion rows.
-pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec<MetricRow>> {
+pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec<SweepRow>> {
     let res = simulate(plan)?;
     let mut rows = Vec::new();
     for r in &res.rows {
@@ -98,26 +61,27 @@ pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec
             ("mse_se", r.mse_se),
             ("mse_theory", r.mse_theory),
         ] {
-            rows.push(MetricRow {
-                distance: Some((r.distance_lo, r.distance_hi)),
-                ..MetricRow::new(&r.mechanism, metric, value)
+            rows.push(SweepRow {
+                distance_lo: Some(r.distance_lo),
+                distance_hi: Some(r.distance_hi),
+                ..SweepRow::new(&r.mechanism, metric, value)
             });
         }
     }
     for t in &res.totals {
-        rows.push(MetricRow::new(&t.mechanism, "mse_all", t.mse));
-        rows.push(MetricRow::new(&t.mechanism, "mse_all_theory", t.mse_theory));
+        rows.push(SweepRow::new(&t.mechanism, "mse_all", t.mse));
+        rows.push(SweepRow::new(&t.mechanism, "mse_all_theory", t.mse_theory));
     }
     if plan.mechanisms().contains(&Mechanism::Correlated) {
         let c = &res.counts;
         let paths = (c.owners - c.owners_without_recipients).max(1) as f64;
         let name = Mechanism::Correlated.name();
-        rows.push(MetricRow::new(
+        rows.push(SweepRow::new(
             name,
             "jumps_per_path",
             c.jumps as f64 / paths,
         ));
-        rows.push(MetricRow::new(
+        rows.push(SweepRow::new(
             name,
             "jumps_per_path_theory",
             c.jumps_expected / paths,
@@ -140,7 +104,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 
 /// The collusion metrics of one point: the collusion runner on the point's
 /// plan, pooled over owners (owners whose coalition is empty are left out).
-pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<MetricRow>> {
+pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<SweepRow>> {
     let opts = &cp.options;
     let res = collude(plan, opts, &crate::Control::default())?;
     let (pooled, _) = pool(plan, opts, &res.results);
@@ -157,17 +121,17 @@ pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<MetricRow>
             ("eps_max", mean(with().map(|r| r.accounting.eps_max))),
             ("eps_sum", mean(with().map(|r| r.accounting.eps_sum))),
         ] {
-            rows.push(MetricRow {
+            rows.push(SweepRow {
                 coalition: label.clone(),
-                ..MetricRow::new("", metric, value)
+                ..SweepRow::new("", metric, value)
             });
         }
         for p in pooled.iter().filter(|p| p.coalition == label) {
             for (metric, value) in [("gain", p.mean_gain), ("coalition_mse", p.mean_mse)] {
-                rows.push(MetricRow {
+                rows.push(SweepRow {
                     estimator: p.estimator.clone(),
                     coalition: label.clone(),
-                    ..MetricRow::new(&p.mechanism, metric, value)
+                    ..SweepRow::new(&p.mechanism, metric, value)
                 });
             }
         }

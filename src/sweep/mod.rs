@@ -19,13 +19,14 @@
 //!   byte for byte, whatever the thread count or the interruptions.
 //!
 //! CSV columns: the grid keys (in axis order; a key that is also an output
-//! column is written `<key>_spec`, e.g. `mechanism_spec`), then
+//! column is written `<key>_spec`, e.g. `mechanism_spec`), then a [`SweepRow`]:
 //! `mechanism,estimator,coalition,metric,distance_lo,distance_hi,value`.
 //! Metrics: see [`metrics`].
 
 pub mod figure;
 pub mod grid;
 pub mod metrics;
+pub mod rows;
 
 #[cfg(feature = "plots")]
 pub use crate::output::plot::sweep::draw_sweep_figure;
@@ -44,13 +45,15 @@ fn draw_figure(_out: &Path, _spec: &PlotSpec) -> Result<Vec<PathBuf>> {
     Ok(Vec::new())
 }
 pub use grid::{Axis, ColludePoint, Grid, Point};
-pub use metrics::{MetricRow, point_rows};
+pub use metrics::point_rows;
+pub use rows::SweepRow;
 
 use crate::control::Control;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::sim::{Plan, SimConfig};
 use crate::util::AtomicFile;
+use crate::util::table::{self, push_field};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -137,55 +140,6 @@ pub fn side_file(out: &Path, suffix: &str) -> PathBuf {
     out.with_file_name(format!("{stem}.{suffix}"))
 }
 
-/// Quotes a CSV field when it holds a comma, quote or line break.
-pub fn push_field(out: &mut String, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(s);
-    }
-}
-
-/// Splits one CSV line (RFC 4180 quoting, no embedded line breaks); `None`
-/// for an unterminated quote.
-pub fn split_line(line: &str) -> Option<Vec<String>> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    let mut at_start = true;
-    while let Some(c) = chars.next() {
-        if quoted {
-            if c == '"' {
-                if chars.peek() == Some(&'"') {
-                    cur.push('"');
-                    chars.next();
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cur.push(c);
-            }
-        } else if c == '"' && at_start {
-            quoted = true;
-            at_start = false;
-        } else if c == ',' {
-            out.push(std::mem::take(&mut cur));
-            at_start = true;
-        } else {
-            cur.push(c);
-            at_start = false;
-        }
-    }
-    if quoted {
-        return None;
-    }
-    out.push(cur);
-    Some(out)
-}
-
 fn header_line(grid: &Grid) -> String {
     let mut s = String::new();
     for (i, c) in grid
@@ -230,19 +184,10 @@ fn fingerprint(grid: &Grid) -> String {
     )
 }
 
-/// The CSV lines of one point.
-fn point_lines(values: &[String], rows: &[MetricRow]) -> Vec<String> {
-    let mut prefix = String::new();
-    for v in values {
-        push_field(&mut prefix, v);
-        prefix.push(',');
-    }
+/// The CSV lines of one point: its key values, then each row.
+fn point_lines(out: &Path, values: &[String], rows: &[SweepRow]) -> Result<Vec<String>> {
     rows.iter()
-        .map(|r| {
-            let mut s = prefix.clone();
-            r.push_csv(&mut s);
-            s
-        })
+        .map(|r| table::line(&(values, r)).map_err(|e| Error::io(out, e)))
         .collect()
 }
 
@@ -291,7 +236,7 @@ fn read_resume(grid: &Grid, points: &[Point], out: &Path, progress: &Path) -> Re
         .collect();
     let mut rows: HashMap<usize, Vec<String>> = HashMap::new();
     for line in lines {
-        let Some(f) = split_line(line) else { continue };
+        let f = table::cells(line);
         if f.len() != ncols {
             continue;
         }
@@ -515,7 +460,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
             opts.control.check()?;
             let t = Instant::now();
             let rows = point_rows(plan, p.collude.as_ref()).map_err(|e| at_point(grid, p, e))?;
-            let lines = point_lines(&p.values, &rows);
+            let lines = point_lines(out, &p.values, &rows)?;
             let secs = t.elapsed().as_secs_f64();
             sink.lock()
                 .map_err(|_| Error::Numerical("a sweep worker panicked".into()))?
@@ -602,20 +547,6 @@ fn at_point(grid: &Grid, p: &Point, e: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fields_round_trip_through_quoting() {
-        let fields = ["exp:a=4,b=1", "plain", "say \"hi\"", "", "d∈[1, 2]"];
-        let mut line = String::new();
-        for (i, f) in fields.iter().enumerate() {
-            if i > 0 {
-                line.push(',');
-            }
-            push_field(&mut line, f);
-        }
-        assert_eq!(split_line(&line).unwrap(), fields);
-        assert_eq!(split_line("\"open,"), None);
-    }
 
     #[test]
     fn side_files_sit_beside_the_csv() {

@@ -1,13 +1,16 @@
-//! Leaf utilities that know nothing of privdiffuse: number formatting and
-//! files that appear only when complete. Nothing here imports the rest of the
+//! Leaf utilities that know nothing of privdiffuse: number formatting, CSV
+//! tables with one serde row type per file, and files that appear only when
+//! complete. Nothing here imports the rest of the
 //! crate, so every layer may use it.
 
 pub mod atomic;
 pub mod num;
 pub(crate) mod spec;
+pub mod table;
 
 pub use atomic::{AtomicDir, AtomicFile};
 pub use num::{fmt_f64, write_f64};
+pub use table::{CsvRow, TableError};
 
 use std::path::{Path, PathBuf};
 

@@ -1,268 +1,45 @@
 //! Reading the CSV and JSON files that `simulate` and `collude` write, with
 //! errors that name the file, the line, the column and the offending text.
-//! Columns are found by name (extra columns are ignored, so the writers may
-//! grow); numbers are parsed as `f64` (`inf` and `NaN` are accepted and left to
-//! the figures to skip).
+//! Each file is read as the row type its writer serialises ([`crate::sim::rows`],
+//! [`crate::collusion::rows`]) through [`crate::util::table`]: columns are
+//! found by name (extra columns are ignored, so the writers may grow); numbers
+//! are parsed as `f64` (`inf` and `NaN` are accepted and left to the figures
+//! to skip).
 
+pub use crate::collusion::rows::CoalitionRow;
+pub use crate::sim::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow};
+
+use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
-use crate::process::Norm;
+use crate::sim::{ConfigEcho, SummaryFile};
+use crate::util::table::{CsvRow, Reader};
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// One data row with its 1-based line, columns addressed by position in the
-/// list of names the reader asked for.
-pub(crate) struct Row<'a> {
-    file: &'a Path,
-    line: usize,
-    rec: &'a csv::StringRecord,
-    idx: &'a [usize],
-    names: &'a [&'a str],
-}
-
-impl Row<'_> {
-    /// 1-based line in the file.
-    pub(crate) fn line(&self) -> usize {
-        self.line
-    }
-
-    /// Text of requested column `k`.
-    pub(crate) fn text(&self, k: usize) -> &str {
-        self.rec.get(self.idx[k]).unwrap_or("")
-    }
-
-    /// Column `k` as a number.
-    pub(crate) fn num(&self, k: usize) -> Result<f64> {
-        let t = self.text(k);
-        t.parse::<f64>().map_err(|_| {
-            Error::input(
-                self.file,
-                self.line,
-                format!("column '{}': expected a number, found '{t}'", self.names[k]),
-            )
-        })
-    }
-
-    /// Column `k` as a non-negative integer.
-    pub(crate) fn count(&self, k: usize) -> Result<u64> {
-        let t = self.text(k);
-        t.parse::<u64>().map_err(|_| {
-            Error::input(
-                self.file,
-                self.line,
-                format!(
-                    "column '{}': expected a non-negative integer, found '{t}'",
-                    self.names[k]
-                ),
-            )
-        })
-    }
-
-    /// An error about this row.
-    pub(crate) fn error(&self, message: impl Into<String>) -> Error {
-        Error::input(self.file, self.line, message)
-    }
-}
-
-fn csv_error(file: &Path, e: csv::Error) -> Error {
-    let line = e.position().map_or(0, |p| p.line() as usize);
-    match e.into_kind() {
-        csv::ErrorKind::Io(io) => Error::io(file, io),
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => Error::input(
-            file,
-            line,
-            format!("expected {expected_len} fields (as in the header), found {len}"),
-        ),
-        csv::ErrorKind::Utf8 { err, .. } => {
-            Error::input(file, line, format!("invalid UTF-8: {err}"))
-        }
-        other => Error::input(file, line, format!("malformed CSV: {other:?}")),
-    }
-}
-
-/// Reads `file`, which must have the columns `names` (any order, extra
-/// columns allowed), calling `each` per data row.
-pub(crate) fn read_csv(
-    file: &Path,
-    names: &[&str],
-    mut each: impl FnMut(&Row<'_>) -> Result<()>,
-) -> Result<()> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_path(file)
-        .map_err(|e| csv_error(file, e))?;
-    let header = rdr.headers().map_err(|e| csv_error(file, e))?.clone();
-    let idx = columns(file, &header, names)?;
-    let mut rec = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => return Ok(()),
-            Ok(true) => {
-                let line = rec.position().map_or(0, |p| p.line() as usize);
-                each(&Row {
-                    file,
-                    line,
-                    rec: &rec,
-                    idx: &idx,
-                    names,
-                })?;
-            }
-            Err(e) => return Err(csv_error(file, e)),
-        }
-    }
-}
-
-fn columns(file: &Path, header: &csv::StringRecord, names: &[&str]) -> Result<Vec<usize>> {
-    let mut idx = Vec::with_capacity(names.len());
-    for name in names {
-        match header.iter().position(|h| h == *name) {
-            Some(i) => idx.push(i),
-            None => {
-                let found: Vec<&str> = header.iter().collect();
-                return Err(Error::input(
-                    file,
-                    1,
-                    format!(
-                        "missing column '{name}': expected a header with {}, found '{}'",
-                        names.join(","),
-                        found.join(",")
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(idx)
-}
-
-/// A row of `by_distance.csv`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BucketRow {
-    /// `correlated`, `independent` or `gaussian`.
-    pub mechanism: String,
-    /// Lower edge of the distance bucket (= upper for hop distances).
-    pub distance_lo: f64,
-    /// Upper edge of the distance bucket.
-    pub distance_hi: f64,
-    /// Responses in the bucket.
-    pub count: u64,
-    /// Mean ε of the responses.
-    pub mean_eps: f64,
-    /// Empirical MSE.
-    pub mse: f64,
-    /// Standard error of `mse` (owners as clusters).
-    pub mse_se: f64,
-    /// Theoretical MSE.
-    pub mse_theory: f64,
-}
-
-/// Reads `by_distance.csv`.
-pub fn read_by_distance(file: &Path) -> Result<Vec<BucketRow>> {
-    const C: [&str; 8] = [
-        "mechanism",
-        "distance_lo",
-        "distance_hi",
-        "count",
-        "mean_eps",
-        "mse",
-        "mse_se",
-        "mse_theory",
-    ];
+/// Every row of `file` as a `T`.
+fn read_all<T: CsvRow>(file: &Path) -> Result<Vec<T>> {
     let mut out = Vec::new();
-    read_csv(file, &C, |r| {
-        out.push(BucketRow {
-            mechanism: r.text(0).to_string(),
-            distance_lo: r.num(1)?,
-            distance_hi: r.num(2)?,
-            count: r.count(3)?,
-            mean_eps: r.num(4)?,
-            mse: r.num(5)?,
-            mse_se: r.num(6)?,
-            mse_theory: r.num(7)?,
-        });
-        Ok(())
+    Reader::open(file)?.rows(&[], |_, row| {
+        out.push(row);
+        Ok::<_, Error>(())
     })?;
     Ok(out)
 }
 
-/// A row of `jumps.csv`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct JumpRow {
-    /// Owner id (original node id).
-    pub owner: String,
-    /// Level of the jump.
-    pub eps: f64,
-    /// Distance at which ε(d) equals the jump's level.
-    pub distance: f64,
-    /// Size of the jump.
-    pub jump_norm: f64,
+/// Reads `by_distance.csv`.
+pub fn read_by_distance(file: &Path) -> Result<Vec<ByDistanceRow>> {
+    read_all(file)
 }
 
 /// Reads `jumps.csv`.
 pub fn read_jumps(file: &Path) -> Result<Vec<JumpRow>> {
-    let mut out = Vec::new();
-    read_csv(file, &["owner", "eps", "distance", "jump_norm"], |r| {
-        out.push(JumpRow {
-            owner: r.text(0).to_string(),
-            eps: r.num(1)?,
-            distance: r.num(2)?,
-            jump_norm: r.num(3)?,
-        });
-        Ok(())
-    })?;
-    Ok(out)
-}
-
-/// A row of `owners.csv`: the range one owner's path covers.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OwnerRow {
-    /// Owner id.
-    pub owner: String,
-    /// Recipients answered.
-    pub recipients: u64,
-    /// Smallest recipient distance.
-    pub distance_min: f64,
-    /// Largest recipient distance.
-    pub distance_max: f64,
-    /// ε at `distance_max` (bottom of the path).
-    pub eps_lo: f64,
-    /// ε at `distance_min` (top of the path).
-    pub eps_hi: f64,
-    /// Jumps of the sampled path.
-    pub jumps: u64,
-    /// Expected jumps, λ·ln(eps_hi/eps_lo).
-    pub jumps_expected: f64,
+    read_all(file)
 }
 
 /// Reads `owners.csv`.
 pub fn read_owners(file: &Path) -> Result<Vec<OwnerRow>> {
-    const C: [&str; 8] = [
-        "owner",
-        "recipients",
-        "distance_min",
-        "distance_max",
-        "eps_lo",
-        "eps_hi",
-        "jumps",
-        "jumps_expected",
-    ];
-    let mut out = Vec::new();
-    read_csv(file, &C, |r| {
-        out.push(OwnerRow {
-            owner: r.text(0).to_string(),
-            recipients: r.count(1)?,
-            distance_min: r.num(2)?,
-            distance_max: r.num(3)?,
-            eps_lo: r.num(4)?,
-            eps_hi: r.num(5)?,
-            jumps: r.count(6)?,
-            jumps_expected: r.num(7)?,
-        });
-        Ok(())
-    })?;
-    Ok(out)
+    read_all(file)
 }
 
 /// One path of a `paths.csv` (owner) or `privdiffuse path` CSV (sample):
@@ -298,71 +75,59 @@ pub struct PathTable {
 }
 
 /// Reads a path CSV: `owner,eps,v1..vn` (`paths.csv`) or `sample,eps,v1..vn`
-/// (`privdiffuse path`). Levels must ascend within each path.
+/// (`privdiffuse path`), as [`PathRow`]s. Levels must ascend within each path.
 pub fn read_paths(file: &Path) -> Result<PathTable> {
-    // Peek at the header to learn n and the id column.
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_path(file)
-        .map_err(|e| csv_error(file, e))?;
-    let header = rdr.headers().map_err(|e| csv_error(file, e))?.clone();
-    drop(rdr);
-    let id_column = if header.iter().any(|h| h == "owner") {
+    let reader = Reader::open(file)?;
+    let id_column = if reader.has("owner") {
         "owner"
     } else {
         "sample"
     };
-    let mut dim = 0;
-    while header.iter().any(|h| h == format!("v{}", dim + 1)) {
-        dim += 1;
-    }
+    let dim = reader.vector_width("v");
     if dim == 0 {
         return Err(Error::input(
             file,
             1,
             format!(
                 "expected a header 'sample,eps,v1..vn' or 'owner,eps,v1..vn', found '{}'",
-                header.iter().collect::<Vec<_>>().join(",")
+                reader.header().iter().collect::<Vec<_>>().join(",")
             ),
         ));
     }
-    let vnames: Vec<String> = (1..=dim).map(|i| format!("v{i}")).collect();
-    let mut names: Vec<&str> = vec![id_column, "eps"];
-    names.extend(vnames.iter().map(String::as_str));
     let mut series: Vec<PathSeries> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    read_csv(file, &names, |r| {
-        let id = r.text(0);
-        let k = match index.get(id) {
+    reader.rows(&[("owner", id_column)], |line, row: PathRow| {
+        let error = |message: String| Error::input(file, line, message);
+        let id = row.owner;
+        let k = match index.get(&id) {
             Some(&k) => k,
             None => {
-                index.insert(id.to_string(), series.len());
+                index.insert(id.clone(), series.len());
                 series.push(PathSeries {
-                    id: id.to_string(),
+                    id: id.clone(),
                     eps: Vec::new(),
                     values: Vec::new(),
-                    first_line: r.line(),
+                    first_line: line,
                 });
                 series.len() - 1
             }
         };
-        let eps = r.num(1)?;
+        let eps = row.eps;
         if !(eps.is_finite() && eps > 0.0) {
-            return Err(r.error(format!("column 'eps': expected a level > 0, found '{eps}'")));
+            return Err(error(format!(
+                "column 'eps': expected a level > 0, found '{eps}'"
+            )));
         }
         let s = &mut series[k];
         if let Some(&last) = s.eps.last() {
             if eps <= last {
-                return Err(r.error(format!(
+                return Err(error(format!(
                     "levels of {id_column} '{id}' must ascend: {eps} after {last}"
                 )));
             }
         }
         s.eps.push(eps);
-        for j in 0..dim {
-            s.values.push(r.num(2 + j)?);
-        }
+        s.values.extend_from_slice(&row.v);
         Ok(())
     })?;
     Ok(PathTable {
@@ -372,173 +137,48 @@ pub fn read_paths(file: &Path) -> Result<PathTable> {
     })
 }
 
-/// A row of `ego.csv`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EgoRow {
-    /// Owner id, when the file has an `owner` column (otherwise the first
-    /// owner of `owners.csv`).
-    pub owner: Option<String>,
-    /// Recipient id.
-    pub recipient: String,
-    /// Distance from the owner.
-    pub distance: f64,
-    /// ε of the answer.
-    pub eps: f64,
-    /// Error of the answer, ‖y − u‖.
-    pub error_norm: f64,
-}
-
 /// Reads `ego.csv` (`recipient,distance,eps,error_norm`, optional `owner`).
 pub fn read_ego(file: &Path) -> Result<Vec<EgoRow>> {
-    let has_owner = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_path(file)
-        .and_then(|mut r| r.headers().map(|h| h.iter().any(|c| c == "owner")))
-        .map_err(|e| csv_error(file, e))?;
-    let mut names = vec!["recipient", "distance", "eps", "error_norm"];
-    if has_owner {
-        names.push("owner");
-    }
-    let mut out = Vec::new();
-    read_csv(file, &names, |r| {
-        out.push(EgoRow {
-            owner: has_owner.then(|| r.text(4).to_string()),
-            recipient: r.text(0).to_string(),
-            distance: r.num(1)?,
-            eps: r.num(2)?,
-            error_norm: r.num(3)?,
-        });
-        Ok(())
-    })?;
-    Ok(out)
-}
-
-/// A row of `coalition.csv`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CoalitionRow {
-    /// Owner id.
-    pub owner: String,
-    /// Coalition spec label (e.g. `far:min-d=3`).
-    pub coalition: String,
-    /// Members.
-    pub size: u64,
-    /// Largest member ε.
-    pub eps_max: f64,
-    /// Sum of member ε.
-    pub eps_sum: f64,
-    /// Mechanism.
-    pub mechanism: String,
-    /// Estimator.
-    pub estimator: String,
-    /// MSE of the estimator.
-    pub mse: f64,
-    /// MSE(best member) / MSE(estimator).
-    pub gain: f64,
-    /// Lower end of the 95% interval of `gain`.
-    pub gain_lo: f64,
-    /// Upper end of the 95% interval of `gain`.
-    pub gain_hi: f64,
-    /// Share of trials where the estimate beats the best member.
-    pub win_rate: f64,
+    read_all(file)
 }
 
 /// Reads `coalition.csv`.
 pub fn read_coalition(file: &Path) -> Result<Vec<CoalitionRow>> {
-    const C: [&str; 12] = [
-        "owner",
-        "coalition",
-        "size",
-        "eps_max",
-        "eps_sum",
-        "mechanism",
-        "estimator",
-        "mse",
-        "gain",
-        "gain_lo",
-        "gain_hi",
-        "win_rate",
-    ];
-    let mut out = Vec::new();
-    read_csv(file, &C, |r| {
-        out.push(CoalitionRow {
-            owner: r.text(0).to_string(),
-            coalition: r.text(1).to_string(),
-            size: r.count(2)?,
-            eps_max: r.num(3)?,
-            eps_sum: r.num(4)?,
-            mechanism: r.text(5).to_string(),
-            estimator: r.text(6).to_string(),
-            mse: r.num(7)?,
-            gain: r.num(8)?,
-            gain_lo: r.num(9)?,
-            gain_hi: r.num(10)?,
-            win_rate: r.num(11)?,
-        });
-        Ok(())
-    })?;
-    Ok(out)
+    read_all(file)
 }
 
-/// What the figures need from `summary.json` (every field optional: the file
-/// is read as loose JSON, extra fields are ignored).
+/// `summary.json` of the run being drawn: the typed [`SummaryFile`] and the
+/// file it came from (for messages).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunSummary {
     /// The file it came from.
     pub file: PathBuf,
-    /// `eps_map.spec`: the resolved privacy map.
-    pub eps_spec: Option<String>,
-    /// `config.eps_min` clamp.
-    pub eps_min: Option<f64>,
-    /// `config.eps_max` clamp.
-    pub eps_max: Option<f64>,
-    /// `config.dim`.
-    pub dim: Option<usize>,
-    /// `config.norm`.
-    pub norm: Option<Norm>,
-    /// `config.distance` (`hop`, `weighted`, `resistance`, ...).
-    pub distance: Option<String>,
-    /// `config.sensitivity` Δ: answers carry noise of scale Δ/ε.
-    pub sensitivity: Option<f64>,
+    /// Its contents.
+    pub summary: SummaryFile,
 }
 
 impl RunSummary {
     /// Reads `summary.json`.
     pub fn read(file: &Path) -> Result<RunSummary> {
-        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::input(file, e.line(), format!("invalid JSON: {e}")))?;
-        let config = &v["config"];
-        let num = |x: &serde_json::Value| x.as_f64();
-        let norm = match config["norm"].as_str() {
-            Some(s) => Some(s.parse::<Norm>().map_err(|_| {
-                Error::input(
-                    file,
-                    0,
-                    format!("config.norm: expected l1 or l2, found '{s}'"),
-                )
-            })?),
-            None => None,
-        };
         Ok(RunSummary {
             file: file.to_path_buf(),
-            eps_spec: v["eps_map"]["spec"].as_str().map(String::from),
-            eps_min: num(&config["eps_min"]),
-            eps_max: num(&config["eps_max"]),
-            dim: config["dim"].as_u64().map(|d| d as usize),
-            norm,
-            distance: config["distance"].as_str().map(String::from),
-            sensitivity: num(&config["sensitivity"]),
+            summary: SummaryFile::read(file)?,
         })
+    }
+
+    /// The recorded configuration.
+    pub fn config(&self) -> &ConfigEcho {
+        &self.summary.config
     }
 
     /// The privacy map of the run (spec plus clamps), if recorded.
     pub fn map(&self) -> Result<Option<EpsilonMap>> {
-        let Some(spec) = &self.eps_spec else {
+        let Some(eps_map) = &self.summary.eps_map else {
             return Ok(None);
         };
-        let map = EpsilonMap::parse(spec)
-            .and_then(|m| m.with_clamp(self.eps_min, self.eps_max))
+        let c = self.config();
+        let map = EpsilonMap::parse(&eps_map.spec)
+            .and_then(|m| m.with_clamp(c.eps_min, c.eps_max))
             .map_err(|e| Error::input(&self.file, 0, format!("eps_map.spec: {e}")))?;
         if map.needs_resolution() {
             return Ok(None);
@@ -548,12 +188,13 @@ impl RunSummary {
 
     /// Jump rate λ per unit of ln ε: 2n (ℓ1) or n + 1 (ℓ2).
     pub fn jump_rate(&self) -> Option<f64> {
-        Some(self.norm?.jump_rate(self.dim?))
+        let c = self.config();
+        Some(c.norm?.jump_rate(c.dim?))
     }
 
     /// Axis text for distances, with the unit of the distance kind.
     pub fn distance_label(&self) -> String {
-        distance_label(self.distance.as_deref())
+        distance_label(self.config().distance.map(DistanceKind::as_str))
     }
 }
 
@@ -576,5 +217,52 @@ pub fn read_summary_if_present(dir: &Path) -> Result<Option<RunSummary>> {
         RunSummary::read(&p).map(Some)
     } else {
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> PathBuf {
+        let p =
+            std::env::temp_dir().join(format!("privdiffuse-data-{}-{name}", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn owners_without_recipients_have_no_range() {
+        let p = file(
+            "owners.csv",
+            "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n\
+             3,0,,,,,0,0\n4,2,1,inf,0.1,4.5,3,7.25\n",
+        );
+        let o = read_owners(&p).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(o[0].range(), None);
+        assert_eq!(o[1].range().map(|r| r.distance_max), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn path_files_of_both_kinds() {
+        let p = file("p.csv", "sample,eps,v1,v2\n0,0.5,1,2\n0,1,3,4\n1,0.5,5,6\n");
+        let t = read_paths(&p).unwrap();
+        assert_eq!(
+            (t.id_column.as_str(), t.dim, t.series.len()),
+            ("sample", 2, 2)
+        );
+        assert_eq!(t.series[0].values, [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(t.series[1].first_line, 4);
+        std::fs::write(&p, "owner,eps,v1\n7,1,0\n7,0.5,0\n").unwrap();
+        let m = read_paths(&p).unwrap_err().to_string();
+        assert!(
+            m.ends_with(":3: levels of owner '7' must ascend: 0.5 after 1"),
+            "{m}"
+        );
+        std::fs::write(&p, "owner,eps\n").unwrap();
+        let m = read_paths(&p).unwrap_err().to_string();
+        assert!(m.contains("expected a header 'sample,eps,v1..vn'"), "{m}");
+        std::fs::remove_file(&p).unwrap();
     }
 }

@@ -7,7 +7,7 @@
 //! of the same colour. Log y; mechanisms are dodged sideways so their
 //! intervals do not hide each other.
 
-use super::data::{BucketRow, read_by_distance, read_summary_if_present};
+use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::{Error, Result};
 use plotters::coord::Shift;
@@ -59,7 +59,7 @@ pub fn rmse_interval(mse: f64, se: f64) -> (f64, f64) {
 }
 
 /// Groups the rows by mechanism (skipping empty buckets and non-finite MSEs).
-pub fn series(rows: &[BucketRow]) -> Vec<ErrorSeries> {
+pub fn series(rows: &[ByDistanceRow]) -> Vec<ErrorSeries> {
     let mut out: Vec<ErrorSeries> = Vec::new();
     for r in rows {
         if r.count == 0 || !r.mse.is_finite() || r.mse < 0.0 {

@@ -229,6 +229,7 @@ impl LnEps {
     pub fn from_data(owners: &[OwnerRow], jumps: &[JumpRow]) -> LnEps {
         let mut k: Vec<(f64, f64)> = owners
             .iter()
+            .filter_map(OwnerRow::range)
             .flat_map(|o| {
                 [
                     (o.distance_min, o.eps_hi.ln()),
@@ -354,6 +355,16 @@ pub fn traces(
                 format!("owner '{}' has no row in owners.csv", s.id),
             )
         })?;
+        let o = o.range().ok_or_else(|| {
+            Error::input(
+                paths_file,
+                s.first_line,
+                format!(
+                    "owner '{}' has a path but no recipients in owners.csv",
+                    s.id
+                ),
+            )
+        })?;
         let k = s.eps.len();
         // Distance of each breakpoint level; level 0 is eps_lo ↔ distance_max.
         let mut d = Vec::with_capacity(k);
@@ -401,8 +412,9 @@ pub fn traces(
 fn rate_from_owners(owners: &[OwnerRow]) -> Option<f64> {
     let mut r: Vec<f64> = owners
         .iter()
-        .filter(|o| o.eps_hi > o.eps_lo && o.eps_lo > 0.0)
-        .map(|o| o.jumps_expected / (o.eps_hi / o.eps_lo).ln())
+        .filter_map(|o| Some((o.jumps_expected, o.range()?)))
+        .filter(|(_, o)| o.eps_hi > o.eps_lo && o.eps_lo > 0.0)
+        .map(|(expected, o)| expected / (o.eps_hi / o.eps_lo).ln())
         .filter(|x| x.is_finite() && *x > 0.0)
         .collect();
     if r.is_empty() {
@@ -442,8 +454,10 @@ fn histogram(
     let rate = summary
         .and_then(RunSummary::jump_rate)
         .or_else(|| rate_from_owners(owners));
+    // Owners without recipients have no path and no jumps.
     let ranges: Vec<(f64, f64)> = owners
         .iter()
+        .filter_map(OwnerRow::range)
         .map(|o| (o.distance_min, o.distance_max))
         .collect();
     let distances: Vec<f64> = jumps.iter().map(|j| j.distance).collect();
@@ -469,10 +483,10 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
     let hist = histogram(&jumps, &owners, summary.as_ref(), &theory);
     // RMS envelope sqrt(E‖y − u‖²) = Δ·sqrt(c)/ε(d), c = 2n (ℓ1), n(n+1)
     // (ℓ2), Δ the sensitivity (paths.csv holds the answer errors).
-    let norm = summary.as_ref().and_then(|s| s.norm);
+    let norm = summary.as_ref().and_then(|s| s.config().norm);
     let delta = summary
         .as_ref()
-        .and_then(|s| s.sensitivity)
+        .and_then(|s| s.config().sensitivity)
         .filter(|d| d.is_finite() && *d > 0.0)
         .unwrap_or(1.0);
     let factor = match (paths.dim, norm) {

@@ -126,7 +126,9 @@ pub fn load(input: &Path) -> Result<PathFigure> {
     if table.id_column == "owner" {
         if let Some(of) = owners_file.filter(|p| p.exists()) {
             for o in read_owners(&of)? {
-                tops.insert(o.owner, o.eps_hi);
+                if let Some(top) = o.eps_hi {
+                    tops.insert(o.owner, top);
+                }
             }
         }
     }

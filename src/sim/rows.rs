@@ -1,0 +1,323 @@
+//! The rows of the CSV files `simulate` writes, one type per file: the runner
+//! and [`write_by_distance`](super::write_by_distance) serialise them, the
+//! figures read them back with the same types (see [`crate::util::table`]).
+//! Field names are the columns; floats are written in shortest round-trip
+//! form; an empty cell is a `None`.
+//!
+//! | file | row | written by |
+//! |---|---|---|
+//! | `by_distance.csv` | [`ByDistanceRow`] | per mechanism and distance bucket |
+//! | `jumps.csv` | [`JumpRow`] | per jump of every correlated path |
+//! | `owners.csv` | [`OwnerRow`] | per owner |
+//! | `paths.csv` | [`PathRow`] | per breakpoint of the first owners' paths |
+//! | `ego.csv` | [`EgoRow`] | per recipient of the first owner |
+//! | `responses.csv` | [`ResponseRow`] | per answer (`--responses`) |
+
+use crate::util::table::CsvRow;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// One row of `by_distance.csv`: one mechanism in one distance bucket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ByDistanceRow {
+    /// `correlated`, `independent` or `gaussian`.
+    pub mechanism: String,
+    /// Lower edge of the bucket (= upper for integer distances; `inf` for
+    /// the unreachable bucket).
+    pub distance_lo: f64,
+    /// Upper edge.
+    pub distance_hi: f64,
+    /// Responses.
+    pub count: u64,
+    /// Mean ε.
+    pub mean_eps: f64,
+    /// Empirical MSE (before post-processing).
+    pub mse: f64,
+    /// Owner-clustered standard error of `mse` (NaN with fewer than 2 owners).
+    pub mse_se: f64,
+    /// Mean theoretical MSE over the same responses.
+    pub mse_theory: f64,
+    /// Share of post-processed answers equal to u (columns present only with
+    /// `--post`; every row of a file has both or neither).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub post_exact: Option<f64>,
+    /// MSE after post-processing (with `--post`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub post_mse: Option<f64>,
+}
+
+impl CsvRow for ByDistanceRow {
+    const OPTIONAL: &'static [&'static str] = &["post_exact", "post_mse"];
+}
+
+/// One row of `jumps.csv`: a jump of an owner's correlated path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JumpRow {
+    /// Owner id (original node id).
+    pub owner: String,
+    /// Level of the jump (× the sensitivity: the ε of the answers).
+    pub eps: f64,
+    /// Distance at which ε(d) equals the jump's level.
+    pub distance: f64,
+    /// Size of the jump (norm of the added noise).
+    pub jump_norm: f64,
+}
+
+impl CsvRow for JumpRow {}
+
+/// One row of `owners.csv`: the range one owner's path covers. An owner
+/// without recipients has empty distance and level cells.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OwnerRow {
+    /// Owner id.
+    pub owner: String,
+    /// Recipients answered.
+    pub recipients: u64,
+    /// Smallest recipient distance.
+    pub distance_min: Option<f64>,
+    /// Largest recipient distance.
+    pub distance_max: Option<f64>,
+    /// ε at `distance_max` (bottom of the path).
+    pub eps_lo: Option<f64>,
+    /// ε at `distance_min` (top of the path).
+    pub eps_hi: Option<f64>,
+    /// Jumps of the sampled path.
+    pub jumps: u64,
+    /// Expected jumps, λ·ln(eps_hi/eps_lo).
+    pub jumps_expected: f64,
+}
+
+impl CsvRow for OwnerRow {}
+
+/// The four ends of an owner's path, when it has recipients.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathRange {
+    /// Smallest recipient distance.
+    pub distance_min: f64,
+    /// Largest recipient distance.
+    pub distance_max: f64,
+    /// ε at `distance_max`.
+    pub eps_lo: f64,
+    /// ε at `distance_min`.
+    pub eps_hi: f64,
+}
+
+impl OwnerRow {
+    /// The range the owner's path covers (`None`: no recipients).
+    pub fn range(&self) -> Option<PathRange> {
+        Some(PathRange {
+            distance_min: self.distance_min?,
+            distance_max: self.distance_max?,
+            eps_lo: self.eps_lo?,
+            eps_hi: self.eps_hi?,
+        })
+    }
+}
+
+/// One row of `paths.csv`: a breakpoint of an owner's path (the value holds
+/// from this level up to the next row's), or for a Gaussian owner the
+/// Brownian path at one level answered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathRow {
+    /// Owner id (`sample` in the CSV of `privdiffuse path`).
+    pub owner: String,
+    /// Level ε (× the sensitivity).
+    pub eps: f64,
+    /// The path's value, columns `v1..vn`.
+    pub v: Vec<f64>,
+}
+
+impl CsvRow for PathRow {
+    const VECTOR: Option<&'static str> = Some("v");
+}
+
+/// One row of `ego.csv`: a recipient of the first owner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EgoRow {
+    /// Recipient id.
+    pub recipient: String,
+    /// Distance from the owner.
+    pub distance: f64,
+    /// ε of the answer.
+    pub eps: f64,
+    /// Error of the answer, ‖y − u‖ (before post-processing).
+    pub error_norm: f64,
+    /// Owner id: `simulate` writes no such column (the owner is the first
+    /// of `owners.csv`); a file that has one may list several owners.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub owner: Option<String>,
+}
+
+impl CsvRow for EgoRow {
+    const OPTIONAL: &'static [&'static str] = &["owner"];
+}
+
+/// One row of `responses.csv`: the answer one recipient got from one owner
+/// under one mechanism (after post-processing). Borrows its text and
+/// vector, so that writing millions of rows allocates nothing per row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResponseRow<'a> {
+    /// Owner id.
+    pub owner: Cow<'a, str>,
+    /// Recipient id.
+    pub recipient: Cow<'a, str>,
+    /// Distance from the owner.
+    pub distance: f64,
+    /// ε of the answer.
+    pub eps: f64,
+    /// Mechanism name.
+    pub mechanism: Cow<'a, str>,
+    /// The answer y = post(u + noise), columns `y1..yn`.
+    pub y: Cow<'a, [f64]>,
+}
+
+impl CsvRow for ResponseRow<'static> {
+    const VECTOR: Option<&'static str> = Some("y");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::table::{Reader, Writer, columns};
+
+    fn round_trip<T: CsvRow + PartialEq + std::fmt::Debug>(
+        name: &str,
+        n: usize,
+        leave_out: &[&str],
+        rows: &[T],
+        text: &str,
+    ) {
+        let mut w = Writer::with_header(Vec::new(), columns::<T>(n, leave_out)).unwrap();
+        for r in rows {
+            w.row(r).unwrap();
+        }
+        let written = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(written, text, "{name}");
+        let p = std::env::temp_dir().join(format!(
+            "privdiffuse-rows-{}-{name}.csv",
+            std::process::id()
+        ));
+        std::fs::write(&p, &written).unwrap();
+        let mut back = Vec::new();
+        Reader::open(&p)
+            .unwrap()
+            .rows(&[], |_, r: T| {
+                back.push(r);
+                Ok::<_, crate::Error>(())
+            })
+            .unwrap();
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(back, rows, "{name}");
+    }
+
+    #[test]
+    fn every_file_keeps_its_text() {
+        let bd = |post: Option<f64>| ByDistanceRow {
+            mechanism: "correlated".into(),
+            distance_lo: 1.0,
+            distance_hi: 1.0,
+            count: 40,
+            mean_eps: 15.0,
+            mse: 0.0000001,
+            mse_se: 0.25,
+            mse_theory: 1e21,
+            post_exact: post,
+            post_mse: post,
+        };
+        round_trip(
+            "by_distance",
+            0,
+            &["post_exact", "post_mse"],
+            &[bd(None)],
+            "mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory\n\
+             correlated,1,1,40,15,0.0000001,0.25,1000000000000000000000\n",
+        );
+        round_trip(
+            "by_distance_post",
+            0,
+            &[],
+            &[bd(Some(0.5))],
+            "mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory,post_exact,post_mse\n\
+             correlated,1,1,40,15,0.0000001,0.25,1000000000000000000000,0.5,0.5\n",
+        );
+        round_trip(
+            "jumps",
+            0,
+            &[],
+            &[JumpRow {
+                owner: "7".into(),
+                eps: 2.5,
+                distance: f64::INFINITY,
+                jump_norm: 3.0,
+            }],
+            "owner,eps,distance,jump_norm\n7,2.5,inf,3\n",
+        );
+        round_trip(
+            "owners",
+            0,
+            &[],
+            &[
+                OwnerRow {
+                    owner: "3".into(),
+                    recipients: 0,
+                    distance_min: None,
+                    distance_max: None,
+                    eps_lo: None,
+                    eps_hi: None,
+                    jumps: 0,
+                    jumps_expected: 0.0,
+                },
+                OwnerRow {
+                    owner: "4".into(),
+                    recipients: 2,
+                    distance_min: Some(1.0),
+                    distance_max: Some(f64::INFINITY),
+                    eps_lo: Some(0.1),
+                    eps_hi: Some(4.5),
+                    jumps: 3,
+                    jumps_expected: 7.25,
+                },
+            ],
+            "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n\
+             3,0,,,,,0,0\n4,2,1,inf,0.1,4.5,3,7.25\n",
+        );
+        round_trip(
+            "paths",
+            2,
+            &[],
+            &[PathRow {
+                owner: "0".into(),
+                eps: 0.5,
+                v: vec![-1.25, 2.0],
+            }],
+            "owner,eps,v1,v2\n0,0.5,-1.25,2\n",
+        );
+        round_trip(
+            "ego",
+            0,
+            &["owner"],
+            &[EgoRow {
+                recipient: "12".into(),
+                distance: 2.0,
+                eps: 1.5,
+                error_norm: 0.125,
+                owner: None,
+            }],
+            "recipient,distance,eps,error_norm\n12,2,1.5,0.125\n",
+        );
+        round_trip(
+            "responses",
+            1,
+            &[],
+            &[ResponseRow {
+                owner: "0".into(),
+                recipient: "1".into(),
+                distance: 2.0,
+                eps: 2.0,
+                mechanism: "correlated".into(),
+                y: vec![0.0].into(),
+            }],
+            "owner,recipient,distance,eps,mechanism,y1\n0,1,2,2,correlated,0\n",
+        );
+    }
+}

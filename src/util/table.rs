@@ -1,0 +1,847 @@
+//! CSV files with one serde row type each: the type's field names are the
+//! file's columns, in order, and the same type is what the writer serialises
+//! and the reader deserialises, so a format exists once.
+//!
+//! * A trailing vector field (`v: Vec<f64>`) is written as columns
+//!   `v1..vn` ([`CsvRow::VECTOR`]): records flatten sequences, but serde
+//!   cannot name a sequence's elements, so headers come from [`columns`]
+//!   (the field names, the vector expanded) and are never derived from a row.
+//! * An optional column (`#[serde(skip_serializing_if = "Option::is_none")]`,
+//!   listed in [`CsvRow::OPTIONAL`]) is left out of a file whose rows all
+//!   lack it; a reader then reads it as `None`.
+//! * Readers find columns by name (any order, extra columns ignored, so the
+//!   writers may grow), accept any `n` of a vector, and report
+//!   `file:line: column 'x': expected …, found '…'`.
+//! * Writing goes through this module's own serde serializer ([`Records`]):
+//!   floats in shortest round-trip form (the csv crate's serializer would
+//!   write `15.0` and `1e-7`), [`push_field`]'s quoting, and the speed of
+//!   hand-formatted text (`responses.csv` can have tens of millions of rows).
+//!   Reading goes through the csv crate (`str::parse` for numbers).
+//!
+//! Leaf module: it knows serde and csv, nothing of privdiffuse.
+
+use super::PathIoError;
+use super::num::write_f64;
+use serde::de::{self, DeserializeOwned, Visitor};
+use serde::{Serialize, ser};
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A row type of one CSV file.
+pub trait CsvRow: Serialize + DeserializeOwned {
+    /// The name of a last field holding a vector, written as the columns
+    /// `{name}1..{name}n`.
+    const VECTOR: Option<&'static str> = None;
+    /// Fields a file may lack (read as empty cells, i.e. `None`).
+    const OPTIONAL: &'static [&'static str] = &[];
+}
+
+/// The field names of a struct, as serde sees them (renames applied).
+pub fn fields<T: DeserializeOwned>() -> &'static [&'static str] {
+    let mut names = FieldNames(&[]);
+    let _ = T::deserialize(&mut names);
+    names.0
+}
+
+/// A deserializer that only records the field list a struct asks for.
+struct FieldNames(&'static [&'static str]);
+
+impl<'de> de::Deserializer<'de> for &mut FieldNames {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        Err(de::Error::custom("field names recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The header of a file of `T` rows: its fields, the vector as `n` columns,
+/// without the fields in `leave_out` (optional ones this file does not have).
+pub fn columns<T: CsvRow>(n: usize, leave_out: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for &f in fields::<T>() {
+        if leave_out.contains(&f) {
+            continue;
+        }
+        if T::VECTOR == Some(f) {
+            out.extend((1..=n).map(|i| format!("{f}{i}")));
+        } else {
+            out.push(f.to_string());
+        }
+    }
+    out
+}
+
+/// Why a row could not be written.
+#[derive(Debug)]
+struct RowError(String);
+
+impl std::fmt::Display for RowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RowError {}
+
+impl ser::Error for RowError {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        RowError(msg.to_string())
+    }
+}
+
+/// CSV records as text in memory, each ending in `\n`. A row is anything
+/// serde can flatten to a sequence of cells: a row struct, a tuple of cells
+/// and rows, a slice of strings. Cells are quoted only when they hold a
+/// comma, a quote or a line break (RFC 4180, quotes doubled), numbers are
+/// written with `Display` (floats in shortest round-trip form: `15`,
+/// `0.0000001`, `inf`, `NaN`), `None` and `()` as empty cells, unit enum
+/// variants by name. Every record must have as many cells as the first.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    text: String,
+    width: Option<usize>,
+}
+
+impl Records {
+    /// No records yet.
+    pub fn new() -> Records {
+        Records::default()
+    }
+
+    /// Appends one record.
+    #[inline]
+    pub fn push<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {
+        let start = self.text.len();
+        let mut cells = Cells {
+            text: &mut self.text,
+            count: 0,
+        };
+        let r = row.serialize(&mut cells);
+        let count = cells.count;
+        if let Err(e) = r {
+            self.text.truncate(start);
+            return Err(io::Error::other(e));
+        }
+        if *self.width.get_or_insert(count) != count {
+            self.text.truncate(start);
+            return Err(io::Error::other(format!(
+                "a record of {count} fields after records of {}",
+                self.width.unwrap_or(0)
+            )));
+        }
+        if count == 1 && self.text.len() == start {
+            // A lone empty cell would read as an empty line.
+            self.text.push_str("\"\"");
+        }
+        self.text.push('\n');
+        Ok(())
+    }
+
+    /// The text so far.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Bytes of text so far.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// No text yet.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Forgets the text (the record width stays).
+    pub fn clear(&mut self) {
+        self.text.clear();
+    }
+
+    /// The text.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+}
+
+/// Writes records to `W` in blocks.
+pub struct Writer<W: io::Write> {
+    out: W,
+    records: Records,
+}
+
+impl<W: io::Write> Writer<W> {
+    /// A writer without header.
+    pub fn new(out: W) -> Self {
+        Writer {
+            out,
+            records: Records::new(),
+        }
+    }
+
+    /// A writer that first writes `header`.
+    pub fn with_header<I, S>(out: W, header: I) -> io::Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut w = Writer::new(out);
+        let names: Vec<S> = header.into_iter().collect();
+        let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+        w.records.push(&names)?;
+        Ok(w)
+    }
+
+    /// Writes one row (see [`Records`]).
+    #[inline]
+    pub fn row<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {
+        self.records.push(row)?;
+        if self.records.len() >= 1 << 16 {
+            self.out.write_all(self.records.as_str().as_bytes())?;
+            self.records.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes what is buffered and returns the destination.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.write_all(self.records.as_str().as_bytes())?;
+        Ok(self.out)
+    }
+}
+
+/// One record as CSV text without its line break (for files kept as lines).
+pub fn line<T: Serialize + ?Sized>(record: &T) -> io::Result<String> {
+    let mut r = Records::new();
+    r.push(record)?;
+    let mut text = r.into_string();
+    text.pop();
+    Ok(text)
+}
+
+/// The serializer of one record: appends cells to `text`.
+struct Cells<'a> {
+    text: &'a mut String,
+    count: usize,
+}
+
+impl Cells<'_> {
+    #[inline]
+    fn start(&mut self) {
+        if self.count > 0 {
+            self.text.push(',');
+        }
+        self.count += 1;
+    }
+
+    #[inline]
+    fn display(&mut self, x: impl std::fmt::Display) -> Result<(), RowError> {
+        self.start();
+        write!(self.text, "{x}").map_err(|e| RowError(e.to_string()))
+    }
+}
+
+/// Appends `s` as one CSV field, quoted if it holds a comma, a quote or a
+/// line break (quotes doubled) — the one quoting rule of every file.
+pub fn push_field(out: &mut String, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        out.push('"');
+        for (i, part) in s.split('"').enumerate() {
+            if i > 0 {
+                out.push_str("\"\"");
+            }
+            out.push_str(part);
+        }
+        out.push('"');
+    } else {
+        out.push_str(s);
+    }
+}
+
+impl ser::Serializer for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = ser::Impossible<(), RowError>;
+    type SerializeMap = ser::Impossible<(), RowError>;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = ser::Impossible<(), RowError>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), RowError> {
+        self.display(v)
+    }
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<(), RowError> {
+        self.start();
+        write_f64(self.text, v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), RowError> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<(), RowError> {
+        self.start();
+        push_field(self.text, v);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), RowError> {
+        let s = std::str::from_utf8(v).map_err(|e| RowError(e.to_string()))?;
+        self.serialize_str(s)
+    }
+    fn serialize_none(self) -> Result<(), RowError> {
+        self.start();
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), RowError> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), RowError> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), RowError> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), RowError> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<(), RowError> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        v: &T,
+    ) -> Result<(), RowError> {
+        v.serialize(self)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, RowError> {
+        Err(RowError(
+            "a CSV cell cannot hold an enum tuple variant".into(),
+        ))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
+        Err(RowError("a CSV record cannot hold a map".into()))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, RowError> {
+        Err(RowError(
+            "a CSV cell cannot hold an enum struct variant".into(),
+        ))
+    }
+}
+
+impl ser::SerializeSeq for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    #[inline]
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    #[inline]
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<(), RowError> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+/// The cells of one line of CSV text (quotes removed, `""` → `"`).
+pub fn cells(line: &str) -> Vec<String> {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(line.as_bytes());
+    let mut rec = csv::StringRecord::new();
+    match r.read_record(&mut rec) {
+        Ok(true) => rec.iter().map(String::from).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What can go wrong reading a table.
+#[derive(Debug)]
+pub enum TableError {
+    /// The file could not be read.
+    Io(PathIoError),
+    /// Malformed content: the file, the 1-based line, what was expected.
+    Input {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line (1 = the header).
+        line: usize,
+        /// What is wrong, naming the column.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for TableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableError::Io(e) => e.fmt(f),
+            TableError::Input {
+                file,
+                line,
+                message,
+            } => write!(f, "{}:{line}: {message}", file.display()),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+fn input(file: &Path, line: usize, message: impl Into<String>) -> TableError {
+    TableError::Input {
+        file: file.to_path_buf(),
+        line,
+        message: message.into(),
+    }
+}
+
+fn csv_error(file: &Path, e: csv::Error) -> TableError {
+    let line = e.position().map_or(0, |p| p.line() as usize);
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => TableError::Io(PathIoError::io(file, io)),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => input(
+            file,
+            line,
+            format!("expected {expected_len} fields (as in the header), found {len}"),
+        ),
+        csv::ErrorKind::Utf8 { err, .. } => input(file, line, format!("invalid UTF-8: {err}")),
+        other => input(file, line, format!("malformed CSV: {other:?}")),
+    }
+}
+
+/// Deserialises `record` (its cells in the order of `T`'s fields, the
+/// vector last) as a `T`; `names` are the columns of those cells, for
+/// messages about `file` at `line`.
+pub fn decode<T: DeserializeOwned>(
+    file: &Path,
+    line: usize,
+    names: &[String],
+    record: &csv::StringRecord,
+) -> Result<T, TableError> {
+    record.deserialize(None).map_err(|e| {
+        let csv::ErrorKind::Deserialize { err, .. } = e.kind() else {
+            return input(file, line, format!("{e}"));
+        };
+        let k = err.field().unwrap_or(0) as usize;
+        let name = names.get(k).map_or("?", String::as_str);
+        let found = record.get(k).unwrap_or("");
+        let message = match err.kind() {
+            csv::DeserializeErrorKind::ParseFloat(_) => {
+                format!("column '{name}': expected a number, found '{found}'")
+            }
+            csv::DeserializeErrorKind::ParseInt(_) => {
+                format!("column '{name}': expected a non-negative integer, found '{found}'")
+            }
+            other => format!("column '{name}': {other}"),
+        };
+        input(file, line, message)
+    })
+}
+
+/// A CSV file with a header, open for reading (fields trimmed).
+pub struct Reader {
+    file: PathBuf,
+    rdr: csv::Reader<std::fs::File>,
+    header: csv::StringRecord,
+}
+
+impl Reader {
+    /// Opens `file` and reads its header.
+    pub fn open(file: &Path) -> Result<Reader, TableError> {
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .trim(csv::Trim::All)
+            .from_path(file)
+            .map_err(|e| csv_error(file, e))?;
+        let header = rdr.headers().map_err(|e| csv_error(file, e))?.clone();
+        Ok(Reader {
+            file: file.to_path_buf(),
+            rdr,
+            header,
+        })
+    }
+
+    /// The header's column names.
+    pub fn header(&self) -> &csv::StringRecord {
+        &self.header
+    }
+
+    /// Whether the header has `column`.
+    pub fn has(&self, column: &str) -> bool {
+        self.header.iter().any(|h| h == column)
+    }
+
+    /// How many columns `{name}1, {name}2, …` the header has.
+    pub fn vector_width(&self, name: &str) -> usize {
+        let mut n = 0;
+        while self.has(&format!("{name}{}", n + 1)) {
+            n += 1;
+        }
+        n
+    }
+
+    /// Calls `each(line, record)` per data row.
+    pub fn records<E: From<TableError>>(
+        mut self,
+        mut each: impl FnMut(usize, &csv::StringRecord) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut rec = csv::StringRecord::new();
+        loop {
+            match self.rdr.read_record(&mut rec) {
+                Ok(false) => return Ok(()),
+                Ok(true) => {
+                    let line = rec.position().map_or(0, |p| p.line() as usize);
+                    each(line, &rec)?;
+                }
+                Err(e) => return Err(csv_error(&self.file, e).into()),
+            }
+        }
+    }
+
+    /// Reads every row as a `T`, calling `each(line, row)`. `rename` maps a
+    /// field to the column that holds it in this file (`owner` ← `sample`).
+    pub fn rows<T: CsvRow, E: From<TableError>>(
+        self,
+        rename: &[(&str, &str)],
+        mut each: impl FnMut(usize, T) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let width = T::VECTOR.map_or(0, |v| self.vector_width(v));
+        let mut names = Vec::new();
+        let mut idx = Vec::new();
+        let mut required = Vec::new();
+        for &f in fields::<T>() {
+            let col = rename
+                .iter()
+                .find(|(field, _)| *field == f)
+                .map_or(f, |(_, c)| c);
+            if T::VECTOR == Some(f) {
+                names.extend((1..=width.max(1)).map(|i| format!("{col}{i}")));
+                required.push(format!("{col}1..{col}n"));
+            } else {
+                names.push(col.to_string());
+                if !T::OPTIONAL.contains(&f) {
+                    required.push(col.to_string());
+                }
+            }
+        }
+        for name in &names {
+            let at = self.header.iter().position(|h| h == name);
+            let optional = T::OPTIONAL.iter().any(|&f| f == name);
+            if at.is_none() && !optional {
+                let found: Vec<&str> = self.header.iter().collect();
+                return Err(input(
+                    &self.file,
+                    1,
+                    format!(
+                        "missing column '{name}': expected a header with {}, found '{}'",
+                        required.join(","),
+                        found.join(",")
+                    ),
+                )
+                .into());
+            }
+            idx.push(at);
+        }
+        let file = self.file.clone();
+        let mut cells = csv::StringRecord::new();
+        self.records(|line, rec| {
+            cells.clear();
+            for i in &idx {
+                cells.push_field(i.and_then(|i| rec.get(i)).unwrap_or(""));
+            }
+            each(line, decode(&file, line, &names, &cells)?)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::fmt_f64;
+    use proptest::prelude::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Demo {
+        id: String,
+        count: u64,
+        x: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<f64>,
+        v: Vec<f64>,
+    }
+
+    impl CsvRow for Demo {
+        const VECTOR: Option<&'static str> = Some("v");
+        const OPTIONAL: &'static [&'static str] = &["note"];
+    }
+
+    fn scratch(name: &str, text: &str) -> PathBuf {
+        let p =
+            std::env::temp_dir().join(format!("privdiffuse-table-{}-{name}", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn read(p: &Path) -> Result<Vec<(usize, Demo)>, TableError> {
+        let mut out = Vec::new();
+        Reader::open(p)?.rows(&[], |line, r| {
+            out.push((line, r));
+            Ok::<_, TableError>(())
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn field_names_and_headers() {
+        assert_eq!(fields::<Demo>(), ["id", "count", "x", "note", "v"]);
+        assert_eq!(
+            columns::<Demo>(2, &["note"]),
+            ["id", "count", "x", "v1", "v2"]
+        );
+    }
+
+    #[test]
+    fn writes_shortest_floats_and_reads_them_back() {
+        let rows = [
+            Demo {
+                id: "a,b".into(),
+                count: 3,
+                x: 15.0,
+                note: None,
+                v: vec![1e-7, f64::INFINITY, f64::NAN],
+            },
+            Demo {
+                id: "q\"".into(),
+                count: 0,
+                x: -0.5,
+                note: None,
+                v: vec![0.1, 2.0, -3.0],
+            },
+        ];
+        let mut w = Writer::with_header(Vec::new(), columns::<Demo>(3, &["note"])).unwrap();
+        for r in &rows {
+            w.row(r).unwrap();
+        }
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "id,count,x,v1,v2,v3\n\"a,b\",3,15,0.0000001,inf,NaN\n\"q\"\"\",0,-0.5,0.1,2,-3\n"
+        );
+        // Reordered columns, an extra one, the optional one present.
+        let p = scratch("back", &text);
+        let back = read(&p).unwrap();
+        assert_eq!(back[0].0, 2);
+        assert_eq!(back[1].1, rows[1]);
+        assert!(back[0].1.v[2].is_nan());
+        let p2 = scratch("order", "v1,extra,x,note,count,id\n4,zz,1,2.5,7,k\n");
+        let r = read(&p2).unwrap();
+        assert_eq!(
+            r[0].1,
+            Demo {
+                id: "k".into(),
+                count: 7,
+                x: 1.0,
+                note: Some(2.5),
+                v: vec![4.0]
+            }
+        );
+        std::fs::remove_file(p).unwrap();
+        std::fs::remove_file(p2).unwrap();
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let msg = |text: &str| {
+            let p = scratch("err", text);
+            let m = read(&p).unwrap_err().to_string();
+            std::fs::remove_file(p).unwrap();
+            m
+        };
+        let m = msg("id,count,x,v1\na,1,2,3\nb,1,abc,3\n");
+        assert!(
+            m.ends_with(":3: column 'x': expected a number, found 'abc'"),
+            "{m}"
+        );
+        let m = msg("id,count,x,v1,v2\na,-1,2,3,4\n");
+        assert!(
+            m.ends_with(":2: column 'count': expected a non-negative integer, found '-1'"),
+            "{m}"
+        );
+        let m = msg("id,count,x,v1,v2\na,1,2,3,x\n");
+        assert!(
+            m.contains("column 'v2': expected a number, found 'x'"),
+            "{m}"
+        );
+        let m = msg("id,cnt,x,v1\n");
+        assert!(
+            m.ends_with(":1: missing column 'count': expected a header with id,count,x,v1..vn, found 'id,cnt,x,v1'"),
+            "{m}"
+        );
+        let m = msg("id,count,x\n");
+        assert!(m.contains("missing column 'v1'"), "{m}");
+        let m = msg("id,count,x,v1\na,1,2\n");
+        assert!(
+            m.contains(":2: expected 4 fields (as in the header), found 3"),
+            "{m}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn floats_are_written_as_display(bits in any::<u64>(), label in "[a-z,\"]{0,4}") {
+            let x = f64::from_bits(bits);
+            let mut want = String::new();
+            push_field(&mut want, &label);
+            want.push(',');
+            want.push_str(&fmt_f64(x));
+            prop_assert_eq!(line(&(&label, x)).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn records_keep_their_width() {
+        let mut r = Records::new();
+        r.push(&("a", 1u64, None::<f64>)).unwrap();
+        assert!(r.push(&("a", 1u64)).is_err());
+        r.push(&((), "x\ny", Some(1e-7))).unwrap();
+        assert_eq!(r.as_str(), "a,1,\n,\"x\ny\",0.0000001\n");
+        let mut one = Records::new();
+        one.push(&[""]).unwrap();
+        assert_eq!(one.as_str(), "\"\"\n");
+        assert!(line(&std::collections::HashMap::from([(1, 2)])).is_err());
+    }
+
+    #[test]
+    fn lines_and_cells_round_trip() {
+        let fields = ["exp:a=4,b=1", "plain", "say \"hi\"", "", "d∈[1, 2]"];
+        let l = line(&fields).unwrap();
+        assert_eq!(l, "\"exp:a=4,b=1\",plain,\"say \"\"hi\"\"\",,\"d∈[1, 2]\"");
+        assert_eq!(cells(&l), fields);
+    }
+}
