@@ -36,6 +36,22 @@ pub enum Error {
         value: String,
         expected: String,
     },
+    /// A size the caller controls needs more memory than the budget
+    /// ([`limits`](crate::limits)): names the parameter, its value, the
+    /// estimate and the budget with where it comes from.
+    #[error(
+        "{name} = {value} needs about {} of memory, over the budget of {} ({origin}); {hint}",
+        crate::limits::human_bytes(*need),
+        crate::limits::human_bytes(*budget)
+    )]
+    Budget {
+        name: String,
+        value: String,
+        need: u64,
+        budget: u64,
+        origin: String,
+        hint: String,
+    },
     /// A request that is well formed but cannot be served (e.g. a graph too
     /// large for the dense resistance route), with what to do instead.
     #[error("{0}")]
@@ -115,6 +131,6 @@ impl Error {
 
     /// True for errors caused by how the program was called (exit code 2).
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::Parameter { .. })
+        matches!(self, Error::Parameter { .. } | Error::Budget { .. })
     }
 }

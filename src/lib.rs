@@ -55,6 +55,7 @@ pub mod distance;
 pub mod epsilon;
 pub mod error;
 pub mod graph;
+pub mod limits;
 pub mod mechanism;
 pub mod output;
 pub mod post;
