@@ -421,7 +421,7 @@ fn facebook_combined_if_present() {
 
 mod round_trip {
     use super::*;
-    use privdiffuse::graph::generate::write_edge_list;
+    use privdiffuse::output::write_edge_list;
     use privdiffuse::{Graph, NodeIds};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
