@@ -5,7 +5,7 @@
 pub mod atomic;
 pub mod num;
 
-pub use atomic::{AtomicDir, AtomicFile};
+pub use atomic::{AtomicDir, AtomicFile, AtomicPath};
 pub use num::{fmt_f64, write_f64};
 
 use std::path::{Path, PathBuf};
