@@ -1,5 +1,14 @@
 //! Special functions shared by the statistical routines (chi-square p-values,
 //! Clopper–Pearson bounds, tests): one implementation each.
+//!
+//! Why not `statrs` (0.19.1, checked against mpmath at 50 digits): its
+//! `ln_gamma` is up to 35 units of 2⁻⁵²·max(1, |ln Γ|) off where this one
+//! stays within 9 (x in [10⁻³, 10⁴] and the half-integers); its `gamma_ur` is
+//! within 2.6e−13 relative where [`gamma_q`] is within 1.1e−13 (and panics
+//! for x = 0); its `beta_reg` stops its continued fraction after 140 terms, so
+//! Clopper–Pearson shapes at n = 10⁶ are off by 2e−3 relative (ours: 2e−9,
+//! the limit of the ln Γ differences); its `erfc` is 1e−10 relative off near 1
+//! where Cody's (`process::calibration::erfc`) is within 6e−16.
 
 /// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; relative error ~1e-15).
 pub fn ln_gamma(x: f64) -> f64 {

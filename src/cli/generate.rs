@@ -2,8 +2,8 @@
 
 use privdiffuse::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
-    write_coords, write_edge_list,
 };
+use privdiffuse::output::{write_coords, write_edge_list};
 use privdiffuse::util::fmt_f64;
 use std::path::{Path, PathBuf};
 

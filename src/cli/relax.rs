@@ -204,7 +204,7 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
         last = Some(g);
     }
     if let (Some(path), Some(g)) = (&args.state, &last) {
-        g.save(path)?;
+        privdiffuse::output::save_release(g, path)?;
     }
 
     if args.trials.is_some() {

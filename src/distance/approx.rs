@@ -26,8 +26,8 @@
 //!
 //! | graph | pairs | median | max | where |
 //! | --- | --- | --- | --- | --- |
-//! | karate (34 nodes) | 561 | 4.8 % | 18.2 % | `tests/distance_props.rs` |
-//! | Les Misérables (77 nodes) | 2,926 | 3.9 % | 26.1 % | `tests/distance_props.rs` |
+//! | karate (34 nodes) | 561 | 4.8 % | 18.2 % | `tests/distance/props.rs` |
+//! | Les Misérables (77 nodes) | 2,926 | 3.9 % | 26.1 % | `tests/distance/props.rs` |
 //! | facebook_combined (4,039 nodes) | 8.15 M | 4.4 % (p99 17.9 %) | 37.1 % | `benches/distance.rs` |
 //!
 //! The relative error of one pair is that of a χ²-like sum of k terms, with

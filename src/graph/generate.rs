@@ -1,20 +1,17 @@
 //! Seeded synthetic graphs: random geometric, Erdős–Rényi G(n, m),
-//! Barabási–Albert and Watts–Strogatz, plus writers for edge lists and node
-//! coordinates.
+//! Barabási–Albert and Watts–Strogatz. They return data; the top layer writes
+//! it (`output::write_edge_list`, `output::write_coords`).
 //!
 //! Every generator draws from `rng_for(seed, 0, 0, Purpose::Generate)`, so the
 //! same parameters and seed give the same graph on every machine and thread
 //! count. Node ids are `0..n`. Generated graphs are undirected and unweighted.
 
+use super::Graph;
 use super::load::IdSet;
-use super::{Graph, NodeIds};
 use crate::rng::{PrivRng, Purpose, rng_for};
-use crate::util::{AtomicFile, write_f64};
 use crate::{Error, Result};
 use rand::RngExt;
 use std::collections::HashSet;
-use std::io::Write;
-use std::path::Path;
 
 /// How the random geometric graph's connection radius is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -339,54 +336,6 @@ pub fn watts_strogatz(n: usize, k: usize, p: f64, seed: u64) -> Result<Graph> {
     let mut edges: Vec<(u32, u32)> = set.into_iter().collect();
     edges.sort_unstable();
     Graph::from_index_edges(n, &edges, None, false)
-}
-
-/// Writes `g` as an edge list readable by [`super::load_graph`]: each line of
-/// `header_comment` as a `# ` comment, then one `u v` (or `u v w`) line per edge
-/// with original ids (undirected edges once, u < v by index). Atomic: the file
-/// appears only when complete.
-pub fn write_edge_list(g: &Graph, path: &Path, header_comment: &str) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    for line in header_comment.lines() {
-        writeln!(f, "# {line}").map_err(io)?;
-    }
-    let ids = g.ids();
-    let mut w = String::new();
-    for (u, v, len) in g.edges() {
-        if g.is_weighted() {
-            w.clear();
-            write_f64(&mut w, len);
-            writeln!(f, "{} {} {w}", ids.label(u), ids.label(v)).map_err(io)?;
-        } else {
-            writeln!(f, "{} {}", ids.label(u), ids.label(v)).map_err(io)?;
-        }
-    }
-    Ok(f.commit()?)
-}
-
-/// Writes node coordinates as CSV `node,x,y` (shortest round-trip numbers),
-/// one row per node in index order. Atomic.
-pub fn write_coords(ids: &NodeIds, coords: &[[f64; 2]], path: &Path) -> Result<()> {
-    if ids.len() != coords.len() {
-        return Err(Error::param(
-            "coordinates",
-            coords.len(),
-            format!("one [x, y] per node ({})", ids.len()),
-        ));
-    }
-    let mut f = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    writeln!(f, "node,x,y").map_err(io)?;
-    let mut line = String::new();
-    for (i, c) in coords.iter().enumerate() {
-        line.clear();
-        write_f64(&mut line, c[0]);
-        line.push(',');
-        write_f64(&mut line, c[1]);
-        writeln!(f, "{},{line}", ids.label(i as u32)).map_err(io)?;
-    }
-    Ok(f.commit()?)
 }
 
 #[cfg(test)]

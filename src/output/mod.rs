@@ -1,8 +1,16 @@
-//! Figures (feature `plots`): the drawing code, and the entry points the run
-//! writers call whether or not the feature is built.
+//! The top layer: what goes to files. Figures (feature `plots`: the drawing
+//! code, and the entry points the run writers call whether or not the feature
+//! is built), and the writers of data the lower layers return — edge lists and
+//! coordinates of generated graphs, the state of a gradual release — so that
+//! `graph` and `process` never write files.
 
+pub mod graph;
 #[cfg(feature = "plots")]
 pub mod plot;
+pub mod release;
+
+pub use graph::{write_coords, write_edge_list};
+pub use release::save_release;
 
 use crate::Result;
 use std::path::Path;

@@ -472,18 +472,8 @@ impl GradualRelease {
         })
     }
 
-    /// Saves the state to `path` atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        use std::io::Write;
-        let mut f = crate::util::AtomicFile::create(path)?;
-        let text = self.to_json()?;
-        f.write_all(text.as_bytes())
-            .and_then(|_| f.write_all(b"\n"))
-            .map_err(|e| Error::io(path, e))?;
-        Ok(f.commit()?)
-    }
-
-    /// Loads and validates a state file.
+    /// Loads and validates a state file (as written by the top layer's
+    /// `output::save_release`).
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         Self::from_json(&text, path)

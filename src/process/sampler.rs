@@ -377,7 +377,7 @@ mod quick_law {
     use crate::rng::{Purpose, rng_for};
 
     /// A fast smoke check of the joint law (the full §7 battery lives in
-    /// tests/process_stats.rs): P(V_1 = V_2) = 1/4, E V_1² = 2 for 1-D.
+    /// tests/process/stats.rs): P(V_1 = V_2) = 1/4, E V_1² = 2 for 1-D.
     /// N = 40k: s.e. of the atom ≈ sqrt(.25·.75/N) = 0.0022, of E V² ≈ sqrt(20)/√N = 0.022.
     #[test]
     fn atom_and_second_moment_1d() {

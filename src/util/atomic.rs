@@ -3,6 +3,11 @@
 //! the writer is dropped without `commit` (an error, a panic), the temporary is
 //! removed and the destination is left as it was.
 //!
+//! Staging names are `.NAME.tmp-PID-XXXXXX`, created exclusively by `tempfile`
+//! (a random suffix, `O_EXCL`): two writers to one destination never share a
+//! temporary, and a name planted in advance (a symbolic link) is never opened.
+//! The PID lets a later run remove the staging of a killed one.
+//!
 //! A destination that is a symbolic link is followed (the link stays, its
 //! target is replaced), and one that exists but is not a regular file or a
 //! directory (`/dev/null`, a FIFO, a terminal) is written in place: renaming
@@ -15,6 +20,7 @@ use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use tempfile::{NamedTempFile, TempDir};
 
 /// Staging files and directories not yet committed or dropped, so that an
 /// interrupt handler can remove them ([`remove_staged`]).
@@ -80,15 +86,32 @@ pub fn is_special(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
-fn temp_sibling(dest: &Path) -> PathBuf {
+/// The directory that holds `dest` (`.` for a bare file name).
+fn parent_dir(dest: &Path) -> &Path {
+    match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A `tempfile` builder for the staging names of `dest`: `.NAME.tmp-PID-`
+/// followed by six random characters.
+fn staging_name(dest: &Path) -> String {
     let name = dest
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = format!(".{name}.tmp-{}", std::process::id());
-    match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.join(tmp),
-        _ => PathBuf::from(tmp),
+    format!(".{name}.tmp-{}-", std::process::id())
+}
+
+/// `tempfile` reports a failure as "ERROR at path \"TEMPORARY\"". The
+/// caller names the destination, so keep the operating system's message
+/// alone (and its kind): the random staging name means nothing to a user.
+fn without_staging_path(e: std::io::Error) -> std::io::Error {
+    let text = e.to_string();
+    match text.split_once(" at path ") {
+        Some((msg, _)) if e.get_ref().is_some() => std::io::Error::new(e.kind(), msg.to_string()),
+        _ => e,
     }
 }
 
@@ -104,18 +127,16 @@ fn remove_stale_siblings(dest: &Path) {
         return;
     };
     let prefix = format!(".{name}.tmp-");
-    let parent = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Ok(entries) = fs::read_dir(&parent) else {
+    let Ok(entries) = fs::read_dir(parent_dir(dest)) else {
         return;
     };
     for e in entries.flatten() {
         let file_name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file_name.strip_prefix(&prefix) else {
+        let Some(rest) = file_name.strip_prefix(&prefix) else {
             continue;
         };
+        // `PID-XXXXXX`, or `PID` alone as earlier versions named it.
+        let pid = rest.split_once('-').map_or(rest, |(pid, _)| pid);
         if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
             let p = e.path();
             let _ = if p.is_dir() {
@@ -133,9 +154,36 @@ pub struct AtomicFile {
     dest: PathBuf,
     /// The file renamed into place on commit (`dest` with links followed).
     target: PathBuf,
-    /// The temporary sibling; `None` when writing in place to a special file.
-    tmp: Option<PathBuf>,
-    writer: Option<BufWriter<fs::File>>,
+    writer: Option<BufWriter<Sink>>,
+}
+
+/// Where an [`AtomicFile`]'s bytes go.
+enum Sink {
+    /// A temporary sibling of the target, removed when dropped.
+    Staged(NamedTempFile),
+    /// A special file (device, FIFO), written in place.
+    InPlace(fs::File),
+}
+
+impl Sink {
+    fn file(&mut self) -> &mut fs::File {
+        match self {
+            Sink::Staged(t) => t.as_file_mut(),
+            Sink::InPlace(f) => f,
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file().write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file().write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file().flush()
+    }
 }
 
 impl AtomicFile {
@@ -151,24 +199,31 @@ impl AtomicFile {
                 std::io::Error::other("is a directory: expected a file name"),
             ));
         }
-        let (tmp, file) = if is_special(&target) {
+        let sink = if is_special(&target) {
             let f = fs::OpenOptions::new()
                 .write(true)
                 .open(&target)
                 .map_err(|e| Error::io(&dest, e))?;
-            (None, f)
+            Sink::InPlace(f)
         } else {
-            let tmp = temp_sibling(&target);
             remove_stale_siblings(&target);
-            let f = fs::File::create(&tmp).map_err(|e| Error::io(&dest, e))?;
-            stage(&tmp);
-            (Some(tmp), f)
+            let prefix = staging_name(&target);
+            let mut b = tempfile::Builder::new();
+            b.prefix(&prefix);
+            // What `File::create` would give (0666 less the umask), not
+            // tempfile's private 0600: the file is the output, not a secret.
+            #[cfg(unix)]
+            b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+            let t = b
+                .tempfile_in(parent_dir(&target))
+                .map_err(|e| Error::io(&dest, without_staging_path(e)))?;
+            stage(t.path());
+            Sink::Staged(t)
         };
         Ok(AtomicFile {
             dest,
             target,
-            tmp,
-            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+            writer: Some(BufWriter::with_capacity(1 << 16, sink)),
         })
     }
 
@@ -181,22 +236,27 @@ impl AtomicFile {
     /// writing in place to a special file).
     pub fn commit(mut self) -> Result<()> {
         let w = self.writer.take().expect("writer present until commit");
-        let file = w.into_inner().map_err(|e| {
-            if let Some(t) = &self.tmp {
-                let _ = fs::remove_file(t);
-                unstage(t);
+        let sink = match w.into_inner() {
+            Ok(sink) => sink,
+            Err(e) => {
+                let (e, w) = e.into_parts();
+                let staged = staged_path(w.get_ref());
+                drop(w); // removes the temporary
+                staged.inspect(|p| unstage(p));
+                return Err(Error::io(&self.dest, e));
             }
-            Error::io(&self.dest, e.into_error())
-        })?;
-        let Some(tmp) = self.tmp.take() else {
+        };
+        let Sink::Staged(tmp) = sink else {
             return Ok(());
         };
-        let done = file.sync_all().and_then(|_| fs::rename(&tmp, &self.target));
-        unstage(&tmp);
-        done.map_err(|e| {
-            let _ = fs::remove_file(&tmp);
-            Error::io(&self.dest, e)
-        })
+        let staged = tmp.path().to_path_buf();
+        let done = match tmp.as_file().sync_all() {
+            // A failed rename drops (so removes) the temporary.
+            Ok(()) => tmp.persist(&self.target).map(drop).map_err(|e| e.error),
+            Err(e) => Err(e),
+        };
+        unstage(&staged);
+        done.map_err(|e| Error::io(&self.dest, e))
     }
 }
 
@@ -214,11 +274,101 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.writer.take().is_some()
-            && let Some(t) = &self.tmp
-        {
-            let _ = fs::remove_file(t);
-            unstage(t);
+        if let Some(w) = self.writer.take() {
+            let staged = staged_path(w.get_ref());
+            drop(w); // removes the temporary
+            staged.inspect(|p| unstage(p));
+        }
+    }
+}
+
+fn staged_path(sink: &Sink) -> Option<PathBuf> {
+    match sink {
+        Sink::Staged(t) => Some(t.path().to_path_buf()),
+        Sink::InPlace(_) => None,
+    }
+}
+
+/// A staged file for writers that take a path rather than a [`Write`] (an
+/// image encoder that picks its format from the extension): write the file
+/// at [`AtomicPath::staging`], then [`AtomicPath::commit`] moves it into
+/// place. Dropped uncommitted, the staging file is removed. For a special
+/// destination (`/dev/null`) the staging file is in the system's temporary
+/// folder and its bytes are copied into the destination on commit.
+pub struct AtomicPath {
+    dest: PathBuf,
+    target: PathBuf,
+    special: bool,
+    /// Removes the staging file when dropped; `None` once committed.
+    staged: Option<tempfile::TempPath>,
+}
+
+impl AtomicPath {
+    /// Creates an empty staging file for `dest` ending in `suffix` (e.g.
+    /// `".png"`), exclusively, beside the destination (links followed).
+    pub fn create(dest: impl AsRef<Path>, suffix: &str) -> Result<Self> {
+        let dest = dest.as_ref().to_path_buf();
+        let target = follow_links(&dest);
+        if target.is_dir() {
+            return Err(Error::io(
+                &dest,
+                std::io::Error::other("is a directory: expected a file name"),
+            ));
+        }
+        let special = is_special(&target);
+        let folder = if special {
+            // Never stage beside a device (e.g. in /dev).
+            std::env::temp_dir()
+        } else {
+            remove_stale_siblings(&target);
+            parent_dir(&target).to_path_buf()
+        };
+        let mut b = tempfile::Builder::new();
+        let prefix = staging_name(&target);
+        b.prefix(&prefix).suffix(suffix);
+        #[cfg(unix)]
+        b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let t = b
+            .tempfile_in(folder)
+            .map_err(|e| Error::io(&dest, without_staging_path(e)))?
+            .into_temp_path();
+        stage(&t);
+        Ok(AtomicPath {
+            dest,
+            target,
+            special,
+            staged: Some(t),
+        })
+    }
+
+    /// The file to write.
+    pub fn staging(&self) -> &Path {
+        self.staged.as_deref().expect("staged until commit")
+    }
+
+    /// Renames the staging file into place (copies its bytes into a special
+    /// destination).
+    pub fn commit(mut self) -> Result<()> {
+        let t = self.staged.take().expect("staged until commit");
+        let staged = t.to_path_buf();
+        let done = if self.special {
+            // Dropping `t` removes the staging file.
+            fs::copy(&t, &self.target).map(drop)
+        } else {
+            // A failed rename drops (so removes) the staging file.
+            t.persist(&self.target).map_err(|e| e.error)
+        };
+        unstage(&staged);
+        done.map_err(|e| Error::io(&self.dest, e))
+    }
+}
+
+impl Drop for AtomicPath {
+    fn drop(&mut self) {
+        if let Some(t) = self.staged.take() {
+            let staged = t.to_path_buf();
+            drop(t); // removes the staging file
+            unstage(&staged);
         }
     }
 }
@@ -227,8 +377,10 @@ impl Drop for AtomicFile {
 /// [`AtomicDir::commit`], replacing whatever was there.
 pub struct AtomicDir {
     dest: PathBuf,
+    /// The staging directory's path (also registered for [`remove_staged`]).
     tmp: PathBuf,
-    committed: bool,
+    /// Removes the staging directory when dropped; `None` once committed.
+    staged: Option<TempDir>,
     /// Parent folders this writer created, deepest first: removed again (when
     /// still empty) if the run fails, so a failure leaves nothing behind.
     created: Vec<PathBuf>,
@@ -255,17 +407,24 @@ impl AtomicDir {
             }
             fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
         }
-        let tmp = temp_sibling(&dest);
         remove_stale_siblings(&dest);
-        if tmp.exists() {
-            fs::remove_dir_all(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        }
-        fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let staged = tempfile::Builder::new()
+            .prefix(&staging_name(&dest))
+            .tempdir_in(parent_dir(&dest))
+            .map_err(|e| Error::io(&dest, without_staging_path(e)));
+        let staged = match staged {
+            Ok(t) => t,
+            Err(e) => {
+                remove_empty(&created);
+                return Err(e);
+            }
+        };
+        let tmp = staged.path().to_path_buf();
         stage(&tmp);
         Ok(AtomicDir {
             dest,
             tmp,
-            committed: false,
+            staged: Some(staged),
             created,
         })
     }
@@ -301,25 +460,31 @@ impl AtomicDir {
             }
             return Err(Error::io(&self.dest, e));
         }
+        // In place: nothing left to remove.
+        let _ = self.staged.take().map(TempDir::keep);
         unstage(&self.tmp);
         if had_old {
             let _ = fs::remove_dir_all(&old);
         }
-        self.committed = true;
         Ok(())
     }
 }
 
 impl Drop for AtomicDir {
     fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_dir_all(&self.tmp);
+        if let Some(t) = self.staged.take() {
+            drop(t); // removes the staging directory
             unstage(&self.tmp);
-            for d in &self.created {
-                // Only empty folders go; anything else written there stays.
-                let _ = fs::remove_dir(d);
-            }
+            remove_empty(&self.created);
         }
+    }
+}
+
+/// Removes the folders a writer created (deepest first) when still empty;
+/// anything else written there stays.
+fn remove_empty(created: &[PathBuf]) {
+    for d in created {
+        let _ = fs::remove_dir(d);
     }
 }
 
@@ -401,14 +566,71 @@ mod tests {
         let d = scratch("stale");
         let dest = d.join("out");
         // PIDs are below 2^22 on Linux: this one cannot be alive.
-        let stale = d.join(".out.tmp-4294967290");
+        let stale = d.join(".out.tmp-4294967290-a1B2c3");
         fs::create_dir(&stale).unwrap();
         fs::write(stale.join("half.csv"), "x").unwrap();
+        // As earlier versions named it (no random suffix).
+        let older = d.join(".out.tmp-4294967291");
+        fs::write(&older, "x").unwrap();
+        // Ours (a live process) and another destination's stay.
+        let live = d.join(format!(".out.tmp-{}-zzzzzz", std::process::id()));
+        let other = d.join(".outer.tmp-4294967290-a1B2c3");
+        fs::write(&live, "x").unwrap();
+        fs::write(&other, "x").unwrap();
         let a = AtomicDir::create(&dest).unwrap();
         if Path::new("/proc/self").exists() {
-            assert!(!stale.exists());
+            assert!(!stale.exists() && !older.exists());
         }
+        assert!(live.exists() && other.exists());
         a.commit().unwrap();
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn staging_is_exclusive_and_named_for_its_destination() {
+        let d = scratch("exclusive");
+        let dest = d.join("a.csv");
+        // Two writers to one destination at once: two temporaries.
+        let mut f = AtomicFile::create(&dest).unwrap();
+        let mut g = AtomicFile::create(&dest).unwrap();
+        let names: Vec<String> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        let prefix = format!(".a.csv.tmp-{}-", std::process::id());
+        assert!(names.iter().all(|n| n.starts_with(&prefix)), "{names:?}");
+        f.write_all(b"first\n").unwrap();
+        g.write_all(b"second\n").unwrap();
+        f.commit().unwrap();
+        g.commit().unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "second\n");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        // A missing folder is reported for the destination, not the temporary.
+        let err = AtomicFile::create(d.join("no/such/b.csv")).err().unwrap();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("no/such/b.csv") && !msg.contains(".tmp-"),
+            "{msg}"
+        );
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn committed_files_and_dirs_get_the_usual_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = scratch("mode");
+        // What plain File::create / create_dir give under the current umask.
+        let (plain_file, plain_dir) = (d.join("plain.csv"), d.join("plain"));
+        fs::File::create(&plain_file).unwrap();
+        fs::create_dir(&plain_dir).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let f = AtomicFile::create(d.join("a.csv")).unwrap();
+        f.commit().unwrap();
+        assert_eq!(mode(&d.join("a.csv")), mode(&plain_file));
+        AtomicDir::create(d.join("run")).unwrap().commit().unwrap();
+        assert_eq!(mode(&d.join("run")), mode(&plain_dir));
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -2,14 +2,13 @@
 //! map, fonts (DejaVu bytes registered once, no system font libraries) and the
 //! PNG/SVG backends with atomic writes.
 
-use crate::util::AtomicFile;
-use crate::util::atomic::{follow_links, is_special};
+use crate::util::{AtomicFile, AtomicPath};
 use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 /// Okabe–Ito black.
@@ -206,8 +205,8 @@ fn check_size((w, h): (u32, u32)) -> Result<()> {
 
 /// Draws `fig` at `size` into `out` (PNG or SVG by extension). The file
 /// appears only when complete: SVG is rendered to memory and written through
-/// [`AtomicFile`]; PNG is saved by plotters to a temporary sibling (plotters
-/// writes on `present()`) and renamed into place.
+/// [`AtomicFile`]; PNG is saved by plotters (on `present()`) to the staging
+/// file of an [`AtomicPath`] and moved into place.
 pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
     check_size(size)?;
     let format = Format::of(out)?;
@@ -225,49 +224,18 @@ pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
             Ok(f.commit()?)
         }
         Format::Png => {
-            let target = follow_links(out);
-            let special = is_special(&target);
-            let tmp = if special {
-                // Never stage beside a device (e.g. in /dev).
-                std::env::temp_dir().join(png_temp(Path::new("figure.png")))
-            } else {
-                png_temp(&target)
-            };
-            // plotters reports an unwritable destination only as a nested
-            // encoder error after drawing; find it first, in plain words.
-            std::fs::File::create(&tmp).map_err(|e| Error::io(out, e))?;
+            // Created up front: plotters reports an unwritable destination
+            // only as a nested encoder error after drawing.
+            let staged = AtomicPath::create(out, ".png")?;
             let drawn = {
-                let root = BitMapBackend::new(&tmp, size).into_drawing_area();
+                let root = BitMapBackend::new(staged.staging(), size).into_drawing_area();
                 fig.draw(&root).and_then(|_| root.present())
             };
             // A failed draw may still leave a partial image (plotters saves on
-            // drop); never let it reach the destination.
-            if let Err(e) = drawn {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(draw_error(out, e));
-            }
-            let placed = if special {
-                std::fs::copy(&tmp, &target).map(|_| ())
-            } else {
-                std::fs::rename(&tmp, &target)
-            };
-            let _ = std::fs::remove_file(&tmp);
-            placed.map_err(|e| Error::io(out, e))
+            // drop); dropping `staged` keeps it from the destination.
+            drawn.map_err(|e| draw_error(out, e))?;
+            staged.commit().map_err(Into::into)
         }
-    }
-}
-
-/// A temporary sibling of `out` that still ends in `.png` (plotters picks the
-/// encoder from the extension).
-fn png_temp(out: &Path) -> PathBuf {
-    let name = out
-        .file_stem()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "figure".into());
-    let tmp = format!(".{name}.tmp-{}.png", std::process::id());
-    match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.join(tmp),
-        _ => PathBuf::from(tmp),
     }
 }
 

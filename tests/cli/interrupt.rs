@@ -61,7 +61,9 @@ fn interrupted_simulate_removes_its_staging_directory() {
         let killed = Command::new("kill").args([signal, &pid]).status();
         let status = child.wait().unwrap();
         if status.success() || killed.map_or(true, |s| !s.success()) {
-            eprintln!("skipped {signal}: the run ended before it could be interrupted");
+            crate::skip::skipped(&format!(
+                "{signal}: the run ended before it could be interrupted"
+            ));
             let _ = std::fs::remove_dir_all(&out);
             continue;
         }

@@ -4,9 +4,7 @@
 //! Σ_owners λ·|Δ ln ε| per bin (chi-square, fixed seed); a deliberately wrong
 //! rate or slope is rejected, so the test has power.
 
-mod plot_common;
-
-use plot_common::{A, B, sample_owners, scratch, write_jump_files};
+use super::common::{A, B, sample_owners, scratch, write_jump_files};
 use privdiffuse::output::plot::jumps::{chi_square, expected_jump_counts, gamma_q, load_histogram};
 use privdiffuse::process::Norm;
 

@@ -1,9 +1,7 @@
 //! Missing or malformed inputs give errors that name the file (and the line
 //! and column for a bad row); nothing is written and nothing panics.
 
-mod plot_common;
-
-use plot_common::{scratch, write_run};
+use super::common::{scratch, write_run};
 use privdiffuse::Error;
 use privdiffuse::output::plot::{self, Kind, PlotOptions};
 use std::path::Path;

@@ -4,9 +4,7 @@
 //! distinguishing attack's lower bound respects the truth; Clopper–Pearson
 //! matches known values.
 
-mod collusion_support;
-
-use collusion_support::{CorrelatedSampler, independent};
+use super::support::{CorrelatedSampler, independent};
 use privdiffuse::collusion::estimators::estimate;
 use privdiffuse::collusion::stats::{beta_inc, clopper_pearson};
 use privdiffuse::collusion::{

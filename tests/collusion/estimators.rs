@@ -3,9 +3,7 @@
 //! Pitman win by the predicted factors. Pitman is checked against brute-force
 //! integration and for numerical stability.
 
-mod collusion_support;
-
-use collusion_support::{CorrelatedSampler, independent, var_sq_linear};
+use super::support::{CorrelatedSampler, independent, var_sq_linear};
 use privdiffuse::collusion::estimators::{estimate, estimate_many};
 use privdiffuse::collusion::stats::squared_error;
 use privdiffuse::collusion::{

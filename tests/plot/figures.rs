@@ -2,9 +2,7 @@
 //! is not blank, and to an SVG whose axis titles are `<text>` elements; the
 //! CLI and `draw_default_figures` write where they promise.
 
-mod plot_common;
-
-use plot_common::{png_size, png_stats, scratch, svg_texts, write_run};
+use super::common::{png_size, png_stats, scratch, svg_texts, write_run};
 use privdiffuse::output::plot::{self, Kind, PlotOptions};
 use std::path::Path;
 

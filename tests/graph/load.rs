@@ -406,19 +406,9 @@ fn bad_node_list_names_the_node_file() {
 
 #[test]
 fn facebook_combined_if_present() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/facebook_combined.txt");
-    let p = if p.exists() {
-        p
-    } else {
-        PathBuf::from("/work/shared/data/facebook_combined.txt")
-    };
-    if !p.exists() {
-        eprintln!(
-            "skipped: {} not found (only present in the development setup)",
-            p.display()
-        );
+    let Some(p) = crate::skip::shared_data("facebook_combined.txt") else {
         return;
-    }
+    };
     let t = std::time::Instant::now();
     let g = load(&p).unwrap();
     let secs = t.elapsed().as_secs_f64();
@@ -431,7 +421,7 @@ fn facebook_combined_if_present() {
 
 mod round_trip {
     use super::*;
-    use privdiffuse::graph::generate::write_edge_list;
+    use privdiffuse::output::write_edge_list;
     use privdiffuse::{Graph, NodeIds};
     use proptest::prelude::*;
     use std::collections::BTreeSet;

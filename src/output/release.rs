@@ -1,0 +1,18 @@
+//! The state file of a gradual release: [`GradualRelease::to_json`] plus a
+//! final newline, written atomically. [`GradualRelease::load`] reads it back.
+
+use crate::process::GradualRelease;
+use crate::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// Saves `release`'s state to `path` atomically (the file appears only when
+/// complete, replacing an older state).
+pub fn save_release(release: &GradualRelease, path: &Path) -> Result<()> {
+    let mut f = crate::util::AtomicFile::create(path)?;
+    let text = release.to_json()?;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.write_all(b"\n"))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(f.commit()?)
+}

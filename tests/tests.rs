@@ -1,0 +1,72 @@
+//! The integration tests, compiled as one binary (as ripgrep does): one link
+//! of the library and its dependencies instead of one per file, which is most
+//! of the time of `cargo test` after a change. A test's module path is its
+//! theme: `cargo test cli::`, `cargo test process::`, `cargo test plot::`.
+//!
+//! Tests that cannot exercise their case here (data absent, a race lost) say
+//! so with a visible `SKIPPED:` line; see [`skip`].
+//!
+//! A new test file goes into its theme's folder with a `mod` line below; a file
+//! put directly in `tests/` would be linked as a binary of its own again.
+
+/// The command-line program run as a user runs it: files, exit codes, messages.
+mod cli {
+    mod collude;
+    mod distances;
+    mod graph;
+    mod interrupt;
+    mod path;
+    mod relax;
+    mod simulate;
+    mod sweep;
+}
+
+/// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.
+mod collusion {
+    mod audit;
+    mod coalition;
+    mod estimators;
+    mod runner;
+    mod support;
+}
+
+/// Hop, weighted and resistance distances: golden files and properties.
+mod distance {
+    mod golden;
+    mod props;
+}
+
+/// Edge-list loading and the synthetic generators.
+mod graph {
+    mod generate;
+    mod load;
+}
+
+/// Figures: rendering, bad inputs, and the statistics behind the jump figure.
+mod plot {
+    mod common;
+    mod figures;
+    mod inputs;
+    mod jump_stats;
+}
+
+/// The lazy process and gradual release against their laws (memo §7).
+mod process {
+    mod release;
+    mod stats;
+}
+
+/// The simulation runner end to end through the library.
+mod sim {
+    mod end_to_end;
+}
+
+/// Sweep grids and sweep runs.
+mod sweep {
+    mod grid;
+    mod run;
+}
+
+/// `SKIPPED:` notices. A folder (`skip/mod.rs`), not `skip.rs`: Cargo builds
+/// every top-level `tests/*.rs` as a test binary of its own.
+mod skip;
