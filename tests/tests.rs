@@ -36,6 +36,12 @@ mod distance {
     mod props;
 }
 
+/// The library as a user's program calls it: builders, typed values, errors.
+mod library {
+    mod api;
+    mod errors;
+}
+
 /// Edge-list loading and the synthetic generators.
 mod graph {
     mod generate;

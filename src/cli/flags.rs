@@ -39,7 +39,6 @@ const FLAGS: &[(&str, &str)] = &[
     ("trials", "--trials"),
     ("composition_delta", "--composition-delta"),
     ("threads", "--threads"),
-    ("memory_budget", "--memory-budget"),
     // path, relax
     ("eps_lo", "--eps-lo"),
     ("eps_hi", "--eps-hi"),
