@@ -196,20 +196,20 @@ impl EpsilonMap {
     /// > 0 when given, `eps_min ≤ eps_max`). Replaces any earlier clamps.
     pub fn with_clamp(mut self, eps_min: Option<f64>, eps_max: Option<f64>) -> Result<EpsilonMap> {
         for (name, v) in [("eps_min", eps_min), ("eps_max", eps_max)] {
-            if let Some(x) = v {
-                if !(x.is_finite() && x > 0.0) {
-                    return Err(Error::param(name, x, "a finite number > 0"));
-                }
+            if let Some(x) = v
+                && !(x.is_finite() && x > 0.0)
+            {
+                return Err(Error::param(name, x, "a finite number > 0"));
             }
         }
-        if let (Some(lo), Some(hi)) = (eps_min, eps_max) {
-            if lo > hi {
-                return Err(Error::param(
-                    "eps_min",
-                    lo,
-                    format!("a value ≤ `eps_max` ({hi})"),
-                ));
-            }
+        if let (Some(lo), Some(hi)) = (eps_min, eps_max)
+            && lo > hi
+        {
+            return Err(Error::param(
+                "eps_min",
+                lo,
+                format!("a value ≤ `eps_max` ({hi})"),
+            ));
         }
         self.eps_min = eps_min;
         self.eps_max = eps_max;
@@ -537,13 +537,13 @@ fn check_table(spec: &str, keys: &[f64], eps: &[f64], beyond: Option<f64>) -> Re
             ));
         }
     }
-    if let (Some(b), Some(k), Some(e)) = (beyond, keys.last(), eps.last()) {
-        if b > *e {
-            return Err(bad(
-                spec,
-                format!("ε non-increasing in distance, but {k}={e} is followed by *={b}"),
-            ));
-        }
+    if let (Some(b), Some(k), Some(e)) = (beyond, keys.last(), eps.last())
+        && b > *e
+    {
+        return Err(bad(
+            spec,
+            format!("ε non-increasing in distance, but {k}={e} is followed by *={b}"),
+        ));
     }
     Ok(())
 }

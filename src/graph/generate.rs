@@ -291,7 +291,7 @@ pub fn barabasi_albert(n: usize, m_per_node: usize, seed: u64) -> Result<Graph> 
 /// Same scheme as networkx's `watts_strogatz_graph`; the edge count stays n·k/2.
 pub fn watts_strogatz(n: usize, k: usize, p: f64, seed: u64) -> Result<Graph> {
     check_n(n)?;
-    if k % 2 != 0 || k >= n {
+    if !k.is_multiple_of(2) || k >= n {
         return Err(Error::param(
             "k",
             k,

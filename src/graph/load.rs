@@ -142,12 +142,11 @@ impl IntIds {
     /// table) is inlined; everything else is out of line.
     #[inline(always)]
     fn get(&mut self, id: u64) -> u32 {
-        if let Some(d) = self.dense.as_ref() {
-            if let Some(&p) = d.get(id as usize) {
-                if p != ABSENT {
-                    return p;
-                }
-            }
+        if let Some(d) = self.dense.as_ref()
+            && let Some(&p) = d.get(id as usize)
+            && p != ABSENT
+        {
+            return p;
         }
         self.get_slow(id)
     }
@@ -461,10 +460,10 @@ impl<'a> Loader<'a> {
                 Mode::Token => Ids::Tok(TokIds::default()),
             },
         };
-        if let Some(nodes) = &opts.nodes_file {
-            if !l.read_nodes(nodes)? {
-                return Ok(None);
-            }
+        if let Some(nodes) = &opts.nodes_file
+            && !l.read_nodes(nodes)?
+        {
+            return Ok(None);
         }
         let Some((edges, weights)) = l.read_edges(path)? else {
             return Ok(None);

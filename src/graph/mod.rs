@@ -164,14 +164,14 @@ impl Graph {
             let mut last: Option<(u32, f64)> = None;
             for &(v, k) in seg.iter() {
                 let w = weights.map(|w| w[k as usize]).unwrap_or(1.0);
-                if let Some((lv, lw)) = last {
-                    if lv == v {
-                        dup_arcs += 1;
-                        if lw != w {
-                            conflict_arcs += 1;
-                        }
-                        continue;
+                if let Some((lv, lw)) = last
+                    && lv == v
+                {
+                    dup_arcs += 1;
+                    if lw != w {
+                        conflict_arcs += 1;
                     }
+                    continue;
                 }
                 last = Some((v, w));
                 targets.push(v);

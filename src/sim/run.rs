@@ -557,10 +557,10 @@ impl Plan<'_> {
         let Worker { ws, s } = w;
         let mut err = None;
         self.distances.batch(owners, ws, |i, row| {
-            if err.is_none() {
-                if let Err(e) = self.process_owner(s, wants, start + i, owners[i], row, &mut out) {
-                    err = Some(e);
-                }
+            if err.is_none()
+                && let Err(e) = self.process_owner(s, wants, start + i, owners[i], row, &mut out)
+            {
+                err = Some(e);
             }
         });
         match err {
@@ -1100,11 +1100,11 @@ fn write_header<T: CsvRow>(
 
 /// Appends a chunk's rows to their file, if it is written.
 fn write_rows(sink: &mut Option<&mut dyn Write>, rows: Rows) -> Result<()> {
-    if let Some(w) = sink.as_mut() {
-        if !rows.is_empty() {
-            w.write_all(rows.as_str().as_bytes())
-                .map_err(|e| Error::io("<simulation output>", e))?;
-        }
+    if let Some(w) = sink.as_mut()
+        && !rows.is_empty()
+    {
+        w.write_all(rows.as_str().as_bytes())
+            .map_err(|e| Error::io("<simulation output>", e))?;
     }
     Ok(())
 }

@@ -119,12 +119,12 @@ pub fn read_paths(file: &Path) -> Result<PathTable> {
             )));
         }
         let s = &mut series[k];
-        if let Some(&last) = s.eps.last() {
-            if eps <= last {
-                return Err(error(format!(
-                    "levels of {id_column} '{id}' must ascend: {eps} after {last}"
-                )));
-            }
+        if let Some(&last) = s.eps.last()
+            && eps <= last
+        {
+            return Err(error(format!(
+                "levels of {id_column} '{id}' must ascend: {eps} after {last}"
+            )));
         }
         s.eps.push(eps);
         s.values.extend_from_slice(&row.v);

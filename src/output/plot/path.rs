@@ -123,12 +123,12 @@ pub fn load(input: &Path) -> Result<PathFigure> {
         });
     }
     let mut tops: HashMap<String, f64> = HashMap::new();
-    if table.id_column == "owner" {
-        if let Some(of) = owners_file.filter(|p| p.exists()) {
-            for o in read_owners(&of)? {
-                if let Some(top) = o.eps_hi {
-                    tops.insert(o.owner, top);
-                }
+    if table.id_column == "owner"
+        && let Some(of) = owners_file.filter(|p| p.exists())
+    {
+        for o in read_owners(&of)? {
+            if let Some(top) = o.eps_hi {
+                tops.insert(o.owner, top);
             }
         }
     }
