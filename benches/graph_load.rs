@@ -58,7 +58,7 @@ fn generate(c: &mut Criterion) {
     let mut group = c.benchmark_group("generate");
     group.sample_size(10);
     group.bench_function("geometric150_target_edges", |b| {
-        b.iter(|| black_box(geometric(150, GeometricParam::TargetEdges(1256), 7).unwrap()))
+        b.iter(|| black_box(geometric(150, GeometricParam::TargetEdges(1256), 2).unwrap()))
     });
     group.bench_function("geometric_100k_radius_0.005", |b| {
         b.iter(|| black_box(geometric(100_000, GeometricParam::Radius(0.005), 1).unwrap()))

@@ -76,7 +76,7 @@ pub use graph::{Graph, LoadOptions, NodeIds};
 pub use mechanism::{Mechanism, MechanismChoice};
 pub use post::Post;
 pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
-pub use rng::{PrivRng, Purpose, rng_for};
+pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
 pub use sim::{ByDistanceRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
 pub use sweep::{Grid, SweepOptions, SweepReport, run_sweep};
 pub use values::ValueSpec;

@@ -221,7 +221,7 @@ fn documented_command_regenerates_bundled_geometric150() {
         "--edges",
         "1256",
         "--seed",
-        "7",
+        "2",
         "--out",
         "data/geometric150.edges",
     ]));

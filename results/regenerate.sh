@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates every committed result from the repository root with the release
+# binary (the commands of results/README.md). Same seed → same files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/privdiffuse
+$bin simulate --force -q
+$bin collude --coalition far:min-d=4 --coalition nearest:m=5 --coalition random:m=20 --coalition sybil:m=20,d=6 --trials 1000 --force -q
+rm -f results/sweeps/decay.* results/sweeps/dimension.*
+$bin sweep --config examples/sweeps/decay.toml --out results/sweeps/decay.csv --plots --x eps --metric mse,gain --at-distance 1,3,6 -q
+$bin sweep --config examples/sweeps/dimension.toml --out results/sweeps/dimension.csv --plots --x dim --metric jumps_per_path,mse_all --only mechanism=correlated -q
