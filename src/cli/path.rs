@@ -315,6 +315,7 @@ mod tests {
             at: at.map(Into::into),
             seed: "1".into(),
             out: None,
+            force: false,
         }
     }
 

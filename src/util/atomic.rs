@@ -1206,13 +1206,17 @@ mod tests {
         let a = AtomicDir::create_with(&dest, Existing::Refuse).unwrap();
         // Claimed at once: the empty directory is there during the run.
         assert!(dest.is_dir() && is_empty(&dest));
-        let b = AtomicDir::create_with(&dest, Existing::Refuse).err().unwrap();
+        let b = AtomicDir::create_with(&dest, Existing::Refuse)
+            .err()
+            .unwrap();
         assert!(refusal(&b).is_some(), "{b}");
         fs::write(a.join("x.csv"), "x").unwrap();
         a.commit().unwrap();
         assert!(dest.join("x.csv").exists());
         // Refused when it exists, even with the claim long gone.
-        let e = AtomicDir::create_with(&dest, Existing::Refuse).err().unwrap();
+        let e = AtomicDir::create_with(&dest, Existing::Refuse)
+            .err()
+            .unwrap();
         assert_eq!(refusal(&e), Some(Refusal::Exists));
         assert_eq!(e.to_string(), format!("{}: already exists", dest.display()));
         // Dropped uncommitted: claim and created folders go again.
