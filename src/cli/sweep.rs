@@ -27,7 +27,7 @@ use std::path::PathBuf;
 /// and `#` lines); FILE appears only when every point is done, in grid order
 /// (byte-identical for the same grid and seeds, any --threads), and
 /// STEM.progress is then removed. An interrupted or failed sweep leaves
-/// STEM.progress alone, for --resume.
+/// nothing but STEM.progress (when a point was done), for --resume.
 ///
 /// An existing FILE (or STEM.timings.csv, STEM.png, STEM.svg, STEM.progress)
 /// is refused without --force or --resume; the default FILE is replaced.
