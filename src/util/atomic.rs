@@ -330,6 +330,13 @@ impl Reservation {
     }
 }
 
+impl Drop for Reservation {
+    /// An early return between registering and handing over releases too.
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
 /// Who holds an existing, empty destination.
 enum Claimant {
     /// A running process (a staging sibling of a live PID other than ours).
