@@ -20,6 +20,18 @@ pub enum Error {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// An output that exists already, refused without `force`, or that a
+    /// concurrent run created first (see [`Existing`](crate::util::Existing)).
+    #[error("{} {message}", path.display())]
+    OutputExists {
+        path: PathBuf,
+        /// `already exists (add `force` to replace it)` or `was created by
+        /// another run`.
+        message: String,
+        /// Created by a run under way (a runtime error, exit code 1), not
+        /// there before (a usage error, exit code 2).
+        another_run: bool,
+    },
     /// Malformed content in an input file: names the file, the 1-based line,
     /// the offending text and what was expected there.
     #[error("{}:{line}: {message}", file.display())]
@@ -71,6 +83,9 @@ pub enum Error {
 
 impl From<crate::util::PathIoError> for Error {
     fn from(e: crate::util::PathIoError) -> Self {
+        if let Some(why) = crate::util::atomic::refusal(&e) {
+            return Error::output_exists(e.path, why);
+        }
         Error::Io {
             path: e.path,
             error: e.error,
@@ -129,8 +144,30 @@ impl Error {
         }
     }
 
+    /// Builds an [`Error::OutputExists`] for `path`.
+    pub fn output_exists(path: impl Into<PathBuf>, why: crate::util::Refusal) -> Self {
+        let another_run = why == crate::util::Refusal::AnotherRun;
+        Error::OutputExists {
+            path: path.into(),
+            message: if another_run {
+                why.to_string()
+            } else {
+                format!("{why} (add `force` to replace it)")
+            },
+            another_run,
+        }
+    }
+
     /// True for errors caused by how the program was called (exit code 2).
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::Parameter { .. } | Error::Budget { .. })
+        matches!(
+            self,
+            Error::Parameter { .. }
+                | Error::Budget { .. }
+                | Error::OutputExists {
+                    another_run: false,
+                    ..
+                }
+        )
     }
 }

@@ -15,6 +15,7 @@ mod cli {
     mod distances;
     mod graph;
     mod interrupt;
+    mod outputs;
     mod path;
     mod relax;
     mod simulate;

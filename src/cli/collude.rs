@@ -64,10 +64,11 @@ pub struct ColludeArgs {
     /// δ' of the advanced-composition bound of the independent mechanism [default: 1e-6]
     #[arg(long, value_name = "D", display_order = 330)]
     composition_delta: Option<f64>,
-    /// Output directory [default: results/<graph stem>-collude, replaced atomically]
+    /// Output directory, new unless --force (claimed at once: a second run
+    /// into it fails) [default: results/<graph stem>-collude, replaced]
     #[arg(long, value_name = "DIR", display_order = 340)]
     out: Option<PathBuf>,
-    /// Replace an existing non-empty --out directory
+    /// Replace --out if it exists
     #[arg(long, display_order = 350)]
     force: bool,
     /// Worker threads [default: all cores]; results do not depend on it

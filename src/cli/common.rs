@@ -1,6 +1,6 @@
 //! Helpers shared by subcommands: output to stdout or an atomically written file.
 
-use privdiffuse::util::AtomicFile;
+use privdiffuse::util::{AtomicFile, Existing};
 use privdiffuse::{Error, Result};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -13,8 +13,10 @@ pub enum Output {
 }
 
 impl Output {
-    /// `path` = None or `-` means standard output.
-    pub fn open(path: Option<&Path>) -> Result<Output> {
+    /// `path` = None or `-` means standard output. A file that exists is
+    /// refused unless `force` (a new one is claimed at once); a missing
+    /// folder of it is created.
+    pub fn open(path: Option<&Path>, force: bool) -> Result<Output> {
         match path {
             None => Ok(Output::Stdout(BufWriter::with_capacity(
                 1 << 16,
@@ -24,13 +26,10 @@ impl Output {
                 1 << 16,
                 io::stdout(),
             ))),
-            Some(p) => {
-                // As `generate` does: a missing folder of --out is created.
-                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-                }
-                Ok(Output::File(AtomicFile::create(p)?))
-            }
+            Some(p) => Ok(Output::File(AtomicFile::create_with(
+                p,
+                Existing::for_out(true, force),
+            )?)),
         }
     }
 

@@ -38,9 +38,13 @@ pub struct DistancesArgs {
     /// Comma-separated owner ids as written in the edge list, e.g. `0,33`.
     #[arg(long, value_name = "ID,ID,...", value_delimiter = ',', required = true)]
     pub owners: Vec<String>,
-    /// Output CSV file (written atomically); standard output if omitted or `-`.
+    /// Output CSV file (written atomically; an existing FILE is refused
+    /// without --force); standard output if omitted or `-`.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Largest connected component (nodes) for --distance resistance; memory
     /// is 8·n² bytes (20,000 nodes → 3.2 GB).
     #[arg(long, value_name = "NODES", default_value_t = DistanceOptions::DEFAULT_RESISTANCE_CAP)]
@@ -90,6 +94,8 @@ fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
 
 /// Runs `privdiffuse distances`.
 pub fn run(args: DistancesArgs) -> anyhow::Result<()> {
+    // Claimed before the work: an existing --out is refused at once.
+    let mut out = Output::open(args.out.as_deref(), args.force)?;
     let g = load(&args.graph, args.directed, args.nodes.as_deref())?;
     if let Some(w) = g.dropped().warning() {
         eprintln!("{w}");
@@ -102,7 +108,6 @@ pub fn run(args: DistancesArgs) -> anyhow::Result<()> {
         seed: args.seed,
     };
     let d = Distances::new(&g, args.distance, &opts)?;
-    let mut out = Output::open(args.out.as_deref())?;
     let out_name = args
         .out
         .as_deref()

@@ -59,20 +59,22 @@ const FLAGS: &[(&str, &str)] = &[
 ];
 
 /// The (parameter, flag) pairs of `subcommand`: those of [`FLAGS`] whose flag
-/// it has.
+/// it has (itself or one of its own subcommands, as `generate er`).
 fn pairs(subcommand: &str) -> Vec<(&'static str, &'static str)> {
     let cmd = super::Cli::command();
     let Some(sub) = cmd.find_subcommand(subcommand) else {
         return Vec::new();
     };
+    let has = |c: &clap::Command, long: &str| {
+        c.get_arguments()
+            .any(|a| a.get_long().is_some_and(|l| l == long))
+    };
     FLAGS
         .iter()
         .copied()
         .filter(|(_, flag)| {
-            sub.get_arguments().any(|a| {
-                a.get_long()
-                    .is_some_and(|l| flag.strip_prefix("--") == Some(l))
-            })
+            let long = flag.trim_start_matches('-');
+            has(sub, long) || sub.get_subcommands().any(|c| has(c, long))
         })
         .collect()
 }
@@ -129,6 +131,15 @@ pub fn in_cli_words(subcommand: &str, e: Error) -> Error {
             budget,
             origin: rewrite(&origin, &pairs),
             hint: rewrite(&hint, &pairs),
+        },
+        Error::OutputExists {
+            path,
+            message,
+            another_run,
+        } => Error::OutputExists {
+            path,
+            message: rewrite(&message, &pairs),
+            another_run,
         },
         Error::Unsupported(m) => Error::Unsupported(rewrite(&m, &pairs)),
         Error::Numerical(m) => Error::Numerical(rewrite(&m, &pairs)),

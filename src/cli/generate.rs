@@ -1,10 +1,11 @@
 //! `privdiffuse generate`: seeded synthetic graphs written as edge lists.
 
+use privdiffuse::Error;
 use privdiffuse::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
 };
-use privdiffuse::output::{write_coords, write_edge_list};
-use privdiffuse::util::fmt_f64;
+use privdiffuse::output::{coords_to, edge_list_to};
+use privdiffuse::util::{AtomicFile, Existing, fmt_f64};
 use std::path::{Path, PathBuf};
 
 /// Generate a synthetic graph (geometric, Erdős–Rényi, Barabási–Albert, Watts–Strogatz)
@@ -43,9 +44,14 @@ pub struct CommonArgs {
     /// Random seed (same seed and parameters → the same file, byte for byte).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Output edge-list file (its directory is created if missing).
+    /// Output edge-list file (its directory is created if missing). An
+    /// existing FILE (or STEM.coords.csv of a geometric graph) is refused
+    /// without --force.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Replace --out (and its coordinates file) if they exist.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `generate geometric`.
@@ -117,9 +123,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     );
     let seed = common.seed;
     let out = &common.out;
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| privdiffuse::Error::io(dir, e))?;
-    }
+    // Both files claimed before the work: an existing one is refused at once,
+    // and neither appears unless both are complete.
+    let existing = Existing::for_out(true, common.force);
+    let create = |p: &Path| AtomicFile::create_with(p, existing).map_err(Error::from);
+    let mut edges_file = create(out)?;
+    let mut coords_file = match &args.model {
+        Model::Geometric(_) => Some((coords_path(out), create(&coords_path(out))?)),
+        _ => None,
+    };
     let (g, coords) = match &args.model {
         Model::Geometric(a) => {
             let param = match (a.radius, a.edges) {
@@ -150,12 +162,15 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     if let Some(pts) = &coords {
         summary.push_str(&format!(", radius {}", fmt_f64(max_edge_length(&g, pts))));
     }
-    write_edge_list(&g, out, &format!("{header}\n{summary}"))?;
+    edge_list_to(&g, &mut edges_file, &format!("{header}\n{summary}")).map_err(io(out))?;
+    if let (Some(pts), Some((cpath, f))) = (&coords, &mut coords_file) {
+        coords_to(g.ids(), pts, f).map_err(io(cpath))?;
+    }
+    edges_file.commit().map_err(Error::from)?;
     eprintln!("wrote {} ({summary})", out.display());
     let isolated = g.stats().isolated;
-    if let Some(pts) = &coords {
-        let cpath = coords_path(out);
-        write_coords(g.ids(), pts, &cpath)?;
+    if let (Some(_), Some((cpath, f))) = (&coords, coords_file) {
+        f.commit().map_err(Error::from)?;
         eprintln!("wrote {}", cpath.display());
         if isolated > 0 {
             eprintln!(
@@ -171,6 +186,11 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// An I/O error on `path`.
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::io(path, e)
 }
 
 /// `STEM.coords.csv` beside the edge file, STEM = the file without its extension.

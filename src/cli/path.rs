@@ -74,9 +74,14 @@ pub struct PathArgs {
     )]
     pub seed: String,
 
-    /// Output CSV file (written atomically); default or `-`: standard output.
+    /// Output CSV file (written atomically; an existing FILE is refused
+    /// without --force); default or `-`: standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The validated request.
@@ -251,7 +256,7 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "<stdout>".into());
-    let mut out = super::Output::open(dest.as_deref())?;
+    let mut out = super::Output::open(dest.as_deref(), args.force)?;
 
     let mut header = String::from("sample,eps");
     for i in 1..=cfg.sampler.dim() {
@@ -310,6 +315,7 @@ mod tests {
             at: at.map(Into::into),
             seed: "1".into(),
             out: None,
+            force: false,
         }
     }
 

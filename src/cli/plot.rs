@@ -2,6 +2,7 @@
 //! to PNG or SVG.
 
 use privdiffuse::output::plot::{self, Kind, PlotOptions};
+use privdiffuse::util::Existing;
 use std::path::PathBuf;
 
 /// Figure kinds on the command line.
@@ -53,10 +54,14 @@ pub struct PlotArgs {
     /// Which figure to draw.
     #[arg(long, value_enum)]
     pub kind: KindArg,
-    /// Output file; the format follows the extension (.png or .svg).
-    /// Default: DIR/<kind>.png, or <FILE stem>_<kind>.png beside a FILE input.
+    /// Output file; the format follows the extension (.png or .svg). An
+    /// existing file is refused without --force. Default: DIR/<kind>.png, or
+    /// <FILE stem>_<kind>.png beside a FILE input (replaced if it exists).
     #[arg(long, value_name = "FILE.png|FILE.svg")]
     pub out: Option<PathBuf>,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Owner id (original node id). jumps: draw only this owner's path (it
     /// must be in paths.csv); ego: the owner ego.csv describes (default: the
     /// first owner).
@@ -73,6 +78,7 @@ pub struct PlotArgs {
 /// Runs `privdiffuse plot`.
 pub fn run(args: PlotArgs) -> anyhow::Result<()> {
     let kind = Kind::from(args.kind);
+    let existing = Existing::for_out(args.out.is_some(), args.force);
     let out = args
         .out
         .unwrap_or_else(|| plot::default_output(kind, &args.input));
@@ -81,7 +87,7 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
         height: args.height,
         owner: args.owner,
     };
-    plot::draw(kind, &args.input, &out, &opts)?;
+    plot::draw_with(kind, &args.input, &out, &opts, existing)?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }

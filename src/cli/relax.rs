@@ -5,7 +5,7 @@
 use super::Output;
 use privdiffuse::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
 use privdiffuse::rng::{Purpose, rng_for};
-use privdiffuse::util::write_f64;
+use privdiffuse::util::{Existing, write_f64};
 use privdiffuse::{Error, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,9 +84,15 @@ pub struct RelaxArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub trials: Option<u64>,
 
-    /// Write the CSV `trial,step,eps,y1..yn` here (atomically) instead of stdout.
+    /// Write the CSV `trial,step,eps,y1..yn` here (atomically) instead of
+    /// stdout. An existing FILE is refused without --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+
+    /// Replace --out if it exists (--state is always updated in place: it
+    /// is the state resumed).
+    #[arg(long)]
+    pub force: bool,
 
     /// JSON state file to resume from and save to: earlier answers are kept
     /// and never change. Created when missing. Not with --trials > 1.
@@ -108,6 +114,7 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
             return Err(Error::param("eps", e, "finite numbers > 0, e.g. 0.5,1,2").into());
         }
     }
+    let resumed = args.state.as_ref().is_some_and(|p| p.exists());
     let trials = args.trials.unwrap_or(1);
     if trials == 0 {
         return Err(Error::param("trials", 0, "an integer ≥ 1").into());
@@ -148,7 +155,7 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
         probe.release(e)?;
     }
 
-    let mut out = Output::open(args.out.as_deref())?;
+    let mut out = Output::open(args.out.as_deref(), args.force)?;
     let out_name = args
         .out
         .as_ref()
@@ -204,7 +211,13 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
         last = Some(g);
     }
     if let (Some(path), Some(g)) = (&args.state, &last) {
-        privdiffuse::output::save_release(g, path)?;
+        // The state resumed is updated; a new one must still be new.
+        let existing = if resumed {
+            Existing::Replace
+        } else {
+            Existing::Refuse
+        };
+        privdiffuse::output::save_release_with(g, path, existing)?;
     }
 
     if args.trials.is_some() {

@@ -34,10 +34,11 @@ pub struct SimulateArgs {
     /// Also write responses.csv (one row per answer: large)
     #[arg(long, display_order = 200)]
     responses: bool,
-    /// Output directory [default: results/<graph stem>, replaced atomically]
+    /// Output directory, new unless --force (claimed at once: a second run
+    /// into it fails) [default: results/<graph stem>, replaced]
     #[arg(long, value_name = "DIR", display_order = 220)]
     out: Option<PathBuf>,
-    /// Replace an existing non-empty --out directory
+    /// Replace --out if it exists
     #[arg(long, display_order = 230)]
     force: bool,
     /// Worker threads [default: all cores]; results do not depend on it

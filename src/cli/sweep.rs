@@ -21,10 +21,16 @@ use std::path::PathBuf;
 /// mechanism,estimator,coalition,metric,distance_lo,distance_hi,value with
 /// metrics mse, mse_se, mse_theory (per distance bucket), mse_all(_theory),
 /// jumps_per_path(_theory), and with a coalition gain, coalition_mse, eps_max,
-/// eps_sum, coalition_size. Per-point seconds go to FILE.timings.csv. Rows are
-/// appended as points finish; FILE.progress marks complete points until the
-/// sweep ends, when FILE is rewritten in grid order (byte-identical for the
-/// same grid and seeds, any --threads).
+/// eps_sum, coalition_size. Side files are named after STEM, FILE without its
+/// extension (results/sweep): per-point seconds go to STEM.timings.csv. While
+/// the sweep runs, each finished point's rows go to STEM.progress (CSV rows
+/// and `#` lines); FILE appears only when every point is done, in grid order
+/// (byte-identical for the same grid and seeds, any --threads), and
+/// STEM.progress is then removed. An interrupted or failed sweep leaves
+/// nothing but STEM.progress (when a point was done), for --resume.
+///
+/// An existing FILE (or STEM.timings.csv, STEM.png, STEM.svg, STEM.progress)
+/// is refused without --force or --resume; the default FILE is replaced.
 ///
 /// Examples:
 ///   privdiffuse sweep --set dim=1,2,5 --set seed=1..3 --out results/dims.csv
@@ -53,15 +59,19 @@ pub struct SweepArgs {
     /// Output CSV [default: results/sweep.csv]
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Keep the complete points of an interrupted run of the same grid (listed in
-    /// FILE.progress); a point cut off mid-write is recomputed. A finished FILE has no
-    /// progress file and is recomputed whole
+    /// Replace FILE and its side files if they exist, and start afresh over
+    /// an interrupted run's STEM.progress
+    #[arg(long)]
+    force: bool,
+    /// Continue an interrupted run of the same grid: keep the complete points in
+    /// STEM.progress (a point cut off mid-write is recomputed). Without a progress
+    /// file (a finished FILE has none) the sweep is computed whole
     #[arg(long)]
     resume: bool,
     /// Worker threads [default: all cores]; results do not depend on it
     #[arg(long, value_name = "T")]
     threads: Option<usize>,
-    /// Draw FILE.png and FILE.svg: --metric against --x, one line per
+    /// Draw STEM.png and STEM.svg: --metric against --x, one line per
     /// combination of the other varying keys (and mechanism, bucket, ...)
     #[arg(long, requires = "x")]
     plots: bool,
@@ -133,6 +143,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             .out
             .clone()
             .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT)),
+        explicit_out: args.out.is_some(),
+        force: args.force,
         resume: args.resume,
         control: super::progress::control(!args.quiet),
         plot,

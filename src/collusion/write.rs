@@ -22,9 +22,8 @@ use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::{GraphStats, LoadOptions, load_graph};
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
-use crate::sim::write::{MapSummary, check_out_dir, create, finish, write_json};
+use crate::sim::write::{MapSummary, claim_out_dir, create, finish, write_json};
 use crate::sim::{Owners, Plan, SimConfig};
-use crate::util::AtomicDir;
 use crate::util::table::{self, columns};
 use crate::{Error, Result};
 
@@ -152,9 +151,10 @@ impl ColludeConfig {
 pub struct ColludeRunOptions {
     /// Output directory.
     pub out: PathBuf,
-    /// The directory was given explicitly (an existing non-empty one needs `force`).
+    /// The directory was given explicitly: it must not exist yet (unless
+    /// `force`); a new one is claimed at once. A default one is replaced.
     pub explicit_out: bool,
-    /// Replace an existing non-empty output directory.
+    /// Replace an existing output directory.
     pub force: bool,
     /// Draw the figures.
     pub plots: bool,
@@ -464,10 +464,10 @@ pub fn collude_to_dir(
     config: &ColludeConfig,
     run: &ColludeRunOptions,
 ) -> Result<(ColludeSummary, ColludeTimings)> {
-    check_out_dir(&run.out, run.explicit_out, run.force)?;
     if run.plots {
         check_plots_available()?;
     }
+    let dir = claim_out_dir(&run.out, run.explicit_out, run.force)?;
     let opts = config.options()?;
     let t0 = Instant::now();
     let mut timings = ColludeTimings {
@@ -501,7 +501,6 @@ pub fn collude_to_dir(
     timings.phases = result.phases;
 
     let t = Instant::now();
-    let dir = AtomicDir::create(&run.out)?;
     let mut w = create(&dir, "coalition.csv")?;
     write_coalition_csv(&mut w, &plan, &result.results)
         .map_err(|e| Error::io(dir.join("coalition.csv"), e))?;

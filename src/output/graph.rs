@@ -11,12 +11,18 @@ use std::path::Path;
 /// Writes `g` as an edge list readable by [`crate::graph::load_graph`]: each
 /// line of `header_comment` as a `# ` comment, then one `u v` (or `u v w`) line
 /// per edge with original ids (undirected edges once, u < v by index). Atomic:
-/// the file appears only when complete.
+/// the file appears only when complete (replacing one that exists).
 pub fn write_edge_list(g: &Graph, path: &Path, header_comment: &str) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
+    edge_list_to(g, &mut f, header_comment).map_err(|e| Error::io(path, e))?;
+    Ok(f.commit()?)
+}
+
+/// The text of [`write_edge_list`], to any writer (e.g. an [`AtomicFile`]
+/// created with another policy for an existing file).
+pub fn edge_list_to(g: &Graph, f: &mut impl Write, header_comment: &str) -> std::io::Result<()> {
     for line in header_comment.lines() {
-        writeln!(f, "# {line}").map_err(io)?;
+        writeln!(f, "# {line}")?;
     }
     let ids = g.ids();
     let mut w = String::new();
@@ -24,17 +30,24 @@ pub fn write_edge_list(g: &Graph, path: &Path, header_comment: &str) -> Result<(
         if g.is_weighted() {
             w.clear();
             write_f64(&mut w, len);
-            writeln!(f, "{} {} {w}", ids.label(u), ids.label(v)).map_err(io)?;
+            writeln!(f, "{} {} {w}", ids.label(u), ids.label(v))?;
         } else {
-            writeln!(f, "{} {}", ids.label(u), ids.label(v)).map_err(io)?;
+            writeln!(f, "{} {}", ids.label(u), ids.label(v))?;
         }
     }
-    Ok(f.commit()?)
+    Ok(())
 }
 
 /// Writes node coordinates as CSV `node,x,y` (shortest round-trip numbers),
 /// one row per node in index order. Atomic.
 pub fn write_coords(ids: &NodeIds, coords: &[[f64; 2]], path: &Path) -> Result<()> {
+    check_coords(ids, coords)?;
+    let mut f = AtomicFile::create(path)?;
+    coords_to(ids, coords, &mut f).map_err(|e| Error::io(path, e))?;
+    Ok(f.commit()?)
+}
+
+fn check_coords(ids: &NodeIds, coords: &[[f64; 2]]) -> Result<()> {
     if ids.len() != coords.len() {
         return Err(Error::param(
             "coordinates",
@@ -42,16 +55,20 @@ pub fn write_coords(ids: &NodeIds, coords: &[[f64; 2]], path: &Path) -> Result<(
             format!("one [x, y] per node ({})", ids.len()),
         ));
     }
-    let mut f = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    writeln!(f, "node,x,y").map_err(io)?;
+    Ok(())
+}
+
+/// The text of [`write_coords`], to any writer (`coords` must hold one
+/// point per node, as [`write_coords`] checks).
+pub fn coords_to(ids: &NodeIds, coords: &[[f64; 2]], f: &mut impl Write) -> std::io::Result<()> {
+    writeln!(f, "node,x,y")?;
     let mut line = String::new();
-    for (i, c) in coords.iter().enumerate() {
+    for (i, c) in coords.iter().enumerate().take(ids.len()) {
         line.clear();
         write_f64(&mut line, c[0]);
         line.push(',');
         write_f64(&mut line, c[1]);
-        writeln!(f, "{},{line}", ids.label(i as u32)).map_err(io)?;
+        writeln!(f, "{},{line}", ids.label(i as u32))?;
     }
-    Ok(f.commit()?)
+    Ok(())
 }

@@ -9,8 +9,8 @@ pub mod graph;
 pub mod plot;
 pub mod release;
 
-pub use graph::{write_coords, write_edge_list};
-pub use release::save_release;
+pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
+pub use release::{save_release, save_release_with};
 
 use crate::Result;
 use std::path::Path;

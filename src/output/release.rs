@@ -2,6 +2,7 @@
 //! final newline, written atomically. [`GradualRelease::load`] reads it back.
 
 use crate::process::GradualRelease;
+use crate::util::Existing;
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
@@ -9,7 +10,14 @@ use std::path::Path;
 /// Saves `release`'s state to `path` atomically (the file appears only when
 /// complete, replacing an older state).
 pub fn save_release(release: &GradualRelease, path: &Path) -> Result<()> {
-    let mut f = crate::util::AtomicFile::create(path)?;
+    save_release_with(release, path, Existing::Replace)
+}
+
+/// As [`save_release`], with the policy `existing` for a file that exists
+/// ([`Existing::Refuse`] for a new state file, so that two runs creating
+/// one do not silently overwrite each other).
+pub fn save_release_with(release: &GradualRelease, path: &Path, existing: Existing) -> Result<()> {
+    let mut f = crate::util::AtomicFile::create_with(path, existing)?;
     let text = release.to_json()?;
     f.write_all(text.as_bytes())
         .and_then(|_| f.write_all(b"\n"))

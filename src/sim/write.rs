@@ -11,8 +11,8 @@ use crate::graph::GraphStats;
 use crate::graph::{LoadOptions, load_graph};
 use crate::mechanism::Mechanism;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
-use crate::util::AtomicDir;
 use crate::util::table::{self, columns};
+use crate::util::{AtomicDir, Existing};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -25,9 +25,10 @@ use std::time::Instant;
 pub struct RunOptions {
     /// Output directory.
     pub out: PathBuf,
-    /// The directory was given explicitly (an existing non-empty one needs `force`).
+    /// The directory was given explicitly: it must not exist yet (unless
+    /// `force`); a new one is claimed at once. A default one is replaced.
     pub explicit_out: bool,
-    /// Replace an existing non-empty output directory.
+    /// Replace an existing output directory.
     pub force: bool,
     /// Draw the figures.
     pub plots: bool,
@@ -187,31 +188,34 @@ pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -
     finish(w, name)
 }
 
-/// Checks that an explicit output directory may be written.
+/// Checks that an output directory may be written: one given explicitly
+/// must not exist yet, unless `force` (see
+/// [`Existing`](crate::util::Existing)). A check to fail early; the
+/// writer's claim is what makes the directory exclusive.
 pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
-    if explicit && !force && out.exists() {
-        let non_empty = std::fs::read_dir(out)
-            .map_err(|e| Error::io(out, e))?
-            .next()
-            .is_some();
-        if non_empty {
-            return Err(Error::param(
-                "out",
-                out.display(),
-                "a new or empty directory (add `force` to replace it)",
-            ));
-        }
-    }
-    Ok(())
+    Ok(crate::util::atomic::check_new(
+        out,
+        Existing::for_out(explicit, force),
+    )?)
+}
+
+/// The output directory's writer, created (and a new explicit directory
+/// claimed) before any work, so that a second run into the same new
+/// directory fails at once.
+pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<AtomicDir> {
+    Ok(AtomicDir::create_with(
+        out,
+        Existing::for_out(explicit, force),
+    )?)
 }
 
 /// Loads the graph, runs the simulation and writes every output into
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
-    check_out_dir(&opts.out, opts.explicit_out, opts.force)?;
     if opts.plots {
         check_plots_available()?;
     }
+    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
     let t0 = Instant::now();
     let mut timings = Timings {
         threads: rayon::current_num_threads(),
@@ -239,7 +243,6 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     let plan = Plan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
 
-    let dir = AtomicDir::create(&opts.out)?;
     let t = Instant::now();
     let mut jumps = create(&dir, "jumps.csv")?;
     let mut owners = create(&dir, "owners.csv")?;

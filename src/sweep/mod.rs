@@ -6,17 +6,26 @@
 //!   (point index = row-major index, the last axis varies fastest).
 //! * [`run_sweep`] — validates every point, loads each graph once, prepares
 //!   each (graph, distance kind, options) once and shares it across points,
-//!   runs the points in parallel and appends each finished point's rows to the
-//!   CSV at once (flushed), so an interrupted sweep keeps them.
-//! * Resume: after a point's rows are flushed, a line `done,INDEX,ROWS,SECONDS`
-//!   is appended to the side file `FILE.progress` (first line: a fingerprint of
-//!   the grid). `--resume` keeps a point only if its entry is there *and* the
-//!   CSV holds exactly ROWS lines with its key values; everything else (a point
-//!   cut off mid-write, rows without an entry) is dropped and recomputed. When
-//!   every point is done the CSV is rewritten in grid order through an
-//!   [`AtomicFile`], the timings go to `FILE.timings.csv` and the progress file
-//!   is removed — so the final CSV is a pure function of the grid and seeds,
-//!   byte for byte, whatever the thread count or the interruptions.
+//!   and runs the points in parallel. `FILE` (the CSV) appears only when every
+//!   point is done, in grid order, through an [`AtomicFile`]: a sweep that is
+//!   interrupted or fails never leaves a `FILE` that looks complete.
+//! * Progress and resume: each finished point's rows are appended at once
+//!   (flushed) to the side file `STEM.progress` (STEM = `FILE` without its
+//!   extension, as for `STEM.timings.csv`), followed by a line
+//!   `# done,INDEX,ROWS,SECONDS`; its first line is a fingerprint of the grid,
+//!   its second the CSV header (so `grep -v '^#'` gives a CSV of the points
+//!   so far). `--resume` keeps a point only if its rows are followed by its
+//!   entry (ROWS lines with its key values); a point cut off mid-write is
+//!   dropped and recomputed. When every point is done `FILE` is written, the
+//!   timings go to `STEM.timings.csv` and the progress file is removed — so
+//!   the final CSV is a pure function of the grid and seeds, byte for byte,
+//!   whatever the thread count or the interruptions. The progress file is
+//!   what an interrupted (or failed) sweep leaves, and all it leaves.
+//! * Existing outputs: an explicitly named `FILE` ([`SweepOptions::explicit_out`])
+//!   that exists, or its timings, figures or progress file, is refused unless
+//!   `force` (or `resume`, which continues from the progress file); a new
+//!   `FILE` is claimed at once, so that two sweeps into it cannot both run.
+//!   The default [`DEFAULT_OUT`] is replaced.
 //!
 //! CSV columns: the grid keys (in axis order; a key that is also an output
 //! column is written `<key>_spec`, e.g. `mechanism_spec`), then a [`SweepRow`]:
@@ -52,8 +61,8 @@ use crate::control::Control;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::sim::{Plan, SimConfig};
-use crate::util::AtomicFile;
 use crate::util::table::{self, push_field};
+use crate::util::{AtomicFile, Existing};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -75,6 +84,11 @@ pub const TAIL_COLUMNS: [&str; 7] = grid::OUTPUT_COLUMNS;
 pub struct SweepOptions {
     /// The CSV (its directory is created).
     pub out: PathBuf,
+    /// `out` was named explicitly: it must not exist yet (nor its side
+    /// files), unless `force` or `resume`. A default `out` is replaced.
+    pub explicit_out: bool,
+    /// Replace existing outputs (and start afresh over a progress file).
+    pub force: bool,
     /// Keep complete points of an interrupted run of the same grid.
     pub resume: bool,
     /// Cancellation and progress reports (per point).
@@ -87,10 +101,13 @@ pub struct SweepOptions {
 }
 
 impl SweepOptions {
-    /// Defaults: [`DEFAULT_OUT`], no resume, no progress, no plot.
+    /// Writes `out`, replacing it (as a default output); no resume, no
+    /// progress reports, no plot.
     pub fn new(out: impl Into<PathBuf>) -> SweepOptions {
         SweepOptions {
             out: out.into(),
+            explicit_out: false,
+            force: false,
             resume: false,
             control: Control::default(),
             plot: None,
@@ -179,7 +196,7 @@ fn fingerprint(grid: &Grid) -> String {
         }
     }
     format!(
-        "# privdiffuse sweep progress v1 points={} grid={h:016x}",
+        "# privdiffuse sweep progress v2 points={} grid={h:016x}",
         grid.len()
     )
 }
@@ -194,16 +211,37 @@ fn point_lines(out: &Path, values: &[String], rows: &[SweepRow]) -> Result<Vec<S
 /// Complete points of an interrupted run: index → (lines, seconds).
 type Done = HashMap<usize, (Vec<String>, f64)>;
 
-fn read_resume(grid: &Grid, points: &[Point], out: &Path, progress: &Path) -> Result<Done> {
+/// A progress file's entry line: `# done,INDEX,ROWS,SECONDS`.
+fn done_line(index: usize, rows: usize, seconds: f64) -> String {
+    format!("# done,{index},{rows},{seconds}")
+}
+
+/// Parses a [`done_line`] (exactly four fields: a row of the CSV has more).
+fn parse_done(line: &str) -> Option<(usize, usize, f64)> {
+    let rest = line.strip_prefix("# done,")?;
+    let f: Vec<&str> = rest.split(',').collect();
+    match f.as_slice() {
+        [i, n, s] => Some((i.parse().ok()?, n.parse().ok()?, s.parse().ok()?)),
+        _ => None,
+    }
+}
+
+/// The complete points recorded in the progress file of an interrupted run
+/// (none when there is no progress file).
+fn read_resume(grid: &Grid, points: &[Point], progress: &Path) -> Result<Done> {
     let mut done = Done::new();
-    let (Ok(csv), Ok(prog)) = (
-        std::fs::read_to_string(out),
-        std::fs::read_to_string(progress),
-    ) else {
-        return Ok(done);
+    let prog = match std::fs::read(progress) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(done),
+        Err(e) => return Err(Error::io(progress, e)),
     };
-    let mut plines = prog.lines();
-    if plines.next() != Some(fingerprint(grid).as_str()) {
+    // Only newline-terminated lines count: a trailing fragment is a row cut off.
+    let complete = match prog.rfind('\n') {
+        Some(i) => &prog[..i],
+        None => "",
+    };
+    let mut lines = complete.split('\n');
+    if lines.next() != Some(fingerprint(grid).as_str()) {
         return Err(Error::param(
             "resume",
             progress.display(),
@@ -211,54 +249,31 @@ fn read_resume(grid: &Grid, points: &[Point], out: &Path, progress: &Path) -> Re
         ));
     }
     let header = header_line(grid);
-    // Only newline-terminated lines count: a trailing fragment is a row cut off.
-    let complete = match csv.rfind('\n') {
-        Some(i) => &csv[..i],
-        None => "",
-    };
-    let mut lines = complete.split('\n');
     match lines.next() {
         Some(h) if h == header => {}
-        Some(h) if !h.is_empty() => {
+        Some(h) => {
             return Err(Error::input(
-                out,
-                1,
+                progress,
+                2,
                 format!("columns '{h}' differ from this sweep's '{header}'"),
             ));
         }
-        _ => return Ok(done),
+        None => return Ok(done),
     }
-    let nkeys = grid.axes.len();
-    let ncols = nkeys + TAIL_COLUMNS.len();
-    let by_values: HashMap<&[String], usize> = points
-        .iter()
-        .map(|p| (p.values.as_slice(), p.index))
-        .collect();
-    let mut rows: HashMap<usize, Vec<String>> = HashMap::new();
+    let ncols = grid.axes.len() + TAIL_COLUMNS.len();
+    let mut block: Vec<String> = Vec::new();
     for line in lines {
-        let f = table::cells(line);
-        if f.len() != ncols {
-            continue;
-        }
-        if let Some(&i) = by_values.get(&f[..nkeys]) {
-            rows.entry(i).or_default().push(line.to_string());
-        }
-    }
-    for l in plines {
-        let f: Vec<&str> = l.split(',').collect();
-        let (Some(&"done"), Some(i), Some(n), Some(s)) = (
-            f.first(),
-            f.get(1).and_then(|x| x.parse::<usize>().ok()),
-            f.get(2).and_then(|x| x.parse::<usize>().ok()),
-            f.get(3).and_then(|x| x.parse::<f64>().ok()),
-        ) else {
+        let Some((i, n, secs)) = parse_done(line) else {
+            block.push(line.to_string());
             continue;
         };
-        if let Some(r) = rows.get(&i)
-            && r.len() == n
-            && i < points.len()
-        {
-            done.insert(i, (r.clone(), s));
+        let rows = std::mem::take(&mut block);
+        let fits = |l: &String| {
+            let f = table::cells(l);
+            f.len() == ncols && f[..grid.axes.len()] == points[i].values[..]
+        };
+        if i < points.len() && rows.len() == n && rows.iter().all(fits) {
+            done.insert(i, (rows, secs));
         }
     }
     Ok(done)
@@ -277,29 +292,24 @@ fn distance_key(kind: DistanceKind, o: &DistanceOptions) -> String {
     }
 }
 
+/// The progress file, appended to as points finish.
 struct Sink {
-    csv: BufWriter<File>,
     progress: BufWriter<File>,
-    out: PathBuf,
     progress_path: PathBuf,
 }
 
 impl Sink {
     fn append(&mut self, index: usize, lines: &[String], seconds: f64) -> Result<()> {
-        let io = |p: &Path| {
-            let p = p.to_path_buf();
-            move |e| Error::io(p, e)
-        };
         let mut text = String::new();
         for l in lines {
             text.push_str(l);
             text.push('\n');
         }
-        self.csv.write_all(text.as_bytes()).map_err(io(&self.out))?;
-        self.csv.flush().map_err(io(&self.out))?;
-        writeln!(self.progress, "done,{index},{},{seconds}", lines.len())
-            .map_err(io(&self.progress_path))?;
-        self.progress.flush().map_err(io(&self.progress_path))
+        text.push_str(&done_line(index, lines.len(), seconds));
+        text.push('\n');
+        let io = |e| Error::io(&self.progress_path, e);
+        self.progress.write_all(text.as_bytes()).map_err(io)?;
+        self.progress.flush().map_err(io)
     }
 }
 
@@ -309,6 +319,16 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
     f.write_all(text.as_bytes())
         .map_err(|e| Error::io(path, e))?;
     Ok(f.commit()?)
+}
+
+/// The outputs of a sweep into `out` besides the CSV: timings, figures.
+fn side_outputs(out: &Path, plot: bool) -> Vec<PathBuf> {
+    let mut v = vec![side_file(out, "timings.csv")];
+    if plot {
+        v.push(side_file(out, "png"));
+        v.push(side_file(out, "svg"));
+    }
+    v
 }
 
 /// Runs a sweep (see the module doc). Parallel over points on the current
@@ -339,12 +359,32 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         }
     }
     let out = &opts.out;
-    if let Some(dir) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
+    let existing = if opts.resume {
+        Existing::Replace
+    } else {
+        Existing::for_out(opts.explicit_out, opts.force)
+    };
     let progress_path = side_file(out, "progress");
+    if existing == Existing::Refuse {
+        crate::util::atomic::check_new(out, existing)?;
+        for p in side_outputs(out, opts.plot.is_some()) {
+            crate::util::atomic::check_new(&p, existing)?;
+        }
+        if progress_path.exists() {
+            return Err(Error::param(
+                "out",
+                out.display(),
+                format!(
+                    "an output without the progress file of an interrupted sweep ({}): add `resume` to continue it, or `force` to start afresh",
+                    progress_path.display()
+                ),
+            ));
+        }
+    }
+    // Claimed (or staged) now, written when every point is done.
+    let mut csv = AtomicFile::create_with(out, existing)?;
     let done = if opts.resume {
-        read_resume(grid, &points, out, &progress_path)?
+        read_resume(grid, &points, &progress_path)?
     } else {
         Done::new()
     };
@@ -417,66 +457,42 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         })
         .collect::<Result<_>>()?;
 
-    // Fresh files (resume: only the complete points, so a cut-off row goes).
+    // A fresh progress file (resume: only the complete points, so a cut-off
+    // row goes).
     let header = header_line(grid);
-    let mut csv_text = format!("{header}\n");
-    let mut prog_text = format!("{}\n", fingerprint(grid));
+    let mut prog_text = format!("{}\n{header}\n", fingerprint(grid));
     let mut kept: Vec<(&usize, &(Vec<String>, f64))> = done.iter().collect();
     kept.sort_by_key(|(i, _)| **i);
     for (i, (lines, s)) in &kept {
         for l in lines {
-            csv_text.push_str(l);
-            csv_text.push('\n');
+            prog_text.push_str(l);
+            prog_text.push('\n');
         }
-        prog_text.push_str(&format!("done,{i},{},{s}\n", lines.len()));
+        prog_text.push_str(&done_line(**i, lines.len(), *s));
+        prog_text.push('\n');
     }
-    write_atomic(out, &csv_text)?;
+    let reused = kept.len();
     write_atomic(&progress_path, &prog_text)?;
-    let open = |p: &Path| -> Result<BufWriter<File>> {
-        OpenOptions::new()
-            .append(true)
-            .open(p)
-            .map(BufWriter::new)
-            .map_err(|e| Error::io(p, e))
-    };
-    let sink = Mutex::new(Sink {
-        csv: open(out)?,
-        progress: open(&progress_path)?,
-        out: out.clone(),
-        progress_path: progress_path.clone(),
-    });
-    let results: Mutex<Done> = Mutex::new(done);
-    let total_points = plans.len() as u64;
-    let started = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let limit = opts.stop_after.unwrap_or(usize::MAX);
-    pending
-        .par_iter()
-        .zip(plans.par_iter())
-        .try_for_each(|(p, plan)| -> Result<()> {
-            if started.fetch_add(1, Ordering::SeqCst) >= limit {
-                return Ok(());
+    let results = run_points(
+        grid,
+        opts,
+        &pending,
+        &plans,
+        &progress_path,
+        done,
+        &finished,
+    );
+    let results = match results {
+        Ok(r) => r,
+        Err(e) => {
+            // Nothing to resume from: leave nothing.
+            if reused == 0 && finished.load(Ordering::SeqCst) == 0 {
+                let _ = std::fs::remove_file(&progress_path);
             }
-            opts.control.check()?;
-            let t = Instant::now();
-            let rows = point_rows(plan, p.collude.as_ref()).map_err(|e| at_point(grid, p, e))?;
-            let lines = point_lines(out, &p.values, &rows)?;
-            let secs = t.elapsed().as_secs_f64();
-            sink.lock()
-                .map_err(|_| Error::Numerical("a sweep worker panicked".into()))?
-                .append(p.index, &lines, secs)?;
-            results
-                .lock()
-                .map_err(|_| Error::Numerical("a sweep worker panicked".into()))?
-                .insert(p.index, (lines, secs));
-            let done = finished.fetch_add(1, Ordering::SeqCst) as u64 + 1;
-            opts.control.report("points", done, total_points);
-            Ok(())
-        })?;
-    drop(sink);
-    let results = results
-        .into_inner()
-        .map_err(|_| Error::Numerical("a sweep worker panicked".into()))?;
+            return Err(e);
+        }
+    };
     let computed = finished.load(Ordering::SeqCst);
     let mut report = SweepReport {
         points: points.len(),
@@ -508,7 +524,9 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
             }
             timings.push_str(&format!("{secs}\n"));
         }
-        write_atomic(out, &text)?;
+        csv.write_all(text.as_bytes())
+            .map_err(|e| Error::io(out, e))?;
+        csv.commit()?;
         write_atomic(&side_file(out, "timings.csv"), &timings)?;
         let _ = std::fs::remove_file(&progress_path);
         if let Some(spec) = &opts.plot {
@@ -517,6 +535,58 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     }
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Runs the pending points in parallel, appending each one's rows to the
+/// progress file as it finishes. Returns every complete point (`done` and
+/// those computed); `finished` counts the computed ones, also on error.
+fn run_points(
+    grid: &Grid,
+    opts: &SweepOptions,
+    pending: &[&Point],
+    plans: &[Plan<'_>],
+    progress_path: &Path,
+    done: Done,
+    finished: &AtomicUsize,
+) -> Result<Done> {
+    let progress = OpenOptions::new()
+        .append(true)
+        .open(progress_path)
+        .map(BufWriter::new)
+        .map_err(|e| Error::io(progress_path, e))?;
+    let sink = Mutex::new(Sink {
+        progress,
+        progress_path: progress_path.to_path_buf(),
+    });
+    let results: Mutex<Done> = Mutex::new(done);
+    let total_points = plans.len() as u64;
+    let started = AtomicUsize::new(0);
+    let limit = opts.stop_after.unwrap_or(usize::MAX);
+    let poisoned = || Error::Numerical("a sweep worker panicked".into());
+    pending
+        .par_iter()
+        .zip(plans.par_iter())
+        .try_for_each(|(p, plan)| -> Result<()> {
+            if started.fetch_add(1, Ordering::SeqCst) >= limit {
+                return Ok(());
+            }
+            opts.control.check()?;
+            let t = Instant::now();
+            let rows = point_rows(plan, p.collude.as_ref()).map_err(|e| at_point(grid, p, e))?;
+            let lines = point_lines(&opts.out, &p.values, &rows)?;
+            let secs = t.elapsed().as_secs_f64();
+            sink.lock()
+                .map_err(|_| poisoned())?
+                .append(p.index, &lines, secs)?;
+            results
+                .lock()
+                .map_err(|_| poisoned())?
+                .insert(p.index, (lines, secs));
+            let done = finished.fetch_add(1, Ordering::SeqCst) as u64 + 1;
+            opts.control.report("points", done, total_points);
+            Ok(())
+        })?;
+    results.into_inner().map_err(|_| poisoned())
 }
 
 /// Names the point in a run-time error (plan or simulation).

@@ -1,17 +1,36 @@
-//! No half-written outputs: files and directories are written under a temporary
-//! name beside their destination and renamed into place only when complete. If
-//! the writer is dropped without `commit` (an error, a panic), the temporary is
-//! removed and the destination is left as it was.
+//! No half-written outputs, and no output written over another's: files and
+//! directories are written under a temporary name beside their destination and
+//! renamed into place only when complete. If the writer is dropped without
+//! `commit` (an error, a panic), the temporary is removed and the destination
+//! is left as it was.
 //!
 //! Staging names are `.NAME.tmp-PID-XXXXXX`, created exclusively by `tempfile`
 //! (a random suffix, `O_EXCL`): two writers to one destination never share a
 //! temporary, and a name planted in advance (a symbolic link) is never opened.
 //! The PID lets a later run remove the staging of a killed one.
 //!
+//! **Existing destinations** ([`Existing`]). With [`Existing::Refuse`] the
+//! destination is *claimed* when the writer is created: a directory with
+//! `mkdir`, a file with an exclusive create (`O_EXCL`), both atomic on local
+//! and network file systems alike. Of two writers to one new destination
+//! exactly one gets it; the other fails at once with "was created by another
+//! run" ([`Refusal::AnotherRun`]), and one that existed before fails with
+//! "already exists" ([`Refusal::Exists`]). The staging is renamed over the
+//! (still empty) claim on commit; a writer dropped uncommitted removes its
+//! claim again. With [`Existing::Replace`] an existing destination is
+//! replaced: a file by `rename`, a directory by an atomic exchange
+//! (`renameat2(RENAME_EXCHANGE)` on Linux; elsewhere moved aside first), so
+//! concurrent replacing writers never fail spuriously (the last one wins).
+//!
 //! A destination that is a symbolic link is followed (the link stays, its
-//! target is replaced), and one that exists but is not a regular file or a
-//! directory (`/dev/null`, a FIFO, a terminal) is written in place: renaming
-//! over such a file would replace the device, not write to it.
+//! target is replaced, whatever the mode), and one that exists but is not a
+//! regular file or a directory (`/dev/null`, a FIFO, a terminal) is written in
+//! place: renaming over such a file would replace the device, not write to it.
+//!
+//! **Interrupts.** Staging files and directories, claims and the folders a
+//! writer created are registered until committed or dropped;
+//! [`remove_staged`] (a Ctrl-C / SIGTERM handler, which then exits) removes
+//! them, since destructors do not run on a signal.
 
 use super::PathIoError as Error;
 
@@ -19,44 +38,371 @@ type Result<T> = std::result::Result<T, Error>;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use tempfile::{NamedTempFile, TempDir};
 
-/// Staging files and directories not yet committed or dropped, so that an
-/// interrupt handler can remove them ([`remove_staged`]).
-static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn stage(p: &Path) {
-    if let Ok(mut v) = STAGED.lock() {
-        v.push(p.to_path_buf());
-    }
+/// What a writer does with a destination that exists already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Existing {
+    /// Refuse it; a new destination is claimed exclusively at once (see the
+    /// module documentation), so that of two concurrent writers one fails.
+    Refuse,
+    /// Replace it (`force`, or an output whose default location is meant to
+    /// be overwritten).
+    #[default]
+    Replace,
 }
 
-fn unstage(p: &Path) {
-    if let Ok(mut v) = STAGED.lock()
-        && let Some(i) = v.iter().rposition(|q| q == p)
-    {
-        v.swap_remove(i);
-    }
-}
-
-/// Removes every staging file and directory of this process that was neither
-/// committed nor dropped. Meant for a Ctrl-C / SIGTERM handler, which then
-/// exits: destructors do not run on a signal, so without it an interrupted
-/// run would leave `.NAME.tmp-PID` behind (until the next run into NAME).
-pub fn remove_staged() {
-    let paths = match STAGED.lock() {
-        Ok(mut v) => std::mem::take(&mut *v),
-        Err(_) => return,
-    };
-    for p in paths {
-        let _ = if p.is_dir() {
-            fs::remove_dir_all(&p)
+impl Existing {
+    /// The policy of an output: [`Existing::Refuse`] for one named
+    /// explicitly without `force`, else [`Existing::Replace`].
+    pub fn for_out(explicit: bool, force: bool) -> Existing {
+        if explicit && !force {
+            Existing::Refuse
         } else {
-            fs::remove_file(&p)
-        };
+            Existing::Replace
+        }
     }
 }
+
+/// Why [`Existing::Refuse`] refused a destination. It travels as the inner
+/// error of the [`std::io::Error`] (kind `AlreadyExists`) of a
+/// [`PathIoError`](super::PathIoError); see [`refusal`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The destination existed before this writer started.
+    Exists,
+    /// Another writer claimed (or replaced) it while this one ran.
+    AnotherRun,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Refusal::Exists => "already exists",
+            Refusal::AnotherRun => "was created by another run",
+        })
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+fn refused(dest: &Path, why: Refusal) -> Error {
+    Error::io(
+        dest,
+        std::io::Error::new(std::io::ErrorKind::AlreadyExists, why),
+    )
+}
+
+/// The [`Refusal`] behind `e`, if it is one.
+pub fn refusal(e: &Error) -> Option<Refusal> {
+    e.error
+        .get_ref()
+        .and_then(|r| r.downcast_ref::<Refusal>())
+        .copied()
+}
+
+// ---------------------------------------------------------------------------
+// The registry of what an interrupt must remove.
+
+/// An identity of a file (device and inode), to remove a claim only while it
+/// is still the one this process created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileId(u64, u64);
+
+impl FileId {
+    #[cfg(unix)]
+    fn of(p: &Path) -> Option<FileId> {
+        use std::os::unix::fs::MetadataExt;
+        fs::symlink_metadata(p)
+            .ok()
+            .map(|m| FileId(m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    fn of(_p: &Path) -> Option<FileId> {
+        None
+    }
+}
+
+#[derive(Debug)]
+enum Entry {
+    /// A staging file or directory: removed whole.
+    Temp(PathBuf),
+    /// A claimed destination, created empty: removed while it is still the
+    /// one created and empty.
+    Claim(PathBuf, Option<FileId>),
+    /// A folder created to hold an output: removed when empty.
+    Folder(PathBuf),
+}
+
+struct Registry {
+    next: u64,
+    entries: Vec<(u64, Entry)>,
+}
+
+static STAGED: Mutex<Registry> = Mutex::new(Registry {
+    next: 0,
+    entries: Vec::new(),
+});
+
+fn registry() -> MutexGuard<'static, Registry> {
+    STAGED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Registry {
+    fn add(&mut self, e: Entry) -> u64 {
+        self.next += 1;
+        self.entries.push((self.next, e));
+        self.next
+    }
+    fn remove(&mut self, ids: &[u64]) {
+        self.entries.retain(|(i, _)| !ids.contains(i));
+    }
+}
+
+fn register(e: Entry) -> u64 {
+    registry().add(e)
+}
+
+/// Removes every staging file and directory, claim and created folder of
+/// this process that was neither committed nor dropped, newest first. Meant
+/// for a Ctrl-C / SIGTERM handler, which then exits: destructors do not run
+/// on a signal, so without it an interrupted run would leave `.NAME.tmp-PID`
+/// and its claimed destination behind.
+///
+/// The registry stays locked afterwards, so that no writer of another thread
+/// commits, or stages anew, between this call and the exit (such a writer
+/// blocks): call it only right before exiting.
+pub fn remove_staged() {
+    let mut reg = registry();
+    for (_, e) in reg.entries.drain(..).rev() {
+        remove_entry(&e);
+    }
+    // Keep the lock until the process exits (see above).
+    std::mem::forget(reg);
+}
+
+fn remove_entry(e: &Entry) {
+    match e {
+        Entry::Temp(p) => {
+            // Another thread may still be creating files in a staging
+            // directory: try again until it is gone.
+            for _ in 0..10 {
+                let r = match fs::symlink_metadata(p) {
+                    Ok(m) if m.is_dir() => fs::remove_dir_all(p),
+                    Ok(_) => fs::remove_file(p),
+                    Err(_) => break,
+                };
+                if r.is_ok() {
+                    break;
+                }
+            }
+        }
+        Entry::Claim(p, id) => release_claim(p, *id),
+        Entry::Folder(p) => {
+            let _ = fs::remove_dir(p);
+        }
+    }
+}
+
+/// Removes a claimed destination if it is still the one created (same
+/// device and inode; without them, when it is still empty).
+fn release_claim(p: &Path, id: Option<FileId>) {
+    let Ok(m) = fs::symlink_metadata(p) else {
+        return;
+    };
+    let ours = match id {
+        Some(id) => FileId::of(p) == Some(id),
+        None => true,
+    };
+    if !ours {
+        return;
+    }
+    let _ = if m.is_dir() {
+        fs::remove_dir(p) // only when empty
+    } else if m.len() == 0 {
+        fs::remove_file(p)
+    } else {
+        Ok(())
+    };
+}
+
+/// What one writer registered: its staging, its claim, the folders it
+/// created. Released (removed) when the writer is dropped uncommitted.
+#[derive(Default)]
+struct Reservation {
+    ids: Vec<u64>,
+    claim: Option<(PathBuf, Option<FileId>)>,
+    /// Folders created, deepest first.
+    folders: Vec<PathBuf>,
+}
+
+impl Reservation {
+    /// Creates the missing folders of `dir` (registering them for removal
+    /// if the run fails or is interrupted).
+    fn create_folders(&mut self, dir: &Path) -> Result<()> {
+        let mut missing = Vec::new();
+        let mut a = Some(dir);
+        while let Some(d) = a.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+            missing.push(d.to_path_buf());
+            a = d.parent();
+        }
+        // Outermost first, each registered as soon as it exists, so that the
+        // registry (walked newest first) removes the deepest first.
+        for d in missing.iter().rev() {
+            match fs::create_dir(d) {
+                Ok(()) => {
+                    self.ids.push(register(Entry::Folder(d.clone())));
+                    self.folders.insert(0, d.clone());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => return Err(Error::io(dir, e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Claims `target` (a new directory or an empty file) exclusively.
+    fn claim(&mut self, target: &Path, shown: &Path, dir: bool) -> Result<()> {
+        for attempt in 0..2 {
+            let made = if dir {
+                fs::create_dir(target)
+            } else {
+                fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(target)
+                    .map(drop)
+            };
+            match made {
+                Ok(()) => {
+                    let id = FileId::of(target);
+                    self.ids
+                        .push(register(Entry::Claim(target.to_path_buf(), id)));
+                    self.claim = Some((target.to_path_buf(), id));
+                    return Ok(());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    match claimed_by(target) {
+                        Claimant::Live => return Err(refused(shown, Refusal::AnotherRun)),
+                        // The empty claim of a killed run: take it over (if
+                        // two runs do so at once, one of them wins above).
+                        Claimant::Dead if attempt == 0 => release_claim(target, None),
+                        _ => return Err(refused(shown, Refusal::Exists)),
+                    }
+                }
+                Err(e) => return Err(Error::io(shown, without_staging_path(e))),
+            }
+        }
+        Err(refused(shown, Refusal::Exists))
+    }
+
+    /// Whether `target` is still this writer's claim.
+    fn holds(&self, target: &Path) -> bool {
+        match &self.claim {
+            Some((p, Some(id))) => p == target && FileId::of(target) == Some(*id),
+            Some((p, None)) => p == target,
+            None => false,
+        }
+    }
+
+    /// Forgets everything (committed), with the registry already locked.
+    fn keep(&mut self, reg: &mut Registry) {
+        reg.remove(&self.ids);
+        self.ids.clear();
+        self.claim = None;
+        self.folders.clear();
+    }
+
+    /// Removes the claim and the folders (the staging is removed by its
+    /// `tempfile` owner, dropped before this).
+    fn release(&mut self) {
+        if let Some((p, id)) = self.claim.take() {
+            release_claim(&p, id);
+        }
+        for d in self.folders.drain(..) {
+            let _ = fs::remove_dir(d);
+        }
+        if !self.ids.is_empty() {
+            registry().remove(&self.ids);
+            self.ids.clear();
+        }
+    }
+}
+
+impl Drop for Reservation {
+    /// An early return between registering and handing over releases too.
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Who holds an existing, empty destination.
+enum Claimant {
+    /// A running process (a staging sibling of a live PID other than ours).
+    Live,
+    /// Only killed runs (staging siblings of dead PIDs, as a SIGKILL leaves).
+    Dead,
+    /// Nobody: the destination is not empty, or was made by hand.
+    None,
+}
+
+fn is_empty(p: &Path) -> bool {
+    match fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => fs::read_dir(p).is_ok_and(|mut d| d.next().is_none()),
+        Ok(m) if m.is_file() => m.len() == 0,
+        _ => false,
+    }
+}
+
+fn claimed_by(target: &Path) -> Claimant {
+    if !is_empty(target) {
+        return Claimant::None;
+    }
+    let (mut live, mut dead) = (false, false);
+    let me = std::process::id().to_string();
+    for pid in staging_pids(target) {
+        if pid == me {
+            continue;
+        }
+        if !Path::new("/proc/self").exists() || Path::new("/proc").join(&pid).exists() {
+            live = true;
+        } else {
+            dead = true;
+        }
+    }
+    if live {
+        Claimant::Live
+    } else if dead {
+        Claimant::Dead
+    } else {
+        Claimant::None
+    }
+}
+
+/// The PIDs in the names of `dest`'s staging siblings (`.NAME.tmp-PID-…`).
+fn staging_pids(dest: &Path) -> Vec<String> {
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = fs::read_dir(parent_dir(dest)) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let file_name = e.file_name().to_string_lossy().into_owned();
+            let rest = file_name.strip_prefix(&prefix)?;
+            // `PID-XXXXXX`, or `PID` alone as earlier versions named it.
+            let pid = rest.split_once('-').map_or(rest, |(pid, _)| pid);
+            pid.parse::<u32>().is_ok().then(|| pid.to_string())
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Paths.
 
 /// `path` with every symbolic link along its last component followed (at most
 /// 40, as the kernel does); a dangling link resolves to where it points.
@@ -80,10 +426,35 @@ pub fn follow_links(path: &Path) -> PathBuf {
     p
 }
 
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// Whether `path` exists and is neither a regular file nor a directory
 /// (a device, FIFO or socket), so it must be written in place.
 pub fn is_special(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Whether writing `dest` under `existing` would be refused because it
+/// exists: a check a caller makes before long work, to fail early (the
+/// writer's claim is what makes it exclusive). Links and special files are
+/// never refused.
+pub fn check_new(dest: &Path, existing: Existing) -> Result<()> {
+    if existing == Existing::Refuse
+        && !is_symlink(dest)
+        && fs::symlink_metadata(dest).is_ok()
+        && !is_special(dest)
+    {
+        let why = match claimed_by(dest) {
+            Claimant::Live => Refusal::AnotherRun,
+            // A killed run's empty claim: the writer's claim takes it over.
+            Claimant::Dead => return Ok(()),
+            Claimant::None => Refusal::Exists,
+        };
+        return Err(refused(dest, why));
+    }
+    Ok(())
 }
 
 /// The directory that holds `dest` (`.` for a bare file name).
@@ -94,8 +465,8 @@ fn parent_dir(dest: &Path) -> &Path {
     }
 }
 
-/// A `tempfile` builder for the staging names of `dest`: `.NAME.tmp-PID-`
-/// followed by six random characters.
+/// The `tempfile` prefix of the staging names of `dest`: `.NAME.tmp-PID-`
+/// (followed by six random characters).
 fn staging_name(dest: &Path) -> String {
     let name = dest
         .file_name()
@@ -119,8 +490,7 @@ fn without_staging_path(e: std::io::Error) -> std::io::Error {
 /// (Ctrl-C, SIGKILL: no destructor ran). Only entries named like ours whose
 /// process no longer exists are touched; without `/proc` nothing is removed.
 fn remove_stale_siblings(dest: &Path) {
-    let proc_fs = Path::new("/proc/self");
-    if !proc_fs.exists() {
+    if !Path::new("/proc/self").exists() {
         return;
     }
     let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
@@ -135,7 +505,6 @@ fn remove_stale_siblings(dest: &Path) {
         let Some(rest) = file_name.strip_prefix(&prefix) else {
             continue;
         };
-        // `PID-XXXXXX`, or `PID` alone as earlier versions named it.
         let pid = rest.split_once('-').map_or(rest, |(pid, _)| pid);
         if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
             let p = e.path();
@@ -148,6 +517,19 @@ fn remove_stale_siblings(dest: &Path) {
     }
 }
 
+/// Where a writer with policy `existing` puts `dest`: the link-followed
+/// target, and the policy that applies (a link is always written through).
+fn resolve(dest: &Path, existing: Existing) -> (PathBuf, Existing) {
+    if is_symlink(dest) {
+        (follow_links(dest), Existing::Replace)
+    } else {
+        (dest.to_path_buf(), existing)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Files.
+
 /// A buffered file that appears at its destination only on [`AtomicFile::commit`].
 pub struct AtomicFile {
     /// The path as the user gave it (for messages).
@@ -155,6 +537,7 @@ pub struct AtomicFile {
     /// The file renamed into place on commit (`dest` with links followed).
     target: PathBuf,
     writer: Option<BufWriter<Sink>>,
+    held: Reservation,
 }
 
 /// Where an [`AtomicFile`]'s bytes go.
@@ -186,44 +569,89 @@ impl Write for Sink {
     }
 }
 
+/// A staging file beside `target` named for it, registered for interrupts.
+fn staging_file(
+    target: &Path,
+    dest: &Path,
+    suffix: &str,
+    folder: &Path,
+    held: &mut Reservation,
+) -> Result<NamedTempFile> {
+    let prefix = staging_name(target);
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(suffix);
+    // What `File::create` would give (0666 less the umask), not
+    // tempfile's private 0600: the file is the output, not a secret.
+    #[cfg(unix)]
+    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let t = b
+        .tempfile_in(folder)
+        .map_err(|e| Error::io(dest, without_staging_path(e)))?;
+    held.ids.push(register(Entry::Temp(t.path().to_path_buf())));
+    Ok(t)
+}
+
 impl AtomicFile {
     /// Creates the temporary file beside `dest` (the parent directory must
-    /// exist). Symbolic links are followed; a special file such as
-    /// `/dev/null` is opened and written in place.
+    /// exist), replacing `dest` on commit. Symbolic links are followed; a
+    /// special file such as `/dev/null` is opened and written in place.
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
-        let dest = dest.as_ref().to_path_buf();
-        let target = follow_links(&dest);
+        Self::open(dest.as_ref(), Existing::Replace, false)
+    }
+
+    /// As [`AtomicFile::create`], with the policy `existing` for a
+    /// destination that exists (claiming a new one with
+    /// [`Existing::Refuse`]), and creating missing parent folders (removed
+    /// again if the writer is dropped uncommitted).
+    pub fn create_with(dest: impl AsRef<Path>, existing: Existing) -> Result<Self> {
+        Self::open(dest.as_ref(), existing, true)
+    }
+
+    fn open(dest: &Path, existing: Existing, folders: bool) -> Result<Self> {
+        let (target, existing) = resolve(dest, existing);
         if target.is_dir() {
             return Err(Error::io(
-                &dest,
+                dest,
                 std::io::Error::other("is a directory: expected a file name"),
             ));
         }
+        let mut held = Reservation::default();
         let sink = if is_special(&target) {
             let f = fs::OpenOptions::new()
                 .write(true)
                 .open(&target)
-                .map_err(|e| Error::io(&dest, e))?;
+                .map_err(|e| Error::io(dest, e))?;
             Sink::InPlace(f)
         } else {
+            check_new(&target, existing).map_err(|e| Error::io(dest, e.error))?;
+            if folders {
+                held.create_folders(parent_dir(&target))?;
+            }
+            // Staged first, then claimed: whoever sees the claim also sees
+            // the staging that tells it another run is under way.
+            let t = staging_file(&target, dest, "", parent_dir(&target), &mut held);
+            let t = match t {
+                Ok(t) => t,
+                Err(e) => {
+                    held.release();
+                    return Err(e);
+                }
+            };
+            if existing == Existing::Refuse
+                && let Err(e) = held.claim(&target, dest, false)
+            {
+                drop(t);
+                held.release();
+                return Err(e);
+            }
             remove_stale_siblings(&target);
-            let prefix = staging_name(&target);
-            let mut b = tempfile::Builder::new();
-            b.prefix(&prefix);
-            // What `File::create` would give (0666 less the umask), not
-            // tempfile's private 0600: the file is the output, not a secret.
-            #[cfg(unix)]
-            b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-            let t = b
-                .tempfile_in(parent_dir(&target))
-                .map_err(|e| Error::io(&dest, without_staging_path(e)))?;
-            stage(t.path());
             Sink::Staged(t)
         };
         Ok(AtomicFile {
-            dest,
+            dest: dest.to_path_buf(),
             target,
             writer: Some(BufWriter::with_capacity(1 << 16, sink)),
+            held,
         })
     }
 
@@ -240,23 +668,38 @@ impl AtomicFile {
             Ok(sink) => sink,
             Err(e) => {
                 let (e, w) = e.into_parts();
-                let staged = staged_path(w.get_ref());
                 drop(w); // removes the temporary
-                staged.inspect(|p| unstage(p));
+                self.held.release();
                 return Err(Error::io(&self.dest, e));
             }
         };
         let Sink::Staged(tmp) = sink else {
             return Ok(());
         };
-        let staged = tmp.path().to_path_buf();
-        let done = match tmp.as_file().sync_all() {
-            // A failed rename drops (so removes) the temporary.
-            Ok(()) => tmp.persist(&self.target).map(drop).map_err(|e| e.error),
-            Err(e) => Err(e),
-        };
-        unstage(&staged);
-        done.map_err(|e| Error::io(&self.dest, e))
+        if let Err(e) = tmp.as_file().sync_all() {
+            drop(tmp);
+            self.held.release();
+            return Err(Error::io(&self.dest, e));
+        }
+        let mut reg = registry();
+        if self.held.claim.is_some() && !self.held.holds(&self.target) {
+            drop(reg);
+            drop(tmp);
+            self.held.release();
+            return Err(refused(&self.dest, Refusal::AnotherRun));
+        }
+        match tmp.persist(&self.target) {
+            Ok(_) => {
+                self.held.keep(&mut reg);
+                Ok(())
+            }
+            Err(e) => {
+                drop(reg);
+                drop(e.file); // removes the temporary
+                self.held.release();
+                Err(Error::io(&self.dest, e.error))
+            }
+        }
     }
 }
 
@@ -275,17 +718,9 @@ impl Write for AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if let Some(w) = self.writer.take() {
-            let staged = staged_path(w.get_ref());
             drop(w); // removes the temporary
-            staged.inspect(|p| unstage(p));
+            self.held.release();
         }
-    }
-}
-
-fn staged_path(sink: &Sink) -> Option<PathBuf> {
-    match sink {
-        Sink::Staged(t) => Some(t.path().to_path_buf()),
-        Sink::InPlace(_) => None,
     }
 }
 
@@ -301,14 +736,23 @@ pub struct AtomicPath {
     special: bool,
     /// Removes the staging file when dropped; `None` once committed.
     staged: Option<tempfile::TempPath>,
+    held: Reservation,
 }
 
 impl AtomicPath {
     /// Creates an empty staging file for `dest` ending in `suffix` (e.g.
-    /// `".png"`), exclusively, beside the destination (links followed).
+    /// `".png"`), exclusively, beside the destination (links followed),
+    /// replacing `dest` on commit.
     pub fn create(dest: impl AsRef<Path>, suffix: &str) -> Result<Self> {
+        Self::create_with(dest, suffix, Existing::Replace)
+    }
+
+    /// As [`AtomicPath::create`], with the policy `existing` for a
+    /// destination that exists (see [`AtomicFile::create_with`]; the parent
+    /// folder must exist).
+    pub fn create_with(dest: impl AsRef<Path>, suffix: &str, existing: Existing) -> Result<Self> {
         let dest = dest.as_ref().to_path_buf();
-        let target = follow_links(&dest);
+        let (target, existing) = resolve(&dest, existing);
         if target.is_dir() {
             return Err(Error::io(
                 &dest,
@@ -316,28 +760,31 @@ impl AtomicPath {
             ));
         }
         let special = is_special(&target);
+        let mut held = Reservation::default();
         let folder = if special {
             // Never stage beside a device (e.g. in /dev).
             std::env::temp_dir()
         } else {
-            remove_stale_siblings(&target);
+            check_new(&target, existing).map_err(|e| Error::io(&dest, e.error))?;
             parent_dir(&target).to_path_buf()
         };
-        let mut b = tempfile::Builder::new();
-        let prefix = staging_name(&target);
-        b.prefix(&prefix).suffix(suffix);
-        #[cfg(unix)]
-        b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let t = b
-            .tempfile_in(folder)
-            .map_err(|e| Error::io(&dest, without_staging_path(e)))?
-            .into_temp_path();
-        stage(&t);
+        let t = staging_file(&target, &dest, suffix, &folder, &mut held)?;
+        if !special {
+            if existing == Existing::Refuse
+                && let Err(e) = held.claim(&target, &dest, false)
+            {
+                drop(t);
+                held.release();
+                return Err(e);
+            }
+            remove_stale_siblings(&target);
+        }
         Ok(AtomicPath {
             dest,
             target,
             special,
-            staged: Some(t),
+            staged: Some(t.into_temp_path()),
+            held,
         })
     }
 
@@ -350,64 +797,81 @@ impl AtomicPath {
     /// destination).
     pub fn commit(mut self) -> Result<()> {
         let t = self.staged.take().expect("staged until commit");
-        let staged = t.to_path_buf();
+        let mut reg = registry();
         let done = if self.special {
             // Dropping `t` removes the staging file.
             fs::copy(&t, &self.target).map(drop)
+        } else if self.held.claim.is_some() && !self.held.holds(&self.target) {
+            drop(reg);
+            drop(t);
+            self.held.release();
+            return Err(refused(&self.dest, Refusal::AnotherRun));
         } else {
             // A failed rename drops (so removes) the staging file.
             t.persist(&self.target).map_err(|e| e.error)
         };
-        unstage(&staged);
-        done.map_err(|e| Error::io(&self.dest, e))
+        match done {
+            Ok(()) => {
+                self.held.keep(&mut reg);
+                Ok(())
+            }
+            Err(e) => {
+                drop(reg);
+                self.held.release();
+                Err(Error::io(&self.dest, e))
+            }
+        }
     }
 }
 
 impl Drop for AtomicPath {
     fn drop(&mut self) {
         if let Some(t) = self.staged.take() {
-            let staged = t.to_path_buf();
             drop(t); // removes the staging file
-            unstage(&staged);
+            self.held.release();
         }
     }
 }
 
+// ---------------------------------------------------------------------------
+// Directories.
+
 /// A directory whose contents appear at the destination only on
-/// [`AtomicDir::commit`], replacing whatever was there.
+/// [`AtomicDir::commit`].
 pub struct AtomicDir {
     dest: PathBuf,
     /// The staging directory's path (also registered for [`remove_staged`]).
     tmp: PathBuf,
     /// Removes the staging directory when dropped; `None` once committed.
     staged: Option<TempDir>,
-    /// Parent folders this writer created, deepest first: removed again (when
-    /// still empty) if the run fails, so a failure leaves nothing behind.
-    created: Vec<PathBuf>,
+    held: Reservation,
 }
 
 impl AtomicDir {
     /// Creates an empty temporary directory beside `dest` (creating `dest`'s
-    /// parent directories if needed).
+    /// parent directories if needed); on commit it replaces whatever is at
+    /// `dest`.
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
+        Self::create_with(dest, Existing::Replace)
+    }
+
+    /// As [`AtomicDir::create`], with the policy `existing` for a destination
+    /// that exists: with [`Existing::Refuse`] a new `dest` is claimed at once
+    /// (`mkdir`), and an existing one (even empty) is refused.
+    pub fn create_with(dest: impl AsRef<Path>, existing: Existing) -> Result<Self> {
         // A link to a directory stays a link; its target is replaced.
-        let dest = follow_links(dest.as_ref());
+        let (dest, existing) = resolve(dest.as_ref(), existing);
         if dest.exists() && !dest.is_dir() {
             return Err(Error::io(
                 &dest,
                 std::io::Error::other("exists and is not a directory: expected a directory name"),
             ));
         }
-        let mut created = Vec::new();
+        check_new(&dest, existing)?;
+        let mut held = Reservation::default();
         if let Some(p) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-            let mut a = Some(p);
-            while let Some(d) = a.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-                created.push(d.to_path_buf());
-                a = d.parent();
-            }
-            fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+            held.create_folders(p)?;
         }
-        remove_stale_siblings(&dest);
         let staged = tempfile::Builder::new()
             .prefix(&staging_name(&dest))
             .tempdir_in(parent_dir(&dest))
@@ -415,17 +879,25 @@ impl AtomicDir {
         let staged = match staged {
             Ok(t) => t,
             Err(e) => {
-                remove_empty(&created);
+                held.release();
                 return Err(e);
             }
         };
         let tmp = staged.path().to_path_buf();
-        stage(&tmp);
+        held.ids.push(register(Entry::Temp(tmp.clone())));
+        if existing == Existing::Refuse
+            && let Err(e) = held.claim(&dest, &dest, true)
+        {
+            drop(staged);
+            held.release();
+            return Err(e);
+        }
+        remove_stale_siblings(&dest);
         Ok(AtomicDir {
             dest,
             tmp,
             staged: Some(staged),
-            created,
+            held,
         })
     }
 
@@ -444,29 +916,41 @@ impl AtomicDir {
         &self.dest
     }
 
-    /// Replaces `dest` with the staged directory. The old directory is moved
-    /// aside first and removed only after the new one is in place.
+    /// Puts the staged directory at `dest`: renamed over the empty claim, or
+    /// exchanged with the directory there (which is then removed).
     pub fn commit(mut self) -> Result<()> {
-        let old = self
-            .dest
-            .with_extension(format!("old-{}", std::process::id()));
-        let had_old = self.dest.exists();
-        if had_old {
-            fs::rename(&self.dest, &old).map_err(|e| Error::io(&self.dest, e))?;
-        }
-        if let Err(e) = fs::rename(&self.tmp, &self.dest) {
-            if had_old {
-                let _ = fs::rename(&old, &self.dest);
+        let mut reg = registry();
+        let done = if self.held.claim.is_some() {
+            // Renaming over an empty directory replaces it; over one that
+            // another run filled meanwhile, it fails.
+            match fs::rename(&self.tmp, &self.dest) {
+                Ok(()) => Ok(false),
+                Err(e) if is_not_empty(&e) => Err(refused(&self.dest, Refusal::AnotherRun)),
+                Err(e) => Err(Error::io(&self.dest, e)),
             }
-            return Err(Error::io(&self.dest, e));
+        } else {
+            replace_dir(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, e))
+        };
+        match done {
+            Ok(exchanged) => {
+                let staged = self.staged.take();
+                self.held.keep(&mut reg);
+                drop(reg);
+                match staged {
+                    // The staging path now holds the old directory: removed.
+                    Some(t) if exchanged => drop(t),
+                    Some(t) => {
+                        let _ = t.keep();
+                    }
+                    None => {}
+                }
+                Ok(())
+            }
+            Err(e) => {
+                drop(reg);
+                Err(e) // dropping `self` removes staging, claim and folders
+            }
         }
-        // In place: nothing left to remove.
-        let _ = self.staged.take().map(TempDir::keep);
-        unstage(&self.tmp);
-        if had_old {
-            let _ = fs::remove_dir_all(&old);
-        }
-        Ok(())
     }
 }
 
@@ -474,18 +958,91 @@ impl Drop for AtomicDir {
     fn drop(&mut self) {
         if let Some(t) = self.staged.take() {
             drop(t); // removes the staging directory
-            unstage(&self.tmp);
-            remove_empty(&self.created);
+            self.held.release();
         }
     }
 }
 
-/// Removes the folders a writer created (deepest first) when still empty;
-/// anything else written there stays.
-fn remove_empty(created: &[PathBuf]) {
-    for d in created {
-        let _ = fs::remove_dir(d);
+fn is_not_empty(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::DirectoryNotEmpty
+        || e.kind() == std::io::ErrorKind::AlreadyExists
+}
+
+/// Moves `tmp` to `dest`, replacing a directory there. Returns whether the
+/// two were exchanged (then `tmp` holds the old directory, to be removed).
+/// Concurrent replacements of one destination all succeed: every step
+/// either completes atomically or finds the destination changed and tries
+/// again.
+fn replace_dir(tmp: &Path, dest: &Path) -> std::io::Result<bool> {
+    let mut last = None;
+    for _ in 0..16 {
+        // Absent or empty: a plain rename.
+        match fs::rename(tmp, dest) {
+            Ok(()) => return Ok(false),
+            Err(e) if is_not_empty(&e) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+        match exchange(tmp, dest) {
+            Ok(()) => return Ok(true),
+            // Gone meanwhile (another run moved it): try again.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if !exchange_unsupported(&e) => return Err(e),
+            Err(_) => {}
+        }
+        // Without an atomic exchange: move the old directory aside.
+        let aside = dest.with_file_name(format!("{}old", staging_name(dest)));
+        match fs::rename(dest, &aside) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        }
+        let placed = fs::rename(tmp, dest);
+        let _ = fs::remove_dir_all(&aside);
+        match placed {
+            Ok(()) => return Ok(false),
+            Err(e) if is_not_empty(&e) => last = Some(e),
+            Err(e) => return Err(e),
+        }
     }
+    Err(last.unwrap_or_else(|| std::io::Error::other("replaced by other runs too often")))
+}
+
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    let cb = CString::new(b.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    // SAFETY: two valid NUL-terminated paths; renameat2 only reads them.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// The kernel or file system has no `RENAME_EXCHANGE`.
+fn exchange_unsupported(e: &std::io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    if let Some(code) = e.raw_os_error() {
+        return matches!(code, libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP);
+    }
+    e.kind() == std::io::ErrorKind::Unsupported
 }
 
 #[cfg(test)]
@@ -646,6 +1203,103 @@ mod tests {
         let a = AtomicDir::create(&dest).unwrap();
         a.commit().unwrap();
         assert!(dest.is_dir());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn refuse_claims_a_new_directory_and_releases_it_when_dropped() {
+        let d = scratch("claim-dir");
+        let dest = d.join("a").join("run");
+        let a = AtomicDir::create_with(&dest, Existing::Refuse).unwrap();
+        // Claimed at once: the empty directory is there during the run.
+        assert!(dest.is_dir() && is_empty(&dest));
+        let b = AtomicDir::create_with(&dest, Existing::Refuse)
+            .err()
+            .unwrap();
+        assert!(refusal(&b).is_some(), "{b}");
+        fs::write(a.join("x.csv"), "x").unwrap();
+        a.commit().unwrap();
+        assert!(dest.join("x.csv").exists());
+        // Refused when it exists, even with the claim long gone.
+        let e = AtomicDir::create_with(&dest, Existing::Refuse)
+            .err()
+            .unwrap();
+        assert_eq!(refusal(&e), Some(Refusal::Exists));
+        assert_eq!(e.to_string(), format!("{}: already exists", dest.display()));
+        // Dropped uncommitted: claim and created folders go again.
+        let other = d.join("b").join("run");
+        drop(AtomicDir::create_with(&other, Existing::Refuse).unwrap());
+        assert!(!d.join("b").exists());
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn refuse_claims_a_new_file_and_links_are_written_through() {
+        let d = scratch("claim-file");
+        let dest = d.join("sub").join("a.csv");
+        let mut f = AtomicFile::create_with(&dest, Existing::Refuse).unwrap();
+        assert_eq!(fs::metadata(&dest).unwrap().len(), 0, "claimed empty");
+        assert!(AtomicFile::create_with(&dest, Existing::Refuse).is_err());
+        f.write_all(b"x\n").unwrap();
+        f.commit().unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "x\n");
+        let e = AtomicPath::create_with(&dest, ".csv", Existing::Refuse)
+            .err()
+            .unwrap();
+        assert_eq!(refusal(&e), Some(Refusal::Exists));
+        // Replace overwrites; a dropped claim leaves nothing (folders included).
+        let mut f = AtomicFile::create_with(&dest, Existing::Replace).unwrap();
+        f.write_all(b"y\n").unwrap();
+        f.commit().unwrap();
+        assert_eq!(fs::read_to_string(&dest).unwrap(), "y\n");
+        drop(AtomicFile::create_with(d.join("new/b.csv"), Existing::Refuse).unwrap());
+        assert!(!d.join("new").exists());
+        #[cfg(unix)]
+        {
+            let link = d.join("link.csv");
+            std::os::unix::fs::symlink(&dest, &link).unwrap();
+            let mut f = AtomicFile::create_with(&link, Existing::Refuse).unwrap();
+            f.write_all(b"z\n").unwrap();
+            f.commit().unwrap();
+            assert_eq!(fs::read_to_string(&dest).unwrap(), "z\n");
+        }
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn the_empty_claim_of_a_killed_run_is_taken_over() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let d = scratch("dead-claim");
+        let dest = d.join("run");
+        fs::create_dir(&dest).unwrap();
+        // PIDs are below 2^22 on Linux: this one cannot be alive.
+        fs::create_dir(d.join(".run.tmp-4294967290-a1B2c3")).unwrap();
+        let a = AtomicDir::create_with(&dest, Existing::Refuse).unwrap();
+        a.commit().unwrap();
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        // An empty directory made by hand is refused.
+        let hand = d.join("hand");
+        fs::create_dir(&hand).unwrap();
+        assert!(AtomicDir::create_with(&hand, Existing::Refuse).is_err());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn replacing_a_directory_exchanges_it() {
+        let d = scratch("exchange");
+        let dest = d.join("out");
+        for round in 0..3 {
+            let a = AtomicDir::create_with(&dest, Existing::Replace).unwrap();
+            fs::write(a.join(&format!("f{round}")), "x").unwrap();
+            a.commit().unwrap();
+            let names: Vec<_> = fs::read_dir(&dest).unwrap().flatten().collect();
+            assert_eq!(names.len(), 1, "round {round}");
+            assert!(dest.join(format!("f{round}")).exists());
+            assert_eq!(fs::read_dir(&d).unwrap().count(), 1, "nothing aside");
+        }
         fs::remove_dir_all(&d).unwrap();
     }
 

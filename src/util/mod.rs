@@ -8,7 +8,7 @@ pub mod num;
 pub(crate) mod spec;
 pub mod table;
 
-pub use atomic::{AtomicDir, AtomicFile, AtomicPath};
+pub use atomic::{AtomicDir, AtomicFile, AtomicPath, Existing, Refusal};
 pub use num::{fmt_f64, write_f64};
 pub use table::{CsvRow, TableError};
 

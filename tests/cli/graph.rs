@@ -177,7 +177,7 @@ fn generate_other_models_and_reject_bad_parameters() {
             .current_dir(&dir)
             .arg("generate")
             .args(&args)
-            .args(["--out", "g.edges"]));
+            .args(["--out", "g.edges", "--force"]));
         assert!(o.status.success(), "{}", text(&o.stderr));
         let o = run(bin().current_dir(&dir).args(["info", "--graph", "g.edges"]));
         assert_eq!(field(&text(&o.stdout), "edges"), m, "{args:?}");

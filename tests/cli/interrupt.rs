@@ -1,28 +1,76 @@
-//! An interrupted run (Ctrl-C, SIGTERM) leaves neither its output directory
-//! nor its staging directory behind.
+//! An interrupted run (Ctrl-C, SIGTERM) leaves nothing behind: neither its
+//! output, nor its staging, nor the claim on a new output; a sweep leaves
+//! only its progress file, which `--resume` needs.
 #![cfg(unix)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn staging_entries(parent: &Path) -> Vec<String> {
-    std::fs::read_dir(parent)
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pd-interrupt-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Names in `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".run.tmp-"))
-        .collect()
+        .collect();
+    v.sort();
+    v
+}
+
+fn has_staging(dir: &Path) -> bool {
+    entries(dir).iter().any(|n| n.contains(".tmp-"))
+}
+
+/// Starts `cmd`, waits until `under_way()` (the run has staged its output),
+/// sends `signal` and checks that it exits with 130. Returns `false` (after
+/// a visible `SKIPPED:` line) when the run ended before it could be
+/// interrupted.
+fn interrupt(what: &str, cmd: &mut Command, signal: &str, under_way: impl Fn() -> bool) -> bool {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !under_way() && t0.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let killed = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    if status.success() || killed.map_or(true, |s| !s.success()) {
+        crate::skip::skipped(&format!(
+            "{what} {signal}: the run ended before it could be interrupted"
+        ));
+        return false;
+    }
+    assert_eq!(status.code(), Some(130), "{what} {signal}");
+    true
 }
 
 #[test]
 fn interrupted_simulate_removes_its_staging_directory() {
-    let bin = env!("CARGO_BIN_EXE_privdiffuse");
-    let dir = std::env::temp_dir().join(format!("privdiffuse-interrupt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("simulate");
     let graph = dir.join("g.edges");
-    let made = Command::new(bin)
+    let made = bin()
         .args([
             "generate", "er", "--n", "20000", "--m", "100000", "--seed", "1", "--out",
         ])
@@ -30,50 +78,110 @@ fn interrupted_simulate_removes_its_staging_directory() {
         .output()
         .unwrap();
     assert!(made.status.success());
-    let out = dir.join("run");
+    let out = dir.join("sub").join("run");
     for signal in ["-INT", "-TERM"] {
         // All 20,000 owners: far longer than it takes to interrupt.
-        let mut child = Command::new(bin)
-            .args([
-                "simulate",
-                "--owners",
-                "all",
-                "--values",
-                "uniform:0,1",
-                "--dim",
-                "1",
-            ])
-            .args(["--no-plots", "--quiet", "--graph"])
+        let mut cmd = bin();
+        cmd.args(["simulate", "--owners", "all", "--values", "uniform:0,1"])
+            .args(["--dim", "1", "--no-plots", "--quiet", "--graph"])
             .arg(&graph)
             .arg("--out")
-            .arg(&out)
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let t0 = Instant::now();
-        while staging_entries(&dir).is_empty() && t0.elapsed() < Duration::from_secs(60) {
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let pid = child.id().to_string();
-        let killed = Command::new("kill").args([signal, &pid]).status();
-        let status = child.wait().unwrap();
-        if status.success() || killed.map_or(true, |s| !s.success()) {
-            crate::skip::skipped(&format!(
-                "{signal}: the run ended before it could be interrupted"
-            ));
-            let _ = std::fs::remove_dir_all(&out);
+            .arg(&out);
+        let sub = dir.join("sub");
+        if !interrupt("simulate", &mut cmd, signal, || {
+            sub.exists() && has_staging(&sub)
+        }) {
+            let _ = std::fs::remove_dir_all(&sub);
             continue;
         }
-        assert_eq!(status.code(), Some(130), "{signal}");
-        assert!(!out.exists(), "{signal}: a partial output directory");
-        assert!(
-            staging_entries(&dir).is_empty(),
-            "{signal}: staging left behind: {:?}",
-            staging_entries(&dir)
-        );
+        // Neither the run, its staging, its claim, nor the folder it made.
+        assert_eq!(entries(&dir), ["g.edges"], "{signal}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn interrupted_collude_path_and_plot_leave_nothing() {
+    let dir = scratch("writers");
+    // collude: a claimed new directory, staged.
+    let mut cmd = bin();
+    cmd.args(["collude", "--graph", "data/karate.edges", "--owners", "all"])
+        .args(["--coalition", "nearest:m=3", "--trials", "1000000", "-q"])
+        .arg("--out")
+        .arg(dir.join("run"));
+    if interrupt("collude", &mut cmd, "-INT", || has_staging(&dir)) {
+        assert!(entries(&dir).is_empty(), "collude: {:?}", entries(&dir));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+
+    // path: a claimed new file, staged.
+    let mut cmd = bin();
+    cmd.args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
+        .args(["--eps-hi", "15", "--samples", "1000000000", "--out"])
+        .arg(dir.join("p.csv"));
+    if interrupt("path", &mut cmd, "-TERM", || has_staging(&dir)) {
+        assert!(entries(&dir).is_empty(), "path: {:?}", entries(&dir));
+    }
+
+    // plot: a large PNG takes a second or two to draw and encode.
+    let input = dir.join("in.csv");
+    let o = bin()
+        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
+        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let mut cmd = bin();
+    cmd.args([
+        "plot", "--kind", "path", "--width", "10000", "--height", "10000",
+    ])
+    .arg("--input")
+    .arg(&input)
+    .arg("--out")
+    .arg(dir.join("big.png"));
+    if interrupt("plot", &mut cmd, "-TERM", || has_staging(&dir)) {
+        assert_eq!(entries(&dir), ["in.csv"], "plot");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn interrupted_sweep_leaves_only_its_progress_file() {
+    let dir = scratch("sweep");
+    let out = dir.join("s.csv");
+    let progress = dir.join("s.progress");
+    let mut cmd = bin();
+    cmd.args([
+        "sweep",
+        "--set",
+        "graph=data/karate.edges",
+        "--set",
+        "seed=1..2000",
+    ])
+    .args(["-q", "--threads", "1", "--out"])
+    .arg(&out);
+    let done = || std::fs::read_to_string(&progress).is_ok_and(|t| t.contains("\n# done,"));
+    if interrupt("sweep", &mut cmd, "-TERM", done) {
+        assert_eq!(entries(&dir), ["s.progress"]);
+        let text = std::fs::read_to_string(&progress).unwrap();
+        assert!(text.starts_with("# privdiffuse sweep progress"), "{text}");
+        // A later run of the same grid is told to resume (or force).
+        let o = bin()
+            .args([
+                "sweep",
+                "--set",
+                "graph=data/karate.edges",
+                "--set",
+                "seed=1..2000",
+            ])
+            .args(["-q", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

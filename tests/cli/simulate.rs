@@ -120,7 +120,10 @@ fn refuses_non_empty_out_without_force() {
     let o = simulate(&["--out", d.to_str().unwrap(), "--no-plots", "-q"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("--out") && err.contains("--force"), "{err}");
+    assert!(
+        err.contains(&format!("{} already exists", d.display())) && err.contains("--force"),
+        "{err}"
+    );
     assert!(d.join("keep.txt").exists());
     let o = simulate(&["--out", d.to_str().unwrap(), "--force", "--no-plots", "-q"]);
     assert!(o.status.success());

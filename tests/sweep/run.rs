@@ -95,12 +95,23 @@ fn resume_after_interruption_gives_the_uninterrupted_csv() {
     let r = run_with(1, &g, &opts);
     assert!(!r.complete);
     assert_eq!(r.computed, 3);
-    // The interrupted file holds the header and three points' rows.
-    let partial = read(&out);
-    assert!(side_file(&out, "progress").exists());
+    // Nothing that looks complete: no CSV, only the progress file, which
+    // holds the header and three points' rows, each followed by its entry.
+    assert!(!out.exists(), "an incomplete sweep wrote its CSV");
+    let prog = side_file(&out, "progress");
+    let partial = read(&prog);
+    assert_eq!(
+        partial.lines().filter(|l| l.starts_with("# done,")).count(),
+        3
+    );
+    assert_eq!(
+        partial.lines().nth(1),
+        expected.lines().next(),
+        "the header"
+    );
     // Cut the last point off mid-row, as a crash while writing would.
-    let cut = partial.len() - partial.lines().last().unwrap().len() / 2 - 40;
-    std::fs::write(&out, &partial[..cut]).unwrap();
+    let last = partial.rfind("# done,").unwrap();
+    std::fs::write(&prog, &partial[..last - 40]).unwrap();
 
     let mut opts = SweepOptions::new(&out);
     opts.resume = true;
@@ -109,16 +120,18 @@ fn resume_after_interruption_gives_the_uninterrupted_csv() {
     assert_eq!(r.reused, 2, "the point cut off is recomputed");
     assert_eq!(r.computed, 6);
     assert_eq!(read(&out), expected);
+    assert!(!prog.exists());
 
-    // Rows written without their progress entry (crash between the two) are dropped too.
+    // Rows written without their progress entry (a crash between the two)
+    // are dropped too.
     let out2 = tmp("resume2");
     let mut opts = SweepOptions::new(&out2);
     opts.stop_after = Some(2);
     run_with(1, &g, &opts);
     let prog = side_file(&out2, "progress");
     let p = read(&prog);
-    let keep: Vec<&str> = p.lines().take(2).collect();
-    std::fs::write(&prog, keep.join("\n") + "\n").unwrap();
+    let last = p.rfind("# done,").unwrap();
+    std::fs::write(&prog, &p[..last]).unwrap();
     let mut opts = SweepOptions::new(&out2);
     opts.resume = true;
     let r = run_with(1, &g, &opts);

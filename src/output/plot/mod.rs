@@ -23,8 +23,9 @@ pub mod style;
 pub mod sweep;
 
 pub use jumps::{JumpHistogram, expected_jump_counts};
-pub use style::{Figure, render};
+pub use style::{Figure, render, render_with};
 
+use crate::util::Existing;
 use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -205,12 +206,27 @@ pub fn load(kind: Kind, input: &Path, opts: &PlotOptions) -> Result<AnyFigure> {
     })
 }
 
-/// Loads `kind` from `input` and writes it to `out` (`.png` or `.svg`).
+/// Loads `kind` from `input` and writes it to `out` (`.png` or `.svg`),
+/// replacing a file there.
 pub fn draw(kind: Kind, input: &Path, out: &Path, opts: &PlotOptions) -> Result<()> {
+    draw_with(kind, input, out, opts, Existing::Replace)
+}
+
+/// As [`draw`], with the policy `existing` for an `out` that exists (see
+/// [`Existing`]): with [`Existing::Refuse`] an existing file is refused
+/// before anything is read, and a new one is claimed when drawing starts.
+pub fn draw_with(
+    kind: Kind,
+    input: &Path,
+    out: &Path,
+    opts: &PlotOptions,
+    existing: Existing,
+) -> Result<()> {
     // Check the output name before reading anything.
     style::Format::of(out)?;
+    crate::util::atomic::check_new(out, existing)?;
     let fig = load(kind, input, opts)?;
-    render(&fig, out, (opts.width, opts.height))
+    render_with(&fig, out, (opts.width, opts.height), existing)
 }
 
 /// Whether `file` exists and holds at least one line after its header (an

@@ -2,7 +2,7 @@
 //! map, fonts (DejaVu bytes registered once, no system font libraries) and the
 //! PNG/SVG backends with atomic writes.
 
-use crate::util::{AtomicFile, AtomicPath};
+use crate::util::{AtomicFile, AtomicPath, Existing};
 use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -208,6 +208,17 @@ fn check_size((w, h): (u32, u32)) -> Result<()> {
 /// [`AtomicFile`]; PNG is saved by plotters (on `present()`) to the staging
 /// file of an [`AtomicPath`] and moved into place.
 pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
+    render_with(fig, out, size, Existing::Replace)
+}
+
+/// As [`render`], with the policy `existing` for a file that exists (see
+/// [`Existing`]).
+pub fn render_with(
+    fig: &impl Figure,
+    out: &Path,
+    size: (u32, u32),
+    existing: Existing,
+) -> Result<()> {
     check_size(size)?;
     let format = Format::of(out)?;
     ensure_fonts()?;
@@ -219,14 +230,14 @@ pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
                 fig.draw(&root).map_err(|e| draw_error(out, e))?;
                 root.present().map_err(|e| draw_error(out, e))?;
             }
-            let mut f = AtomicFile::create(out)?;
+            let mut f = AtomicFile::create_with(out, existing)?;
             f.write_all(svg.as_bytes()).map_err(|e| Error::io(out, e))?;
             Ok(f.commit()?)
         }
         Format::Png => {
             // Created up front: plotters reports an unwritable destination
             // only as a nested encoder error after drawing.
-            let staged = AtomicPath::create(out, ".png")?;
+            let staged = AtomicPath::create_with(out, ".png", existing)?;
             let drawn = {
                 let root = BitMapBackend::new(staged.staging(), size).into_drawing_area();
                 fig.draw(&root).and_then(|_| root.present())
