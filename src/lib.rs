@@ -49,6 +49,8 @@
 //! Outputs are simulations: the noise is sampled in `f64` and is not a
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
+#![warn(missing_docs)]
+
 pub mod collusion;
 pub mod control;
 pub mod distance;

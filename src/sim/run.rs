@@ -35,7 +35,14 @@ pub enum Buckets {
     /// One bucket per integer distance (hop); bucket 0 holds unreachable members.
     Integer,
     /// `k` equal-width bins over `[lo, lo + k·width]`; bucket `k` holds unreachable members.
-    Bins { lo: f64, width: f64, k: usize },
+    Bins {
+        /// Lower edge of the first bin.
+        lo: f64,
+        /// Width of every bin.
+        width: f64,
+        /// Number of bins.
+        k: usize,
+    },
 }
 
 impl Buckets {
