@@ -28,8 +28,9 @@
 
 use super::coalition::Coalition;
 use super::estimators::Estimator;
+use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, PhaseTimes, collude};
-use super::write::{ColludeConfig, PooledAudit, PooledEstimator, pool};
+use super::write::{ColludeConfig, PooledAudit, PooledEstimator, audit_rows, coalition_rows, pool};
 use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
@@ -125,6 +126,8 @@ impl<'g> Collusion<'g> {
         let result = collude(&plan, &opts, &self.control)?;
         let (pooled, audit) = pool(&plan, &opts, &result.results);
         Ok(CollusionOutput {
+            coalition_rows: coalition_rows(&plan, &result.results),
+            audit_rows: audit_rows(&plan, &result.results),
             results: result.results,
             pooled,
             audit,
@@ -140,6 +143,8 @@ pub struct CollusionOutput {
     results: Vec<CoalitionResult>,
     pooled: Vec<PooledEstimator>,
     audit: Vec<PooledAudit>,
+    coalition_rows: Vec<CoalitionRow>,
+    audit_rows: Vec<AuditRow>,
     phases: PhaseTimes,
     config: ColludeConfig,
 }
@@ -160,6 +165,18 @@ impl CollusionOutput {
     /// Pooled audits: coalition × mechanism.
     pub fn audit(&self) -> &[PooledAudit] {
         &self.audit
+    }
+
+    /// The rows of `coalition.csv` (owner × coalition × mechanism ×
+    /// estimator), as `collude` writes them.
+    pub fn coalition_rows(&self) -> &[CoalitionRow] {
+        &self.coalition_rows
+    }
+
+    /// The rows of `audit.csv` (owner × coalition × mechanism), as `collude`
+    /// writes them.
+    pub fn audit_rows(&self) -> &[AuditRow] {
+        &self.audit_rows
     }
 
     /// CPU seconds per phase (not deterministic).

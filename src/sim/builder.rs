@@ -27,13 +27,14 @@
 //! `privdiffuse simulate` with the same options, bit for bit.
 
 use super::config::SimConfig;
-use super::rows::ByDistanceRow;
+use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
+use crate::util::table::{CsvRow, Reader};
 use crate::values::ValueSpec;
 use std::io::Write;
 use std::path::Path;
@@ -73,6 +74,33 @@ impl Rows {
             Rows::Responses => "responses.csv",
         }
     }
+}
+
+/// A row type [`Simulation::keep`] can keep: the row of one [`Rows`] file,
+/// read from a [`SimOutput`] with [`SimOutput::rows`].
+pub trait KeptRow: CsvRow {
+    /// The output these rows belong to.
+    const KIND: Rows;
+}
+
+impl KeptRow for JumpRow {
+    const KIND: Rows = Rows::Jumps;
+}
+
+impl KeptRow for OwnerRow {
+    const KIND: Rows = Rows::Owners;
+}
+
+impl KeptRow for PathRow {
+    const KIND: Rows = Rows::Paths;
+}
+
+impl KeptRow for EgoRow {
+    const KIND: Rows = Rows::Ego;
+}
+
+impl KeptRow for ResponseRow<'static> {
+    const KIND: Rows = Rows::Responses;
 }
 
 /// The setters shared by [`Simulation`] and
@@ -345,6 +373,80 @@ impl SimOutput {
             .iter()
             .find(|(r, _)| *r == rows)
             .map(|(_, s)| s.as_str())
+    }
+
+    /// Kept rows as typed values, in file order: [`JumpRow`], [`OwnerRow`],
+    /// [`PathRow`], [`EgoRow`] or [`ResponseRow`] — the rows of
+    /// [`csv`](SimOutput::csv), read back by the reader the figures use, so
+    /// they equal the rows of the file `simulate` writes, bit for bit.
+    ///
+    /// Errors: [`Error::Parameter`](crate::Error::Parameter) naming `keep`
+    /// when `T`'s rows were not kept.
+    ///
+    /// ```
+    /// use privdiffuse::sim::{JumpRow, OwnerRow, Rows};
+    /// use privdiffuse::{EpsilonMap, Graph, Owners, Simulation};
+    /// # fn main() -> Result<(), privdiffuse::Error> {
+    /// let g = Graph::load("data/karate.edges")?;
+    /// let out = Simulation::new(&g)
+    ///     .eps(EpsilonMap::exp(3.0, 1.0)?)
+    ///     .owners(Owners::Count(5))
+    ///     .keep([Rows::Jumps, Rows::Owners])
+    ///     .run()?;
+    /// let owners: Vec<OwnerRow> = out.rows()?;
+    /// let jumps: Vec<JumpRow> = out.rows()?;
+    /// // Every jump belongs to an owner's path, and owners.csv counts them.
+    /// assert_eq!(owners.len(), 5);
+    /// assert_eq!(jumps.len() as u64, owners.iter().map(|o| o.jumps).sum::<u64>());
+    /// assert_eq!(jumps.len() as u64, out.counts().jumps);
+    /// // Each jump lies inside its owner's range of levels.
+    /// for j in &jumps {
+    ///     let o = owners.iter().find(|o| o.owner == j.owner).unwrap();
+    ///     let r = o.range().unwrap();
+    ///     assert!(r.eps_lo <= j.eps && j.eps <= r.eps_hi);
+    /// }
+    /// assert!(out.rows::<privdiffuse::sim::EgoRow>().is_err()); // not kept
+    /// # Ok(()) }
+    /// ```
+    pub fn rows<T: KeptRow>(&self) -> Result<Vec<T>> {
+        let kind = T::KIND;
+        let text = self.csv(kind).ok_or_else(|| {
+            let kept: Vec<Rows> = self.rows.iter().map(|(r, _)| *r).collect();
+            crate::Error::param(
+                "keep",
+                format!("{kept:?}"),
+                format!(
+                    "a list with Rows::{kind:?} to read the rows of {}",
+                    kind.file_name()
+                ),
+            )
+        })?;
+        Ok(Reader::from_text(kind.file_name(), text)?.collect()?)
+    }
+
+    /// Every jump of every correlated path ([`Rows::Jumps`] kept).
+    pub fn jumps(&self) -> Result<Vec<JumpRow>> {
+        self.rows()
+    }
+
+    /// One row per owner ([`Rows::Owners`] kept).
+    pub fn owners(&self) -> Result<Vec<OwnerRow>> {
+        self.rows()
+    }
+
+    /// The first owners' paths, breakpoint by breakpoint ([`Rows::Paths`] kept).
+    pub fn paths(&self) -> Result<Vec<PathRow>> {
+        self.rows()
+    }
+
+    /// The first owner's recipients ([`Rows::Ego`] kept).
+    pub fn ego(&self) -> Result<Vec<EgoRow>> {
+        self.rows()
+    }
+
+    /// Every answer ([`Rows::Responses`] kept): as many rows as answers.
+    pub fn responses(&self) -> Result<Vec<ResponseRow<'static>>> {
+        self.rows()
     }
 
     /// The configuration that was run.

@@ -19,7 +19,7 @@ pub mod summary;
 pub mod write;
 
 pub use aggregate::BucketAcc;
-pub use builder::{Rows, SimOutput, Simulation};
+pub use builder::{KeptRow, Rows, SimOutput, Simulation};
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
