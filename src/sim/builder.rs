@@ -1,23 +1,5 @@
 //! [`Simulation`]: a simulation described by typed values and run in memory,
-//! the library's face of `privdiffuse simulate`.
-//!
-//! ```no_run
-//! use privdiffuse::{EpsilonMap, Graph, MechanismChoice, Norm, Owners, Simulation};
-//! # fn main() -> Result<(), privdiffuse::Error> {
-//! let g = Graph::load("data/geometric150.edges")?;
-//! let out = Simulation::new(&g)
-//!     .eps(EpsilonMap::exp(3.0, 1.0)?)
-//!     .dim(1)
-//!     .norm(Norm::L1)
-//!     .mechanism(MechanismChoice::Both)
-//!     .owners(Owners::Count(20))
-//!     .seed(5)
-//!     .run()?;
-//! for row in out.by_distance() {
-//!     println!("{} {} {}", row.mechanism, row.distance_lo, row.mse);
-//! }
-//! # Ok(()) }
-//! ```
+//! the library's face of `privdiffuse simulate` (example on [`Simulation`]).
 //!
 //! Setters only record; [`Simulation::run`] validates the whole description
 //! (through [`Plan::new`]) and fails with an [`Error`](crate::Error) naming
@@ -120,7 +102,7 @@ macro_rules! sim_setters {
 
         /// Clamps of ε (parameters `eps_min`, `eps_max`): every level is bounded
         /// to `[eps_min, eps_max]`; `eps_min` is also the level of unreachable
-        /// members under [`Unreachable::Floor`]($crate::sim::Unreachable::Floor).
+        /// members under [`Unreachable::Floor`](crate::sim::Unreachable::Floor).
         pub fn eps_clamp(mut self, eps_min: Option<f64>, eps_max: Option<f64>) -> Self {
             let c = &mut self.$($field).+;
             c.eps_min = eps_min;
@@ -203,7 +185,7 @@ macro_rules! sim_setters {
         }
 
         /// Master seed (default 1): every (seed, owner, trial, purpose) has its
-        /// own generator.
+        /// own generator ([`rng_for`](crate::rng_for)).
         pub fn seed(mut self, seed: u64) -> Self {
             self.$($field).+.seed = seed;
             self
@@ -222,6 +204,35 @@ pub(crate) use sim_setters;
 
 /// A simulation over a loaded graph, described by typed values (defaults:
 /// those of `privdiffuse simulate`).
+///
+/// ```
+/// use privdiffuse::{EpsilonMap, Graph, MechanismChoice, Norm, Owners, Simulation};
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// let g = Graph::load("data/geometric150.edges")?;
+/// let out = Simulation::new(&g)
+///     .eps(EpsilonMap::exp(3.0, 1.0)?)
+///     .dim(1)
+///     .norm(Norm::L1)
+///     .mechanism(MechanismChoice::Both)
+///     .owners(Owners::Count(20))
+///     .seed(5)
+///     .run()?;
+/// for row in out.by_distance() {
+///     println!("{} {} {} {}", row.mechanism, row.distance_lo, row.mse, row.mse_theory);
+/// }
+/// // The two mechanisms answer the same recipients at the same levels:
+/// // each single answer is equally accurate (only coalitions tell them apart).
+/// let (cor, ind): (Vec<_>, Vec<_>) =
+///     out.by_distance().iter().partition(|r| r.mechanism == "correlated");
+/// assert_eq!(cor.len(), ind.len());
+/// for (c, i) in cor.iter().zip(&ind) {
+///     assert_eq!((c.distance_lo, c.count, c.mse_theory), (i.distance_lo, i.count, i.mse_theory));
+/// }
+/// // The paths' jumps are Poisson: count within 6 standard deviations of the mean.
+/// let c = out.counts();
+/// assert!((c.jumps as f64 - c.jumps_expected).abs() < 6.0 * c.jumps_expected.sqrt());
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Simulation<'g> {
     graph: &'g Graph,

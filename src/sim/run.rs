@@ -175,7 +175,7 @@ pub struct Counts {
     pub owners: u64,
     /// Owners with no reachable member (nothing to answer).
     pub owners_without_recipients: u64,
-    /// Answers per mechanism.
+    /// Answers, summed over the mechanisms run (see [`MechanismTotal::responses`] for each).
     pub responses: u64,
     /// Unreachable members skipped (per mechanism run once).
     pub skipped_unreachable: u64,
