@@ -7,12 +7,10 @@
 //! answers are correlated so that a coalition learns no more than its closest
 //! member.
 //!
-//! Data flow: graph → distances → ε → path → responses → evaluation → output.
-//! Lower layers never import higher ones.
-//!
 //! # Layers and data flow
 //!
-//! One experiment is a pipeline, each stage a module that imports only the
+//! Data flows one way — graph → distances → ε → path → responses →
+//! evaluation → output — and each stage is a module that imports only the
 //! stages before it:
 //!
 //! | stage | module | what it gives |
@@ -23,7 +21,7 @@
 //! | noise | [`process`] | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`] |
 //! | answers | [`mechanism`], [`values`], [`post`] | correlated / independent / Gaussian noise on the owners' values |
 //! | runs | [`sim`], [`collusion`], [`sweep`] | the builders below, and the same runs written to directories as the CLI does |
-//! | output | `output` | files and, with feature `plots`, figures — the top layer |
+//! | output | [`output`] | files and, with feature `plots`, figures — the top layer |
 //!
 //! Beside the pipeline: [`util`] (leaf: number formatting, CSV rows, atomic
 //! files), [`rng`] (random streams), [`control`] (cancel and progress),

@@ -21,7 +21,8 @@ use crate::values::ValueSpec;
 use std::io::Write;
 use std::path::Path;
 
-/// The per-row outputs a run can keep in memory (by default none is built).
+/// The per-row outputs a run can keep in memory (by default none is built;
+/// see [`Simulation::keep`]), one per CSV file of `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rows {
     /// Every jump of every correlated path (`jumps.csv`).
@@ -274,7 +275,9 @@ impl<'g> Simulation<'g> {
         self
     }
 
-    /// Keeps these per-row outputs in memory ([`SimOutput::csv`]).
+    /// Keeps these per-row outputs in memory, read back as typed rows
+    /// ([`SimOutput::rows`], [`SimOutput::jumps`], …) or as CSV text
+    /// ([`SimOutput::csv`]).
     pub fn keep(mut self, rows: impl IntoIterator<Item = Rows>) -> Self {
         for r in rows {
             if !self.keep.contains(&r) {
