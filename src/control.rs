@@ -7,14 +7,26 @@
 //! removed as the call unwinds.
 //!
 //! ```
-//! use privdiffuse::{CancelToken, Control};
+//! use privdiffuse::{CancelToken, Control, Error, Graph, Owners, Simulation};
+//! use std::sync::{Arc, Mutex};
+//! # fn main() -> Result<(), Error> {
+//! let g = Graph::load("data/geometric150.edges")?;
 //! let token = CancelToken::new();
+//! let seen = Arc::new(Mutex::new(Vec::new()));
+//! let log = seen.clone();
 //! let control = Control::new()
 //!     .with_cancel(token.clone())
-//!     .with_progress(|p| eprintln!("{}/{} {}", p.done, p.total, p.unit));
-//! assert!(control.check().is_ok());
+//!     .with_progress(move |p| log.lock().unwrap().push((p.done, p.total, p.unit)));
+//! let sim = Simulation::new(&g).owners(Owners::All).control(control);
+//! sim.run()?;
+//! // Progress arrived per batch of owners, ending at all 150.
+//! assert_eq!(seen.lock().unwrap().iter().map(|p| p.0).max(), Some(150));
+//! assert!(seen.lock().unwrap().iter().all(|&(_, total, unit)| total == 150 && unit == "owners"));
+//! // Cancelled (e.g. from another thread, or a signal handler): the call
+//! // returns `Error::Cancelled` at its next check.
 //! token.cancel();
-//! assert!(control.check().is_err());
+//! assert!(matches!(sim.run(), Err(Error::Cancelled)));
+//! # Ok(()) }
 //! ```
 
 use crate::{Error, Result};

@@ -57,6 +57,40 @@ enum Shape {
 }
 
 /// A validated, non-increasing map from distance to privacy level.
+///
+/// ```
+/// use privdiffuse::EpsilonMap;
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// let exp = EpsilonMap::exp(3.0, 1.0)?; // e^(3 − d)
+/// assert_eq!(exp.eps(1.0), 2f64.exp());
+/// assert_eq!(EpsilonMap::recip(2.0)?.eps(4.0), 0.5); // 2/d
+/// assert_eq!(EpsilonMap::power(2.0, 1.5)?.eps(4.0), 0.25); // 2·d^(−1.5)
+///
+/// // A step map: ε of the largest key ≤ d, `beyond` past the last key.
+/// let table = EpsilonMap::table(&[(1.0, 15.0), (2.0, 5.0), (3.0, 1.5)], Some(0.5))?;
+/// let at: Vec<f64> = [0.5, 1.0, 2.7, 3.0, 9.0].iter().map(|&d| table.eps(d)).collect();
+/// assert_eq!(at, [15.0, 15.0, 5.0, 1.5, 0.5]);
+///
+/// // Every map is also a spec of the command line's grammar, and prints one.
+/// assert_eq!("table:1=15,2=5,3=1.5,*=0.5".parse::<EpsilonMap>()?, table);
+/// assert_eq!(exp.to_string(), "exp:a=3,b=1");
+///
+/// // Clamps bound the levels (`eps_min`, `eps_max`).
+/// let clamped = exp.clone().with_clamp(Some(0.5), Some(10.0))?;
+/// assert_eq!((clamped.eps(0.0), clamped.eps(9.0)), (10.0, 0.5));
+///
+/// // Invalid maps are refused when built, naming the parameter.
+/// let err = EpsilonMap::exp(3.0, -1.0).unwrap_err(); // increasing with d
+/// assert!(err.to_string().starts_with("invalid eps 'exp:a=3,b=-1'"), "{err}");
+///
+/// // `range` is resolved on the distances a run observes: hi at the
+/// // nearest, lo at the farthest.
+/// let range = EpsilonMap::range(0.5, 15.0)?;
+/// assert!(range.needs_resolution());
+/// let resolved = range.resolve(1.0, 9.0)?;
+/// assert!((resolved.eps(1.0) - 15.0).abs() < 1e-12 && (resolved.eps(9.0) - 0.5).abs() < 1e-12);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct EpsilonMap {
     shape: Shape,

@@ -17,7 +17,9 @@ pub enum Error {
     // `{:#}` chains would print it twice.
     #[error("{}: {error}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What the operating system reported.
         error: std::io::Error,
     },
     /// An output that exists already, refused without `force`, or that a
@@ -36,16 +38,22 @@ pub enum Error {
     /// the offending text and what was expected there.
     #[error("{}:{line}: {message}", file.display())]
     Input {
+        /// The input file.
         file: PathBuf,
+        /// 1-based line (0 when the problem is not tied to a line).
         line: usize,
+        /// What is wrong: the offending text and what was expected.
         message: String,
     },
     /// An invalid parameter value: `name` is the parameter (snake_case, as in
     /// the API), `value` what was given, `expected` what would do.
     #[error("invalid {name} '{value}': expected {expected}")]
     Parameter {
+        /// The parameter, in snake_case.
         name: String,
+        /// The value given, as text.
         value: String,
+        /// What would be accepted.
         expected: String,
     },
     /// A size the caller controls needs more memory than the budget
@@ -57,11 +65,17 @@ pub enum Error {
         crate::limits::human_bytes(*budget)
     )]
     Budget {
+        /// The parameter whose value drives the size.
         name: String,
+        /// Its value, as text.
         value: String,
+        /// Estimated bytes the call would need.
         need: u64,
+        /// Bytes the budget allows.
         budget: u64,
+        /// Where the budget comes from (physical memory, `ulimit -v`, cgroup, override).
         origin: String,
+        /// What to change instead.
         hint: String,
     },
     /// A request that is well formed but cannot be served (e.g. a graph too
@@ -72,7 +86,12 @@ pub enum Error {
     /// an error for `privdiffuse plot`, a skipped figure for the figures
     /// `simulate` and `collude` draw by default.
     #[error("{}: nothing to draw: {reason}", file.display())]
-    NothingToDraw { file: PathBuf, reason: String },
+    NothingToDraw {
+        /// The figure's input file.
+        file: PathBuf,
+        /// Why nothing can be drawn.
+        reason: String,
+    },
     /// The call was cancelled through its [`CancelToken`](crate::CancelToken).
     #[error("interrupted")]
     Cancelled,

@@ -7,47 +7,127 @@
 //! answers are correlated so that a coalition learns no more than its closest
 //! member.
 //!
-//! Data flow: graph → distances → ε → path → responses → evaluation → output.
-//! Lower layers never import higher ones.
+//! # Layers and data flow
 //!
-//! # The library in one screen
+//! Data flows one way — graph → distances → ε → path → responses →
+//! evaluation → output — and each stage is a module that imports only the
+//! stages before it:
+//!
+//! | stage | module | what it gives |
+//! |---|---|---|
+//! | graph | [`graph`] | [`Graph`]: compressed sparse rows, [`Graph::load`] (edge lists, `.gz`, any ids), generators |
+//! | distances | [`distance`] | [`Distances`]: hop, weighted, resistance (exact or sketched) from an owner to everyone |
+//! | privacy map | [`epsilon`] | [`EpsilonMap`]: ε(d), validated non-increasing |
+//! | noise | [`process`] | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`] |
+//! | answers | [`mechanism`], [`values`], [`post`] | correlated / independent / Gaussian noise on the owners' values |
+//! | runs | [`sim`], [`collusion`], [`sweep`] | the builders below, and the same runs written to directories as the CLI does |
+//! | output | [`output`] | files and, with feature `plots`, figures — the top layer |
+//!
+//! Beside the pipeline: [`util`] (leaf: number formatting, CSV rows, atomic
+//! files), [`rng`] (random streams), [`control`] (cancel and progress),
+//! [`limits`] (size caps, memory budget), [`error`].
 //!
 //! A run is described by typed values, each validated when built
 //! ([`EpsilonMap::exp`], [`Owners::Count`], [`Coalition::far`], …; every one
 //! also parses the command line's spec grammar with `FromStr` and prints its
-//! canonical spec with `Display`), and run in memory by a builder:
+//! canonical spec with `Display`), and run in memory by a builder — nothing is
+//! written to disk:
 //!
 //! * [`Simulation`] — every owner answers every reachable member; accuracy per
-//!   mechanism and distance ([`SimOutput::by_distance`]), as `simulate`;
+//!   mechanism and distance ([`SimOutput::by_distance`]), optionally every
+//!   jump, path and answer as typed rows ([`SimOutput::rows`]); as `simulate`;
 //! * [`Collusion`] — coalitions pool their answers: estimator gains, exact
-//!   privacy loss, a distinguishing attack ([`CollusionOutput`]), as `collude`;
-//! * [`GradualRelease`] — one secret released at rising levels (`relax`);
+//!   privacy loss, a distinguishing attack ([`CollusionOutput`]); as `collude`;
+//! * [`GradualRelease`] — one secret released at levels in any order (`relax`);
 //! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`).
 //!
-//! ```no_run
-//! use privdiffuse::{EpsilonMap, Graph, MechanismChoice, Norm, Owners, Simulation};
+//! # Example: graph → distances → ε → simulate → rows
+//!
+//! ```
+//! use privdiffuse::{
+//!     DistanceKind, DistanceOptions, Distances, EpsilonMap, Graph, MechanismChoice, Norm,
+//!     Owners, Simulation,
+//! };
 //! # fn main() -> Result<(), privdiffuse::Error> {
+//! // The bundled 150-node random geometric graph (the loader of `--graph`).
 //! let g = Graph::load("data/geometric150.edges")?;
+//! assert_eq!((g.n(), g.m()), (150, 1256));
+//!
+//! // Hop distances from node 0 to every member.
+//! let hop = Distances::new(&g, DistanceKind::Hop, &DistanceOptions::default())?;
+//! let mut d = Vec::new();
+//! hop.from_owner(0, &mut hop.workspace(), &mut d);
+//! let farthest = d.iter().copied().fold(0.0, f64::max);
+//! assert!(farthest.is_finite() && farthest <= 9.0); // connected, hop diameter 9
+//!
+//! // Privacy falls with distance: ε(d) = e^(3 − d).
+//! let eps = EpsilonMap::exp(3.0, 1.0)?;
+//! assert!(eps.eps(1.0) > eps.eps(farthest));
+//!
+//! // 20 owners, each with one lazy path (correlated) next to fresh noise
+//! // per recipient (independent); 1-D values, ℓ1 noise.
 //! let out = Simulation::new(&g)
-//!     .eps(EpsilonMap::exp(3.0, 1.0)?)
+//!     .eps(eps.clone())
 //!     .dim(1)
 //!     .norm(Norm::L1)
 //!     .mechanism(MechanismChoice::Both)
 //!     .owners(Owners::Count(20))
 //!     .seed(5)
 //!     .run()?;
+//!
+//! // The rows of by_distance.csv: one per mechanism and hop.
 //! for row in out.by_distance() {
-//!     println!("{} {} {} {}", row.mechanism, row.distance_lo, row.mse, row.mse_theory);
+//!     // Every answer in a hop bucket is given at ε(hop); the optimal
+//!     // 1-D Laplace noise at ε has MSE 2/ε².
+//!     let e = eps.eps(row.distance_lo);
+//!     assert!((row.mean_eps - e).abs() <= 1e-12 * e);
+//!     assert!((row.mse_theory - 2.0 / (e * e)).abs() <= 1e-9 * row.mse_theory);
 //! }
+//! let answers = |m: &str| -> u64 {
+//!     out.by_distance().iter().filter(|r| r.mechanism == m).map(|r| r.count).sum()
+//! };
+//! // 20 owners × 149 members, answered by each mechanism.
+//! assert_eq!(answers("correlated"), 20 * 149);
+//! assert_eq!(answers("independent"), 20 * 149);
+//! assert_eq!(out.counts().responses, 2 * 20 * 149);
 //! # Ok(()) }
 //! ```
 //!
-//! Errors ([`Error`]) name parameters as the API does (`eps`, `eps_min`,
-//! `owners`), never a command-line flag; cancellation and progress go through
-//! a [`Control`] given to the builders.
+//! The numbers are those of `privdiffuse simulate --eps exp:a=3,b=1 --dim 1
+//! --norm l1 --mechanism both --owners 20 --seed 5` (its `by_distance.csv`),
+//! bit for bit. `examples/` has complete programs (`cargo run --example
+//! library`).
+//!
+//! # Randomness
+//!
+//! Every random quantity is drawn from its own generator,
+//! [`rng_for`]`(seed, owner, trial, purpose)` — never from a shared or
+//! thread-local one — so results are reproducible and do not depend on the
+//! number of threads. Distinct tuples get distinct ChaCha8 keys (the
+//! derivation is injective); [`rng_for`] states exactly what is guaranteed.
+//! Library code that draws its own noise (e.g. [`PathSampler::sample`]) takes
+//! the caller's generator: derive it the same way to stay reproducible.
+//!
+//! # Errors, cancellation, limits
+//!
+//! Errors ([`Error`]) are values naming the parameter as the API does (`eps`,
+//! `eps_min`, `owners`) — never a command-line flag — or the file and line.
+//! Long calls take a [`Control`]: a [`CancelToken`] checked between batches of
+//! owners and an optional progress callback. Sizes are checked against caps
+//! and a memory budget before anything is allocated ([`limits`]).
+//!
+//! # Features
+//!
+//! `cli` (the `privdiffuse` binary: clap, ctrlc, indicatif) and `plots`
+//! (figures: plotters with an embedded font) are default features. A library
+//! user can leave both out — `privdiffuse = { path = "…", default-features =
+//! false }` — and keeps the whole engine; only drawing figures then returns an
+//! error.
 //!
 //! Outputs are simulations: the noise is sampled in `f64` and is not a
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
+
+#![warn(missing_docs)]
 
 pub mod collusion;
 pub mod control;

@@ -13,7 +13,12 @@ pub enum Post {
     #[default]
     None,
     /// Clamp each coordinate to `[lo, hi]`.
-    Clamp { lo: f64, hi: f64 },
+    Clamp {
+        /// Lower bound.
+        lo: f64,
+        /// Upper bound.
+        hi: f64,
+    },
     /// 1 if the coordinate is ≥ 1/2, else 0.
     Bit,
     /// Nearest integer (ties away from zero).

@@ -1,13 +1,16 @@
 //! Reproducible randomness: the one place that turns a (seed, owner, trial, purpose)
 //! tuple into an independent generator.
 //!
-//! Every random quantity in privdiffuse is drawn from a generator derived here by
-//! hashing its coordinates, never from a shared or thread-local RNG, so results do
-//! not depend on the number of threads or on scheduling.
+//! Every random quantity in privdiffuse is drawn from a generator derived here
+//! from its coordinates by [`rng_for`] (each coordinate fills its own word of a
+//! ChaCha8 key), never from a shared or thread-local RNG, so results do not
+//! depend on the number of threads or on scheduling. Code of your own that
+//! draws noise with the library's samplers should derive its generators the
+//! same way, with a [`Purpose`] that says what the numbers are for.
 //!
 //! Generator: ChaCha8 (`rand::rngs::ChaCha8Rng`). Its output is defined by the
 //! algorithm (portable across crates and platforms), it has no known statistical
-//! weaknesses, and any 256-bit key is a good seed, so hashing a tuple into a key
+//! weaknesses, and any 256-bit key is a good seed, so mapping a tuple to a key
 //! gives independent streams without the seeding pitfalls of small-state
 //! generators. `benches/rng.rs` (criterion, 1 s warm-up, 3 s measurement, on a
 //! shared 2-core VM with load average ≈ 10, so absolute numbers are pessimistic

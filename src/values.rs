@@ -31,13 +31,29 @@ pub enum ValueSpec {
     /// `coords` if available (and n = 2), else `uniform:0,1`.
     Auto,
     /// Uniform on `[lo, hi)`.
-    Uniform { lo: f64, hi: f64 },
+    Uniform {
+        /// Lower end (included).
+        lo: f64,
+        /// Upper end (excluded).
+        hi: f64,
+    },
     /// Gaussian.
-    Normal { mean: f64, sd: f64 },
+    Normal {
+        /// Mean.
+        mean: f64,
+        /// Standard deviation.
+        sd: f64,
+    },
     /// Bernoulli(p) bits.
-    Bits { p: f64 },
+    Bits {
+        /// Probability of a 1.
+        p: f64,
+    },
     /// A constant.
-    Const { x: f64 },
+    Const {
+        /// The value of every coordinate.
+        x: f64,
+    },
 }
 
 fn bad(spec: &str, expected: &str) -> Error {

@@ -213,16 +213,18 @@ impl LossSummary {
 pub struct DistinguishingBound {
     /// Decide "u'" when the estimate exceeds this (u + Δ/2).
     pub threshold: f64,
-    /// Trials under u and under u'.
+    /// Trials under u.
     pub trials_u: u64,
+    /// Trials under u'.
     pub trials_u1: u64,
     /// Trials under u decided as u'.
     pub false_pos: u64,
     /// Trials under u' decided as u.
     pub false_neg: u64,
-    /// Clopper–Pearson upper bounds (one-sided 97.5% each, so both hold jointly
-    /// with probability ≥ 95%).
+    /// Clopper–Pearson upper bound of the false-positive rate (one-sided
+    /// 97.5%, so that it and `fn_upper` hold jointly with probability ≥ 95%).
     pub fp_upper: f64,
+    /// Clopper–Pearson upper bound of the false-negative rate (one-sided 97.5%).
     pub fn_upper: f64,
     /// max(0, ln((1 − FN_ub)/FP_ub), ln((1 − FP_ub)/FN_ub)): with ≥ 95%
     /// confidence the mechanism's ε (for neighbours at distance Δ) is at least

@@ -1,24 +1,6 @@
 //! [`Collusion`]: coalitions, estimators and trials over a loaded graph, run
-//! in memory — the library's face of `privdiffuse collude`.
-//!
-//! ```no_run
-//! use privdiffuse::{Coalition, Collusion, EpsilonMap, Estimator, Graph, Norm};
-//! # fn main() -> Result<(), privdiffuse::Error> {
-//! let g = Graph::load("data/karate.edges")?;
-//! let out = Collusion::new(&g)
-//!     .eps(EpsilonMap::exp(3.0, 1.0)?)
-//!     .dim(1)
-//!     .norm(Norm::L1)
-//!     .coalition(Coalition::far(3.0)?)
-//!     .coalition(Coalition::sybil(20, 4.0)?)
-//!     .estimators([Estimator::Best, Estimator::Pitman])
-//!     .trials(200)
-//!     .run()?;
-//! for p in out.pooled() {
-//!     println!("{} {} {} gain {:.3}", p.coalition, p.mechanism, p.estimator, p.mean_gain);
-//! }
-//! # Ok(()) }
-//! ```
+//! in memory — the library's face of `privdiffuse collude` (example on
+//! [`Collusion`]).
 //!
 //! It takes every option of [`Simulation`](crate::Simulation) (the same
 //! setters) plus the coalitions, estimators, trials and δ'. Defaults are those
@@ -28,8 +10,9 @@
 
 use super::coalition::Coalition;
 use super::estimators::Estimator;
+use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, PhaseTimes, collude};
-use super::write::{ColludeConfig, PooledAudit, PooledEstimator, pool};
+use super::write::{ColludeConfig, PooledAudit, PooledEstimator, audit_rows, coalition_rows, pool};
 use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
@@ -39,6 +22,46 @@ use crate::sim::{Plan, SimConfig};
 use std::path::Path;
 
 /// A collusion evaluation over a loaded graph, described by typed values.
+///
+/// ```
+/// use privdiffuse::{Coalition, Collusion, EpsilonMap, Estimator, Graph, Norm};
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// let g = Graph::load("data/karate.edges")?;
+/// let out = Collusion::new(&g)
+///     .eps(EpsilonMap::exp(3.0, 1.0)?)
+///     .dim(1)
+///     .norm(Norm::L1)
+///     .coalition(Coalition::far(3.0)?) // every member at ≥ 3 hops
+///     .coalition(Coalition::sybil(20, 4.0)?) // 20 fake accounts at 4 hops
+///     .estimators([Estimator::Best, Estimator::Mean, Estimator::Pitman])
+///     .trials(200)
+///     .run()?;
+/// for p in out.pooled() {
+///     println!("{} {} {} gain {:.3}", p.coalition, p.mechanism, p.estimator, p.mean_gain);
+/// }
+/// let gain = |coalition: &str, mechanism: &str, estimator: &str| {
+///     out.pooled()
+///         .iter()
+///         .find(|p| p.coalition == coalition && p.mechanism == mechanism && p.estimator == estimator)
+///         .map(|p| p.mean_gain)
+///         .unwrap()
+/// };
+/// // Sybils at one distance hold one answer under the correlated mechanism:
+/// // pooling them gains nothing. Under independent noise averaging 20
+/// // answers divides the MSE by 20 (gain ≈ 20; 200 trials × 20 owners).
+/// assert!((gain("sybil:m=20,d=4", "correlated", "mean") - 1.0).abs() < 1e-9);
+/// assert!(gain("sybil:m=20,d=4", "independent", "mean") > 10.0);
+/// // The best member is the yardstick: its gain is 1 by definition.
+/// assert_eq!(gain("far:min-d=3", "independent", "best"), 1.0);
+/// // The rows of coalition.csv, typed: the correlated view of 20 sybils is
+/// // max ε-private (ε(4) = 1/e), the independent one only Σ ε, 20 times more.
+/// for r in out.coalition_rows().iter().filter(|r| r.coalition.starts_with("sybil")) {
+///     assert_eq!(r.size, 20);
+///     assert!((r.eps_max - (-1f64).exp()).abs() < 1e-12);
+///     assert!((r.eps_sum - 20.0 * r.eps_max).abs() < 1e-9);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Collusion<'g> {
     graph: &'g Graph,
@@ -125,6 +148,8 @@ impl<'g> Collusion<'g> {
         let result = collude(&plan, &opts, &self.control)?;
         let (pooled, audit) = pool(&plan, &opts, &result.results);
         Ok(CollusionOutput {
+            coalition_rows: coalition_rows(&plan, &result.results),
+            audit_rows: audit_rows(&plan, &result.results),
             results: result.results,
             pooled,
             audit,
@@ -140,6 +165,8 @@ pub struct CollusionOutput {
     results: Vec<CoalitionResult>,
     pooled: Vec<PooledEstimator>,
     audit: Vec<PooledAudit>,
+    coalition_rows: Vec<CoalitionRow>,
+    audit_rows: Vec<AuditRow>,
     phases: PhaseTimes,
     config: ColludeConfig,
 }
@@ -160,6 +187,18 @@ impl CollusionOutput {
     /// Pooled audits: coalition × mechanism.
     pub fn audit(&self) -> &[PooledAudit] {
         &self.audit
+    }
+
+    /// The rows of `coalition.csv` (owner × coalition × mechanism ×
+    /// estimator), as `collude` writes them.
+    pub fn coalition_rows(&self) -> &[CoalitionRow] {
+        &self.coalition_rows
+    }
+
+    /// The rows of `audit.csv` (owner × coalition × mechanism), as `collude`
+    /// writes them.
+    pub fn audit_rows(&self) -> &[AuditRow] {
+        &self.audit_rows
     }
 
     /// CPU seconds per phase (not deterministic).

@@ -143,9 +143,15 @@ pub mod estimator_list {
 pub enum MemberNoise<'a> {
     /// Laplace noise with per-member rate λ_j (density ∝ e^{−λ_j|v|} per
     /// coordinate; λ_j = ε_j/Δ).
-    Laplace { rates: &'a [f64] },
+    Laplace {
+        /// λ_j per member.
+        rates: &'a [f64],
+    },
     /// Gaussian noise with per-member, per-coordinate standard deviation σ_j.
-    Gaussian { sigmas: &'a [f64] },
+    Gaussian {
+        /// σ_j per member.
+        sigmas: &'a [f64],
+    },
 }
 
 impl MemberNoise<'_> {

@@ -275,19 +275,16 @@ pub struct ColludeTimings {
     pub total_s: f64,
 }
 
-/// Writes `coalition.csv`.
-pub fn write_coalition_csv(
-    w: &mut dyn Write,
-    plan: &Plan<'_>,
-    results: &[CoalitionResult],
-) -> std::io::Result<()> {
-    let mut out = table::Writer::with_header(w, columns::<CoalitionRow>(0, &[]))?;
+/// The rows of `coalition.csv`: owner × coalition × mechanism × estimator,
+/// in the order of `results`.
+pub fn coalition_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Vec<CoalitionRow> {
+    let mut rows = Vec::new();
     for r in results {
         let owner = plan.graph().ids().label(r.owner).to_string();
         let empty = r.size == 0;
         for m in &r.mechanisms {
             for (e, g) in &m.estimators {
-                out.row(&CoalitionRow {
+                rows.push(CoalitionRow {
                     owner: owner.clone(),
                     coalition: r.label.clone(),
                     size: r.size as u64,
@@ -308,20 +305,30 @@ pub fn write_coalition_csv(
                     gain_lo: g.gain_lo,
                     gain_hi: g.gain_hi,
                     win_rate: g.win_rate,
-                })?;
+                });
             }
         }
     }
-    out.into_inner().map(|_| ())
+    rows
 }
 
-/// Writes `audit.csv`.
-pub fn write_audit_csv(
+/// Writes `coalition.csv`.
+pub fn write_coalition_csv(
     w: &mut dyn Write,
     plan: &Plan<'_>,
     results: &[CoalitionResult],
 ) -> std::io::Result<()> {
-    let mut out = table::Writer::with_header(w, columns::<AuditRow>(0, &[]))?;
+    let mut out = table::Writer::with_header(w, columns::<CoalitionRow>(0, &[]))?;
+    for row in coalition_rows(plan, results) {
+        out.row(&row)?;
+    }
+    out.into_inner().map(|_| ())
+}
+
+/// The rows of `audit.csv`: owner × coalition × mechanism, in the order of
+/// `results` (NaN where a mechanism has no audit).
+pub fn audit_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Vec<AuditRow> {
+    let mut rows = Vec::new();
     for r in results {
         let owner = plan.graph().ids().label(r.owner).to_string();
         for m in &r.mechanisms {
@@ -335,7 +342,7 @@ pub fn write_audit_csv(
                 ],
                 None => [f64::NAN; 5],
             };
-            out.row(&AuditRow {
+            rows.push(AuditRow {
                 owner: owner.clone(),
                 coalition: r.label.clone(),
                 mechanism: m.mechanism.name().into(),
@@ -344,8 +351,21 @@ pub fn write_audit_csv(
                 loss_q99,
                 loss_max,
                 eps_lower_bound,
-            })?;
+            });
         }
+    }
+    rows
+}
+
+/// Writes `audit.csv`.
+pub fn write_audit_csv(
+    w: &mut dyn Write,
+    plan: &Plan<'_>,
+    results: &[CoalitionResult],
+) -> std::io::Result<()> {
+    let mut out = table::Writer::with_header(w, columns::<AuditRow>(0, &[]))?;
+    for row in audit_rows(plan, results) {
+        out.row(&row)?;
     }
     out.into_inner().map(|_| ())
 }

@@ -126,6 +126,33 @@ enum Engine {
 /// Distances of one kind on one graph, prepared once (the resistance routes
 /// factorise or sketch here) and then queried per owner. `Send + Sync`: share
 /// one value across threads and give each thread its own [`Workspace`].
+///
+/// ```
+/// use privdiffuse::{DistanceKind, DistanceOptions, Distances, Graph};
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// let g = Graph::load("data/karate.edges")?;
+/// // Owners are node indices; original ids map to them through `ids()`.
+/// let owners: Vec<u32> = ["0", "33"].iter().map(|id| g.ids().index_of(id).unwrap()).collect();
+/// let opts = DistanceOptions::default();
+/// let rows = |kind| -> Result<Vec<Vec<f64>>, privdiffuse::Error> {
+///     let dist = Distances::new(&g, kind, &opts)?;
+///     let mut rows = Vec::new();
+///     dist.batch(&owners, &mut dist.workspace(), |_, row| rows.push(row.to_vec()));
+///     Ok(rows)
+/// };
+/// let hop = rows(DistanceKind::Hop)?;
+/// let res = rows(DistanceKind::Resistance)?;
+/// let (a, b) = (owners[0] as usize, owners[1] as usize);
+/// assert_eq!((hop[0][a], hop[0][b], hop[1][a]), (0.0, 2.0, 2.0)); // the two leaders
+/// assert_eq!(hop[0].iter().filter(|&&d| d == 1.0).count(), g.degree(owners[0]));
+/// for (h, r) in hop[0].iter().zip(&res[0]) {
+///     // Unit resistors: effective resistance never exceeds the shortest path,
+///     // and is positive off the owner.
+///     assert!(*r <= h + 1e-12 && (*r > 0.0) == (*h > 0.0));
+/// }
+/// assert!((res[0][b] - res[1][a]).abs() < 1e-12); // symmetric
+/// # Ok(()) }
+/// ```
 pub struct Distances<'g> {
     graph: &'g Graph,
     kind: DistanceKind,

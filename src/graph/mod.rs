@@ -1,8 +1,37 @@
-//! Graphs as compressed sparse rows: `u32` node indices, optional `f64` edge
-//! lengths (= electrical resistances), the map back to the original node ids.
+//! The social network: who can be reached from whom, and how far.
 //!
-//! Undirected graphs store every edge as two arcs; `neighbors(u)` is a plain
-//! slice, so traversals touch no per-node allocation.
+//! A [`Graph`] is static and stored as compressed sparse rows: node indices
+//! are `u32` (`0..n`), `neighbors(u)` is a plain slice of the CSR target
+//! array, so traversals touch no per-node allocation. Undirected graphs store
+//! every edge as two arcs; directed ones follow out-arcs. Edges may carry
+//! `f64` lengths, which the resistance distances read as electrical
+//! resistances. [`NodeIds`] maps indices back to the ids of the input file
+//! (integers, or any string token), and every output names nodes by those ids.
+//!
+//! * [`load`] — edge lists as researchers have them (SNAP `.txt`/`.gz`, CSV
+//!   exports, comments, headers, string ids); [`Graph::load`] is the loader of
+//!   the command line's `--graph`. Dropped self-loops and duplicate edges are
+//!   counted ([`Dropped`]), never silently lost.
+//! * [`generate`] — random geometric, Erdős–Rényi, Barabási–Albert and
+//!   Watts–Strogatz graphs, seeded through [`rng_for`](crate::rng_for).
+//! * [`stats`] — degrees, components and what the loader dropped
+//!   ([`GraphStats`], as `privdiffuse info` prints).
+//!
+//! The graph knows nothing of privacy: distances live in
+//! [`distance`](crate::distance), and writing a graph to a file in
+//! [`output`](crate::output).
+//!
+//! ```
+//! use privdiffuse::Graph;
+//! # fn main() -> Result<(), privdiffuse::Error> {
+//! // A path 0 – 1 – 2 plus a duplicate edge and a self-loop, both dropped.
+//! let g = Graph::from_index_edges(3, &[(0, 1), (1, 2), (2, 1), (2, 2)], None, false)?;
+//! assert_eq!((g.n(), g.m()), (3, 2));
+//! assert_eq!(g.neighbors(1), &[0, 2]);
+//! let s = g.stats();
+//! assert_eq!((s.duplicates_dropped, s.self_loops_dropped, s.components), (1, 1, 1));
+//! # Ok(()) }
+//! ```
 
 pub mod generate;
 mod ids;

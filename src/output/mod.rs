@@ -3,6 +3,15 @@
 //! is built), and the writers of data the lower layers return — edge lists and
 //! coordinates of generated graphs, the state of a gradual release — so that
 //! `graph` and `process` never write files.
+//!
+//! The CSV and JSON files of a run are written by the runs' own writers
+//! ([`sim::write`](crate::sim::write), [`collusion::write`](crate::collusion::write),
+//! [`sweep`](crate::sweep)) with the row types of
+//! [`sim::rows`](crate::sim::rows), [`collusion::rows`](crate::collusion::rows)
+//! and [`sweep::rows`](crate::sweep::rows); the figures read those files
+//! back with the same types. Without the `plots` feature
+//! [`check_plots_available`] reports that no figure can be drawn, before any
+//! work is done.
 
 pub mod graph;
 #[cfg(feature = "plots")]

@@ -141,6 +141,40 @@ enum Noise {
 
 /// A secret released gradually at privacy levels requested in any order.
 /// See the module documentation.
+///
+/// ```
+/// use privdiffuse::{GradualRelease, Norm, ReleaseNoise};
+/// use std::path::Path;
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// let laplace = ReleaseNoise::Laplace { norm: Norm::L1 };
+/// let mut r = GradualRelease::new(vec![10.0], laplace, 1.0, 7)?;
+/// let y2 = r.release(2.0)?; // first at ε = 2
+/// let _y05 = r.release(0.5)?; // then tighter
+/// let _y4 = r.release(4.0)?; // then looser
+/// assert_eq!(r.release(2.0)?, y2); // asked again: the same answer
+/// // Everything released is as private as the loosest answer: max ε, not Σ ε.
+/// assert_eq!(r.privacy_level(), Some(4.0));
+///
+/// // The state can be saved and resumed: the next answers are the same.
+/// let mut resumed = GradualRelease::from_json(&r.to_json()?, Path::new("state.json"))?;
+/// assert_eq!(resumed.release(1.0)?, r.release(1.0)?);
+///
+/// // Each answer is distributed as one release at its own ε (MSE 2/ε²),
+/// // whatever the order: 4000 secrets, one stream each.
+/// let (n, levels) = (4000, [2.0, 0.5, 4.0]);
+/// let mut sq = [0.0; 3];
+/// for t in 0..n {
+///     let mut r = GradualRelease::new(vec![0.0], laplace, 1.0, 7)?.with_stream(t);
+///     for (s, &e) in sq.iter_mut().zip(&levels) {
+///         *s += r.release(e)?[0].powi(2);
+///     }
+/// }
+/// for (s, e) in sq.iter().zip(levels) {
+///     let se = 20f64.sqrt() / (e * e) / (n as f64).sqrt(); // sd of V² is √20/ε²
+///     assert!((s / n as f64 - 2.0 / (e * e)).abs() < 6.0 * se);
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "ReleaseState", into = "ReleaseState")]
 pub struct GradualRelease {

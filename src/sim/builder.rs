@@ -1,23 +1,5 @@
 //! [`Simulation`]: a simulation described by typed values and run in memory,
-//! the library's face of `privdiffuse simulate`.
-//!
-//! ```no_run
-//! use privdiffuse::{EpsilonMap, Graph, MechanismChoice, Norm, Owners, Simulation};
-//! # fn main() -> Result<(), privdiffuse::Error> {
-//! let g = Graph::load("data/geometric150.edges")?;
-//! let out = Simulation::new(&g)
-//!     .eps(EpsilonMap::exp(3.0, 1.0)?)
-//!     .dim(1)
-//!     .norm(Norm::L1)
-//!     .mechanism(MechanismChoice::Both)
-//!     .owners(Owners::Count(20))
-//!     .seed(5)
-//!     .run()?;
-//! for row in out.by_distance() {
-//!     println!("{} {} {}", row.mechanism, row.distance_lo, row.mse);
-//! }
-//! # Ok(()) }
-//! ```
+//! the library's face of `privdiffuse simulate` (example on [`Simulation`]).
 //!
 //! Setters only record; [`Simulation::run`] validates the whole description
 //! (through [`Plan::new`]) and fails with an [`Error`](crate::Error) naming
@@ -27,18 +9,20 @@
 //! `privdiffuse simulate` with the same options, bit for bit.
 
 use super::config::SimConfig;
-use super::rows::ByDistanceRow;
+use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
+use crate::util::table::{CsvRow, Reader};
 use crate::values::ValueSpec;
 use std::io::Write;
 use std::path::Path;
 
-/// The per-row outputs a run can keep in memory (by default none is built).
+/// The per-row outputs a run can keep in memory (by default none is built;
+/// see [`Simulation::keep`]), one per CSV file of `simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rows {
     /// Every jump of every correlated path (`jumps.csv`).
@@ -75,6 +59,33 @@ impl Rows {
     }
 }
 
+/// A row type [`Simulation::keep`] can keep: the row of one [`Rows`] file,
+/// read from a [`SimOutput`] with [`SimOutput::rows`].
+pub trait KeptRow: CsvRow {
+    /// The output these rows belong to.
+    const KIND: Rows;
+}
+
+impl KeptRow for JumpRow {
+    const KIND: Rows = Rows::Jumps;
+}
+
+impl KeptRow for OwnerRow {
+    const KIND: Rows = Rows::Owners;
+}
+
+impl KeptRow for PathRow {
+    const KIND: Rows = Rows::Paths;
+}
+
+impl KeptRow for EgoRow {
+    const KIND: Rows = Rows::Ego;
+}
+
+impl KeptRow for ResponseRow<'static> {
+    const KIND: Rows = Rows::Responses;
+}
+
 /// The setters shared by [`Simulation`] and
 /// [`Collusion`](crate::collusion::Collusion): each records one option of the
 /// [`SimConfig`] reached through the given field path.
@@ -92,7 +103,7 @@ macro_rules! sim_setters {
 
         /// Clamps of ε (parameters `eps_min`, `eps_max`): every level is bounded
         /// to `[eps_min, eps_max]`; `eps_min` is also the level of unreachable
-        /// members under [`Unreachable::Floor`]($crate::sim::Unreachable::Floor).
+        /// members under [`Unreachable::Floor`](crate::sim::Unreachable::Floor).
         pub fn eps_clamp(mut self, eps_min: Option<f64>, eps_max: Option<f64>) -> Self {
             let c = &mut self.$($field).+;
             c.eps_min = eps_min;
@@ -175,7 +186,7 @@ macro_rules! sim_setters {
         }
 
         /// Master seed (default 1): every (seed, owner, trial, purpose) has its
-        /// own generator.
+        /// own generator ([`rng_for`](crate::rng_for)).
         pub fn seed(mut self, seed: u64) -> Self {
             self.$($field).+.seed = seed;
             self
@@ -194,6 +205,35 @@ pub(crate) use sim_setters;
 
 /// A simulation over a loaded graph, described by typed values (defaults:
 /// those of `privdiffuse simulate`).
+///
+/// ```
+/// use privdiffuse::{EpsilonMap, Graph, MechanismChoice, Norm, Owners, Simulation};
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// let g = Graph::load("data/geometric150.edges")?;
+/// let out = Simulation::new(&g)
+///     .eps(EpsilonMap::exp(3.0, 1.0)?)
+///     .dim(1)
+///     .norm(Norm::L1)
+///     .mechanism(MechanismChoice::Both)
+///     .owners(Owners::Count(20))
+///     .seed(5)
+///     .run()?;
+/// for row in out.by_distance() {
+///     println!("{} {} {} {}", row.mechanism, row.distance_lo, row.mse, row.mse_theory);
+/// }
+/// // The two mechanisms answer the same recipients at the same levels:
+/// // each single answer is equally accurate (only coalitions tell them apart).
+/// let (cor, ind): (Vec<_>, Vec<_>) =
+///     out.by_distance().iter().partition(|r| r.mechanism == "correlated");
+/// assert_eq!(cor.len(), ind.len());
+/// for (c, i) in cor.iter().zip(&ind) {
+///     assert_eq!((c.distance_lo, c.count, c.mse_theory), (i.distance_lo, i.count, i.mse_theory));
+/// }
+/// // The paths' jumps are Poisson: count within 6 standard deviations of the mean.
+/// let c = out.counts();
+/// assert!((c.jumps as f64 - c.jumps_expected).abs() < 6.0 * c.jumps_expected.sqrt());
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Simulation<'g> {
     graph: &'g Graph,
@@ -235,7 +275,9 @@ impl<'g> Simulation<'g> {
         self
     }
 
-    /// Keeps these per-row outputs in memory ([`SimOutput::csv`]).
+    /// Keeps these per-row outputs in memory, read back as typed rows
+    /// ([`SimOutput::rows`], [`SimOutput::jumps`], …) or as CSV text
+    /// ([`SimOutput::csv`]).
     pub fn keep(mut self, rows: impl IntoIterator<Item = Rows>) -> Self {
         for r in rows {
             if !self.keep.contains(&r) {
@@ -345,6 +387,80 @@ impl SimOutput {
             .iter()
             .find(|(r, _)| *r == rows)
             .map(|(_, s)| s.as_str())
+    }
+
+    /// Kept rows as typed values, in file order: [`JumpRow`], [`OwnerRow`],
+    /// [`PathRow`], [`EgoRow`] or [`ResponseRow`] — the rows of
+    /// [`csv`](SimOutput::csv), read back by the reader the figures use, so
+    /// they equal the rows of the file `simulate` writes, bit for bit.
+    ///
+    /// Errors: [`Error::Parameter`](crate::Error::Parameter) naming `keep`
+    /// when `T`'s rows were not kept.
+    ///
+    /// ```
+    /// use privdiffuse::sim::{JumpRow, OwnerRow, Rows};
+    /// use privdiffuse::{EpsilonMap, Graph, Owners, Simulation};
+    /// # fn main() -> Result<(), privdiffuse::Error> {
+    /// let g = Graph::load("data/karate.edges")?;
+    /// let out = Simulation::new(&g)
+    ///     .eps(EpsilonMap::exp(3.0, 1.0)?)
+    ///     .owners(Owners::Count(5))
+    ///     .keep([Rows::Jumps, Rows::Owners])
+    ///     .run()?;
+    /// let owners: Vec<OwnerRow> = out.rows()?;
+    /// let jumps: Vec<JumpRow> = out.rows()?;
+    /// // Every jump belongs to an owner's path, and owners.csv counts them.
+    /// assert_eq!(owners.len(), 5);
+    /// assert_eq!(jumps.len() as u64, owners.iter().map(|o| o.jumps).sum::<u64>());
+    /// assert_eq!(jumps.len() as u64, out.counts().jumps);
+    /// // Each jump lies inside its owner's range of levels.
+    /// for j in &jumps {
+    ///     let o = owners.iter().find(|o| o.owner == j.owner).unwrap();
+    ///     let r = o.range().unwrap();
+    ///     assert!(r.eps_lo <= j.eps && j.eps <= r.eps_hi);
+    /// }
+    /// assert!(out.rows::<privdiffuse::sim::EgoRow>().is_err()); // not kept
+    /// # Ok(()) }
+    /// ```
+    pub fn rows<T: KeptRow>(&self) -> Result<Vec<T>> {
+        let kind = T::KIND;
+        let text = self.csv(kind).ok_or_else(|| {
+            let kept: Vec<Rows> = self.rows.iter().map(|(r, _)| *r).collect();
+            crate::Error::param(
+                "keep",
+                format!("{kept:?}"),
+                format!(
+                    "a list with Rows::{kind:?} to read the rows of {}",
+                    kind.file_name()
+                ),
+            )
+        })?;
+        Ok(Reader::from_text(kind.file_name(), text)?.collect()?)
+    }
+
+    /// Every jump of every correlated path ([`Rows::Jumps`] kept).
+    pub fn jumps(&self) -> Result<Vec<JumpRow>> {
+        self.rows()
+    }
+
+    /// One row per owner ([`Rows::Owners`] kept).
+    pub fn owners(&self) -> Result<Vec<OwnerRow>> {
+        self.rows()
+    }
+
+    /// The first owners' paths, breakpoint by breakpoint ([`Rows::Paths`] kept).
+    pub fn paths(&self) -> Result<Vec<PathRow>> {
+        self.rows()
+    }
+
+    /// The first owner's recipients ([`Rows::Ego`] kept).
+    pub fn ego(&self) -> Result<Vec<EgoRow>> {
+        self.rows()
+    }
+
+    /// Every answer ([`Rows::Responses`] kept): as many rows as answers.
+    pub fn responses(&self) -> Result<Vec<ResponseRow<'static>>> {
+        self.rows()
     }
 
     /// The configuration that was run.

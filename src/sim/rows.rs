@@ -1,6 +1,7 @@
 //! The rows of the CSV files `simulate` writes, one type per file: the runner
 //! and [`write_by_distance`](super::write_by_distance) serialise them, the
-//! figures read them back with the same types (see [`crate::util::table`]).
+//! figures and [`SimOutput::rows`](super::SimOutput::rows) read them back with
+//! the same types (see [`crate::util::table`]).
 //! Field names are the columns; floats are written in shortest round-trip
 //! form; an empty cell is a `None`.
 //!

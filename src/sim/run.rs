@@ -35,7 +35,14 @@ pub enum Buckets {
     /// One bucket per integer distance (hop); bucket 0 holds unreachable members.
     Integer,
     /// `k` equal-width bins over `[lo, lo + k·width]`; bucket `k` holds unreachable members.
-    Bins { lo: f64, width: f64, k: usize },
+    Bins {
+        /// Lower edge of the first bin.
+        lo: f64,
+        /// Width of every bin.
+        width: f64,
+        /// Number of bins.
+        k: usize,
+    },
 }
 
 impl Buckets {
@@ -168,7 +175,7 @@ pub struct Counts {
     pub owners: u64,
     /// Owners with no reachable member (nothing to answer).
     pub owners_without_recipients: u64,
-    /// Answers per mechanism.
+    /// Answers, summed over the mechanisms run (see [`MechanismTotal::responses`] for each).
     pub responses: u64,
     /// Unreachable members skipped (per mechanism run once).
     pub skipped_unreachable: u64,

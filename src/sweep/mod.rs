@@ -333,6 +333,48 @@ fn side_outputs(out: &Path, plot: bool) -> Vec<PathBuf> {
 
 /// Runs a sweep (see the module doc). Parallel over points on the current
 /// rayon pool; each point's simulation is itself parallel over owners.
+///
+/// ```
+/// use privdiffuse::util::table::{CsvRow, Reader};
+/// use privdiffuse::{Grid, SweepOptions, run_sweep};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // Fixed options, then the axes: 2 dimensions × 2 seeds = 4 points.
+/// let mut grid = Grid::new();
+/// grid.add_base("graph", "data/karate.edges")?;
+/// grid.add_base("owners", "10")?;
+/// grid.add_base("norm", "l2")?;
+/// grid.add_set("dim=1,2")?;
+/// grid.add_set("seed=1..2")?;
+/// let dir = tempfile::tempdir()?;
+/// let csv = dir.path().join("sweep.csv");
+/// let report = run_sweep(&grid, &SweepOptions::new(&csv))?;
+/// assert!(report.complete);
+/// assert_eq!((report.points, report.graphs_loaded), (4, 1));
+///
+/// // Long format: the grid keys, then mechanism,…,metric,…,value. Read the
+/// // columns you need with a row type of your own.
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Row { dim: usize, seed: u64, metric: String, value: f64 }
+/// impl CsvRow for Row {}
+/// let rows: Vec<Row> = Reader::open(&csv)?.collect()?;
+/// let value = |dim, seed, metric: &str| {
+///     rows.iter()
+///         .find(|r| (r.dim, r.seed) == (dim, seed) && r.metric == metric)
+///         .map(|r| r.value)
+///         .unwrap()
+/// };
+/// for seed in 1..=2 {
+///     // ℓ2 paths jump at rate n + 1: dimension 2 jumps 3/2 times as often.
+///     let theory = |dim| value(dim, seed, "jumps_per_path_theory");
+///     assert!((theory(2) / theory(1) - 1.5).abs() < 1e-12);
+///     for dim in [1, 2] {
+///         // Mean jumps of 10 Poisson paths: within 6 standard errors.
+///         let se = (theory(dim) / 10.0).sqrt();
+///         assert!((value(dim, seed, "jumps_per_path") - theory(dim)).abs() < 6.0 * se);
+///     }
+/// }
+/// # Ok(()) }
+/// ```
 pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     let t0 = Instant::now();
     let points = grid.points()?;

@@ -1,7 +1,17 @@
-//! Leaf utilities that know nothing of privdiffuse: number formatting, CSV
-//! tables with one serde row type per file, and files that appear only when
-//! complete. Nothing here imports the rest of the
-//! crate, so every layer may use it.
+//! Leaf utilities that know nothing of privdiffuse. Nothing here imports the
+//! rest of the crate, so every layer may use it without pulling in a layer
+//! above.
+//!
+//! * [`num`] — numbers as text in Rust's shortest round-trip form (`15`,
+//!   `0.0000001`, `inf`): what every CSV and JSON file writes, so that a
+//!   number read back is the number written, bit for bit.
+//! * [`table`] — CSV files with one serde row type each ([`CsvRow`]): the
+//!   writers serialise the row type, the figures and
+//!   [`SimOutput::rows`](crate::SimOutput::rows) read the same type back, so
+//!   each file's format exists once; errors say `file:line: column …`.
+//! * [`atomic`] — files and directories that appear only when complete
+//!   (written under a temporary name, renamed into place; removed if the
+//!   call fails or is interrupted).
 
 pub mod atomic;
 pub mod num;

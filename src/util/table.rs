@@ -563,27 +563,53 @@ pub fn decode<T: DeserializeOwned>(
     })
 }
 
-/// A CSV file with a header, open for reading (fields trimmed).
-pub struct Reader {
+/// A CSV table with a header, open for reading: a file ([`Reader::open`],
+/// fields trimmed, as people edit files) or text in memory
+/// ([`Reader::from_text`], fields exactly as written).
+pub struct Reader<R = std::fs::File> {
     file: PathBuf,
-    rdr: csv::Reader<std::fs::File>,
+    rdr: csv::Reader<R>,
     header: csv::StringRecord,
 }
 
 impl Reader {
     /// Opens `file` and reads its header.
     pub fn open(file: &Path) -> Result<Reader, TableError> {
-        let mut rdr = csv::ReaderBuilder::new()
+        let rdr = csv::ReaderBuilder::new()
             .has_headers(true)
             .trim(csv::Trim::All)
             .from_path(file)
             .map_err(|e| csv_error(file, e))?;
-        let header = rdr.headers().map_err(|e| csv_error(file, e))?.clone();
-        Ok(Reader {
-            file: file.to_path_buf(),
-            rdr,
-            header,
-        })
+        Reader::with(file.to_path_buf(), rdr)
+    }
+}
+
+impl<'a> Reader<&'a [u8]> {
+    /// Reads CSV `text` (header first) without trimming its fields, so that
+    /// text this module wrote reads back exactly; `name` stands for the file
+    /// in messages.
+    pub fn from_text(name: impl Into<PathBuf>, text: &'a str) -> Result<Self, TableError> {
+        let rdr = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(text.as_bytes());
+        Reader::with(name.into(), rdr)
+    }
+}
+
+impl<R: io::Read> Reader<R> {
+    fn with(file: PathBuf, mut rdr: csv::Reader<R>) -> Result<Self, TableError> {
+        let header = rdr.headers().map_err(|e| csv_error(&file, e))?.clone();
+        Ok(Reader { file, rdr, header })
+    }
+
+    /// Every row as a `T` (see [`Reader::rows`]).
+    pub fn collect<T: CsvRow>(self) -> Result<Vec<T>, TableError> {
+        let mut out = Vec::new();
+        self.rows(&[], |_, row| {
+            out.push(row);
+            Ok::<_, TableError>(())
+        })?;
+        Ok(out)
     }
 
     /// The header's column names.
@@ -773,6 +799,24 @@ mod tests {
         );
         std::fs::remove_file(p).unwrap();
         std::fs::remove_file(p2).unwrap();
+    }
+
+    #[test]
+    fn text_reads_back_exactly_and_files_are_trimmed() {
+        let text = "id,count,x,v1\n a ,1,2,3\n\" b\",4,5,6\n";
+        let rows: Vec<Demo> = Reader::from_text("kept", text).unwrap().collect().unwrap();
+        assert_eq!(rows[0].id, " a ");
+        assert_eq!(rows[1].id, " b");
+        assert_eq!(rows[1].v, [6.0]);
+        let p = scratch("trim", text);
+        assert_eq!(read(&p).unwrap()[0].1.id, "a");
+        std::fs::remove_file(p).unwrap();
+        let m = Reader::from_text("kept.csv", "id,count,x,v1\na,1,y,3\n")
+            .unwrap()
+            .collect::<Demo>()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(m, "kept.csv:2: column 'x': expected a number, found 'y'");
     }
 
     #[test]

@@ -116,6 +116,24 @@ fn builder_by_distance_equals_the_cli_csv_value_for_value() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// The rows of a CSV file, read as the figures read it.
+fn file_rows<T: privdiffuse::util::table::CsvRow>(path: &Path) -> Vec<T> {
+    privdiffuse::util::table::Reader::open(path)
+        .unwrap()
+        .collect()
+        .unwrap()
+}
+
+/// Row lists equal value for value (NaN equal to NaN: `Debug` prints floats
+/// in shortest round-trip form).
+fn same_rows<T: std::fmt::Debug>(a: &[T], b: &[T], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    assert!(!a.is_empty(), "{what}: no rows");
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(format!("{x:?}"), format!("{y:?}"), "{what}");
+    }
+}
+
 #[test]
 fn kept_rows_are_the_files_simulate_writes() {
     let g = Graph::load("data/karate.edges").unwrap();
@@ -146,6 +164,58 @@ fn kept_rows_are_the_files_simulate_writes() {
     }
     assert_eq!(out.csv(Rows::Responses), None);
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn typed_rows_are_the_rows_of_the_files() {
+    let g = Graph::load("data/karate.edges").unwrap();
+    let out = Simulation::new(&g)
+        .eps("exp:a=3,b=1".parse().unwrap())
+        .dim(2)
+        .owners(Owners::Ids(vec!["0".into(), "33".into()]))
+        .keep(Rows::ALL)
+        .run()
+        .unwrap();
+    let d = scratch("typed");
+    let dir = d.join("run");
+    cli(&[
+        "simulate",
+        "--graph",
+        "data/karate.edges",
+        "--eps",
+        "exp:a=3,b=1",
+        "--dim",
+        "2",
+        "--owners",
+        "0,33",
+        "--responses",
+        "--out",
+        dir.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    let f = |r: Rows| dir.join(r.file_name());
+    same_rows(&out.jumps().unwrap(), &file_rows(&f(Rows::Jumps)), "jumps");
+    same_rows(
+        &out.owners().unwrap(),
+        &file_rows(&f(Rows::Owners)),
+        "owners",
+    );
+    same_rows(&out.paths().unwrap(), &file_rows(&f(Rows::Paths)), "paths");
+    same_rows(&out.ego().unwrap(), &file_rows(&f(Rows::Ego)), "ego");
+    let responses = out.responses().unwrap();
+    same_rows(&responses, &file_rows(&f(Rows::Responses)), "responses");
+    assert_eq!(responses[0].y.len(), 2);
+    // 2 owners × 33 recipients × 2 mechanisms.
+    assert_eq!(responses.len(), 132);
+    std::fs::remove_dir_all(&d).unwrap();
+
+    // Rows that were not kept are an error naming `keep`, not an empty list.
+    let out = Simulation::new(&g).owners(Owners::Count(1)).run().unwrap();
+    match out.jumps() {
+        Err(Error::Parameter { name, .. }) => assert_eq!(name, "keep"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -207,6 +277,17 @@ fn collusion_builder_equals_collude() {
         serde_json::to_value(out.config()).unwrap()
     );
     assert_eq!(out.results().len(), 3 * 2);
+    // Typed rows are the rows of the files.
+    same_rows(
+        out.coalition_rows(),
+        &file_rows(&dir.join("coalition.csv")),
+        "coalition",
+    );
+    same_rows(
+        out.audit_rows(),
+        &file_rows(&dir.join("audit.csv")),
+        "audit",
+    );
     std::fs::remove_dir_all(&d).unwrap();
 }
 
