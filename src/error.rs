@@ -26,6 +26,7 @@ pub enum Error {
     /// concurrent run created first (see [`Existing`](crate::util::Existing)).
     #[error("{} {message}", path.display())]
     OutputExists {
+        /// The output file or directory.
         path: PathBuf,
         /// `already exists (add `force` to replace it)` or `was created by
         /// another run`.

@@ -190,7 +190,7 @@ pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -
 
 /// Checks that an output directory may be written: one given explicitly
 /// must not exist yet, unless `force` (see
-/// [`Existing`](crate::util::Existing)). A check to fail early; the
+/// [`crate::util::Existing`]). A check to fail early; the
 /// writer's claim is what makes the directory exclusive.
 pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
     Ok(crate::util::atomic::check_new(
