@@ -1,9 +1,10 @@
 //! Leaf utilities that know nothing of privdiffuse: number formatting, CSV
-//! tables with one serde row type per file, and files that appear only when
-//! complete. Nothing here imports the rest of the
+//! tables with one serde row type per file, bounded line and file reading,
+//! and files that appear only when complete. Nothing here imports the rest of the
 //! crate, so every layer may use it.
 
 pub mod atomic;
+pub mod lines;
 pub mod num;
 pub(crate) mod spec;
 pub mod table;
