@@ -196,10 +196,15 @@ type Done = HashMap<usize, (Vec<String>, f64)>;
 
 fn read_resume(grid: &Grid, points: &[Point], out: &Path, progress: &Path) -> Result<Done> {
     let mut done = Done::new();
-    let (Ok(csv), Ok(prog)) = (
-        std::fs::read_to_string(out),
-        std::fs::read_to_string(progress),
-    ) else {
+    // Bounded reads (`--out /dev/zero`, a FIFO); a file that cannot be read
+    // is not resumed from, one that is too large or not text is an error.
+    let cap = (crate::limits::memory_budget().bytes / 4).min(4 << 30);
+    let read = |p: &Path| match crate::util::lines::read_text(p, cap) {
+        Ok(text) => Ok(Some(text)),
+        Err(crate::util::TableError::Io(_)) => Ok(None),
+        Err(e) => Err(Error::from(e)),
+    };
+    let (Some(csv), Some(prog)) = (read(out)?, read(progress)?) else {
         return Ok(done);
     };
     let mut plines = prog.lines();
