@@ -102,21 +102,8 @@ impl Default for LoadOptions {
 /// [`Error::Io`]; a graph that would not fit the memory budget
 /// ([`limits`](crate::limits)) gives [`Error::Budget`] naming the file.
 pub fn load_graph(path: &Path, opts: &LoadOptions) -> Result<Graph> {
-    let budget = limits::memory_budget();
-    let g = match Loader::run(path, opts, Mode::Integer, budget)? {
-        Some(g) => g,
-        // A non-integer id was seen: read again from the start with string
-        // tokens, so every token keeps its exact spelling.
-        None => Loader::run(path, opts, Mode::Token, budget)?
-            .ok_or_else(|| Error::Numerical("token-mode load asked for a restart".into()))?,
-    };
+    let g = Loader::run(path, opts, limits::memory_budget())?;
     Ok(g.with_source(path))
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Integer,
-    Token,
 }
 
 /// SplitMix64 as a hash for `u64` keys: sequential ids and ids that are
@@ -332,6 +319,22 @@ impl Ids {
             Ids::Int(x) => x.mem(),
             Ids::Tok(x) => x.mem(),
         }
+    }
+
+    /// Turns integer ids into string tokens (their decimal spelling, the
+    /// canonical one), keeping indices: integer ids are numbered in order
+    /// of first appearance, as tokens are.
+    fn become_tokens(&mut self) {
+        let Ids::Int(x) = self else {
+            return;
+        };
+        let mut t = TokIds::default();
+        t.map.reserve(x.ids.len());
+        t.names.reserve(x.ids.len());
+        for id in std::mem::take(&mut x.ids) {
+            t.get(&id.to_string());
+        }
+        *self = Ids::Tok(t);
     }
 
     /// Index of the id spelled `tok`; `Ok(None)` = not an integer in integer mode.
@@ -1008,28 +1011,19 @@ struct Loader<'a> {
 
 impl<'a> Loader<'a> {
     /// One pass; `Ok(None)` = integer mode met a non-integer id.
-    fn run(
-        path: &Path,
-        opts: &'a LoadOptions,
-        mode: Mode,
-        budget: MemoryBudget,
-    ) -> Result<Option<Graph>> {
+    /// Reads the node list, then the edges, in one pass each: ids start as
+    /// integers and turn into string tokens at the first id that is not a
+    /// number (so a FIFO or `/dev/stdin` is never read twice).
+    fn run(path: &Path, opts: &'a LoadOptions, budget: MemoryBudget) -> Result<Graph> {
         let mut l = Loader {
             opts,
-            ids: match mode {
-                Mode::Integer => Ids::Int(IntIds::new()),
-                Mode::Token => Ids::Tok(TokIds::default()),
-            },
+            ids: Ids::Int(IntIds::new()),
             buf: EdgeBuf::new(opts.directed, budget),
         };
-        if let Some(nodes) = &opts.nodes_file
-            && !l.read_nodes(nodes)?
-        {
-            return Ok(None);
+        if let Some(nodes) = &opts.nodes_file {
+            l.read_nodes(nodes)?;
         }
-        let Some((edges, weights, dropped)) = l.read_edges(path)? else {
-            return Ok(None);
-        };
+        let (edges, weights, dropped) = l.read_edges(path)?;
         let mut g = match l.ids {
             Ids::Tok(t) => Graph::from_edges(
                 NodeIds::tokens(t.names),
@@ -1052,7 +1046,7 @@ impl<'a> Loader<'a> {
             }
         };
         g.add_dropped(dropped);
-        Ok(Some(g))
+        Ok(g)
     }
 
     /// The node cap; never above what a `u32` index can address.
@@ -1075,19 +1069,19 @@ impl<'a> Loader<'a> {
     }
 
     /// Reads the node list; `false` = restart in token mode.
-    fn read_nodes(&mut self, path: &Path) -> Result<bool> {
+    fn read_nodes(&mut self, path: &Path) -> Result<()> {
         let mut src = open(path)?;
         let r = self.read_nodes_from(&mut src);
         r.map_err(|e| src.explain(e))
     }
 
-    fn read_nodes_from(&mut self, src: &mut Source<'_>) -> Result<bool> {
+    fn read_nodes_from(&mut self, src: &mut Source<'_>) -> Result<()> {
         let path = src.path;
         let mut buf = Vec::with_capacity(256);
         let mut first = true;
         loop {
             if !src.next_line(&mut buf)? {
-                return Ok(true);
+                return Ok(());
             }
             let line_no = src.line;
             if line_no.is_multiple_of(BATCH) {
@@ -1107,13 +1101,13 @@ impl<'a> Loader<'a> {
             if std::mem::take(&mut first) && one_of(tok, &["id", "node", "name"]) {
                 continue;
             }
-            match self.ids.intern(tok, path, line_no, &buf)? {
-                Some(_) => self.check_cap(path, line_no, tok)?,
-                None => {
-                    check_text(path, line_no, &buf)?;
-                    return Ok(false);
-                }
+            if self.ids.intern(tok, path, line_no, &buf)?.is_none() {
+                // Not a number: from here on ids are strings.
+                check_text(path, line_no, &buf)?;
+                self.ids.become_tokens();
+                self.ids.intern(tok, path, line_no, &buf)?;
             }
+            self.check_cap(path, line_no, tok)?;
         }
     }
 
@@ -1160,12 +1154,9 @@ impl<'a> Loader<'a> {
         matches!(self.ids, Ids::Tok(_))
     }
 
-    /// Reads the edge lines; `None` = restart in token mode.
+    /// Reads the edge lines.
     #[allow(clippy::type_complexity)]
-    fn read_edges(
-        &mut self,
-        path: &Path,
-    ) -> Result<Option<(Vec<(u32, u32)>, Option<Vec<f64>>, Dropped)>> {
+    fn read_edges(&mut self, path: &Path) -> Result<(Vec<(u32, u32)>, Option<Vec<f64>>, Dropped)> {
         let mut src = open(path)?;
         let r = self.read_edges_from(&mut src);
         r.map_err(|e| src.explain(e))
@@ -1175,7 +1166,7 @@ impl<'a> Loader<'a> {
     fn read_edges_from(
         &mut self,
         src: &mut Source<'_>,
-    ) -> Result<Option<(Vec<(u32, u32)>, Option<Vec<f64>>, Dropped)>> {
+    ) -> Result<(Vec<(u32, u32)>, Option<Vec<f64>>, Dropped)> {
         let path = src.path;
         let size_hint = src.size.unwrap_or(0);
         let hint = if src.is_gzip() {
@@ -1188,7 +1179,7 @@ impl<'a> Loader<'a> {
         let mut shape: Option<(usize, usize)> = None;
         let mut seen_data = false;
         let mut buf = Vec::with_capacity(256);
-        let tokens = self.ids_are_tokens();
+        let mut tokens = self.ids_are_tokens();
         let mut pending: Vec<(u64, u64, usize)> = Vec::with_capacity(BATCH);
         let mut pending_w: Vec<f64> = Vec::new();
         while src.next_line(&mut buf)? {
@@ -1274,7 +1265,25 @@ impl<'a> Loader<'a> {
             } else {
                 None
             };
-            if tokens {
+            if !tokens {
+                if let (Some(u), Some(v)) = (parse_u64(cols[0]), parse_u64(cols[1])) {
+                    pending.push((u, v, line_no));
+                    if let Some(w) = weight {
+                        pending_w.push(w);
+                    }
+                    if pending.len() == BATCH {
+                        self.flush(&mut pending, &mut pending_w, src)?;
+                    }
+                    continue;
+                }
+                // Not a number: from here on ids are strings (the lines
+                // before keep their order of first appearance).
+                check_text(path, line_no, &buf)?;
+                self.flush(&mut pending, &mut pending_w, src)?;
+                self.ids.become_tokens();
+                tokens = true;
+            }
+            {
                 let mut ends = [0u32; 2];
                 for (end, tok) in ends.iter_mut().zip([cols[0], cols[1]]) {
                     *end = self
@@ -1294,18 +1303,6 @@ impl<'a> Loader<'a> {
                 if line_no.is_multiple_of(BATCH) {
                     self.buf
                         .check_nodes(self.ids.mem(), &At::of("graph", src, self.ids.len()))?;
-                }
-            } else {
-                let (Some(u), Some(v)) = (parse_u64(cols[0]), parse_u64(cols[1])) else {
-                    check_text(path, line_no, &buf)?;
-                    return Ok(None);
-                };
-                pending.push((u, v, line_no));
-                if let Some(w) = weight {
-                    pending_w.push(w);
-                }
-                if pending.len() == BATCH {
-                    self.flush(&mut pending, &mut pending_w, src)?;
                 }
             }
         }
@@ -1327,7 +1324,7 @@ impl<'a> Loader<'a> {
         let at = At::of("graph", src, self.ids.len());
         let fresh = EdgeBuf::new(self.opts.directed, self.buf.budget);
         let buf = std::mem::replace(&mut self.buf, fresh);
-        buf.finish(self.ids.mem(), &at).map(Some)
+        buf.finish(self.ids.mem(), &at)
     }
 }
 

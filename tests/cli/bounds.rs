@@ -218,7 +218,7 @@ fn corrupt_gzip_is_reported_as_corrupt_gzip_not_as_a_column_error() {
 }
 
 /// Makes a FIFO at `path` and feeds it from a thread: `chunk(i)` for
-/// i = 0, 1, … until the reader goes away.
+/// i = 0, 1, … until the reader goes away or a chunk is empty.
 fn endless_fifo(path: &Path, chunk: impl Fn(u64) -> Vec<u8> + Send + 'static) -> bool {
     let ok = Command::new("mkfifo")
         .arg(path)
@@ -234,9 +234,11 @@ fn endless_fifo(path: &Path, chunk: impl Fn(u64) -> Vec<u8> + Send + 'static) ->
         let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&p) else {
             return;
         };
-        let mut i = 0;
-        while f.write_all(&chunk(i)).is_ok() {
-            i += 1;
+        for i in 0.. {
+            let c = chunk(i);
+            if c.is_empty() || f.write_all(&c).is_err() {
+                break;
+            }
         }
     });
     true
@@ -275,4 +277,40 @@ fn endless_fifos_end_with_an_error_in_bounded_memory() {
             "ulimit -v",
         ],
     );
+}
+
+#[test]
+fn string_ids_in_a_fifo_load_in_one_pass() {
+    // The loader used to read a file of string ids twice (integers first,
+    // then again as strings): a FIFO's second open waited forever.
+    let dir = scratch("fifo-tokens");
+    let fifo = dir.join("fam");
+    let text = b"1 2\n2 007\nMedici 1\nStrozzi Medici\n".to_vec();
+    // One copy, then the writer closes the FIFO.
+    if !endless_fifo(
+        &fifo,
+        move |i| if i == 0 { text.clone() } else { Vec::new() },
+    ) {
+        crate::skip::skipped("mkfifo unavailable");
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+        .args(["info", "--json", "--graph"])
+        .arg(&fifo)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("hung reading a FIFO of string ids");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: privdiffuse::graph::GraphStats = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((s.nodes, s.edges), (5, 4));
 }
