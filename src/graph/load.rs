@@ -49,7 +49,7 @@
 //!   edges found by the last compaction), so a file of mostly repeated lines
 //!   loads in memory for its distinct edges. Every growth of the buffer and of
 //!   the id table is checked against the memory budget
-//!   ([`limits`](crate::limits)), counting what building the graph will add;
+//!   ([`limits`]), counting what building the graph will add;
 //!   a graph that does not fit is refused with [`Error::Budget`] naming the
 //!   file, the nodes and edges read, the projected need and the budget;
 //! * a corrupt or truncated gzip stream is reported as such, with the
@@ -100,7 +100,7 @@ impl Default for LoadOptions {
 /// [`Graph::dropped`]. Malformed input gives [`Error::Input`] naming the file,
 /// the line, the offending text and what was expected; an unreadable file gives
 /// [`Error::Io`]; a graph that would not fit the memory budget
-/// ([`limits`](crate::limits)) gives [`Error::Budget`] naming the file.
+/// ([`limits`]) gives [`Error::Budget`] naming the file.
 pub fn load_graph(path: &Path, opts: &LoadOptions) -> Result<Graph> {
     let g = Loader::run(path, opts, limits::memory_budget())?;
     Ok(g.with_source(path))
