@@ -130,11 +130,21 @@ impl From<crate::util::TableError> for Error {
     }
 }
 
+/// `text` with control characters escaped (see [`util::lines::one_line`](crate::util::lines::one_line)).
+fn one_line(text: String) -> String {
+    match crate::util::lines::one_line(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(s) => s,
+    }
+}
+
 /// Shorthand for results carrying [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Builds a [`Error::Parameter`].
+    /// Control characters in the value (a newline inside an option) are
+    /// escaped, so the message stays on one line.
     pub fn param(
         name: impl Into<String>,
         value: impl std::fmt::Display,
@@ -142,17 +152,19 @@ impl Error {
     ) -> Self {
         Error::Parameter {
             name: name.into(),
-            value: value.to_string(),
-            expected: expected.into(),
+            value: one_line(value.to_string()),
+            expected: one_line(expected.into()),
         }
     }
 
-    /// Builds an [`Error::Input`] for `file` at 1-based `line`.
+    /// Builds an [`Error::Input`] for `file` at 1-based `line`. Control
+    /// characters in the message (quoted file content) are escaped, so the
+    /// message stays on one line.
     pub fn input(file: impl Into<PathBuf>, line: usize, message: impl Into<String>) -> Self {
         Error::Input {
             file: file.into(),
             line,
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
 

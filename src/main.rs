@@ -1,7 +1,9 @@
 //! The `privdiffuse` command: parse, dispatch to the library, map errors to exit
 //! codes (0 ok, 1 runtime or input error, 2 usage error).
 
+use clap::error::{ContextKind, ContextValue};
 use clap::{CommandFactory, FromArgMatches};
+use privdiffuse::util::lines::one_line;
 mod cli;
 
 use cli::Cli;
@@ -39,7 +41,9 @@ fn main() -> ExitCode {
             }
             // `{:#}` prints the context chain on one line and never the
             // backtrace (RUST_BACKTRACE may be set in the environment).
-            eprintln!("error: {e:#}");
+            // Control characters from file content or option values are
+            // escaped: an error is one line.
+            eprintln!("error: {}", one_line(&format!("{e:#}")));
             let usage = e
                 .downcast_ref::<privdiffuse::Error>()
                 .is_some_and(|e| e.is_usage());
@@ -59,10 +63,19 @@ fn usage_error(e: &clap::Error) -> ExitCode {
     }
     if let Some((line, code)) = cli::flags::value_error(e) {
         // A spec refused by the library's parser: its own message, flag named.
-        eprintln!("{line}");
+        eprintln!("{}", one_line(&line));
         return ExitCode::from(code);
     }
-    let text = e.render().to_string();
+    let mut text = e.render().to_string();
+    // A value holding a line break (`--trials $'1\n2'`) is quoted escaped,
+    // before clap's own lines are joined.
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        if let Some(ContextValue::String(v)) = e.get(kind)
+            && one_line(v) != v.as_str()
+        {
+            text = text.replace(v.as_str(), &one_line(v));
+        }
+    }
     let mut line = String::new();
     for part in text
         .lines()
@@ -75,7 +88,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         }
         line.push_str(part);
     }
-    eprintln!("{line} (see --help)");
+    eprintln!("{} (see --help)", one_line(&line));
     ExitCode::from(2)
 }
 

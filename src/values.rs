@@ -265,14 +265,15 @@ impl Values {
 
 /// Reads `node,v1..vn` for every node of `graph` (original ids).
 fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut lines = crate::util::lines::TextLines::open(path)?;
     let n = graph.n();
     let mut table = vec![f64::NAN; n * dim];
     let mut seen = vec![false; n];
+    // The first few unknown ids (for the message) and how many there were.
     let mut unknown: Vec<String> = Vec::new();
+    let mut unknown_count = 0usize;
     let mut rows = 0usize;
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+    while let Some((line_no, raw)) = lines.next_line()? {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -296,7 +297,10 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             ));
         }
         let Some(node) = graph.ids().index_of(fields[0]) else {
-            unknown.push(fields[0].to_string());
+            unknown_count += 1;
+            if unknown.len() < 5 {
+                unknown.push(fields[0].to_string());
+            }
             continue;
         };
         if seen[node as usize] {
@@ -327,14 +331,8 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             path,
             0,
             format!(
-                "{} node(s) not in the graph, e.g. {}",
-                unknown.len(),
-                unknown
-                    .iter()
-                    .take(5)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "{unknown_count} node(s) not in the graph, e.g. {}",
+                unknown.join(", ")
             ),
         ));
     }

@@ -11,10 +11,13 @@
 
 /// The command-line program run as a user runs it: files, exit codes, messages.
 mod cli {
+    mod bounds;
     mod collude;
     mod distances;
     mod graph;
+    mod ids;
     mod interrupt;
+    mod messages;
     mod outputs;
     mod path;
     mod relax;

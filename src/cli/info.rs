@@ -16,8 +16,10 @@ pub struct InfoArgs {
     /// Edge list: one `u v` or `u v w` per line (w = edge length > 0), columns
     /// separated by spaces, tabs or commas; `#` and `%` comment lines; an optional
     /// header such as `source,target,weight`; gzip (`.gz`) read transparently.
-    /// Ids that are all integers are sorted numerically; otherwise ids are
-    /// strings, in order of first appearance.
+    /// An id made only of ASCII digits is a number (`007`, `07` and `7` are one
+    /// node, printed `7`, in every file that names nodes); when every id is a
+    /// number nodes are sorted numerically, otherwise they keep their order of
+    /// first appearance. Lines are at most 1 MiB.
     #[arg(long, value_name = "PATH")]
     pub graph: PathBuf,
     /// Node list adding nodes that are on no edge line (isolated nodes): one id

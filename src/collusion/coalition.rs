@@ -475,9 +475,10 @@ impl<'de> serde::Deserialize<'de> for Coalition {
 /// Reads a member-id file: one id per line, `#` to end of line is a comment,
 /// blank lines ignored. Keeps the 1-based line number for error messages.
 fn read_id_file(path: &Path) -> Result<Vec<(String, usize)>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut lines = crate::util::lines::TextLines::open(path)?;
     let mut ids = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    let mut bytes = 0u64;
+    while let Some((line_no, line)) = lines.next_line()? {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
@@ -485,11 +486,27 @@ fn read_id_file(path: &Path) -> Result<Vec<(String, usize)>> {
         if line.split_whitespace().nth(1).is_some() {
             return Err(Error::input(
                 path,
-                i + 1,
-                format!("expected one node id per line, got '{line}'"),
+                line_no,
+                format!(
+                    "expected one node id per line, got '{}'",
+                    crate::util::lines::one_line(line)
+                ),
             ));
         }
-        ids.push((line.to_string(), i + 1));
+        ids.push((line.to_string(), line_no));
+        // The list, its strings and the members they become.
+        bytes += line.len() as u64 + 48;
+        if ids.len() % (1 << 16) == 0 {
+            crate::limits::check_memory(
+                "coalition",
+                format!(
+                    "file:{} ({} ids by line {line_no})",
+                    path.display(),
+                    ids.len()
+                ),
+                bytes,
+            )?;
+        }
     }
     Ok(ids)
 }

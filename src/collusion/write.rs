@@ -22,7 +22,9 @@ use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::{GraphStats, LoadOptions, load_graph};
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
-use crate::sim::write::{MapSummary, claim_out_dir, create, finish, write_json};
+use crate::sim::write::{
+    MapSummary, at_destination, claim_out_dir, create, finish, shown, write_json,
+};
 use crate::sim::{Owners, Plan, SimConfig};
 use crate::util::table::{self, columns};
 use crate::{Error, Result};
@@ -78,7 +80,7 @@ impl ColludeConfig {
     /// `simulate` (whose config lacks the collusion keys: they keep their
     /// defaults; its `owners` is kept).
     pub fn from_summary(path: &Path) -> Result<ColludeConfig> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::util::lines::read_text(path, crate::sim::summary::MAX_SUMMARY_BYTES)?;
         let v: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
         let Some(serde_json::Value::Object(mut obj)) = v.get("config").cloned() else {
@@ -523,19 +525,20 @@ pub fn collude_to_dir(
     let t = Instant::now();
     let mut w = create(&dir, "coalition.csv")?;
     write_coalition_csv(&mut w, &plan, &result.results)
-        .map_err(|e| Error::io(dir.join("coalition.csv"), e))?;
-    finish(w, "coalition.csv")?;
+        .map_err(|e| Error::io(shown(&dir, "coalition.csv"), e))?;
+    finish(&dir, w, "coalition.csv")?;
     let mut w = create(&dir, "audit.csv")?;
     write_audit_csv(&mut w, &plan, &result.results)
-        .map_err(|e| Error::io(dir.join("audit.csv"), e))?;
-    finish(w, "audit.csv")?;
+        .map_err(|e| Error::io(shown(&dir, "audit.csv"), e))?;
+    finish(&dir, w, "audit.csv")?;
     let summary = summarize_collude(&config, &plan, &opts, &result);
     write_json(&dir, "summary.json", &summary)?;
     timings.write_s = t.elapsed().as_secs_f64();
     if run.plots {
         let t = Instant::now();
         // coalition.png / coalition.svg: gain per coalition × estimator.
-        draw_run_figures(dir.staging(), RunFigures::Collusion)?;
+        draw_run_figures(dir.staging(), RunFigures::Collusion)
+            .map_err(|e| at_destination(&dir, e))?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

@@ -4,6 +4,31 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
+/// The spelling of an id under the id rule: an id made only of ASCII digits
+/// is a number, written without leading zeros (`007` → `7`, `000` → `0`);
+/// any other id is a string, kept exactly as spelled.
+pub(crate) fn canonical_id(id: &[u8]) -> &[u8] {
+    if id.is_empty() || !id.iter().all(u8::is_ascii_digit) {
+        return id;
+    }
+    let zeros = id.iter().take_while(|&&b| b == b'0').count();
+    &id[zeros.min(id.len() - 1)..]
+}
+
+/// [`canonical_id`] of a `str`.
+fn canonical(id: &str) -> &str {
+    let c = canonical_id(id.as_bytes());
+    &id[id.len() - c.len()..]
+}
+
+/// The number an id names under the id rule (ASCII digits only, below 2^64).
+fn number(id: &str) -> Option<u64> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    canonical(id).parse().ok()
+}
+
 /// The map from node index (`u32`) back to the id used in the input file, and
 /// from an id to its index.
 #[derive(Clone, Debug)]
@@ -84,19 +109,17 @@ impl NodeIds {
         Label { ids: self, i }
     }
 
-    /// The index of the node whose id is `id` (parsed as an integer when ids are
-    /// integers), or `None`.
+    /// The index of the node whose id is `id`, or `None`. Ids follow the
+    /// loader's rule (see [`load`](super::load)): an id of ASCII digits only
+    /// is a number, so `007` finds node `7` in any graph; any other id is
+    /// looked up as spelled (surrounding blanks ignored).
     pub fn index_of(&self, id: &str) -> Option<u32> {
         let id = id.trim();
         match &self.labels {
-            Labels::Range(n) => id
-                .parse::<u64>()
-                .ok()
-                .filter(|&x| x < *n as u64)
-                .map(|x| x as u32),
+            Labels::Range(n) => number(id).filter(|&x| x < *n as u64).map(|x| x as u32),
             _ => match self.index() {
-                Index::Integer(m) => id.parse::<u64>().ok().and_then(|x| m.get(&x).copied()),
-                Index::Token(m) => m.get(id).copied(),
+                Index::Integer(m) => number(id).and_then(|x| m.get(&x).copied()),
+                Index::Token(m) => m.get(canonical(id)).copied(),
             },
         }
     }
@@ -151,5 +174,27 @@ mod tests {
         let r = NodeIds::range(3);
         assert_eq!(r.index_of("2"), Some(2));
         assert_eq!(r.index_of("3"), None);
+    }
+
+    #[test]
+    fn digit_ids_are_numbers_in_every_graph() {
+        assert_eq!(canonical_id(b"007"), b"7");
+        assert_eq!(canonical_id(b"000"), b"0");
+        assert_eq!(canonical_id(b"0"), b"0");
+        assert_eq!(canonical_id(b"07a"), b"07a");
+        assert_eq!(canonical_id(b""), b"");
+        let ids = NodeIds::integers(vec![7, 10]);
+        assert_eq!(ids.index_of("007"), Some(0));
+        assert_eq!(ids.index_of(" 0010 "), Some(1));
+        // `+7` is a string, and no integer graph has string ids.
+        assert_eq!(ids.index_of("+7"), None);
+        let t = NodeIds::tokens(vec!["Medici".into(), "7".into()]);
+        assert_eq!(t.index_of("07"), Some(1));
+        assert_eq!(t.index_of("7"), Some(1));
+        assert_eq!(NodeIds::range(10).index_of("09"), Some(9));
+        // Beyond u64: still a number without its leading zeros.
+        let big = "123456789012345678901234567890";
+        let t = NodeIds::tokens(vec![big.into()]);
+        assert_eq!(t.index_of(&format!("000{big}")), Some(0));
     }
 }

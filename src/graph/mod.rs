@@ -123,6 +123,14 @@ impl Graph {
         if n > u32::MAX as usize {
             return Err(Error::param("node count", n, "at most 2^32 - 1 nodes"));
         }
+        if edges.len() > u32::MAX as usize {
+            // Arcs remember their edge's position as a `u32`.
+            return Err(Error::param(
+                "edge count",
+                edges.len(),
+                "at most 2^32 - 1 edges (self-loops and repeats included)",
+            ));
+        }
         if let Some(w) = weights {
             if w.len() != edges.len() {
                 return Err(Error::param(

@@ -509,7 +509,10 @@ impl GradualRelease {
     /// Loads and validates a state file (as written by the top layer's
     /// `output::save_release`).
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        // Parsed into vectors of f64: about a third of the text's size,
+        // plus serde's buffers; refuse what could not fit the budget.
+        let cap = (crate::limits::memory_budget().bytes / 4).min(1 << 30);
+        let text = crate::util::lines::read_text(path, cap)?;
         Self::from_json(&text, path)
     }
 }

@@ -316,6 +316,7 @@ impl<'g> Simulation<'g> {
                 paths: it.next().flatten(),
                 ego: it.next().flatten(),
                 responses: it.next().flatten(),
+                dir: None,
             };
             plan.run(&mut sinks, &self.control)?
         };

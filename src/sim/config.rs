@@ -216,7 +216,7 @@ impl Default for SimConfig {
 impl SimConfig {
     /// Reads the `config` object of a `summary.json` written by `simulate`.
     pub fn from_summary(path: &Path) -> Result<SimConfig> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::util::lines::read_text(path, crate::sim::summary::MAX_SUMMARY_BYTES)?;
         let v: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
         let cfg = v.get("config").cloned().ok_or_else(|| {

@@ -166,6 +166,10 @@ pub struct Sinks<'w> {
     pub ego: Option<&'w mut dyn Write>,
     /// `responses.csv`.
     pub responses: Option<&'w mut dyn Write>,
+    /// The directory the sinks are files of, named in I/O errors
+    /// (`DIR/jumps.csv: No space left on device`); without it errors name
+    /// the file alone.
+    pub dir: Option<&'w std::path::Path>,
 }
 
 /// Totals of a run (echoed in `summary.json`).
@@ -405,7 +409,7 @@ struct ChunkOut {
 
 /// A failure to format rows (into memory: never expected).
 fn row_error(e: std::io::Error) -> Error {
-    Error::io("<simulation output>", e)
+    Error::Numerical(format!("formatting CSV rows failed: {e}"))
 }
 
 const UNIT_NONE: u32 = u32::MAX;
@@ -490,11 +494,12 @@ impl Plan<'_> {
                     t.merge(o);
                 }
                 add_counts(&mut counts, &out.counts);
-                write_rows(&mut sinks.jumps, out.jumps)?;
-                write_rows(&mut sinks.owners, out.owners)?;
-                write_rows(&mut sinks.paths, out.paths)?;
-                write_rows(&mut sinks.ego, out.ego)?;
-                write_rows(&mut sinks.responses, out.responses)?;
+                let dir = sinks.dir;
+                write_rows(&mut sinks.jumps, out.jumps, dir, "jumps.csv")?;
+                write_rows(&mut sinks.owners, out.owners, dir, "owners.csv")?;
+                write_rows(&mut sinks.paths, out.paths, dir, "paths.csv")?;
+                write_rows(&mut sinks.ego, out.ego, dir, "ego.csv")?;
+                write_rows(&mut sinks.responses, out.responses, dir, "responses.csv")?;
             }
             done += group.iter().map(|g| g.1.len() as u64).sum::<u64>();
             control.report("owners", done, total);
@@ -538,11 +543,17 @@ impl Plan<'_> {
 
     fn write_headers(&self, sinks: &mut Sinks<'_>) -> Result<()> {
         let n = self.model.dim;
-        write_header::<JumpRow>(&mut sinks.jumps, n, &[])?;
-        write_header::<OwnerRow>(&mut sinks.owners, n, &[])?;
-        write_header::<PathRow>(&mut sinks.paths, n, &[])?;
-        write_header::<EgoRow>(&mut sinks.ego, n, &["owner"])?;
-        write_header::<ResponseRow<'static>>(&mut sinks.responses, n, &[])
+        let dir = sinks.dir;
+        write_header::<JumpRow>(&mut sinks.jumps, n, &[], sink_path(dir, "jumps.csv"))?;
+        write_header::<OwnerRow>(&mut sinks.owners, n, &[], sink_path(dir, "owners.csv"))?;
+        write_header::<PathRow>(&mut sinks.paths, n, &[], sink_path(dir, "paths.csv"))?;
+        write_header::<EgoRow>(&mut sinks.ego, n, &["owner"], sink_path(dir, "ego.csv"))?;
+        write_header::<ResponseRow<'static>>(
+            &mut sinks.responses,
+            n,
+            &[],
+            sink_path(dir, "responses.csv"),
+        )
     }
 
     fn process_chunk(
@@ -1094,6 +1105,7 @@ fn write_header<T: CsvRow>(
     sink: &mut Option<&mut dyn Write>,
     n: usize,
     leave_out: &[&str],
+    path: std::path::PathBuf,
 ) -> Result<()> {
     let Some(w) = sink.as_mut() else {
         return Ok(());
@@ -1101,17 +1113,26 @@ fn write_header<T: CsvRow>(
     let text = table::Writer::with_header(Vec::new(), table::columns::<T>(n, leave_out))
         .and_then(|h| h.into_inner())
         .map_err(row_error)?;
-    w.write_all(&text)
-        .map_err(|e| Error::io("<simulation output>", e))
+    w.write_all(&text).map_err(|e| Error::io(path, e))
+}
+
+/// The path a sink's I/O errors name.
+fn sink_path(dir: Option<&std::path::Path>, name: &str) -> std::path::PathBuf {
+    dir.map_or_else(|| name.into(), |d| d.join(name))
 }
 
 /// Appends a chunk's rows to their file, if it is written.
-fn write_rows(sink: &mut Option<&mut dyn Write>, rows: Rows) -> Result<()> {
+fn write_rows(
+    sink: &mut Option<&mut dyn Write>,
+    rows: Rows,
+    dir: Option<&std::path::Path>,
+    name: &str,
+) -> Result<()> {
     if let Some(w) = sink.as_mut()
         && !rows.is_empty()
     {
         w.write_all(rows.as_str().as_bytes())
-            .map_err(|e| Error::io("<simulation output>", e))?;
+            .map_err(|e| Error::io(sink_path(dir, name), e))?;
     }
     Ok(())
 }

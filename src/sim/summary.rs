@@ -59,6 +59,10 @@ pub struct ConfigEcho {
     pub seed: Option<u64>,
 }
 
+/// The largest `summary.json` read back (`--config`, `plot`): far above
+/// any the tool writes.
+pub(crate) const MAX_SUMMARY_BYTES: u64 = 64 << 20;
+
 impl SummaryFile {
     /// Parses the text of a `summary.json` (`file` names it in errors).
     pub fn parse(file: &Path, text: &str) -> Result<SummaryFile> {
@@ -74,7 +78,7 @@ impl SummaryFile {
 
     /// Reads `file`.
     pub fn read(file: &Path) -> Result<SummaryFile> {
-        let text = std::fs::read_to_string(file).map_err(|e| Error::io(file, e))?;
+        let text = crate::util::lines::read_text(file, MAX_SUMMARY_BYTES)?;
         SummaryFile::parse(file, &text)
     }
 }

@@ -163,29 +163,69 @@ pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::
     out.into_inner().map(|_| ())
 }
 
+/// The path errors about output `name` give: the file in the final
+/// directory (the staging directory is gone by the time a user reads it).
+pub(crate) fn shown(dir: &AtomicDir, name: &str) -> std::path::PathBuf {
+    dir.path().join(name)
+}
+
+/// `e` with a path inside the staging directory shown at the destination
+/// (errors of writers that were handed the staging directory).
+pub(crate) fn at_destination(dir: &AtomicDir, e: Error) -> Error {
+    let moved = |p: std::path::PathBuf| match p.strip_prefix(dir.staging()) {
+        Ok(rest) => dir.path().join(rest),
+        Err(_) => p,
+    };
+    match e {
+        Error::Io { path, error } => Error::Io {
+            path: moved(path),
+            error,
+        },
+        Error::Input {
+            file,
+            line,
+            message,
+        } => Error::Input {
+            file: moved(file),
+            line,
+            message,
+        },
+        Error::NothingToDraw { file, reason } => Error::NothingToDraw {
+            file: moved(file),
+            reason,
+        },
+        other => other,
+    }
+}
+
 /// Creates `name` inside the staging directory (buffered).
 pub(crate) fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
-    let p = dir.join(name);
-    let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
+    let f = File::create(dir.join(name)).map_err(|e| Error::io(shown(dir, name), e))?;
     Ok(BufWriter::with_capacity(1 << 16, f))
 }
 
 /// Flushes and syncs a file made by [`create`].
-pub(crate) fn finish(w: BufWriter<File>, name: &str) -> Result<()> {
+pub(crate) fn finish(dir: &AtomicDir, w: BufWriter<File>, name: &str) -> Result<()> {
     w.into_inner()
-        .map_err(|e| Error::io(name, e.into_error()))?
+        .map_err(|e| Error::io(shown(dir, name), e.into_error()))?
         .sync_all()
-        .map_err(|e| Error::io(name, e))
+        .map_err(|e| Error::io(shown(dir, name), e))
 }
 
 /// Writes `value` as pretty JSON into `name`.
 pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
     let mut w = create(dir, name)?;
-    serde_json::to_writer_pretty(&mut w, value)
-        .map_err(|e| Error::io(dir.join(name), std::io::Error::other(e)))?;
+    serde_json::to_writer_pretty(&mut w, value).map_err(|e| {
+        // serde_json wraps the writer's I/O errors (a full disk).
+        let io = match e.io_error_kind() {
+            Some(kind) => std::io::Error::new(kind, e.to_string()),
+            None => std::io::Error::other(e),
+        };
+        Error::io(shown(dir, name), io)
+    })?;
     w.write_all(b"\n")
-        .map_err(|e| Error::io(dir.join(name), e))?;
-    finish(w, name)
+        .map_err(|e| Error::io(shown(dir, name), e))?;
+    finish(dir, w, name)
 }
 
 /// Checks that an output directory may be written: one given explicitly
@@ -260,27 +300,29 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
             paths: Some(&mut paths),
             ego: Some(&mut ego),
             responses: responses.as_mut().map(|w| w as &mut dyn Write),
+            dir: Some(dir.path()),
         };
         plan.run(&mut sinks, &opts.control)?
     };
     timings.simulate_s = t.elapsed().as_secs_f64();
-    finish(jumps, "jumps.csv")?;
-    finish(owners, "owners.csv")?;
-    finish(paths, "paths.csv")?;
-    finish(ego, "ego.csv")?;
+    finish(&dir, jumps, "jumps.csv")?;
+    finish(&dir, owners, "owners.csv")?;
+    finish(&dir, paths, "paths.csv")?;
+    finish(&dir, ego, "ego.csv")?;
     if let Some(r) = responses {
-        finish(r, "responses.csv")?;
+        finish(&dir, r, "responses.csv")?;
     }
     let mut bd = create(&dir, "by_distance.csv")?;
     write_by_distance(&mut bd, &result.rows)
-        .map_err(|e| Error::io(dir.join("by_distance.csv"), e))?;
-    finish(bd, "by_distance.csv")?;
+        .map_err(|e| Error::io(shown(&dir, "by_distance.csv"), e))?;
+    finish(&dir, bd, "by_distance.csv")?;
     let summary = summarize(&plan, &result);
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();
         let laplace = plan.mechanisms().contains(&Mechanism::Correlated);
-        draw_run_figures(dir.staging(), RunFigures::Simulation { laplace })?;
+        draw_run_figures(dir.staging(), RunFigures::Simulation { laplace })
+            .map_err(|e| at_destination(&dir, e))?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

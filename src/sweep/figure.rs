@@ -135,7 +135,9 @@ fn mechanism_marker(m: &str) -> usize {
 
 /// Reads the sweep CSV and builds the figure.
 pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
-    let reader = Reader::open(csv)?;
+    // Lines of at most 1 MiB, the file at most a quarter of the memory
+    // budget (its rows are held in memory).
+    let reader = Reader::open_limited(csv, crate::limits::memory_budget().bytes / 4)?;
     let header: Vec<String> = reader.header().iter().map(String::from).collect();
     if header.iter().all(String::is_empty) {
         return Err(Error::input(csv, 1, "expected a sweep CSV header"));

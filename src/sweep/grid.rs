@@ -267,6 +267,38 @@ fn split_values(key: &str, ty: Ty, list: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The largest sweep file read (far above any grid a person writes).
+const MAX_TOML_BYTES: u64 = 16 << 20;
+
+/// The 1-based line of each key of the sweep file: `("", table)` for the
+/// tables, `(table, key)` for the keys of `[base]` and `[grid]`.
+fn key_lines(text: &str) -> std::collections::HashMap<(&'static str, &str), usize> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return out;
+    };
+    let line = |span: std::ops::Range<usize>| crate::util::lines::line_of_offset(text, span.start);
+    for (name, value) in doc.get_ref() {
+        let table: &'static str = match name.get_ref().as_ref() {
+            "base" => "base",
+            "grid" => "grid",
+            _ => "",
+        };
+        // Borrowed from `text` unless the key was quoted with escapes.
+        if let std::borrow::Cow::Borrowed(n) = name.get_ref() {
+            out.insert(("", *n), line(name.span()));
+        }
+        if let (toml::de::DeValue::Table(t), false) = (value.get_ref(), table.is_empty()) {
+            for (k, _) in t {
+                if let std::borrow::Cow::Borrowed(k2) = k.get_ref() {
+                    out.insert((table, *k2), line(k.span()));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// TOML value → the text a user would have typed.
 fn toml_text(key: &str, v: &toml::Value) -> Result<String> {
     match v {
@@ -363,82 +395,125 @@ impl Grid {
 
     /// Reads a sweep file: a `[base]` table of fixed options and a `[grid]`
     /// table of lists (a TOML array, or a string split as in `--set`).
-    /// Axes follow the file's order of keys.
+    /// Axes follow the file's order of keys. Errors name the file and the
+    /// line of the offending key (or of the syntax error); the file may be
+    /// at most 16 MiB.
     pub fn from_toml(path: &Path) -> Result<Grid> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Grid::from_toml_str(&text).map_err(|e| match e {
-            Error::Parameter { .. } => e,
-            other => Error::input(path, 1, other.to_string()),
+        let text = crate::util::lines::read_text(path, MAX_TOML_BYTES)?;
+        Grid::from_toml_located(&text).map_err(|(e, line)| match (e, line) {
+            (e, Some(line)) => Error::input(path, line, e.to_string()),
+            (e @ Error::Parameter { .. }, None) => e,
+            (other, None) => Error::input(path, 1, other.to_string()),
         })
     }
 
     /// As [`Grid::from_toml`], from the file's text.
     pub fn from_toml_str(text: &str) -> Result<Grid> {
-        let doc: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| Error::Unsupported(format!("not valid TOML: {e}")))?;
+        Grid::from_toml_located(text).map_err(|(e, line)| match (e, line) {
+            (Error::Unsupported(m), Some(line)) => Error::Unsupported(format!("line {line}: {m}")),
+            (e, _) => e,
+        })
+    }
+
+    /// The grid, or an error and the 1-based line it is about.
+    #[allow(clippy::result_large_err)] // once per sweep file
+    fn from_toml_located(text: &str) -> std::result::Result<Grid, (Error, Option<usize>)> {
+        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let at = e.span().map(|s| s.start);
+            let line = at.map(|a| crate::util::lines::line_of_offset(text, a));
+            let column = at.map_or(String::new(), |a| {
+                let start = text[..a.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+                format!(
+                    " (column {})",
+                    text[start..a.min(text.len())].chars().count() + 1
+                )
+            });
+            let message = e.message().trim().replace('\n', "; ");
+            (
+                Error::Unsupported(format!("not valid TOML: {message}{column}")),
+                line,
+            )
+        })?;
+        let lines = key_lines(text);
         let mut g = Grid::new();
         for (name, _) in doc.iter() {
             if name != "base" && name != "grid" {
-                return Err(Error::param(
-                    "sweep file table",
-                    name,
-                    "only [base] (fixed options) and [grid] (lists)",
+                return Err((
+                    Error::param(
+                        "sweep file table",
+                        name,
+                        "only [base] (fixed options) and [grid] (lists)",
+                    ),
+                    lines.get(&("", name.as_str())).copied(),
                 ));
             }
         }
         let defaults = default_json();
         if let Some(base) = doc.get("base") {
             let t = base.as_table().ok_or_else(|| {
-                Error::param("base", base.to_string(), "a table [base] of key = value")
+                (
+                    Error::param("base", base.to_string(), "a table [base] of key = value"),
+                    lines.get(&("", "base")).copied(),
+                )
             })?;
             for (k, v) in t {
-                if k.replace('-', "_") == "coalition" || k == "coalitions" {
-                    // Several coalitions evaluated at every point: `;`-joined.
-                    if let toml::Value::Array(a) = v {
-                        let specs: Result<Vec<String>> =
-                            a.iter().map(|x| toml_text(k, x)).collect();
-                        g.add_base(k, &specs?.join(";"))?;
-                        continue;
+                let at = |e| (e, lines.get(&("base", k.as_str())).copied());
+                (|| -> Result<()> {
+                    if k.replace('-', "_") == "coalition" || k == "coalitions" {
+                        // Several coalitions evaluated at every point: `;`-joined.
+                        if let toml::Value::Array(a) = v {
+                            let specs: Result<Vec<String>> =
+                                a.iter().map(|x| toml_text(k, x)).collect();
+                            return g.add_base(k, &specs?.join(";"));
+                        }
                     }
-                }
-                g.add_base(k, &toml_text(k, v)?)?;
+                    g.add_base(k, &toml_text(k, v)?)
+                })()
+                .map_err(at)?;
             }
         }
         if let Some(grid) = doc.get("grid") {
             let t = grid.as_table().ok_or_else(|| {
-                Error::param("grid", grid.to_string(), "a table [grid] of key = [values]")
+                (
+                    Error::param("grid", grid.to_string(), "a table [grid] of key = [values]"),
+                    lines.get(&("", "grid")).copied(),
+                )
             })?;
             for (k, v) in t {
-                match v {
-                    toml::Value::Array(a) => {
-                        let (canonical, slot) = resolve_key(k, &defaults)?;
-                        g.check_new_key(&canonical, k)?;
-                        if a.is_empty() {
-                            return Err(Error::param(k, "[]", "a non-empty list of values"));
-                        }
-                        let ty = ty_of(&slot, &defaults);
-                        let mut vals = Vec::new();
-                        for x in a {
-                            let s = toml_text(k, x)?;
-                            // A string item may itself be a range ("1..5").
-                            if ty == Ty::Int && matches!(x, toml::Value::String(_)) {
-                                vals.extend(split_values(&canonical, ty, &s)?);
-                            } else {
-                                vals.push(s);
+                let at = |e| (e, lines.get(&("grid", k.as_str())).copied());
+                (|| -> Result<()> {
+                    match v {
+                        toml::Value::Array(a) => {
+                            let (canonical, slot) = resolve_key(k, &defaults)?;
+                            g.check_new_key(&canonical, k)?;
+                            if a.is_empty() {
+                                return Err(Error::param(k, "[]", "a non-empty list of values"));
                             }
+                            let ty = ty_of(&slot, &defaults);
+                            let mut vals = Vec::new();
+                            for x in a {
+                                let s = toml_text(k, x)?;
+                                // A string item may itself be a range ("1..5").
+                                if ty == Ty::Int && matches!(x, toml::Value::String(_)) {
+                                    vals.extend(split_values(&canonical, ty, &s)?);
+                                } else {
+                                    vals.push(s);
+                                }
+                            }
+                            g.push_axis(canonical, vals)?;
                         }
-                        g.push_axis(canonical, vals)?;
+                        toml::Value::String(s) => g.add_axis(k, s)?,
+                        other => {
+                            return Err(Error::param(
+                                k,
+                                other.to_string(),
+                                "a list of values in [grid] (fixed options go in [base])",
+                            ));
+                        }
                     }
-                    toml::Value::String(s) => g.add_axis(k, s)?,
-                    other => {
-                        return Err(Error::param(
-                            k,
-                            other.to_string(),
-                            "a list of values in [grid] (fixed options go in [base])",
-                        ));
-                    }
-                }
+                    Ok(())
+                })()
+                .map_err(at)?;
             }
         }
         Ok(g)

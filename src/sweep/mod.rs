@@ -230,10 +230,15 @@ fn parse_done(line: &str) -> Option<(usize, usize, f64)> {
 /// (none when there is no progress file).
 fn read_resume(grid: &Grid, points: &[Point], progress: &Path) -> Result<Done> {
     let mut done = Done::new();
-    let prog = match std::fs::read(progress) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(done),
-        Err(e) => return Err(Error::io(progress, e)),
+    // Bounded read (`--out /dev/zero`, a FIFO); a file that cannot be read
+    // is not resumed from, one that is too large or not text is an error.
+    let cap = (crate::limits::memory_budget().bytes / 4).min(4 << 30);
+    let prog = match crate::util::lines::read_text(progress, cap) {
+        Ok(text) => text,
+        Err(crate::util::TableError::Io(e)) if e.error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(done);
+        }
+        Err(e) => return Err(Error::from(e)),
     };
     // Only newline-terminated lines count: a trailing fragment is a row cut off.
     let complete = match prog.rfind('\n') {

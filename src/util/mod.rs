@@ -9,11 +9,14 @@
 //!   writers serialise the row type, the figures and
 //!   [`SimOutput::rows`](crate::SimOutput::rows) read the same type back, so
 //!   each file's format exists once; errors say `file:line: column …`.
+//! * [`lines`] — reading text with bounds: lines of at most 1 MiB, whole
+//!   files up to a size, so no input can make a reader allocate without limit.
 //! * [`atomic`] — files and directories that appear only when complete
 //!   (written under a temporary name, renamed into place; removed if the
 //!   call fails or is interrupted).
 
 pub mod atomic;
+pub mod lines;
 pub mod num;
 pub(crate) mod spec;
 pub mod table;

@@ -21,6 +21,7 @@
 //! Leaf module: it knows serde and csv, nothing of privdiffuse.
 
 use super::PathIoError;
+use super::lines::LineLimit;
 use super::num::write_f64;
 use serde::de::{self, DeserializeOwned, Visitor};
 use serde::{Serialize, ser};
@@ -521,7 +522,7 @@ fn input(file: &Path, line: usize, message: impl Into<String>) -> TableError {
 fn csv_error(file: &Path, e: csv::Error) -> TableError {
     let line = e.position().map_or(0, |p| p.line() as usize);
     match e.into_kind() {
-        csv::ErrorKind::Io(io) => TableError::Io(PathIoError::io(file, io)),
+        csv::ErrorKind::Io(io) => super::lines::line_error(file, io),
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
         } => input(
@@ -566,20 +567,26 @@ pub fn decode<T: DeserializeOwned>(
 /// A CSV table with a header, open for reading: a file ([`Reader::open`],
 /// fields trimmed, as people edit files) or text in memory
 /// ([`Reader::from_text`], fields exactly as written).
-pub struct Reader<R = std::fs::File> {
+pub struct Reader<R = LineLimit<std::fs::File>> {
     file: PathBuf,
     rdr: csv::Reader<R>,
     header: csv::StringRecord,
 }
 
 impl Reader {
-    /// Opens `file` and reads its header.
+    /// Opens `file` and reads its header. Lines are at most
+    /// [`MAX_LINE`](super::lines::MAX_LINE) bytes.
     pub fn open(file: &Path) -> Result<Reader, TableError> {
+        Reader::open_limited(file, u64::MAX)
+    }
+
+    /// As [`Reader::open`], refusing a file of more than `max_bytes`.
+    pub fn open_limited(file: &Path, max_bytes: u64) -> Result<Reader, TableError> {
+        let f = std::fs::File::open(file).map_err(|e| TableError::Io(PathIoError::io(file, e)))?;
         let rdr = csv::ReaderBuilder::new()
             .has_headers(true)
             .trim(csv::Trim::All)
-            .from_path(file)
-            .map_err(|e| csv_error(file, e))?;
+            .from_reader(LineLimit::new(f, super::lines::MAX_LINE, max_bytes));
         Reader::with(file.to_path_buf(), rdr)
     }
 }

@@ -139,7 +139,7 @@ fn byte_order_mark_is_ignored() {
 }
 
 #[test]
-fn string_tokens_keep_first_appearance_order_and_spelling() {
+fn string_tokens_keep_first_appearance_order_and_spelling_digit_ids_are_numbers() {
     let dir = scratch("tokens");
     let p = write(
         &dir,
@@ -150,11 +150,20 @@ fn string_tokens_keep_first_appearance_order_and_spelling() {
     let labels: Vec<String> = (0..g.n() as u32)
         .map(|i| g.ids().label(i).to_string())
         .collect();
-    assert_eq!(labels, ["10", "Medici", "Strozzi", "007", "7"]);
+    // The id rule: an id of ASCII digits is a number, so `007` and `7` are
+    // one node, printed `7`, even among string ids.
+    assert_eq!(labels, ["10", "Medici", "Strozzi", "7"]);
     assert!(!g.ids().is_integer());
-    // With only integers, `007` and `7` are one node.
+    // With only integers, `007` and `7` are one node too.
     let q = write(&dir, "ints.edges", b"007 1\n7 2\n");
     assert_eq!(load(&q).unwrap().n(), 3);
+    // A string that merely contains digits keeps its spelling.
+    let r = write(&dir, "mixed.edges", b"+7 07\n7.0 x07\n");
+    let g = load(&r).unwrap();
+    let labels: Vec<String> = (0..g.n() as u32)
+        .map(|i| g.ids().label(i).to_string())
+        .collect();
+    assert_eq!(labels, ["+7", "7", "7.0", "x07"]);
 }
 
 #[test]

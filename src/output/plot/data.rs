@@ -17,10 +17,19 @@ use crate::{Error, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// Opens a figure's input: lines of at most 1 MiB, the file at most a
+/// quarter of the memory budget (its rows are held in memory).
+pub(crate) fn open(file: &Path) -> Result<Reader> {
+    Ok(Reader::open_limited(
+        file,
+        crate::limits::memory_budget().bytes / 4,
+    )?)
+}
+
 /// Every row of `file` as a `T`.
 fn read_all<T: CsvRow>(file: &Path) -> Result<Vec<T>> {
     let mut out = Vec::new();
-    Reader::open(file)?.rows(&[], |_, row| {
+    open(file)?.rows(&[], |_, row| {
         out.push(row);
         Ok::<_, Error>(())
     })?;
@@ -77,7 +86,7 @@ pub struct PathTable {
 /// Reads a path CSV: `owner,eps,v1..vn` (`paths.csv`) or `sample,eps,v1..vn`
 /// (`privdiffuse path`), as [`PathRow`]s. Levels must ascend within each path.
 pub fn read_paths(file: &Path) -> Result<PathTable> {
-    let reader = Reader::open(file)?;
+    let reader = open(file)?;
     let id_column = if reader.has("owner") {
         "owner"
     } else {

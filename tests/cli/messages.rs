@@ -1,0 +1,284 @@
+//! Every error is one line that names the file and line, or the parameter:
+//! control characters from files and option values are escaped, TOML errors
+//! point to their line, and a full disk names the file being written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
+    c.env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "privdiffuse-messages-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn repo(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(p)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs `args` in `dir`; asserts exit `code` and a one-line message holding
+/// every part; returns the message.
+fn one_line_error(dir: &Path, args: &[&str], code: i32, parts: &[&str]) -> String {
+    let o: Output = bin().args(args).current_dir(dir).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+    assert_eq!(err.matches('\n').count(), 1, "not one line: {err:?}");
+    assert!(!err.contains('\r'), "raw carriage return: {err:?}");
+    for p in parts {
+        assert!(err.contains(p), "{p:?} not in {err}");
+    }
+    err
+}
+
+#[test]
+fn carriage_returns_in_a_file_are_escaped_and_explained() {
+    let dir = scratch("cr");
+    std::fs::write(dir.join("mac.edges"), "1 2\r2 3\r3 4\r").unwrap();
+    one_line_error(
+        &dir,
+        &["info", "--graph", "mac.edges"],
+        1,
+        &["mac.edges:1: '1 2\\r2 3\\r3 4'", "CR-only line endings"],
+    );
+    // A coalition file and a values table with the same line endings.
+    std::fs::write(dir.join("ids.txt"), "1\r2\r3\r").unwrap();
+    let k = repo("data/karate.edges");
+    one_line_error(
+        &dir,
+        &[
+            "collude",
+            "--graph",
+            &k,
+            "--coalition",
+            "file:ids.txt",
+            "-q",
+            "--out",
+            "o",
+        ],
+        1,
+        &["ids.txt:1: ", "'1\\r2\\r3'"],
+    );
+}
+
+#[test]
+fn line_breaks_inside_option_values_are_escaped() {
+    let dir = scratch("newline");
+    let k = repo("data/karate.edges");
+    // A spec refused by the library's parser, a number refused by clap, a
+    // coalition spec.
+    one_line_error(
+        &dir,
+        &[
+            "simulate",
+            "--graph",
+            &k,
+            "--eps",
+            "exp:a=1\nb=2",
+            "--out",
+            "o",
+        ],
+        2,
+        &["--eps 'exp:a=1\\nb=2'"],
+    );
+    one_line_error(
+        &dir,
+        &["simulate", "--graph", &k, "--seed", "1\n2", "--out", "o"],
+        2,
+        &["'1\\n2'", "--seed"],
+    );
+    one_line_error(
+        &dir,
+        &[
+            "collude",
+            "--graph",
+            &k,
+            "--coalition",
+            "random:m=x\r3",
+            "--out",
+            "o",
+        ],
+        2,
+        &["random:m=x\\r3"],
+    );
+    one_line_error(
+        &dir,
+        &[
+            "simulate",
+            "--graph",
+            &k,
+            "--owners",
+            "1,\u{1b}[31m",
+            "-q",
+            "--out",
+            "o",
+        ],
+        2,
+        &["\\u{1b}[31m"],
+    );
+}
+
+#[test]
+fn toml_errors_are_one_line_at_the_offending_line() {
+    let dir = scratch("toml");
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    // Syntax: the toml crate's five-line report, reduced to one line at the
+    // line of the error.
+    write(
+        "syntax.toml",
+        "[base]\neps = \"exp:a=1,b=1\"\n\n[grid]\nseed = [1, 2\ndim = 3\n",
+    );
+    one_line_error(
+        &dir,
+        &["sweep", "--config", "syntax.toml", "-q", "--out", "s.csv"],
+        1,
+        &["syntax.toml:6: not valid TOML: ", "(column 1)"],
+    );
+    // A bad value in [base] and in [grid], a table that is not allowed:
+    // each at its own line.
+    write(
+        "base.toml",
+        "# comment\n[base]\ndim = 1\neps = \"exp:a=1\"\n",
+    );
+    one_line_error(
+        &dir,
+        &["sweep", "--config", "base.toml", "-q", "--out", "s.csv"],
+        1,
+        &["base.toml:4: invalid eps 'exp:a=1'"],
+    );
+    write("grid.toml", "[grid]\nseed = [1, 2]\n\ndim = [1, \"x\"]\n");
+    one_line_error(
+        &dir,
+        &["sweep", "--config", "grid.toml", "-q", "--out", "s.csv"],
+        1,
+        &["grid.toml:4: invalid dim 'x'"],
+    );
+    write("table.toml", "[base]\ndim = 1\n\n[extra]\nx = 1\n");
+    one_line_error(
+        &dir,
+        &["sweep", "--config", "table.toml", "-q", "--out", "s.csv"],
+        1,
+        &["table.toml:4: invalid sweep file table 'extra'"],
+    );
+    assert!(!dir.join("s.csv").exists());
+}
+
+/// Mounts a tmpfs of `kib` at `dir` (root only); `false` if that fails.
+fn tiny_tmpfs(dir: &Path, kib: u64) -> bool {
+    std::fs::create_dir_all(dir).unwrap();
+    Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs"])
+        .arg(dir)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_full_disk_names_the_file_being_written() {
+    let dir = scratch("full");
+    // A graph whose run outputs overflow 64 kB.
+    let g = dir.join("g.edges");
+    let o = bin()
+        .args(["generate", "er", "--n", "400", "--m", "2000", "--out"])
+        .arg(&g)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let g = g.to_string_lossy().into_owned();
+    // A device that is always full: single-file writers.
+    one_line_error(
+        &dir,
+        &[
+            "distances",
+            "--graph",
+            &g,
+            "--distance",
+            "hop",
+            "--owners",
+            "0,1",
+            "--out",
+            "/dev/full",
+        ],
+        1,
+        &["/dev/full: No space left on device"],
+    );
+    let mnt = dir.join("mnt");
+    if !tiny_tmpfs(&mnt, 64) {
+        crate::skip::skipped("cannot mount a tmpfs (not root?)");
+        return;
+    }
+    // 8 kB left: too little for any of the runs below.
+    let _ = std::fs::write(mnt.join("fill"), vec![0u8; 56 << 10]);
+    let gset = format!("graph={g}");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[
+                "simulate",
+                "--graph",
+                &g,
+                "--no-plots",
+                "-q",
+                "--out",
+                "mnt/run",
+            ],
+            "mnt/run/",
+        ),
+        (
+            &[
+                "collude",
+                "--graph",
+                &g,
+                "--coalition",
+                "random:m=5",
+                "--trials",
+                "200",
+                "--no-plots",
+                "-q",
+                "--out",
+                "mnt/col",
+            ],
+            "mnt/col/",
+        ),
+        (
+            &[
+                "sweep",
+                "--set",
+                &gset,
+                "--set",
+                "seed=1..40",
+                "-q",
+                "--out",
+                "mnt/s.csv",
+            ],
+            // Rows go to the progress file until the sweep is complete.
+            "mnt/s.progress",
+        ),
+    ];
+    let mut results = Vec::new();
+    for (args, path) in cases {
+        let o = bin().args(args).current_dir(&dir).output().unwrap();
+        results.push((o, path));
+    }
+    let _ = Command::new("umount").arg(&mnt).status();
+    for (o, path) in results {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert_eq!(err.matches('\n').count(), 1, "{err:?}");
+        assert!(err.contains("No space left on device"), "{err}");
+        assert!(err.contains(path), "{path:?} not in {err}");
+        assert!(!err.contains("<simulation output>"), "{err}");
+        assert!(!err.contains(".tmp"), "staging path in {err}");
+    }
+}
