@@ -13,8 +13,10 @@
 mod cli {
     mod collude;
     mod distances;
+    mod finite;
     mod graph;
     mod interrupt;
+    mod limits;
     mod path;
     mod relax;
     mod simulate;

@@ -287,6 +287,18 @@ pub fn write_coalition_csv(
         let empty = r.size == 0;
         for m in &r.mechanisms {
             for (e, g) in &m.estimators {
+                if !empty && g.mse == 0.0 && g.mse_best == 0.0 {
+                    // 0/0: the noise vanished against the values.
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "owner {owner}, coalition '{}', {} noise: every answer equals u \
+                             exactly (the noise is below the precision of the values), so the \
+                             gain is undefined",
+                            r.label, m.mechanism
+                        ),
+                    ));
+                }
                 out.row(&CoalitionRow {
                     owner: owner.clone(),
                     coalition: r.label.clone(),
@@ -468,6 +480,8 @@ pub fn collude_to_dir(
     if run.plots {
         check_plots_available()?;
     }
+    // Everything that needs no graph, before the graph is read.
+    config.sim.check()?;
     let opts = config.options()?;
     let t0 = Instant::now();
     let mut timings = ColludeTimings {
@@ -504,11 +518,11 @@ pub fn collude_to_dir(
     let dir = AtomicDir::create(&run.out)?;
     let mut w = create(&dir, "coalition.csv")?;
     write_coalition_csv(&mut w, &plan, &result.results)
-        .map_err(|e| Error::io(dir.join("coalition.csv"), e))?;
+        .map_err(|e| crate::sim::write::write_error(&run.out, &dir, "coalition.csv", e))?;
     finish(w, "coalition.csv")?;
     let mut w = create(&dir, "audit.csv")?;
     write_audit_csv(&mut w, &plan, &result.results)
-        .map_err(|e| Error::io(dir.join("audit.csv"), e))?;
+        .map_err(|e| crate::sim::write::write_error(&run.out, &dir, "audit.csv", e))?;
     finish(w, "audit.csv")?;
     let summary = summarize_collude(&config, &plan, &opts, &result);
     write_json(&dir, "summary.json", &summary)?;

@@ -162,6 +162,38 @@ pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::
     out.into_inner().map(|_| ())
 }
 
+/// The error of writing row file `name` of the run going to `out`: a
+/// number the format does not allow (the writer's `InvalidData`) names the
+/// final file, as a numerical failure; anything else is an I/O error on the
+/// staged file.
+pub(crate) fn write_error(out: &Path, dir: &AtomicDir, name: &str, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        return Error::Numerical(format!(
+            "{}: {e} (a number outside f64's range: the values, the noise or their sums \
+             overflow, or the noise vanishes against the values)",
+            out.join(name).display()
+        ));
+    }
+    Error::io(dir.join(name), e)
+}
+
+/// Refuses totals that are not numbers (summary.json would print `null`):
+/// the same promise as the rows', checked before anything is committed.
+pub fn check_totals(totals: &[MechanismTotal]) -> Result<()> {
+    for t in totals.iter().filter(|t| t.responses > 0) {
+        for (name, x) in [("mse", t.mse), ("mse_theory", t.mse_theory)] {
+            if !x.is_finite() {
+                return Err(Error::Numerical(format!(
+                    "summary.json: {name} of {} is {x}, expected a finite number (the values, \
+                     the noise or their sums overflow f64)",
+                    t.mechanism
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Creates `name` inside the staging directory (buffered).
 pub(crate) fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
     let p = dir.join(name);
@@ -209,6 +241,8 @@ pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
     check_out_dir(&opts.out, opts.explicit_out, opts.force)?;
+    // Everything that needs no graph, before the graph is read.
+    config.check()?;
     if opts.plots {
         check_plots_available()?;
     }
@@ -261,6 +295,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
         plan.run(&mut sinks, &opts.control)?
     };
     timings.simulate_s = t.elapsed().as_secs_f64();
+    check_totals(&result.totals)?;
     finish(jumps, "jumps.csv")?;
     finish(owners, "owners.csv")?;
     finish(paths, "paths.csv")?;
@@ -270,7 +305,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     }
     let mut bd = create(&dir, "by_distance.csv")?;
     write_by_distance(&mut bd, &result.rows)
-        .map_err(|e| Error::io(dir.join("by_distance.csv"), e))?;
+        .map_err(|e| write_error(&opts.out, &dir, "by_distance.csv", e))?;
     finish(bd, "by_distance.csv")?;
     let summary = summarize(&plan, &result);
     write_json(&dir, "summary.json", &summary)?;
