@@ -341,7 +341,7 @@ pub fn level_error(spec: &str, eps: f64, where_: &str, sensitivity: f64) -> Opti
             "eps",
             spec,
             format!(
-                "ε within [{}, {}] at every distance of the run (beyond, sums of ε overflow), \
+                "ε within [{}, {}] at every distance of the run (beyond, sums of ε overflow or vanish), \
                  got ε = {} at {where_} (clamp with `eps_max`/`eps_min`)",
                 f(EPS_MIN),
                 f(EPS_MAX),
