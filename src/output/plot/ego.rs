@@ -431,10 +431,13 @@ mod tests {
     fn row(id: &str, d: f64) -> EgoRow {
         EgoRow {
             owner: None,
+            replicate: 0,
             recipient: id.into(),
             distance: d,
             eps: 1.0,
             error_norm: 0.0,
+            correct: None,
+            values: Vec::new(),
         }
     }
 
