@@ -750,15 +750,70 @@ impl Plan<'_> {
             let all = wants.responses || self.mechanisms.contains(&Mechanism::Independent);
             let want_row =
                 |i: usize| all || (wants.ego && self.ego.binary_search(&(start + i)).is_ok());
-            if let Some(c) = &self.levels
-                && !(0..owners.len()).any(want_row)
+            let rows = (0..owners.len()).filter(|&i| want_row(i)).count();
+            // Without the pre-pass' histograms, a chunk with a few listed
+            // owners counts its histograms first (no per-node levels stored).
+            let local;
+            let cache = match &self.levels {
+                Some(c) => Some((c, 0)),
+                None if rows > 0 && rows <= 4 => {
+                    let mut c = LevelCache {
+                        start: vec![0],
+                        hist: Vec::new(),
+                        unreachable: Vec::new(),
+                    };
+                    self.distances.hop_levels(
+                        owners,
+                        ws,
+                        |_| false,
+                        |_, lv| {
+                            c.hist.extend_from_slice(lv.hist());
+                            c.start.push(c.hist.len());
+                            c.unreachable.push(lv.unreachable());
+                        },
+                    )?;
+                    local = c;
+                    Some((&local, start))
+                }
+                None => None,
+            };
+            if let Some((c, base)) = cache
+                && rows <= 4
             {
-                // Histograms from the pre-pass: no second search.
+                // Histograms from the pre-pass: no second search, except a
+                // single-source BFS for the few owners whose recipients
+                // are listed (ego owners).
                 for (i, &o) in owners.iter().enumerate() {
                     let p = start + i;
+                    if want_row(i) {
+                        self.distances.hop_levels(
+                            &[o],
+                            ws,
+                            |_| true,
+                            |_, lv| {
+                                if err.is_none()
+                                    && let Err(e) = self.process_owner(
+                                        s,
+                                        wants,
+                                        p,
+                                        o,
+                                        Dist::Levels(lv),
+                                        &mut out,
+                                    )
+                                {
+                                    err = Some(e);
+                                }
+                            },
+                        )?;
+                        if let Some(e) = err.take() {
+                            return Err(e);
+                        }
+                        continue;
+                    }
+                    let q = p - base;
                     let lv = HopLevels {
-                        hist: &c.hist[c.start[p]..c.start[p + 1]],
-                        unreachable: c.unreachable[p],
+                        hist: &c.hist[c.start[q]..c.start[q + 1]],
+                        unreachable: c.unreachable[q],
                         row: None,
                     };
                     self.process_owner(s, wants, p, o, Dist::Levels(&lv), &mut out)?;
