@@ -71,6 +71,7 @@ mod process {
 /// The simulation runner end to end through the library.
 mod sim {
     mod end_to_end;
+    mod replicates;
 }
 
 /// Sweep grids and sweep runs.

@@ -31,6 +31,28 @@ pub struct SimulateArgs {
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
     #[arg(long, value_name = "SPEC", display_order = 160)]
     owners: Option<Owners>,
+    /// One owner by node id (repeatable; instead of --owners)
+    #[arg(
+        long,
+        value_name = "ID",
+        conflicts_with = "owners",
+        display_order = 161
+    )]
+    owner: Vec<String>,
+    /// Owners whose answers ego.csv records: ID,ID,... [default: the first owner]
+    #[arg(long, value_name = "IDS", value_delimiter = ',', display_order = 162)]
+    ego_owners: Option<Vec<String>>,
+    /// Independent replicates of the whole mechanism on the same distances [default: 1]
+    #[arg(long, value_name = "K", display_order = 163)]
+    replicates: Option<u32>,
+    /// Run only replicate R, with exactly the numbers it has in a run of more replicates
+    #[arg(
+        long,
+        value_name = "R",
+        conflicts_with = "replicates",
+        display_order = 164
+    )]
+    replicate: Option<u32>,
     /// Also write responses.csv (one row per answer: large)
     #[arg(long, display_order = 200)]
     responses: bool,
@@ -68,6 +90,20 @@ impl SimulateArgs {
         }
         if let Some(v) = &self.owners {
             c.owners = v.clone();
+        }
+        if !self.owner.is_empty() {
+            c.owners = Owners::Ids(self.owner.clone());
+        }
+        if let Some(ids) = &self.ego_owners {
+            c.ego_owners = Some(ids.iter().map(|s| s.trim().to_string()).collect());
+        }
+        if let Some(k) = self.replicates {
+            c.replicates = k;
+            c.first_replicate = 0;
+        }
+        if let Some(r) = self.replicate {
+            c.replicates = 1;
+            c.first_replicate = r;
         }
         if self.responses {
             c.responses = true;

@@ -10,15 +10,25 @@
 //! The frontier is kept as a node list, so a level costs the arcs of its
 //! frontier, not a scan of all N nodes (long paths stay linear).
 //!
-//! Levels are recorded per (node, source) as `u16` in a node-major `N × 64`
-//! array: 128 bytes per node, O(64·N) per workspace, never N×N. A search that
+//! Every search counts its nodes per level as it goes (a level histogram per
+//! source, O(64 · levels)). Consumers that need no per-node answer stop there
+//! ([`BitBfs::levels`] without rows): no per-node level is stored at all.
+//! Otherwise levels are recorded per (node, source) as `u16` in a node-major
+//! `N × 64` array (128 bytes per node, O(64·N) per workspace, never N×N) and
+//! handed out per source as a compact `u16` row made by a blocked transpose
+//! ([`GROUP`] sources per pass, each pass reading contiguous 2·GROUP bytes per
+//! node), or as the historical `f64` row ([`BitBfs::run`]). A search that
 //! would reach level 65,535 (diameter beyond `u16`) falls back to the exact
 //! single-source BFS for that batch.
 
 use super::hop;
+use super::{HopLevels, LevelRow};
 use crate::graph::Graph;
 
 const UNSEEN: u16 = u16::MAX;
+
+/// Sources transposed per pass over the node-major levels.
+const GROUP: usize = 16;
 
 /// Reusable bit-parallel BFS state (part of a `Workspace`).
 #[derive(Default)]
@@ -29,6 +39,14 @@ pub(crate) struct BitBfs {
     levels: Vec<u16>,
     frontier: Vec<u32>,
     next_frontier: Vec<u32>,
+    /// Nodes reached per level and source: `counts[level][source]`.
+    counts: Vec<[u64; 64]>,
+    /// One source's histogram, handed to callbacks.
+    hist: Vec<u64>,
+    /// `GROUP` transposed level rows, `GROUP × N`.
+    rows: Vec<u16>,
+    /// Fallback rows when the diameter exceeds `u16`.
+    wide: Vec<u32>,
 }
 
 impl BitBfs {
@@ -45,7 +63,7 @@ impl BitBfs {
     ) {
         assert!(sources.len() <= 64, "at most 64 sources per batch");
         let n = g.n();
-        if !self.search(g, sources) {
+        if !self.search(g, sources, true) {
             // Diameter beyond u16: exact per-source BFS instead.
             for (i, &s) in sources.iter().enumerate() {
                 hop::bfs(g, s, queue, row);
@@ -64,15 +82,107 @@ impl BitBfs {
         }
     }
 
-    /// Runs the searches, filling `levels`; false on level overflow.
-    fn search(&mut self, g: &Graph, sources: &[u32]) -> bool {
+    /// Hop levels from each of `sources` (at most 64; repeats allowed): calls
+    /// `f(i, levels)` for `sources[i]`, `i` ascending, with the source's level
+    /// histogram and, when `want_row(i)`, its level row.
+    pub(crate) fn levels(
+        &mut self,
+        g: &Graph,
+        sources: &[u32],
+        queue: &mut Vec<u32>,
+        frow: &mut Vec<f64>,
+        want_row: &dyn Fn(usize) -> bool,
+        f: &mut dyn FnMut(usize, &HopLevels<'_>),
+    ) {
+        assert!(sources.len() <= 64, "at most 64 sources per batch");
+        let n = g.n();
+        let rows = (0..sources.len()).any(want_row);
+        if !self.search(g, sources, rows) {
+            for (i, &s) in sources.iter().enumerate() {
+                hop::bfs(g, s, queue, frow);
+                self.hist.clear();
+                self.wide.clear();
+                for &d in frow.iter() {
+                    let l = if d.is_finite() { d as u32 } else { u32::MAX };
+                    if l != u32::MAX {
+                        if l as usize >= self.hist.len() {
+                            self.hist.resize(l as usize + 1, 0);
+                        }
+                        self.hist[l as usize] += 1;
+                    }
+                    self.wide.push(l);
+                }
+                let reached: u64 = self.hist.iter().sum();
+                let row = want_row(i).then_some(LevelRow::Wide(&self.wide[..]));
+                f(
+                    i,
+                    &HopLevels {
+                        hist: &self.hist,
+                        unreachable: n as u64 - reached,
+                        row,
+                    },
+                );
+            }
+            return;
+        }
+        let mut i = 0;
+        while i < sources.len() {
+            let end = (i + GROUP).min(sources.len());
+            let wanted: Vec<bool> = (i..end).map(want_row).collect();
+            if wanted.iter().any(|&w| w) {
+                self.transpose(n, i, end);
+            }
+            for k in i..end {
+                self.hist.clear();
+                self.hist.extend(self.counts.iter().map(|c| c[k]));
+                while self.hist.len() > 1 && self.hist.last() == Some(&0) {
+                    self.hist.pop();
+                }
+                let reached: u64 = self.hist.iter().sum();
+                let row = wanted[k - i]
+                    .then(|| LevelRow::Compact(&self.rows[(k - i) * n..(k - i + 1) * n]));
+                f(
+                    k,
+                    &HopLevels {
+                        hist: &self.hist,
+                        unreachable: n as u64 - reached,
+                        row,
+                    },
+                );
+            }
+            i = end;
+        }
+    }
+
+    /// Level rows of sources `from..to` (at most `GROUP`) into `rows`: one
+    /// sequential pass over the node-major levels, reading the group's
+    /// contiguous `u16`s of each node and appending to each row.
+    fn transpose(&mut self, n: usize, from: usize, to: usize) {
+        let g = to - from;
+        self.rows.clear();
+        self.rows.resize(g * n, UNSEEN);
+        let (rows, levels) = (&mut self.rows[..], &self.levels[..]);
+        for (v, lv) in levels.chunks_exact(64).enumerate() {
+            for (k, &l) in lv[from..to].iter().enumerate() {
+                rows[k * n + v] = l;
+            }
+        }
+    }
+
+    /// Runs the searches, counting nodes per level and source and (when
+    /// `record`) filling `levels`; false on level overflow of `levels`.
+    fn search(&mut self, g: &Graph, sources: &[u32], record: bool) -> bool {
         let n = g.n();
         for v in [&mut self.seen, &mut self.visit, &mut self.next] {
             v.clear();
             v.resize(n, 0);
         }
         self.levels.clear();
-        self.levels.resize(n * 64, UNSEEN);
+        if record {
+            self.levels.resize(n * 64, UNSEEN);
+        }
+        self.counts.clear();
+        self.counts.push([0; 64]);
         self.frontier.clear();
         self.next_frontier.clear();
         for (i, &s) in sources.iter().enumerate() {
@@ -82,7 +192,10 @@ impl BitBfs {
             }
             self.visit[s] |= 1 << i;
             self.seen[s] |= 1 << i;
-            self.levels[s * 64 + i] = 0;
+            if record {
+                self.levels[s * 64 + i] = 0;
+            }
+            self.counts[0][i] = 1;
         }
         let offsets = g.offsets();
         let targets = g.targets();
@@ -95,9 +208,14 @@ impl BitBfs {
         let mut level: u16 = 0;
         while !self.frontier.is_empty() {
             if level == UNSEEN - 1 {
-                return false;
+                if record {
+                    return false;
+                }
+                // Levels are only counted: keep going with wider counters.
+                return self.search_deep(g, sources);
             }
             level += 1;
+            let mut count = [0u64; 64];
             for &u in &self.frontier {
                 let u = u as usize;
                 let w = visit[u];
@@ -110,10 +228,19 @@ impl BitBfs {
                         }
                         next[v] |= d;
                         seen[v] |= d;
-                        let lv = &mut levels[v * 64..v * 64 + 64];
-                        while d != 0 {
-                            lv[d.trailing_zeros() as usize] = level;
-                            d &= d - 1;
+                        if record {
+                            let lv = &mut levels[v * 64..v * 64 + 64];
+                            while d != 0 {
+                                let b = d.trailing_zeros() as usize;
+                                lv[b] = level;
+                                count[b] += 1;
+                                d &= d - 1;
+                            }
+                        } else {
+                            while d != 0 {
+                                count[d.trailing_zeros() as usize] += 1;
+                                d &= d - 1;
+                            }
                         }
                     }
                 }
@@ -127,6 +254,26 @@ impl BitBfs {
             }
             std::mem::swap(&mut self.frontier, &mut self.next_frontier);
             self.next_frontier.clear();
+            if !self.frontier.is_empty() {
+                self.counts.push(count);
+            }
+        }
+        true
+    }
+
+    /// Histograms only, for a batch deeper than `u16` levels: per-source BFS.
+    fn search_deep(&mut self, g: &Graph, sources: &[u32]) -> bool {
+        let (mut q, mut row) = (Vec::new(), Vec::new());
+        self.counts.clear();
+        for (i, &s) in sources.iter().enumerate() {
+            hop::bfs(g, s, &mut q, &mut row);
+            for &d in row.iter().filter(|d| d.is_finite()) {
+                let l = d as usize;
+                if l >= self.counts.len() {
+                    self.counts.resize(l + 1, [0; 64]);
+                }
+                self.counts[l][i] += 1;
+            }
         }
         true
     }
@@ -153,5 +300,80 @@ mod tests {
             assert_eq!(r[40_000], (40_000f64 - s as f64).abs());
         });
         assert_eq!(seen, 2);
+    }
+
+    /// Histograms and rows of the level route equal the exact BFS, with and
+    /// without rows in the batch, on a random graph with several components.
+    #[test]
+    fn levels_match_exact_bfs() {
+        use rand::{RngExt, SeedableRng};
+        let n = 3000u32;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let edges: Vec<(u32, u32)> = (0..4000)
+            .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
+            .collect();
+        let g = Graph::from_index_edges(n as usize, &edges, None, false).unwrap();
+        let sources: Vec<u32> = (0..40).map(|i| (i * 71) % n).chain([5, 5]).collect();
+        let mut b = BitBfs::default();
+        let (mut q, mut row) = (Vec::new(), Vec::new());
+        for rows in [false, true] {
+            let mut calls = 0;
+            b.levels(
+                &g,
+                &sources,
+                &mut q.clone(),
+                &mut Vec::new(),
+                &|i| rows && i % 3 != 1,
+                &mut |i, lv| {
+                    calls += 1;
+                    hop::bfs(&g, sources[i], &mut q, &mut row);
+                    let mut hist = vec![0u64; 0];
+                    for d in row.iter().filter(|d| d.is_finite()) {
+                        let l = *d as usize;
+                        if l >= hist.len() {
+                            hist.resize(l + 1, 0);
+                        }
+                        hist[l] += 1;
+                    }
+                    assert_eq!(lv.hist(), &hist[..], "source {i}");
+                    let unreached = row.iter().filter(|d| !d.is_finite()).count() as u64;
+                    assert_eq!(lv.unreachable(), unreached);
+                    assert_eq!(lv.row().is_some(), rows && i % 3 != 1);
+                    if let Some(r) = lv.row() {
+                        r.for_each(|v, l| {
+                            let d = row[v as usize];
+                            assert_eq!(l.map(|l| l as f64).unwrap_or(f64::INFINITY), d);
+                        });
+                    }
+                },
+            );
+            assert_eq!(calls, sources.len());
+        }
+    }
+
+    /// Levels beyond u16: histograms (no rows) and wide rows stay exact.
+    #[test]
+    fn deep_levels_stay_exact() {
+        let n = 70_000u32;
+        let edges: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+        let g = Graph::from_index_edges(n as usize, &edges, None, false).unwrap();
+        let mut b = BitBfs::default();
+        for rows in [false, true] {
+            b.levels(
+                &g,
+                &[0, 10],
+                &mut Vec::new(),
+                &mut Vec::new(),
+                &|_| rows,
+                &mut |i, lv| {
+                    let s = [0u32, 10][i];
+                    assert_eq!(lv.hist().len(), (n - s) as usize);
+                    assert_eq!(lv.hist().iter().sum::<u64>(), n as u64);
+                    if let Some(r) = lv.row() {
+                        assert_eq!(r.get(69_999), Some(69_999 - s));
+                    }
+                },
+            );
+        }
     }
 }

@@ -169,6 +169,85 @@ pub struct Workspace {
     pub(crate) row: Vec<f64>,
 }
 
+/// Hop levels from one source, handed out by [`Distances::hop_levels`]:
+/// how many nodes lie at each hop (counted during the search) and, when
+/// asked for, every node's hop as a compact row.
+pub struct HopLevels<'a> {
+    pub(crate) hist: &'a [u64],
+    pub(crate) unreachable: u64,
+    pub(crate) row: Option<LevelRow<'a>>,
+}
+
+impl<'a> HopLevels<'a> {
+    /// `hist()[k]`: nodes at exactly `k` hops (`hist()[0] == 1`, the source
+    /// itself); the last entry is non-zero.
+    pub fn hist(&self) -> &'a [u64] {
+        self.hist
+    }
+
+    /// Nodes the source does not reach.
+    pub fn unreachable(&self) -> u64 {
+        self.unreachable
+    }
+
+    /// Every node's hop from the source, when the caller asked for it.
+    pub fn row(&self) -> Option<LevelRow<'a>> {
+        self.row
+    }
+}
+
+/// Hop of every node from one source: `u16` per node (the usual case), or
+/// `u32` for a graph whose diameter does not fit `u16`.
+#[derive(Clone, Copy)]
+pub enum LevelRow<'a> {
+    /// `u16::MAX` marks an unreachable node.
+    Compact(&'a [u16]),
+    /// `u32::MAX` marks an unreachable node.
+    Wide(&'a [u32]),
+}
+
+impl LevelRow<'_> {
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        match self {
+            LevelRow::Compact(r) => r.len(),
+            LevelRow::Wide(r) => r.len(),
+        }
+    }
+
+    /// Whether the graph has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hop of node `v` (`None`: unreachable).
+    #[inline]
+    pub fn get(&self, v: usize) -> Option<u32> {
+        match self {
+            LevelRow::Compact(r) => (r[v] != u16::MAX).then(|| r[v] as u32),
+            LevelRow::Wide(r) => (r[v] != u32::MAX).then_some(r[v]),
+        }
+    }
+
+    /// Calls `f(node, hop)` for every node in index order (`hop` is `None`
+    /// when unreachable), dispatching on the width once.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(u32, Option<u32>)) {
+        match self {
+            LevelRow::Compact(r) => {
+                for (v, &l) in r.iter().enumerate() {
+                    f(v as u32, (l != u16::MAX).then_some(l as u32));
+                }
+            }
+            LevelRow::Wide(r) => {
+                for (v, &l) in r.iter().enumerate() {
+                    f(v as u32, (l != u32::MAX).then_some(l));
+                }
+            }
+        }
+    }
+}
+
 /// Owners per bit-parallel BFS batch (one machine word). Callers that
 /// parallelise over owners should hand [`Distances::batch`] chunks of this size.
 pub const BATCH: usize = 64;
@@ -271,6 +350,67 @@ impl<'g> Distances<'g> {
                 ws.row = row;
             }
         }
+    }
+}
+
+impl Distances<'_> {
+    /// Hop levels from each of `owners` without `f64` rows (hop distances
+    /// only): calls `f(i, levels)` for `owners[i]`, `i` ascending, with the
+    /// owner's level histogram, counted during the 64-source bit-parallel
+    /// search, and — only when `want_row(i)` — every node's hop as a
+    /// [`LevelRow`]. A batch without any row stores no per-node level at
+    /// all, so the histogram route costs the search alone.
+    ///
+    /// Errors: distances other than [`DistanceKind::Hop`] ([`Error::Unsupported`]).
+    ///
+    /// # Panics
+    /// If an owner is `>= n`.
+    ///
+    /// ```
+    /// use privdiffuse::{DistanceKind, DistanceOptions, Distances, Graph};
+    /// # fn main() -> Result<(), privdiffuse::Error> {
+    /// let g = Graph::load("data/karate.edges")?;
+    /// let dist = Distances::new(&g, DistanceKind::Hop, &DistanceOptions::default())?;
+    /// let owners = [0, 5, 33];
+    /// dist.hop_levels(&owners, &mut dist.workspace(), |i| i == 1, |i, lv| {
+    ///     assert_eq!(lv.hist()[0], 1);
+    ///     assert_eq!(lv.hist().iter().sum::<u64>() + lv.unreachable(), g.n() as u64);
+    ///     assert_eq!(lv.row().is_some(), i == 1);
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    pub fn hop_levels(
+        &self,
+        owners: &[u32],
+        ws: &mut Workspace,
+        want_row: impl Fn(usize) -> bool,
+        mut f: impl FnMut(usize, &HopLevels<'_>),
+    ) -> Result<()> {
+        if !matches!(self.engine, Engine::Hop) {
+            return Err(Error::Unsupported(format!(
+                "hop levels of {} distances (only hop distances have levels)",
+                self.kind
+            )));
+        }
+        let n = self.graph.n();
+        if let Some(&bad) = owners.iter().find(|&&o| o as usize >= n) {
+            panic!("owner index {bad} out of range (n = {n})");
+        }
+        for (c, chunk) in owners.chunks(BATCH).enumerate() {
+            let base = c * BATCH;
+            let Workspace {
+                bits, row, queue, ..
+            } = ws;
+            bits.levels(
+                self.graph,
+                chunk,
+                queue,
+                row,
+                &|i| want_row(base + i),
+                &mut |i, lv| f(base + i, lv),
+            );
+        }
+        Ok(())
     }
 }
 

@@ -1,7 +1,9 @@
 //! Streaming aggregation of squared errors per mechanism and distance bucket.
 //!
 //! Answers of one owner share one path, so they are not independent: the
-//! standard error of a bucket's MSE treats owners as clusters. For the ratio
+//! standard error of a bucket's MSE treats each owner's replicate (one path,
+//! one realisation of the mechanism) as a cluster; the replicates of one
+//! owner are independent of each other. For the ratio
 //! estimator R = ΣS_o / Σc_o (S_o: owner o's sum of squared errors in the
 //! bucket, c_o its count), Var R ≈ K/(K−1) · Σ_o (S_o − R c_o)² / (Σ c_o)²,
 //! computed from the running sums ΣS², ΣSc, Σc².
@@ -11,7 +13,7 @@
 pub struct BucketAcc {
     /// Responses.
     pub count: u64,
-    /// Owners with at least one response here.
+    /// Clusters (owner × replicate) with at least one response here.
     pub owners: u64,
     /// Σ ε over responses.
     pub sum_eps: f64,
@@ -29,6 +31,10 @@ pub struct BucketAcc {
     pub post_exact: u64,
     /// Σ ‖post(y) − u‖².
     pub post_sq: f64,
+    /// Σ probability of a correct `bit` answer, over answers that have one.
+    pub correct_theory: f64,
+    /// Answers without a closed-form probability of a correct bit.
+    pub correct_undefined: u64,
 }
 
 impl BucketAcc {
@@ -44,6 +50,8 @@ impl BucketAcc {
         self.sum_c2 += o.sum_c2;
         self.post_exact += o.post_exact;
         self.post_sq += o.post_sq;
+        self.correct_theory += o.correct_theory;
+        self.correct_undefined += o.correct_undefined;
     }
 
     /// Empirical MSE.
@@ -51,7 +59,8 @@ impl BucketAcc {
         self.sum_sq / self.count as f64
     }
 
-    /// Owner-clustered standard error of [`BucketAcc::mse`] (NaN with < 2 owners).
+    /// Cluster (owner × replicate) standard error of [`BucketAcc::mse`] (NaN
+    /// with < 2 clusters).
     pub fn mse_se(&self) -> f64 {
         if self.owners < 2 {
             return f64::NAN;
@@ -80,6 +89,10 @@ pub struct OwnerCell {
     pub post_exact: u64,
     /// Σ post-processed squared error.
     pub post_sq: f64,
+    /// Σ probability of a correct `bit` answer.
+    pub correct_theory: f64,
+    /// Answers without such a probability.
+    pub correct_undefined: u64,
 }
 
 impl OwnerCell {
@@ -99,6 +112,8 @@ impl OwnerCell {
         acc.sum_c2 += c * c;
         acc.post_exact += self.post_exact;
         acc.post_sq += self.post_sq;
+        acc.correct_theory += self.correct_theory;
+        acc.correct_undefined += self.correct_undefined;
     }
 }
 

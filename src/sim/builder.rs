@@ -275,6 +275,29 @@ impl<'g> Simulation<'g> {
         self
     }
 
+    /// Runs `k` independent replicates of the whole mechanism (paths and
+    /// answers) on the same distances: replicates `0..k` (default 1).
+    pub fn replicates(mut self, k: u32) -> Self {
+        self.config.first_replicate = 0;
+        self.config.replicates = k;
+        self
+    }
+
+    /// Runs replicates `range` only, each with exactly the numbers it has in
+    /// a run of replicates `0..k` for any `k ≥ range.end` (an empty range is
+    /// refused by [`Simulation::run`]).
+    pub fn replicate_range(mut self, range: std::ops::Range<u32>) -> Self {
+        self.config.first_replicate = range.start;
+        self.config.replicates = range.end.saturating_sub(range.start);
+        self
+    }
+
+    /// Owners whose answers [`Rows::Ego`] records (default: the first owner).
+    pub fn ego_owners<S: Into<String>>(mut self, ids: impl IntoIterator<Item = S>) -> Self {
+        self.config.ego_owners = Some(ids.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Keeps these per-row outputs in memory, read back as typed rows
     /// ([`SimOutput::rows`], [`SimOutput::jumps`], …) or as CSV text
     /// ([`SimOutput::csv`]).

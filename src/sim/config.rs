@@ -63,6 +63,7 @@ pub enum Owners {
 
 const OWNERS_EXPECTED: &str =
     "all, a count N ≥ 1, or a comma-separated list of node ids (one id: `17,`)";
+const OWNERS_ZERO: &str = "a count N ≥ 1 (for the one owner with id 0 use `owner` 0, or `0,`)";
 
 impl Owners {
     /// Checks what needs no graph: a count ≥ 1, a non-empty list of ids that
@@ -70,7 +71,7 @@ impl Owners {
     pub fn check(&self) -> Result<()> {
         match self {
             Owners::All => Ok(()),
-            Owners::Count(0) => Err(Error::param("owners", 0, OWNERS_EXPECTED)),
+            Owners::Count(0) => Err(Error::param("owners", 0, OWNERS_ZERO)),
             Owners::Count(_) => Ok(()),
             Owners::Ids(ids) if ids.is_empty() => {
                 Err(Error::param("owners", "", "at least one node id"))
@@ -99,7 +100,8 @@ impl std::str::FromStr for Owners {
         }
         if !t.contains(',') {
             return match t.parse::<usize>() {
-                Ok(0) | Err(_) => Err(Error::param("owners", s, OWNERS_EXPECTED)),
+                Ok(0) => Err(Error::param("owners", s, OWNERS_ZERO)),
+                Err(_) => Err(Error::param("owners", s, OWNERS_EXPECTED)),
                 Ok(n) => Ok(Owners::Count(n)),
             };
         }
@@ -188,6 +190,28 @@ pub struct SimConfig {
     pub responses: bool,
     /// How many owners' full paths go to `paths.csv`.
     pub path_owners: usize,
+    /// Independent realisations of the whole mechanism (paths and answers)
+    /// run on the same distances (≥ 1; `summary.json` lists it at its top
+    /// level, and in `config` when not 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub replicates: u32,
+    /// The first replicate run: replicates `first_replicate ..
+    /// first_replicate + replicates` are run, each with exactly the numbers
+    /// it has in any longer run (replicate r draws from the `trial`
+    /// coordinate r of the random streams).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub first_replicate: u32,
+    /// Owners whose answers go to `ego.csv` (ids; `None`: the first owner).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ego_owners: Option<Vec<String>>,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+
+fn is_one(x: &u32) -> bool {
+    *x == 1
 }
 
 impl Default for SimConfig {
@@ -216,6 +240,9 @@ impl Default for SimConfig {
             seed: 1,
             responses: false,
             path_owners: 4,
+            replicates: 1,
+            first_replicate: 0,
+            ego_owners: None,
         }
     }
 }
@@ -266,6 +293,21 @@ impl SimConfig {
                 ),
             )?;
         }
+        if self.replicates == 0 {
+            return Err(Error::param("replicates", 0, "an integer ≥ 1"));
+        }
+        if self.first_replicate.checked_add(self.replicates).is_none() {
+            return Err(Error::param(
+                "replicate",
+                self.first_replicate,
+                format!("replicates below {}", u32::MAX - self.replicates + 1),
+            ));
+        }
+        if let Some(ids) = &self.ego_owners
+            && ids.is_empty()
+        {
+            return Err(Error::param("ego_owners", "", "at least one owner id"));
+        }
         self.owners.check()
     }
 
@@ -284,6 +326,11 @@ impl SimConfig {
             Some(v) => v.apply(&g),
             None => Ok(g),
         }
+    }
+
+    /// The replicates run, `first_replicate .. first_replicate + replicates`.
+    pub fn replicate_range(&self) -> std::ops::Range<u32> {
+        self.first_replicate..self.first_replicate.saturating_add(self.replicates)
     }
 
     /// The privacy map with the configured clamps.

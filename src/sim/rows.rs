@@ -14,7 +14,7 @@
 //! | `jumps.csv` | [`JumpRow`] | per jump of every correlated path |
 //! | `owners.csv` | [`OwnerRow`] | per owner |
 //! | `paths.csv` | [`PathRow`] | per breakpoint of the first owners' paths |
-//! | `ego.csv` | [`EgoRow`] | per recipient of the first owner |
+//! | `ego.csv` | [`EgoRow`] | per recipient of the recorded owners (`--ego-owners`), per replicate |
 //! | `responses.csv` | [`ResponseRow`] | per answer (`--responses`) |
 
 use crate::util::table::CsvRow;
@@ -37,7 +37,8 @@ pub struct ByDistanceRow {
     pub mean_eps: f64,
     /// Empirical MSE (before post-processing).
     pub mse: f64,
-    /// Owner-clustered standard error of `mse` (NaN with fewer than 2 owners).
+    /// Standard error of `mse` with each owner's replicate as a cluster (NaN
+    /// with fewer than 2 such clusters).
     pub mse_se: f64,
     /// Mean theoretical MSE over the same responses.
     pub mse_theory: f64,
@@ -48,10 +49,22 @@ pub struct ByDistanceRow {
     /// MSE after post-processing (with `--post`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub post_mse: Option<f64>,
+    /// With `--post bit`: share of answers whose bits all equal the owner's
+    /// (the rate of `correct` in ego.csv), over the bucket's answers.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub correct_rate: Option<f64>,
+    /// With `--post bit`: the probability of a correct answer averaged over
+    /// the bucket's answers, where the mechanism has a closed form (README,
+    /// "Correct bits"); an empty cell where it has none (the column is
+    /// present exactly when `correct_rate` is: `Some(None)` is an empty
+    /// cell; a file read back gives `None` for both).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub correct_theory: Option<Option<f64>>,
 }
 
 impl CsvRow for ByDistanceRow {
-    const OPTIONAL: &'static [&'static str] = &["post_exact", "post_mse"];
+    const OPTIONAL: &'static [&'static str] =
+        &["post_exact", "post_mse", "correct_rate", "correct_theory"];
     const INFINITE: &'static [&'static str] = &["distance_lo", "distance_hi"];
     const UNDEFINED: &'static [&'static str] = &["mse_se"];
 }
@@ -61,6 +74,9 @@ impl CsvRow for ByDistanceRow {
 pub struct JumpRow {
     /// Owner id (original node id).
     pub owner: String,
+    /// Replicate (0-based; files written before replicates read as 0).
+    #[serde(default)]
+    pub replicate: u32,
     /// Level of the jump (× the sensitivity: the ε of the answers).
     pub eps: f64,
     /// Distance at which ε(d) equals the jump's level.
@@ -70,6 +86,7 @@ pub struct JumpRow {
 }
 
 impl CsvRow for JumpRow {
+    const OPTIONAL: &'static [&'static str] = &["replicate"];
     /// A level below the map's range (unreachable members at `eps_min`).
     const INFINITE: &'static [&'static str] = &["distance"];
 }
@@ -80,6 +97,9 @@ impl CsvRow for JumpRow {
 pub struct OwnerRow {
     /// Owner id.
     pub owner: String,
+    /// Replicate (one row per owner and replicate).
+    #[serde(default)]
+    pub replicate: u32,
     /// Recipients answered.
     pub recipients: u64,
     /// Smallest recipient distance.
@@ -97,6 +117,7 @@ pub struct OwnerRow {
 }
 
 impl CsvRow for OwnerRow {
+    const OPTIONAL: &'static [&'static str] = &["replicate"];
     /// Unreachable members answered at `eps_min` are at distance `inf`.
     const INFINITE: &'static [&'static str] = &["distance_min", "distance_max"];
 }
@@ -133,6 +154,10 @@ impl OwnerRow {
 pub struct PathRow {
     /// Owner id (`sample` in the CSV of `privdiffuse path`).
     pub owner: String,
+    /// Replicate of the owner's path (`simulate`; the CSV of `privdiffuse
+    /// path` has no such column).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub replicate: Option<u32>,
     /// Level ε (× the sensitivity).
     pub eps: f64,
     /// The path's value, columns `v1..vn`.
@@ -141,28 +166,66 @@ pub struct PathRow {
 
 impl CsvRow for PathRow {
     const VECTOR: Option<&'static str> = Some("v");
+    const OPTIONAL: &'static [&'static str] = &["replicate"];
 }
 
-/// One row of `ego.csv`: a recipient of the first owner.
+/// One row of `ego.csv`: the answer of one recipient of a recorded owner
+/// (`--ego-owners`, default the first owner) under the first mechanism.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EgoRow {
+    /// Owner id (`simulate` always writes it; older files without the
+    /// column read as `None`: their owner is the first of `owners.csv`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub owner: Option<String>,
+    /// Replicate.
+    #[serde(default)]
+    pub replicate: u32,
     /// Recipient id.
     pub recipient: String,
     /// Distance from the owner.
     pub distance: f64,
     /// ε of the answer.
     pub eps: f64,
-    /// Error of the answer, ‖y − u‖ (before post-processing).
+    /// Error of the answer, ‖raw − u‖ (before post-processing).
     pub error_norm: f64,
-    /// Owner id: `simulate` writes no such column (the owner is the first
-    /// of `owners.csv`); a file that has one may list several owners.
+    /// With `--post bit`: 1 when every post-processed coordinate equals the
+    /// owner's, else 0.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub owner: Option<String>,
+    pub correct: Option<u8>,
+    /// The owner's value, the raw answer u + noise and the released answer
+    /// y = post(raw), concatenated: columns `u1..un,raw1..rawn,y1..yn` (see
+    /// [`EgoRow::u`], [`EgoRow::raw`], [`EgoRow::y`]); empty when read from a
+    /// file written before these columns.
+    #[serde(default)]
+    pub values: Vec<f64>,
 }
 
 impl CsvRow for EgoRow {
-    const OPTIONAL: &'static [&'static str] = &["owner"];
+    const VECTOR: Option<&'static str> = Some("values");
+    const VECTOR_PARTS: &'static [&'static str] = &["u", "raw", "y"];
+    const OPTIONAL: &'static [&'static str] = &["owner", "replicate", "correct", "values"];
     const INFINITE: &'static [&'static str] = &["distance"];
+}
+
+/// The three parts of a concatenated `u, raw, y` vector.
+fn part(values: &[f64], k: usize) -> &[f64] {
+    let n = values.len() / 3;
+    &values[k * n..(k + 1) * n]
+}
+
+impl EgoRow {
+    /// The owner's value u.
+    pub fn u(&self) -> &[f64] {
+        part(&self.values, 0)
+    }
+    /// The raw answer u + noise.
+    pub fn raw(&self) -> &[f64] {
+        part(&self.values, 1)
+    }
+    /// The released answer post(raw).
+    pub fn y(&self) -> &[f64] {
+        part(&self.values, 2)
+    }
 }
 
 /// One row of `responses.csv`: the answer one recipient got from one owner
@@ -172,6 +235,9 @@ impl CsvRow for EgoRow {
 pub struct ResponseRow<'a> {
     /// Owner id.
     pub owner: Cow<'a, str>,
+    /// Replicate.
+    #[serde(default)]
+    pub replicate: u32,
     /// Recipient id.
     pub recipient: Cow<'a, str>,
     /// Distance from the owner.
@@ -180,13 +246,32 @@ pub struct ResponseRow<'a> {
     pub eps: f64,
     /// Mechanism name.
     pub mechanism: Cow<'a, str>,
-    /// The answer y = post(u + noise), columns `y1..yn`.
-    pub y: Cow<'a, [f64]>,
+    /// The owner's value u, the raw answer u + noise and the released
+    /// answer y = post(raw), concatenated: columns `u1..un,raw1..rawn,y1..yn`
+    /// (see [`ResponseRow::u`], [`ResponseRow::raw`], [`ResponseRow::y`]).
+    pub values: Cow<'a, [f64]>,
 }
 
 impl CsvRow for ResponseRow<'_> {
-    const VECTOR: Option<&'static str> = Some("y");
+    const VECTOR: Option<&'static str> = Some("values");
+    const VECTOR_PARTS: &'static [&'static str] = &["u", "raw", "y"];
+    const OPTIONAL: &'static [&'static str] = &["replicate"];
     const INFINITE: &'static [&'static str] = &["distance"];
+}
+
+impl ResponseRow<'_> {
+    /// The owner's value u.
+    pub fn u(&self) -> &[f64] {
+        part(&self.values, 0)
+    }
+    /// The raw answer u + noise.
+    pub fn raw(&self) -> &[f64] {
+        part(&self.values, 1)
+    }
+    /// The released answer post(raw).
+    pub fn y(&self) -> &[f64] {
+        part(&self.values, 2)
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::aggregate::{BucketAcc, OwnerCell, Table};
 use super::config::{Owners, SimConfig, Unreachable};
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::control::Control;
-use crate::distance::{Distances, Workspace};
+use crate::distance::{Distances, HopLevels, LevelRow, Workspace};
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
 use crate::limits::{self, MemoryBudget, bytes_of};
@@ -96,6 +96,10 @@ pub struct Plan<'a> {
     /// The memory budget in force when the plan was made (for the per-owner
     /// path check, without locking the process-wide setting in the loop).
     budget: MemoryBudget,
+    /// Positions (in `owners`) of the owners recorded in `ego.csv`, ascending.
+    ego: Vec<usize>,
+    /// Replicates run.
+    replicates: std::ops::Range<u32>,
 }
 
 impl<'a> Plan<'a> {
@@ -153,6 +157,16 @@ impl<'a> Plan<'a> {
     /// The memory budget in force when the plan was made.
     pub fn budget(&self) -> MemoryBudget {
         self.budget
+    }
+
+    /// The replicates run (`first_replicate .. first_replicate + replicates`).
+    pub fn replicates(&self) -> std::ops::Range<u32> {
+        self.replicates.clone()
+    }
+
+    /// Positions in [`Plan::owners`] of the owners recorded in `ego.csv`.
+    pub fn ego_positions(&self) -> &[usize] {
+        &self.ego
     }
 
     /// Smallest and largest finite owner-to-member distance, when the plan
@@ -261,6 +275,7 @@ impl<'a> Plan<'a> {
             map
         };
         let budget = limits::memory_budget();
+        let ego = ego_positions(config, graph, &owners)?;
         let buckets = if integer {
             Buckets::Integer
         } else {
@@ -289,6 +304,8 @@ impl<'a> Plan<'a> {
             buckets,
             observed,
             budget,
+            ego,
+            replicates: config.replicate_range(),
         })
     }
 
@@ -364,8 +381,58 @@ fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
     }
 }
 
+/// Positions in `owners` of the `ego_owners` (default: the first owner).
+fn ego_positions(config: &SimConfig, graph: &Graph, owners: &[u32]) -> Result<Vec<usize>> {
+    let Some(ids) = &config.ego_owners else {
+        return Ok(if owners.is_empty() { vec![] } else { vec![0] });
+    };
+    let at: std::collections::HashMap<u32, usize> =
+        owners.iter().enumerate().map(|(p, &o)| (o, p)).collect();
+    let mut pos = Vec::with_capacity(ids.len());
+    for id in ids {
+        let p = graph
+            .ids()
+            .index_of(id)
+            .and_then(|i| at.get(&i).copied())
+            .ok_or_else(|| Error::param("ego_owners", id, "ids of owners (see `owners`)"))?;
+        pos.push(p);
+    }
+    pos.sort_unstable();
+    pos.dedup();
+    Ok(pos)
+}
+
 /// Smallest positive and largest finite distance from the owners to other nodes.
 fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
+    if distances.is_integer() {
+        // Hop: the level histograms say it, no row needed.
+        return owners
+            .par_chunks(CHUNK)
+            .map_init(
+                || distances.workspace(),
+                |ws, chunk| {
+                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                    let r = distances.hop_levels(
+                        chunk,
+                        ws,
+                        |_| false,
+                        |_, lv| {
+                            let h = lv.hist();
+                            if let Some(k) = (1..h.len()).find(|&k| h[k] > 0) {
+                                lo = lo.min(k as f64);
+                                hi = hi.max((h.len() - 1) as f64);
+                            }
+                        },
+                    );
+                    debug_assert!(r.is_ok());
+                    (lo, hi)
+                },
+            )
+            .reduce(
+                || (f64::INFINITY, f64::NEG_INFINITY),
+                |a, b| (a.0.min(b.0), a.1.max(b.1)),
+            );
+    }
     owners
         .par_chunks(CHUNK)
         .map_init(
@@ -395,8 +462,11 @@ struct Scratch {
     y: Vec<f64>,
     v: Vec<f64>,
     path: NoisePath,
-    hist: Vec<u64>,
     hop_unit: Vec<u32>,
+    /// Per unit: u, raw, post(raw) (3n) of the current mechanism, for rows.
+    unit_vals: Vec<f64>,
+    /// One answer's u, raw, post(raw).
+    vals: Vec<f64>,
     unit_d: Vec<f64>,
     unit_eps: Vec<f64>,
     unit_count: Vec<u64>,
@@ -461,6 +531,14 @@ fn row_error(e: std::io::Error) -> Error {
 
 const UNIT_NONE: u32 = u32::MAX;
 
+/// One owner's distances: hop levels (histogram, and a level row when
+/// per-recipient work is needed) or a continuous `f64` row.
+#[derive(Clone, Copy)]
+enum Dist<'r> {
+    Levels(&'r HopLevels<'r>),
+    Row(&'r [f64]),
+}
+
 impl Plan<'_> {
     fn new_worker(&self) -> Worker {
         let n = self.model.dim;
@@ -471,8 +549,9 @@ impl Plan<'_> {
                 y: vec![0.0; n],
                 v: vec![0.0; n],
                 path: NoisePath::empty(n),
-                hist: Vec::new(),
                 hop_unit: Vec::new(),
+                unit_vals: Vec::new(),
+                vals: Vec::new(),
                 unit_d: Vec::new(),
                 unit_eps: Vec::new(),
                 unit_count: Vec::new(),
@@ -557,6 +636,7 @@ impl Plan<'_> {
 
     fn finish(&self, tables: Vec<Table>, counts: Counts) -> SimResult {
         let with_post = !self.post.is_none();
+        let bits = self.post == Post::Bit;
         let mut rows = Vec::new();
         let mut totals = Vec::new();
         for (m, t) in self.mechanisms.iter().zip(&tables) {
@@ -571,7 +651,7 @@ impl Plan<'_> {
                     continue;
                 }
                 let (lo, hi) = self.buckets.edges(b);
-                rows.push(bucket_row(m.name(), lo, hi, acc, with_post));
+                rows.push(bucket_row(m.name(), lo, hi, acc, with_post, bits));
             }
             let tot = t.total();
             totals.push(MechanismTotal {
@@ -594,7 +674,12 @@ impl Plan<'_> {
         write_header::<JumpRow>(&mut sinks.jumps, n, &[], sink_path(dir, "jumps.csv"))?;
         write_header::<OwnerRow>(&mut sinks.owners, n, &[], sink_path(dir, "owners.csv"))?;
         write_header::<PathRow>(&mut sinks.paths, n, &[], sink_path(dir, "paths.csv"))?;
-        write_header::<EgoRow>(&mut sinks.ego, n, &["owner"], sink_path(dir, "ego.csv"))?;
+        let ego_leave: &[&str] = if self.post == Post::Bit {
+            &[]
+        } else {
+            &["correct"]
+        };
+        write_header::<EgoRow>(&mut sinks.ego, n, ego_leave, sink_path(dir, "ego.csv"))?;
         write_header::<ResponseRow<'static>>(
             &mut sinks.responses,
             n,
@@ -621,13 +706,36 @@ impl Plan<'_> {
         };
         let Worker { ws, s } = w;
         let mut err = None;
-        self.distances.batch(owners, ws, |i, row| {
-            if err.is_none()
-                && let Err(e) = self.process_owner(s, wants, start + i, owners[i], row, &mut out)
-            {
-                err = Some(e);
-            }
-        });
+        if self.buckets == Buckets::Integer {
+            // Hop levels: a row only where answers are handled one by one
+            // (the independent mechanism's draws, responses, ego owners).
+            let all = wants.responses || self.mechanisms.contains(&Mechanism::Independent);
+            let want_row =
+                |i: usize| all || (wants.ego && self.ego.binary_search(&(start + i)).is_ok());
+            self.distances.hop_levels(owners, ws, want_row, |i, lv| {
+                if err.is_none()
+                    && let Err(e) = self.process_owner(
+                        s,
+                        wants,
+                        start + i,
+                        owners[i],
+                        Dist::Levels(lv),
+                        &mut out,
+                    )
+                {
+                    err = Some(e);
+                }
+            })?;
+        } else {
+            self.distances.batch(owners, ws, |i, row| {
+                if err.is_none()
+                    && let Err(e) =
+                        self.process_owner(s, wants, start + i, owners[i], Dist::Row(row), &mut out)
+                {
+                    err = Some(e);
+                }
+            });
+        }
         match err {
             Some(e) => Err(e),
             None => Ok(out),
@@ -644,12 +752,13 @@ impl Plan<'_> {
     }
 
     /// Collects the owner's recipients into units: one per distinct hop
-    /// distance (integer distances) or one per recipient.
+    /// distance, from the level histogram (ε evaluated once per level), or
+    /// one per recipient of a continuous row.
     fn build_units(
         &self,
         s: &mut Scratch,
         owner: u32,
-        row: &[f64],
+        dist: Dist<'_>,
         counts: &mut Counts,
     ) -> Result<()> {
         s.unit_d.clear();
@@ -660,61 +769,51 @@ impl Plan<'_> {
         let floor = self.config.unreachable == Unreachable::Floor;
         let eps_floor = self.map.eps_min().unwrap_or(f64::NAN);
         let mut unreachable = 0u64;
-        if self.buckets == Buckets::Integer {
-            s.hist.iter_mut().for_each(|c| *c = 0);
-            for (j, &d) in row.iter().enumerate() {
-                if j as u32 == owner {
-                    continue;
-                }
-                if d.is_finite() {
-                    let k = d as usize;
-                    if k >= s.hist.len() {
-                        s.hist.resize(k + 1, 0);
+        match dist {
+            Dist::Levels(lv) => {
+                let hist = lv.hist();
+                unreachable = lv.unreachable();
+                s.hop_unit.clear();
+                s.hop_unit.resize(hist.len(), UNIT_NONE);
+                for (k, &c) in hist.iter().enumerate().skip(1) {
+                    if c > 0 {
+                        s.hop_unit[k] = s.unit_d.len() as u32;
+                        s.unit_d.push(k as f64);
+                        let e = self.eps_at_hop(&mut s.eps_cache, k);
+                        s.unit_eps.push(e);
+                        s.unit_count.push(c);
+                        s.unit_bucket.push(k);
                     }
-                    s.hist[k] += 1;
-                } else {
-                    unreachable += 1;
+                }
+                if unreachable > 0 && floor {
+                    s.unit_d.push(f64::INFINITY);
+                    s.unit_eps.push(eps_floor);
+                    s.unit_count.push(unreachable);
+                    s.unit_bucket.push(0);
                 }
             }
-            s.hop_unit.clear();
-            s.hop_unit.resize(s.hist.len(), UNIT_NONE);
-            for k in 1..s.hist.len() {
-                if s.hist[k] > 0 {
-                    s.hop_unit[k] = s.unit_d.len() as u32;
-                    s.unit_d.push(k as f64);
-                    let e = self.eps_at_hop(&mut s.eps_cache, k);
-                    s.unit_eps.push(e);
-                    s.unit_count.push(s.hist[k]);
-                    s.unit_bucket.push(k);
-                }
-            }
-            if unreachable > 0 && floor {
-                s.unit_d.push(f64::INFINITY);
-                s.unit_eps.push(eps_floor);
-                s.unit_count.push(unreachable);
-                s.unit_bucket.push(0);
-            }
-        } else {
-            for (j, &d) in row.iter().enumerate() {
-                if j as u32 == owner {
-                    continue;
-                }
-                if !d.is_finite() {
-                    unreachable += 1;
-                    if !floor {
+            Dist::Row(row) => {
+                for (j, &d) in row.iter().enumerate() {
+                    if j as u32 == owner {
                         continue;
                     }
+                    if !d.is_finite() {
+                        unreachable += 1;
+                        if !floor {
+                            continue;
+                        }
+                    }
+                    let e = if d.is_finite() {
+                        self.map.eps(d)
+                    } else {
+                        eps_floor
+                    };
+                    s.unit_d.push(d);
+                    s.unit_eps.push(e);
+                    s.unit_count.push(1);
+                    s.unit_bucket.push(self.buckets.index(d));
+                    s.unit_node.push(j as u32);
                 }
-                let e = if d.is_finite() {
-                    self.map.eps(d)
-                } else {
-                    eps_floor
-                };
-                s.unit_d.push(d);
-                s.unit_eps.push(e);
-                s.unit_count.push(1);
-                s.unit_bucket.push(self.buckets.index(d));
-                s.unit_node.push(j as u32);
             }
         }
         if !floor {
@@ -741,10 +840,51 @@ impl Plan<'_> {
         Ok(())
     }
 
+    /// Calls `f(node, unit)` for every answered recipient, in node order.
+    /// Hop levels need their level row (asked for by `process_chunk`).
+    fn each_recipient(
+        &self,
+        owner: u32,
+        dist: Dist<'_>,
+        hop_unit: &[u32],
+        unit_d: &[f64],
+        unit_node: &[u32],
+        mut f: impl FnMut(u32, usize),
+    ) {
+        match dist {
+            Dist::Levels(lv) => {
+                let floor_unit = (self.config.unreachable == Unreachable::Floor
+                    && unit_d.last().is_some_and(|d| !d.is_finite()))
+                .then(|| unit_d.len() - 1);
+                let row: LevelRow<'_> = lv
+                    .row()
+                    .expect("a level row is requested for per-recipient work");
+                row.for_each(|v, l| {
+                    if v == owner {
+                        return;
+                    }
+                    match l {
+                        Some(l) => f(v, hop_unit[l as usize] as usize),
+                        None => {
+                            if let Some(u) = floor_unit {
+                                f(v, u)
+                            }
+                        }
+                    }
+                });
+            }
+            Dist::Row(_) => {
+                for (k, &j) in unit_node.iter().enumerate() {
+                    f(j, k);
+                }
+            }
+        }
+    }
+
     /// The independent baseline when no per-answer output is needed: the same
     /// draws in the same (node) order as the per-recipient route, summed per
     /// unit, so the aggregates are bitwise identical either way.
-    fn independent_sums(&self, s: &mut Scratch, owner: u32, row: &[f64], rng: &mut PrivRng) {
+    fn independent_sums(&self, s: &mut Scratch, owner: u32, dist: Dist<'_>, rng: &mut PrivRng) {
         let units = s.unit_eps.len();
         let n = self.model.dim;
         s.unit_sq.clear();
@@ -759,6 +899,7 @@ impl Plan<'_> {
             unit_eps,
             hop_unit,
             unit_d,
+            unit_node,
             v,
             ..
         } = s;
@@ -775,28 +916,9 @@ impl Plan<'_> {
                 v.iter().map(|x| x * x).sum()
             }
         };
-        if self.buckets == Buckets::Integer {
-            let floor_unit = (self.config.unreachable == Unreachable::Floor
-                && unit_d.last().is_some_and(|d| !d.is_finite()))
-            .then(|| units - 1);
-            for (j, &d) in row.iter().enumerate() {
-                if j as u32 == owner {
-                    continue;
-                }
-                let k = if d.is_finite() {
-                    hop_unit[d as usize] as usize
-                } else if let Some(f) = floor_unit {
-                    f
-                } else {
-                    continue;
-                };
-                unit_sq[k] += draw(k);
-            }
-        } else {
-            for (k, sq) in unit_sq.iter_mut().enumerate() {
-                *sq += draw(k);
-            }
-        }
+        self.each_recipient(owner, dist, hop_unit, unit_d, unit_node, |_, k| {
+            unit_sq[k] += draw(k);
+        });
         for k in 0..units {
             let b = s.unit_bucket[k];
             if b >= s.cells.len() {
@@ -813,34 +935,22 @@ impl Plan<'_> {
 
     /// Lists every answered recipient as (node, unit index), in node order,
     /// once per owner.
-    fn collect_recipients(&self, s: &mut Scratch, owner: u32, row: &[f64]) {
+    fn collect_recipients(&self, s: &mut Scratch, owner: u32, dist: Dist<'_>) {
         if s.recs_owner == owner {
             return;
         }
         s.recs.clear();
         s.recs_owner = owner;
-        if self.buckets == Buckets::Integer {
-            let floor_unit = if self.config.unreachable == Unreachable::Floor
-                && s.unit_d.last().is_some_and(|d| !d.is_finite())
-            {
-                Some(s.unit_d.len() as u32 - 1)
-            } else {
-                None
-            };
-            for (j, &d) in row.iter().enumerate() {
-                if j as u32 == owner {
-                    continue;
-                }
-                if d.is_finite() {
-                    s.recs.push((j as u32, s.hop_unit[d as usize]));
-                } else if let Some(u) = floor_unit {
-                    s.recs.push((j as u32, u));
-                }
-            }
-        } else {
-            s.recs
-                .extend(s.unit_node.iter().enumerate().map(|(k, &j)| (j, k as u32)));
-        }
+        let Scratch {
+            recs,
+            hop_unit,
+            unit_d,
+            unit_node,
+            ..
+        } = s;
+        self.each_recipient(owner, dist, hop_unit, unit_d, unit_node, |j, k| {
+            recs.push((j, k as u32))
+        });
     }
 
     fn sigma(&self, cache: &mut Vec<(f64, f64)>, eps: f64) -> Result<f64> {
@@ -854,56 +964,103 @@ impl Plan<'_> {
         Ok(sg)
     }
 
+    /// Probability that a `bit` answer equals the owner's bits `u` at level
+    /// `eps` (README "Correct bits"): per coordinate 1 − ½·e^{−ε/(2Δ)} for
+    /// Laplace noise of scale Δ/ε (1-D, or ℓ1 whose coordinates are
+    /// independent), Φ(1/(2σ)) for Gaussian noise; the product over the
+    /// coordinates. NaN where there is no closed form (ℓ2 noise in n ≥ 2, a
+    /// value off {0, 1}, post-processing other than `bit`).
+    fn correct_prob(&self, mech: Mechanism, eps: f64, sigma: f64, u: &[f64]) -> f64 {
+        if self.post != Post::Bit || u.iter().any(|&x| x != 0.0 && x != 1.0) {
+            return f64::NAN;
+        }
+        let n = self.model.dim as i32;
+        let q = match mech {
+            Mechanism::Gaussian => crate::process::calibration::normal_cdf(0.5 / sigma),
+            _ if n == 1 || self.model.norm == Norm::L1 => {
+                1.0 - 0.5 * (-0.5 * self.model.level(eps)).exp()
+            }
+            _ => return f64::NAN,
+        };
+        q.powi(n)
+    }
+
     fn process_owner(
         &self,
         s: &mut Scratch,
         wants: Wants,
         pos: usize,
         owner: u32,
-        row: &[f64],
+        dist: Dist<'_>,
         out: &mut ChunkOut,
     ) -> Result<()> {
-        let n = self.model.dim;
-        let seed = self.config.seed;
         self.values.value(owner, &mut s.u);
         s.recs_owner = u32::MAX;
-        self.build_units(s, owner, row, &mut out.counts)?;
-        let label = self.graph.ids().label(owner);
+        self.build_units(s, owner, dist, &mut out.counts)?;
+        let label = self.graph.ids().label(owner).to_string();
         let recipients: u64 = s.unit_count.iter().sum();
         if recipients == 0 {
             out.counts.owners_without_recipients += 1;
             if wants.owners {
-                out.owners
-                    .push_row(&OwnerRow {
-                        owner: label.to_string(),
-                        recipients: 0,
-                        distance_min: None,
-                        distance_max: None,
-                        eps_lo: None,
-                        eps_hi: None,
-                        jumps: 0,
-                        jumps_expected: 0.0,
-                    })
-                    .map_err(row_error)?;
+                for r in self.replicates.clone() {
+                    out.owners
+                        .push_row(&OwnerRow {
+                            owner: label.clone(),
+                            replicate: r,
+                            recipients: 0,
+                            distance_min: None,
+                            distance_max: None,
+                            eps_lo: None,
+                            eps_hi: None,
+                            jumps: 0,
+                            jumps_expected: 0.0,
+                        })
+                        .map_err(row_error)?;
+                }
             }
             return Ok(());
         }
+        for r in self.replicates.clone() {
+            self.process_replicate(s, wants, pos, owner, &label, r, recipients, dist, out)?;
+        }
+        Ok(())
+    }
+
+    /// One replicate of one owner: every mechanism, rows and cells.
+    #[allow(clippy::too_many_arguments)]
+    fn process_replicate(
+        &self,
+        s: &mut Scratch,
+        wants: Wants,
+        pos: usize,
+        owner: u32,
+        label: &str,
+        rep: u32,
+        recipients: u64,
+        dist: Dist<'_>,
+        out: &mut ChunkOut,
+    ) -> Result<()> {
+        let n = self.model.dim;
+        let seed = self.config.seed;
         let eps_lo = s.unit_eps.iter().copied().fold(f64::INFINITY, f64::min);
         let eps_hi = s.unit_eps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let units = s.unit_eps.len();
         s.unit_noise.resize(units * n, 0.0);
         let want_responses = wants.responses;
-        let want_ego = wants.ego && pos == 0;
+        let want_ego = wants.ego && self.ego.binary_search(&pos).is_ok();
+        let bits = self.post == Post::Bit;
         let mut owner_jumps = 0u64;
         let mut owner_expected = 0.0;
         for (mi, &mech) in self.mechanisms.iter().enumerate() {
             s.cells.clear();
             let first = mi == 0;
+            let record_ego = want_ego && first;
             match mech {
                 Mechanism::Correlated | Mechanism::Gaussian => {
+                    s.vars.clear();
                     if mech == Mechanism::Correlated {
                         self.check_path_memory(eps_lo, eps_hi, wants.jumps)?;
-                        let mut rng = rng_for(seed, owner as u64, 0, Purpose::Path);
+                        let mut rng = rng_for(seed, owner as u64, rep as u64, Purpose::Path);
                         sample_owner_path(&self.model, eps_lo, eps_hi, &mut rng, &mut s.path)?;
                         for k in 0..units {
                             let v = s.path.value_at(self.model.level(s.unit_eps[k]));
@@ -912,18 +1069,17 @@ impl Plan<'_> {
                         owner_jumps = s.path.num_jumps() as u64;
                         owner_expected = self.model.norm.jump_rate(n) * (eps_hi.ln() - eps_lo.ln());
                         if wants.jumps || (wants.paths && pos < self.config.path_owners) {
-                            self.record_path(s, wants, pos, &label.to_string(), out)?;
+                            self.record_path(s, wants, pos, label, rep, out)?;
                         }
                     } else {
-                        s.vars.clear();
                         for k in 0..units {
                             let sg = self.sigma(&mut s.sigma_cache, s.unit_eps[k])?;
                             s.vars.push(sg * sg);
                         }
-                        let mut rng = rng_for(seed, owner as u64, 0, Purpose::Gaussian);
+                        let mut rng = rng_for(seed, owner as u64, rep as u64, Purpose::Gaussian);
                         brownian_at(n, &s.vars, &mut rng, &mut s.order, &mut s.unit_noise);
                         if wants.paths && pos < self.config.path_owners {
-                            self.record_brownian(s, &label.to_string(), out)?;
+                            self.record_brownian(s, label, rep, out)?;
                         }
                     }
                     for k in 0..units {
@@ -934,6 +1090,12 @@ impl Plan<'_> {
                             n as f64 * s.vars[k]
                         } else {
                             self.model.laplace_mse(e)
+                        };
+                        let sigma = s.vars.get(k).map_or(f64::NAN, |v| v.sqrt());
+                        let pc = if bits {
+                            self.correct_prob(mech, e, sigma, &s.u)
+                        } else {
+                            0.0
                         };
                         let b = s.unit_bucket[k];
                         add_cell(
@@ -948,29 +1110,42 @@ impl Plan<'_> {
                             &self.post,
                             &mut s.y,
                         );
+                        if bits {
+                            add_correct_theory(&mut s.cells[b], c, pc);
+                        }
                     }
-                    if want_responses || (want_ego && first) {
-                        self.collect_recipients(s, owner, row);
-                        let lab = label.to_string();
+                    if want_responses || record_ego {
+                        // The per-level answer table: u, raw, post(raw) per unit.
+                        s.unit_vals.clear();
+                        for k in 0..units {
+                            fill_answer(
+                                &s.u,
+                                &s.unit_noise[k * n..(k + 1) * n],
+                                &self.post,
+                                &mut s.vals,
+                            );
+                            s.unit_vals.extend_from_slice(&s.vals);
+                        }
+                        self.collect_recipients(s, owner, dist);
                         for &(j, k) in &s.recs {
                             let k = k as usize;
+                            let vals = &s.unit_vals[k * 3 * n..(k + 1) * 3 * n];
                             let v = &s.unit_noise[k * n..(k + 1) * n];
-                            let d = row[j as usize];
-                            if want_ego && first {
-                                ego_row(&mut out.ego, self, j, d, s.unit_eps[k], v)?;
+                            let (d, e) = (s.unit_d[k], s.unit_eps[k]);
+                            if record_ego {
+                                ego_row(&mut out.ego, self, label, rep, j, d, e, v, vals)?;
                             }
                             if want_responses {
                                 response_row(
                                     &mut out.responses,
                                     self,
-                                    &lab,
+                                    label,
+                                    rep,
                                     j,
                                     d,
-                                    s.unit_eps[k],
+                                    e,
                                     mech,
-                                    &s.u,
-                                    v,
-                                    &mut s.y,
+                                    vals,
                                     &mut s.label,
                                 )?;
                             }
@@ -978,13 +1153,11 @@ impl Plan<'_> {
                     }
                 }
                 Mechanism::Independent => {
-                    let mut rng = rng_for(seed, owner as u64, 0, Purpose::Independent);
-                    let record_ego = want_ego && first;
+                    let mut rng = rng_for(seed, owner as u64, rep as u64, Purpose::Independent);
                     if !want_responses && !record_ego && self.post.is_none() {
-                        self.independent_sums(s, owner, row, &mut rng);
+                        self.independent_sums(s, owner, dist, &mut rng);
                     } else {
-                        self.collect_recipients(s, owner, row);
-                        let lab = label.to_string();
+                        self.collect_recipients(s, owner, dist);
                         for &(j, k) in &s.recs {
                             let k = k as usize;
                             let e = s.unit_eps[k];
@@ -1004,23 +1177,36 @@ impl Plan<'_> {
                                 &self.post,
                                 &mut s.y,
                             );
-                            if record_ego {
-                                ego_row(&mut out.ego, self, j, row[j as usize], e, &s.v)?;
-                            }
-                            if want_responses {
-                                response_row(
-                                    &mut out.responses,
-                                    self,
-                                    &lab,
-                                    j,
-                                    row[j as usize],
-                                    e,
-                                    mech,
-                                    &s.u,
-                                    &s.v,
-                                    &mut s.y,
-                                    &mut s.label,
-                                )?;
+                            if record_ego || want_responses {
+                                fill_answer(&s.u, &s.v, &self.post, &mut s.vals);
+                                let d = s.unit_d[k];
+                                if record_ego {
+                                    ego_row(
+                                        &mut out.ego,
+                                        self,
+                                        label,
+                                        rep,
+                                        j,
+                                        d,
+                                        e,
+                                        &s.v,
+                                        &s.vals,
+                                    )?;
+                                }
+                                if want_responses {
+                                    response_row(
+                                        &mut out.responses,
+                                        self,
+                                        label,
+                                        rep,
+                                        j,
+                                        d,
+                                        e,
+                                        mech,
+                                        &s.vals,
+                                        &mut s.label,
+                                    )?;
+                                }
                             }
                         }
                     }
@@ -1029,10 +1215,14 @@ impl Plan<'_> {
                         let cell = &mut s.cells[s.unit_bucket[k]];
                         cell.sum_eps += c * s.unit_eps[k];
                         cell.sum_theory += c * self.model.laplace_mse(s.unit_eps[k]);
+                        if bits {
+                            let pc = self.correct_prob(mech, s.unit_eps[k], f64::NAN, &s.u);
+                            add_correct_theory(cell, s.unit_count[k], pc);
+                        }
                     }
                 }
             }
-            // Fold this owner's cells into the chunk table.
+            // Fold this owner's (and replicate's) cells into the chunk table.
             for &b in &s.touched {
                 s.cells[b].fold_into(out.tables[mi].at(b));
                 s.cells[b] = OwnerCell::default();
@@ -1054,6 +1244,7 @@ impl Plan<'_> {
         out.owners
             .push_row(&OwnerRow {
                 owner: label.to_string(),
+                replicate: rep,
                 recipients,
                 distance_min: Some(dmin),
                 distance_max: Some(dmax),
@@ -1064,6 +1255,27 @@ impl Plan<'_> {
             })
             .map_err(row_error)
     }
+}
+
+/// Adds `count` answers' probability `p` of a correct bit (NaN: none known).
+#[inline]
+fn add_correct_theory(cell: &mut OwnerCell, count: u64, p: f64) {
+    if p.is_nan() {
+        cell.correct_undefined += count;
+    } else {
+        cell.correct_theory += count as f64 * p;
+    }
+}
+
+/// `vals` = u, raw = u + v, post(raw).
+#[inline]
+fn fill_answer(u: &[f64], v: &[f64], post: &Post, vals: &mut Vec<f64>) {
+    let n = u.len();
+    vals.clear();
+    vals.extend_from_slice(u);
+    vals.extend(u.iter().zip(v).map(|(a, b)| a + b));
+    vals.extend_from_within(n..2 * n);
+    post.apply(&mut vals[2 * n..]);
 }
 
 /// Adds `count` identical answers with noise `v` at level `eps` to bucket `b`
@@ -1108,13 +1320,29 @@ fn add_cell(
     }
 }
 
-fn ego_row(out: &mut Rows, plan: &Plan<'_>, j: u32, d: f64, eps: f64, v: &[f64]) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn ego_row(
+    out: &mut Rows,
+    plan: &Plan<'_>,
+    owner: &str,
+    replicate: u32,
+    j: u32,
+    d: f64,
+    eps: f64,
+    v: &[f64],
+    vals: &[f64],
+) -> Result<()> {
+    let n = v.len();
+    let correct = (plan.post == Post::Bit).then(|| u8::from(vals[2 * n..] == vals[..n]));
     out.push_row(&EgoRow {
+        owner: Some(owner.to_string()),
+        replicate,
         recipient: plan.graph.ids().label(j).to_string(),
         distance: d,
         eps,
         error_norm: plan.model.norm.norm_of(v),
-        owner: None,
+        correct,
+        values: vals.to_vec(),
     })
     .map_err(row_error)
 }
@@ -1125,28 +1353,24 @@ fn response_row(
     out: &mut Rows,
     plan: &Plan<'_>,
     owner: &str,
+    replicate: u32,
     j: u32,
     d: f64,
     eps: f64,
     mech: Mechanism,
-    u: &[f64],
-    v: &[f64],
-    y: &mut [f64],
+    vals: &[f64],
     label: &mut String,
 ) -> Result<()> {
-    for ((yi, ui), vi) in y.iter_mut().zip(u).zip(v) {
-        *yi = ui + vi;
-    }
-    plan.post.apply(y);
     label.clear();
     let _ = write!(label, "{}", plan.graph.ids().label(j));
     out.push_row(&ResponseRow {
         owner: Cow::Borrowed(owner),
+        replicate,
         recipient: Cow::Borrowed(label),
         distance: d,
         eps,
         mechanism: Cow::Borrowed(mech.name()),
-        y: Cow::Borrowed(y),
+        values: Cow::Borrowed(vals),
     })
     .map_err(row_error)
 }
@@ -1196,7 +1420,14 @@ fn add_counts(a: &mut Counts, b: &Counts) {
     a.jumps_expected += b.jumps_expected;
 }
 
-fn bucket_row(mech: &str, lo: f64, hi: f64, acc: &BucketAcc, with_post: bool) -> ByDistanceRow {
+fn bucket_row(
+    mech: &str,
+    lo: f64,
+    hi: f64,
+    acc: &BucketAcc,
+    with_post: bool,
+    bits: bool,
+) -> ByDistanceRow {
     let c = acc.count as f64;
     ByDistanceRow {
         mechanism: mech.into(),
@@ -1209,6 +1440,8 @@ fn bucket_row(mech: &str, lo: f64, hi: f64, acc: &BucketAcc, with_post: bool) ->
         mse_theory: acc.sum_theory / c,
         post_exact: with_post.then(|| acc.post_exact as f64 / c),
         post_mse: with_post.then(|| acc.post_sq / c),
+        correct_rate: bits.then(|| acc.post_exact as f64 / c),
+        correct_theory: bits.then(|| (acc.correct_undefined == 0).then(|| acc.correct_theory / c)),
     }
 }
 
@@ -1220,6 +1453,7 @@ impl Plan<'_> {
         wants: Wants,
         pos: usize,
         label: &str,
+        rep: u32,
         out: &mut ChunkOut,
     ) -> Result<()> {
         let delta = self.model.sensitivity;
@@ -1228,6 +1462,7 @@ impl Plan<'_> {
             out.jumps
                 .push_row(&JumpRow {
                     owner: label.to_string(),
+                    replicate: rep,
                     eps,
                     distance: self.map.distance_at(eps),
                     jump_norm: j.size(self.model.norm),
@@ -1239,6 +1474,7 @@ impl Plan<'_> {
                 out.paths
                     .push_row(&PathRow {
                         owner: label.to_string(),
+                        replicate: Some(rep),
                         eps: e * delta,
                         v: v.to_vec(),
                     })
@@ -1252,7 +1488,13 @@ impl Plan<'_> {
 impl Plan<'_> {
     /// paths.csv rows of a Gaussian owner: the Brownian path is continuous, so
     /// what exists of it are its values at the levels answered, ascending in ε.
-    fn record_brownian(&self, s: &Scratch, label: &str, out: &mut ChunkOut) -> Result<()> {
+    fn record_brownian(
+        &self,
+        s: &Scratch,
+        label: &str,
+        rep: u32,
+        out: &mut ChunkOut,
+    ) -> Result<()> {
         let n = self.model.dim;
         let mut order: Vec<usize> = (0..s.unit_eps.len()).collect();
         order.sort_by(|&a, &b| s.unit_eps[a].total_cmp(&s.unit_eps[b]));
@@ -1260,6 +1502,7 @@ impl Plan<'_> {
             out.paths
                 .push_row(&PathRow {
                     owner: label.to_string(),
+                    replicate: Some(rep),
                     eps: s.unit_eps[k],
                     v: s.unit_noise[k * n..(k + 1) * n].to_vec(),
                 })

@@ -69,7 +69,11 @@ pub struct Summary {
     pub values: String,
     /// Graph statistics.
     pub graph: GraphStats,
-    /// Counts of owners, responses, jumps.
+    /// Replicates run (each owner's mechanism realised this many times on
+    /// the same distances; see `config.first_replicate` for the first).
+    pub replicates: u32,
+    /// Counts of owners, responses, jumps (responses and jumps summed over
+    /// the replicates).
     pub counts: Counts,
     /// Mean jumps per correlated path, empirical.
     pub jumps_per_path: f64,
@@ -120,7 +124,10 @@ impl MapSummary {
 
 /// Builds the summary of a finished run.
 pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
-    let paths = (result.counts.owners - result.counts.owners_without_recipients).max(1) as f64;
+    // One path per owner with recipients and replicate.
+    let paths = ((result.counts.owners - result.counts.owners_without_recipients)
+        * plan.replicates().len() as u64)
+        .max(1) as f64;
     let has_paths = plan
         .mechanisms()
         .contains(&crate::mechanism::Mechanism::Correlated);
@@ -131,6 +138,7 @@ pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
         eps_map: MapSummary::of(plan),
         values: plan.values().spec().to_string(),
         graph: plan.graph().stats(),
+        replicates: plan.replicates().len() as u32,
         counts: result.counts.clone(),
         jumps_per_path: if has_paths {
             result.counts.jumps as f64 / paths
@@ -146,14 +154,15 @@ pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
     }
 }
 
-/// Writes `by_distance.csv` rows (the `post_*` columns when the rows have
-/// them: all rows or none).
+/// Writes `by_distance.csv` rows (the `post_*` and `correct_*` columns when
+/// the rows have them: all rows or none).
 pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::Result<()> {
     let post = rows.first().is_some_and(|r| r.post_exact.is_some());
-    let leave_out: &[&str] = if post {
-        &[]
-    } else {
-        &["post_exact", "post_mse"]
+    let bits = rows.first().is_some_and(|r| r.correct_rate.is_some());
+    let leave_out: &[&str] = match (post, bits) {
+        (true, true) => &[],
+        (true, false) => &["correct_rate", "correct_theory"],
+        _ => &["post_exact", "post_mse", "correct_rate", "correct_theory"],
     };
     let mut out = table::Writer::with_header(w, columns::<ByDistanceRow>(0, leave_out))?;
     for r in rows {

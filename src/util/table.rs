@@ -34,6 +34,11 @@ pub trait CsvRow: Serialize + DeserializeOwned {
     /// The name of a last field holding a vector, written as the columns
     /// `{name}1..{name}n`.
     const VECTOR: Option<&'static str> = None;
+    /// When not empty, the [`CsvRow::VECTOR`] field holds several vectors of
+    /// one width `n`, concatenated: written as `{part}1..{part}n` for each
+    /// part in turn (`u1..un,raw1..rawn,y1..yn`). A vector field listed in
+    /// [`CsvRow::OPTIONAL`] reads as empty from a file without its columns.
+    const VECTOR_PARTS: &'static [&'static str] = &[];
     /// Fields a file may lack (read as empty cells, i.e. `None`).
     const OPTIONAL: &'static [&'static str] = &[];
     /// Fields documented to hold `inf` (e.g. the distance of unreachable
@@ -103,7 +108,13 @@ pub fn columns<T: CsvRow>(n: usize, leave_out: &[&str]) -> Vec<String> {
             continue;
         }
         if T::VECTOR == Some(f) {
-            out.extend((1..=n).map(|i| format!("{f}{i}")));
+            if T::VECTOR_PARTS.is_empty() {
+                out.extend((1..=n).map(|i| format!("{f}{i}")));
+            } else {
+                for p in T::VECTOR_PARTS {
+                    out.extend((1..=n).map(|i| format!("{p}{i}")));
+                }
+            }
         } else {
             out.push(f.to_string());
         }
@@ -759,7 +770,9 @@ impl<R: io::Read> Reader<R> {
         rename: &[(&str, &str)],
         mut each: impl FnMut(usize, T) -> Result<(), E>,
     ) -> Result<(), E> {
-        let width = T::VECTOR.map_or(0, |v| self.vector_width(v));
+        let width = T::VECTOR.map_or(0, |v| {
+            self.vector_width(T::VECTOR_PARTS.first().copied().unwrap_or(v))
+        });
         let mut names = Vec::new();
         let mut idx = Vec::new();
         let mut required = Vec::new();
@@ -769,8 +782,18 @@ impl<R: io::Read> Reader<R> {
                 .find(|(field, _)| *field == f)
                 .map_or(f, |(_, c)| c);
             if T::VECTOR == Some(f) {
-                names.extend((1..=width.max(1)).map(|i| format!("{col}{i}")));
-                required.push(format!("{col}1..{col}n"));
+                if width == 0 && T::OPTIONAL.contains(&f) {
+                    continue;
+                }
+                if T::VECTOR_PARTS.is_empty() {
+                    names.extend((1..=width.max(1)).map(|i| format!("{col}{i}")));
+                    required.push(format!("{col}1..{col}n"));
+                } else {
+                    for p in T::VECTOR_PARTS {
+                        names.extend((1..=width.max(1)).map(|i| format!("{p}{i}")));
+                        required.push(format!("{p}1..{p}n"));
+                    }
+                }
             } else {
                 names.push(col.to_string());
                 if !T::OPTIONAL.contains(&f) {

@@ -219,30 +219,30 @@ fn gaussian_paths_csv_holds_the_answered_values() {
         "-q",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // paths.csv: owner,eps,v1 — one row per level answered, ascending.
+    // paths.csv: owner,replicate,eps,v1 — one row per level answered, ascending.
     let paths = fs::read_to_string(out.join("paths.csv")).unwrap();
     let mut by_level = std::collections::HashMap::new();
     let mut last: Option<(String, f64)> = None;
     for l in paths.lines().skip(1) {
         let f: Vec<&str> = l.split(',').collect();
-        let eps: f64 = f[1].parse().unwrap();
+        let eps: f64 = f[2].parse().unwrap();
         if let Some((o, e)) = &last
             && o == f[0]
         {
             assert!(eps > *e, "ascending levels: {l}");
         }
         last = Some((f[0].to_string(), eps));
-        by_level.insert((f[0].to_string(), f[1].to_string()), f[2].to_string());
+        by_level.insert((f[0].to_string(), f[2].to_string()), f[3].to_string());
     }
     assert!(!by_level.is_empty());
     // With u = 0, every answer of a recorded owner is its path value at its ε.
     let resp = fs::read_to_string(out.join("responses.csv")).unwrap();
     let mut checked = 0;
     for l in resp.lines().skip(1) {
-        // owner,recipient,distance,eps,mechanism,y1
+        // owner,replicate,recipient,distance,eps,mechanism,u1,raw1,y1
         let f: Vec<&str> = l.split(',').collect();
-        if let Some(v) = by_level.get(&(f[0].to_string(), f[3].to_string())) {
-            assert_eq!(v, f[5], "{l}");
+        if let Some(v) = by_level.get(&(f[0].to_string(), f[4].to_string())) {
+            assert_eq!(v, f[8], "{l}");
             checked += 1;
         }
     }
@@ -250,5 +250,94 @@ fn gaussian_paths_csv_holds_the_answered_values() {
     // No jump or sample-path figure for a process without jumps.
     assert!(!out.join("path.png").exists() && !out.join("jumps.png").exists());
     assert!(out.join("error.png").exists());
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn owners_zero_points_at_owner_and_owner_runs_one_id() {
+    let o = simulate(&["--owners", "0", "--no-plots", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--owner 0"), "{err}");
+    let d = scratch("owner");
+    let out = d.join("o");
+    let o = simulate(&[
+        "--graph",
+        "data/karate.edges",
+        "--owner",
+        "0",
+        "--owner",
+        "33",
+        "--ego-owners",
+        "33",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let owners = fs::read_to_string(out.join("owners.csv")).unwrap();
+    let ids: Vec<&str> = owners
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(ids, ["0", "33"]);
+    let ego = fs::read_to_string(out.join("ego.csv")).unwrap();
+    assert!(
+        ego.starts_with(
+            "owner,replicate,recipient,distance,eps,error_norm,u1,u2,raw1,raw2,y1,y2\n"
+        )
+    );
+    assert!(ego.lines().skip(1).all(|l| l.starts_with("33,0,")));
+    // --owner and --owners together are a usage error; so is an ego owner
+    // that is not an owner, named by its flag.
+    let o = simulate(&["--owner", "0", "--owners", "3", "--no-plots", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = simulate(&[
+        "--graph",
+        "data/karate.edges",
+        "--owner",
+        "0",
+        "--ego-owners",
+        "5",
+        "--out",
+        d.join("p").to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--ego-owners"));
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn replicates_are_identical_for_1_and_2_threads() {
+    let d = scratch("replicates");
+    let (a, b) = (d.join("a"), d.join("b"));
+    for (out, t) in [(&a, "1"), (&b, "2")] {
+        let o = simulate(&[
+            "--owners",
+            "70",
+            "--replicates",
+            "3",
+            "--responses",
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            t,
+            "--no-plots",
+            "-q",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(data_files(&a), data_files(&b));
+    let summary = fs::read_to_string(a.join("summary.json")).unwrap();
+    assert!(summary.contains("\"replicates\": 3"), "{summary}");
     fs::remove_dir_all(&d).unwrap();
 }

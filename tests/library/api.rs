@@ -205,7 +205,8 @@ fn typed_rows_are_the_rows_of_the_files() {
     same_rows(&out.ego().unwrap(), &file_rows(&f(Rows::Ego)), "ego");
     let responses = out.responses().unwrap();
     same_rows(&responses, &file_rows(&f(Rows::Responses)), "responses");
-    assert_eq!(responses[0].y.len(), 2);
+    assert_eq!(responses[0].y().len(), 2);
+    assert_eq!(responses[0].u().len(), 2);
     // 2 owners × 33 recipients × 2 mechanisms.
     assert_eq!(responses.len(), 132);
     std::fs::remove_dir_all(&d).unwrap();
