@@ -83,7 +83,9 @@ fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
                     "owner",
                     id,
                     match g.view_of() {
-                        Some(v) => format!("a node id of the view {} of {}", v.spec, graph.display()),
+                        Some(v) => {
+                            format!("a node id of the view {} of {}", v.spec, graph.display())
+                        }
                         None => format!("a node id that occurs in {}", graph.display()),
                     },
                 )

@@ -111,10 +111,7 @@ pub fn load_graph(path: &Path, opts: &LoadOptions) -> Result<Graph> {
 /// ignored, an optional `id`/`node`/`name` header, gzip read transparently,
 /// lines of at most 1 MiB) and calls `each(id, line)` for every id in file
 /// order. The file is streamed: nothing is held but the current line.
-pub fn read_node_list(
-    path: &Path,
-    mut each: impl FnMut(&str, usize) -> Result<()>,
-) -> Result<()> {
+pub fn read_node_list(path: &Path, mut each: impl FnMut(&str, usize) -> Result<()>) -> Result<()> {
     let mut src = open(path)?;
     let r = node_list_from(&mut src, &mut each);
     r.map_err(|e| src.explain(e))

@@ -34,7 +34,8 @@ pub enum GraphView {
     Subgraph(PathBuf),
 }
 
-const EGO_EXPECTED: &str = "a node id, optionally followed by `:R` hops (R ≥ 1, default 1), e.g. `0` or `0:2`";
+const EGO_EXPECTED: &str =
+    "a node id, optionally followed by `:R` hops (R ≥ 1, default 1), e.g. `0` or `0:2`";
 
 impl GraphView {
     /// Parses the value of `--ego`: `ID` or `ID:R` (R ≥ 1; default 1). The
@@ -198,9 +199,11 @@ impl Graph {
         let mut keep = Vec::new();
         for id in ids {
             let id = id.as_ref();
-            keep.push(self.ids().index_of(id).ok_or_else(|| {
-                Error::param("subgraph", id, "node ids that occur in the graph")
-            })?);
+            keep.push(
+                self.ids().index_of(id).ok_or_else(|| {
+                    Error::param("subgraph", id, "node ids that occur in the graph")
+                })?,
+            );
         }
         let mut g = self.induced(&keep);
         let n = g.n();
@@ -312,7 +315,12 @@ mod tests {
 
     #[test]
     fn ego_specs() {
-        for (s, id, r) in [("0", "0", 1), ("17:2", "17", 2), ("a:3:1", "a:3", 1), (" x ", "x", 1)] {
+        for (s, id, r) in [
+            ("0", "0", 1),
+            ("17:2", "17", 2),
+            ("a:3:1", "a:3", 1),
+            (" x ", "x", 1),
+        ] {
             assert_eq!(
                 GraphView::parse_ego(s).unwrap(),
                 GraphView::Ego {
@@ -338,8 +346,13 @@ mod tests {
     fn ego_of_a_path_and_directed_arcs() {
         // 10 – 20 – 30 – 40, weighted.
         let ids = crate::NodeIds::integers(vec![10, 20, 30, 40]);
-        let g = Graph::from_edges(ids, &[(0, 1), (1, 2), (2, 3)], Some(&[1.5, 2.5, 3.5]), false)
-            .unwrap();
+        let g = Graph::from_edges(
+            ids,
+            &[(0, 1), (1, 2), (2, 3)],
+            Some(&[1.5, 2.5, 3.5]),
+            false,
+        )
+        .unwrap();
         let e = g.ego("20", 1).unwrap();
         assert_eq!(e.n(), 3);
         let es: Vec<_> = e.edges().collect();

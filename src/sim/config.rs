@@ -359,7 +359,8 @@ impl SimConfig {
             Some(GraphView::Ego { id, radius }) => format!("{stem}-ego{id}-r{radius}"),
             Some(GraphView::Subgraph(f)) => format!(
                 "{stem}-sub-{}",
-                f.file_stem().map_or_else(|| "list".into(), |s| s.to_string_lossy())
+                f.file_stem()
+                    .map_or_else(|| "list".into(), |s| s.to_string_lossy())
             ),
         };
         PathBuf::from("results").join(stem)
