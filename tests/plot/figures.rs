@@ -11,6 +11,7 @@ fn opts(w: u32, h: u32) -> PlotOptions {
         width: w,
         height: h,
         owner: None,
+        edges: false,
     }
 }
 
