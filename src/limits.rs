@@ -83,6 +83,12 @@ use std::sync::OnceLock;
 /// this many times `std::thread::available_parallelism`).
 pub const MAX_THREADS_PER_CORE: usize = 4;
 
+/// Most `u64` counts of owners' hop-level histograms a `simulate` plan keeps
+/// from its pre-pass (a `range:` map) to answer owners that need no
+/// per-recipient work without a second search (32 MiB; beyond it the owners
+/// phase searches again).
+pub const LEVEL_CACHE_MAX: usize = 1 << 22;
+
 /// Smallest process level ε/Δ accepted (see the module docs).
 pub const LEVEL_MIN: f64 = 1e-60;
 /// Largest process level ε/Δ accepted.

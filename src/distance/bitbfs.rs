@@ -97,7 +97,9 @@ impl BitBfs {
         assert!(sources.len() <= 64, "at most 64 sources per batch");
         let n = g.n();
         let rows = (0..sources.len()).any(want_row);
-        if !self.search(g, sources, rows) {
+        // One source with its row: the direction-optimising single-source
+        // BFS, without filling 64 levels per node.
+        if (sources.len() == 1 && rows) || !self.search(g, sources, rows) {
             for (i, &s) in sources.iter().enumerate() {
                 hop::bfs(g, s, queue, frow);
                 self.hist.clear();

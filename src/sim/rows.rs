@@ -21,6 +21,12 @@ use crate::util::table::CsvRow;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+/// A replicate cell: an empty one (a file written before replicates, read
+/// with the column missing) is replicate 0.
+fn empty_is_zero<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    Ok(Option::<u32>::deserialize(d)?.unwrap_or(0))
+}
+
 /// One row of `by_distance.csv`: one mechanism in one distance bucket.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ByDistanceRow {
@@ -75,7 +81,7 @@ pub struct JumpRow {
     /// Owner id (original node id).
     pub owner: String,
     /// Replicate (0-based; files written before replicates read as 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "empty_is_zero")]
     pub replicate: u32,
     /// Level of the jump (× the sensitivity: the ε of the answers).
     pub eps: f64,
@@ -98,7 +104,7 @@ pub struct OwnerRow {
     /// Owner id.
     pub owner: String,
     /// Replicate (one row per owner and replicate).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "empty_is_zero")]
     pub replicate: u32,
     /// Recipients answered.
     pub recipients: u64,
@@ -178,7 +184,7 @@ pub struct EgoRow {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub owner: Option<String>,
     /// Replicate.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "empty_is_zero")]
     pub replicate: u32,
     /// Recipient id.
     pub recipient: String,
@@ -236,7 +242,7 @@ pub struct ResponseRow<'a> {
     /// Owner id.
     pub owner: Cow<'a, str>,
     /// Replicate.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "empty_is_zero")]
     pub replicate: u32,
     /// Recipient id.
     pub recipient: Cow<'a, str>,
@@ -322,11 +328,13 @@ mod tests {
             mse_theory: 1e21,
             post_exact: post,
             post_mse: post,
+            correct_rate: None,
+            correct_theory: None,
         };
         round_trip(
             "by_distance",
             0,
-            &["post_exact", "post_mse"],
+            &["post_exact", "post_mse", "correct_rate", "correct_theory"],
             &[bd(None)],
             "mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory\n\
              correlated,1,1,40,15,0.0000001,0.25,1000000000000000000000\n",
@@ -334,7 +342,7 @@ mod tests {
         round_trip(
             "by_distance_post",
             0,
-            &[],
+            &["correct_rate", "correct_theory"],
             &[bd(Some(0.5))],
             "mechanism,distance_lo,distance_hi,count,mean_eps,mse,mse_se,mse_theory,post_exact,post_mse\n\
              correlated,1,1,40,15,0.0000001,0.25,1000000000000000000000,0.5,0.5\n",
@@ -345,11 +353,12 @@ mod tests {
             &[],
             &[JumpRow {
                 owner: "7".into(),
+                replicate: 1,
                 eps: 2.5,
                 distance: f64::INFINITY,
                 jump_norm: 3.0,
             }],
-            "owner,eps,distance,jump_norm\n7,2.5,inf,3\n",
+            "owner,replicate,eps,distance,jump_norm\n7,1,2.5,inf,3\n",
         );
         round_trip(
             "owners",
@@ -358,6 +367,7 @@ mod tests {
             &[
                 OwnerRow {
                     owner: "3".into(),
+                    replicate: 0,
                     recipients: 0,
                     distance_min: None,
                     distance_max: None,
@@ -368,6 +378,7 @@ mod tests {
                 },
                 OwnerRow {
                     owner: "4".into(),
+                    replicate: 2,
                     recipients: 2,
                     distance_min: Some(1.0),
                     distance_max: Some(f64::INFINITY),
@@ -377,8 +388,8 @@ mod tests {
                     jumps_expected: 7.25,
                 },
             ],
-            "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n\
-             3,0,,,,,0,0\n4,2,1,inf,0.1,4.5,3,7.25\n",
+            "owner,replicate,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n\
+             3,0,0,,,,,0,0\n4,2,2,1,inf,0.1,4.5,3,7.25\n",
         );
         round_trip(
             "paths",
@@ -386,23 +397,28 @@ mod tests {
             &[],
             &[PathRow {
                 owner: "0".into(),
+                replicate: Some(3),
                 eps: 0.5,
                 v: vec![-1.25, 2.0],
             }],
-            "owner,eps,v1,v2\n0,0.5,-1.25,2\n",
+            "owner,replicate,eps,v1,v2\n0,3,0.5,-1.25,2\n",
         );
         round_trip(
             "ego",
-            0,
-            &["owner"],
+            1,
+            &[],
             &[EgoRow {
+                owner: Some("5".into()),
+                replicate: 0,
                 recipient: "12".into(),
                 distance: 2.0,
                 eps: 1.5,
                 error_norm: 0.125,
-                owner: None,
+                correct: Some(1),
+                values: vec![1.0, 1.125, 1.0],
             }],
-            "recipient,distance,eps,error_norm\n12,2,1.5,0.125\n",
+            "owner,replicate,recipient,distance,eps,error_norm,correct,u1,raw1,y1\n\
+             5,0,12,2,1.5,0.125,1,1,1.125,1\n",
         );
         round_trip(
             "responses",
@@ -410,13 +426,14 @@ mod tests {
             &[],
             &[ResponseRow {
                 owner: "0".into(),
+                replicate: 0,
                 recipient: "1".into(),
                 distance: 2.0,
                 eps: 2.0,
                 mechanism: "correlated".into(),
-                y: vec![0.0].into(),
+                values: vec![0.5, 0.25, 0.25].into(),
             }],
-            "owner,recipient,distance,eps,mechanism,y1\n0,1,2,2,correlated,0\n",
+            "owner,replicate,recipient,distance,eps,mechanism,u1,raw1,y1\n0,0,1,2,2,correlated,0.5,0.25,0.25\n",
         );
     }
 }

@@ -100,6 +100,17 @@ pub struct Plan<'a> {
     ego: Vec<usize>,
     /// Replicates run.
     replicates: std::ops::Range<u32>,
+    /// Hop-level histograms of the owners from the plan's pre-pass, when it
+    /// ran and they fit [`limits::LEVEL_CACHE_MAX`].
+    levels: Option<LevelCache>,
+}
+
+/// Owners' hop-level histograms, in owner order.
+struct LevelCache {
+    /// Owner at position p: `hist[start[p]..start[p + 1]]`.
+    start: Vec<usize>,
+    hist: Vec<u64>,
+    unreachable: Vec<u64>,
 }
 
 impl<'a> Plan<'a> {
@@ -258,10 +269,10 @@ impl<'a> Plan<'a> {
             config.seed,
         )?;
         let integer = distances.is_integer();
-        let observed = if map.needs_resolution() || !integer {
+        let (observed, levels) = if map.needs_resolution() || !integer {
             observed_range(distances, &owners)
         } else {
-            (f64::NAN, f64::NAN)
+            ((f64::NAN, f64::NAN), None)
         };
         let map = if map.needs_resolution() {
             if !observed.0.is_finite() {
@@ -306,6 +317,7 @@ impl<'a> Plan<'a> {
             budget,
             ego,
             replicates: config.replicate_range(),
+            levels,
         })
     }
 
@@ -402,16 +414,20 @@ fn ego_positions(config: &SimConfig, graph: &Graph, owners: &[u32]) -> Result<Ve
     Ok(pos)
 }
 
-/// Smallest positive and largest finite distance from the owners to other nodes.
-fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
+/// Smallest positive and largest finite distance from the owners to other
+/// nodes; for hop distances also the owners' level histograms, when they fit
+/// the cache.
+fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> ((f64, f64), Option<LevelCache>) {
     if distances.is_integer() {
         // Hop: the level histograms say it, no row needed.
-        return owners
+        type Part = (f64, f64, Vec<u64>, Vec<usize>, Vec<u64>);
+        let parts: Vec<Part> = owners
             .par_chunks(CHUNK)
             .map_init(
                 || distances.workspace(),
                 |ws, chunk| {
                     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                    let (mut hist, mut len, mut unreachable) = (Vec::new(), Vec::new(), Vec::new());
                     let r = distances.hop_levels(
                         chunk,
                         ws,
@@ -422,18 +438,39 @@ fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
                                 lo = lo.min(k as f64);
                                 hi = hi.max((h.len() - 1) as f64);
                             }
+                            if hist.len() <= limits::LEVEL_CACHE_MAX {
+                                hist.extend_from_slice(h);
+                            }
+                            len.push(h.len());
+                            unreachable.push(lv.unreachable());
                         },
                     );
                     debug_assert!(r.is_ok());
-                    (lo, hi)
+                    (lo, hi, hist, len, unreachable)
                 },
             )
-            .reduce(
-                || (f64::INFINITY, f64::NEG_INFINITY),
-                |a, b| (a.0.min(b.0), a.1.max(b.1)),
-            );
+            .collect();
+        let lo = parts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+        let hi = parts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+        let total: usize = parts.iter().map(|p| p.3.iter().sum::<usize>()).sum();
+        let cache = (total <= limits::LEVEL_CACHE_MAX).then(|| {
+            let mut c = LevelCache {
+                start: vec![0],
+                hist: Vec::with_capacity(total),
+                unreachable: Vec::with_capacity(owners.len()),
+            };
+            for (_, _, hist, len, unreachable) in parts {
+                c.hist.extend_from_slice(&hist);
+                for l in len {
+                    c.start.push(c.start.last().unwrap() + l);
+                }
+                c.unreachable.extend_from_slice(&unreachable);
+            }
+            c
+        });
+        return ((lo, hi), cache);
     }
-    owners
+    let range = owners
         .par_chunks(CHUNK)
         .map_init(
             || distances.workspace(),
@@ -453,7 +490,8 @@ fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
         .reduce(
             || (f64::INFINITY, f64::NEG_INFINITY),
             |a, b| (a.0.min(b.0), a.1.max(b.1)),
-        )
+        );
+    (range, None)
 }
 
 /// Per-worker scratch, reused across owners.
@@ -712,6 +750,76 @@ impl Plan<'_> {
             let all = wants.responses || self.mechanisms.contains(&Mechanism::Independent);
             let want_row =
                 |i: usize| all || (wants.ego && self.ego.binary_search(&(start + i)).is_ok());
+            let rows = (0..owners.len()).filter(|&i| want_row(i)).count();
+            // Without the pre-pass' histograms, a chunk with a few listed
+            // owners counts its histograms first (no per-node levels stored).
+            let local;
+            let cache = match &self.levels {
+                Some(c) => Some((c, 0)),
+                None if rows > 0 && rows <= 4 => {
+                    let mut c = LevelCache {
+                        start: vec![0],
+                        hist: Vec::new(),
+                        unreachable: Vec::new(),
+                    };
+                    self.distances.hop_levels(
+                        owners,
+                        ws,
+                        |_| false,
+                        |_, lv| {
+                            c.hist.extend_from_slice(lv.hist());
+                            c.start.push(c.hist.len());
+                            c.unreachable.push(lv.unreachable());
+                        },
+                    )?;
+                    local = c;
+                    Some((&local, start))
+                }
+                None => None,
+            };
+            if let Some((c, base)) = cache
+                && rows <= 4
+            {
+                // Histograms from the pre-pass: no second search, except a
+                // single-source BFS for the few owners whose recipients
+                // are listed (ego owners).
+                for (i, &o) in owners.iter().enumerate() {
+                    let p = start + i;
+                    if want_row(i) {
+                        self.distances.hop_levels(
+                            &[o],
+                            ws,
+                            |_| true,
+                            |_, lv| {
+                                if err.is_none()
+                                    && let Err(e) = self.process_owner(
+                                        s,
+                                        wants,
+                                        p,
+                                        o,
+                                        Dist::Levels(lv),
+                                        &mut out,
+                                    )
+                                {
+                                    err = Some(e);
+                                }
+                            },
+                        )?;
+                        if let Some(e) = err.take() {
+                            return Err(e);
+                        }
+                        continue;
+                    }
+                    let q = p - base;
+                    let lv = HopLevels {
+                        hist: &c.hist[c.start[q]..c.start[q + 1]],
+                        unreachable: c.unreachable[q],
+                        row: None,
+                    };
+                    self.process_owner(s, wants, p, o, Dist::Levels(&lv), &mut out)?;
+                }
+                return Ok(out);
+            }
             self.distances.hop_levels(owners, ws, want_row, |i, lv| {
                 if err.is_none()
                     && let Err(e) = self.process_owner(
@@ -1052,7 +1160,10 @@ impl Plan<'_> {
         let mut owner_jumps = 0u64;
         let mut owner_expected = 0.0;
         for (mi, &mech) in self.mechanisms.iter().enumerate() {
+            // (Both cleared: a worker whose last owner failed half-way is
+            // reused by the next chunk.)
             s.cells.clear();
+            s.touched.clear();
             let first = mi == 0;
             let record_ego = want_ego && first;
             match mech {

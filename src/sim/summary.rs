@@ -135,6 +135,7 @@ mod tests {
             eps_map: map(),
             values: "uniform:0,1".into(),
             graph: graph(),
+            replicates: 1,
             counts: Counts::default(),
             jumps_per_path: f64::NAN,
             jumps_per_path_expected: 1.5,

@@ -162,7 +162,7 @@ impl Records {
     /// Appends one record.
     #[inline]
     pub fn push<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {
-        self.push_with(row, None)
+        self.push_with(row, None, &[])
     }
 
     /// Appends one row of a file, refusing a non-finite number in a field
@@ -170,7 +170,7 @@ impl Records {
     /// `InvalidData` naming the column, and nothing appended.
     #[inline]
     pub fn push_row<T: CsvRow>(&mut self, row: &T) -> io::Result<()> {
-        self.push_with(row, Some(&|f, v| row.allows(f, v)))
+        self.push_with(row, Some(&|f, v| row.allows(f, v)), T::VECTOR_PARTS)
     }
 
     #[inline]
@@ -178,6 +178,7 @@ impl Records {
         &mut self,
         row: &T,
         allow: Option<&Allow<'_>>,
+        parts: &'static [&'static str],
     ) -> io::Result<()> {
         let start = self.text.len();
         let mut cells = Cells {
@@ -187,6 +188,8 @@ impl Records {
             field: "",
             elem: 0,
             bound: f64::INFINITY,
+            parts,
+            seq_len: 0,
         };
         let r = row.serialize(&mut cells);
         let count = cells.count;
@@ -308,6 +311,10 @@ struct Cells<'a> {
     field: &'static str,
     /// 1-based element of the vector `field` being written (0: not a vector).
     elem: usize,
+    /// [`CsvRow::VECTOR_PARTS`] of the row (names of the vector's parts).
+    parts: &'static [&'static str],
+    /// Length of the vector being written.
+    seq_len: usize,
     /// Largest magnitude of a finite number (checking readers only).
     bound: f64,
 }
@@ -395,7 +402,11 @@ impl ser::Serializer for &mut Cells<'_> {
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<(), RowError> {
         let column = || {
-            if self.elem > 0 {
+            if self.elem > 0 && !self.parts.is_empty() && self.seq_len >= self.parts.len() {
+                let n = self.seq_len / self.parts.len();
+                let k = ((self.elem - 1) / n).min(self.parts.len() - 1);
+                format!("{}{}", self.parts[k], self.elem - k * n)
+            } else if self.elem > 0 {
                 format!("{}{}", self.field, self.elem)
             } else {
                 self.field.to_string()
@@ -468,7 +479,8 @@ impl ser::Serializer for &mut Cells<'_> {
     ) -> Result<(), RowError> {
         v.serialize(self)
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self, RowError> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Self, RowError> {
+        self.seq_len = len.unwrap_or(0);
         Ok(self)
     }
     fn serialize_tuple(self, _: usize) -> Result<Self, RowError> {
@@ -839,6 +851,8 @@ impl<R: io::Read> Reader<R> {
                 field: "",
                 elem: 0,
                 bound,
+                parts: T::VECTOR_PARTS,
+                seq_len: 0,
             };
             if let Err(e) = row.serialize(&mut check) {
                 return Err(input(&file, line, e.0).into());

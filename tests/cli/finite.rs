@@ -394,11 +394,13 @@ fn rows_are_checked_finite_before_anything_is_committed() {
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
+    // ego.csv now carries u itself, which `uniform:LO,HI` draws as
+    // lo + (hi − lo)·x: hi − lo overflows, so the first refusal is u1's.
     assert!(
-        e.starts_with(&format!(
-            "error: numerical failure: {}: column 'post_mse': expected a finite number, found 'inf'",
-            out.join("by_distance.csv").display()
-        )),
+        e.starts_with(
+            "error: numerical failure: a row of the simulation's output: column 'u1': \
+             expected a finite number, found 'inf'"
+        ),
         "{e}"
     );
     assert!(fs::read_dir(&d).unwrap().next().is_none(), "left behind");

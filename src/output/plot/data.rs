@@ -113,7 +113,11 @@ pub fn read_paths(file: &Path) -> Result<PathTable> {
     let mut index: HashMap<String, usize> = HashMap::new();
     reader.rows(&[("owner", id_column)], |line, row: PathRow| {
         let error = |message: String| Error::input(file, line, message);
-        let id = row.owner;
+        // Replicates of one owner are paths of their own.
+        let id = match row.replicate {
+            Some(r) if r > 0 => format!("{} (replicate {r})", row.owner),
+            _ => row.owner,
+        };
         let k = match index.get(&id) {
             Some(&k) => k,
             None => {

@@ -598,11 +598,11 @@ mod tests {
     fn row(id: &str, d: f64) -> EgoRow {
         EgoRow {
             owner: None,
+            replicate: 0,
             recipient: id.into(),
             distance: d,
             eps: 1.0,
             error_norm: 0.0,
-            replicate: 0,
             correct: None,
             values: Vec::new(),
         }
