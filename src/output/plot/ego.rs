@@ -26,6 +26,9 @@ use std::collections::{HashMap, HashSet};
 use std::f64::consts::PI;
 use std::path::Path;
 
+/// A segment between two points of the plane.
+pub type Segment = ((f64, f64), (f64, f64));
+
 /// One recipient placed in the plane.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EgoPoint {
@@ -55,7 +58,7 @@ pub struct EgoFigure {
     pub rings: Vec<(u32, Vec<f64>)>,
     /// Friendship edges among the members and the owner (`--edges`), as
     /// segments in the plane.
-    pub edges: Vec<((f64, f64), (f64, f64))>,
+    pub edges: Vec<Segment>,
     /// Largest recipient distance.
     pub radius: f64,
     /// Sorted errors (for the colour bar's quantile labels).
@@ -285,7 +288,7 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
 fn edge_segments(
     dir: &Path,
     at: &HashMap<String, (f64, f64)>,
-) -> Result<Vec<((f64, f64), (f64, f64))>> {
+) -> Result<Vec<Segment>> {
     let file = dir.join("summary.json");
     let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
     let v: serde_json::Value = serde_json::from_str(&text)
@@ -296,7 +299,11 @@ fn edge_segments(
         .ok_or_else(|| Error::input(&file, 0, "no `config`: --edges needs the run's graph"))
         .and_then(|c| {
             serde_json::from_value(c).map_err(|e| {
-                Error::input(&file, 0, format!("config: {e} (--edges needs the run's graph)"))
+                Error::input(
+                    &file,
+                    0,
+                    format!("config: {e} (--edges needs the run's graph)"),
+                )
             })
         })?;
     let g = config.load_graph()?;
@@ -495,7 +502,11 @@ impl EgoFigure {
                 dot_size(fonts) + 3,
                 style::OI_BLACK.stroke_width(2),
             ))?;
-            let wrong = self.points.iter().filter(|p| p.correct == Some(false)).count();
+            let wrong = self
+                .points
+                .iter()
+                .filter(|p| p.correct == Some(false))
+                .count();
             area.draw(&text(
                 &format!(
                     "bit wrong ({wrong} of {}{})",
@@ -516,7 +527,10 @@ impl EgoFigure {
                 style::OI_BLACK.mix(0.5).stroke_width(1),
             ))?;
             area.draw(&text(
-                &format!("friendship ({} drawn faintly)", style::plural(self.edges.len(), "edge")),
+                &format!(
+                    "friendship ({} drawn faintly)",
+                    style::plural(self.edges.len(), "edge")
+                ),
                 y,
             ))?;
             y += step;
