@@ -152,7 +152,7 @@ pub use control::{CancelToken, Control, Progress};
 pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
 pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};
-pub use graph::{Graph, LoadOptions, NodeIds};
+pub use graph::{Graph, GraphView, LoadOptions, NodeIds};
 pub use mechanism::{Mechanism, MechanismChoice};
 pub use post::Post;
 pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};

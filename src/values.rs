@@ -263,7 +263,9 @@ impl Values {
     }
 }
 
-/// Reads `node,v1..vn` for every node of `graph` (original ids).
+/// Reads `node,v1..vn` for every node of `graph` (original ids). For a view
+/// of a graph (`--ego`, `--subgraph`) the file may list the whole graph's
+/// nodes: those outside the view are skipped.
 fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
     let mut lines = crate::util::lines::TextLines::open(path)?;
     let n = graph.n();
@@ -326,7 +328,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             table[node as usize * dim + k] = x;
         }
     }
-    if !unknown.is_empty() {
+    if !unknown.is_empty() && graph.view_of().is_none() {
         return Err(Error::input(
             path,
             0,

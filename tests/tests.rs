@@ -25,6 +25,7 @@ mod cli {
     mod relax;
     mod simulate;
     mod sweep;
+    mod views;
 }
 
 /// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.
@@ -52,6 +53,7 @@ mod library {
 mod graph {
     mod generate;
     mod load;
+    mod view;
 }
 
 /// Figures: rendering, bad inputs, and the statistics behind the jump figure.

@@ -83,3 +83,42 @@ pub fn with_threads<T: Send>(
         None => work()?,
     })
 }
+
+/// `--ego ID[:R]` and `--subgraph FILE`: the view of the graph a command
+/// works on (shared by every command that reads `--graph`).
+#[derive(Debug, Default, clap::Args)]
+pub struct ViewArgs {
+    /// Work on the ego network of node ID: ID and every node within R hops
+    /// (default 1; out-arcs with --directed), the edges among them, ids kept
+    #[arg(long, value_name = "ID[:R]", value_parser = privdiffuse::GraphView::parse_ego,
+          conflicts_with = "subgraph", display_order = 12)]
+    pub ego: Option<privdiffuse::GraphView>,
+    /// Work on the subgraph induced by the node ids listed in FILE (one per
+    /// line, as --nodes), ids kept
+    #[arg(long, value_name = "FILE", display_order = 14)]
+    pub subgraph: Option<std::path::PathBuf>,
+}
+
+impl ViewArgs {
+    /// The view asked for, if any.
+    pub fn view(&self) -> Option<privdiffuse::GraphView> {
+        match (&self.ego, &self.subgraph) {
+            (Some(v), _) => Some(v.clone()),
+            (None, Some(f)) => Some(privdiffuse::GraphView::subgraph(f)),
+            (None, None) => None,
+        }
+    }
+
+    /// Loads `graph` as the loader options say and cuts the view out.
+    pub fn load(
+        &self,
+        graph: &Path,
+        opts: &privdiffuse::LoadOptions,
+    ) -> privdiffuse::Result<privdiffuse::Graph> {
+        let g = privdiffuse::graph::load_graph(graph, opts)?;
+        match self.view() {
+            Some(v) => v.apply(&g),
+            None => Ok(g),
+        }
+    }
+}

@@ -2,7 +2,7 @@
 
 use super::Output;
 use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
-use privdiffuse::graph::{Graph, LoadOptions, load_graph};
+use privdiffuse::graph::{Graph, LoadOptions};
 use privdiffuse::util::write_f64;
 use privdiffuse::{Error, Result};
 use std::io::Write;
@@ -26,6 +26,8 @@ pub struct DistancesArgs {
     /// Node list adding isolated nodes: one id per line.
     #[arg(long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
+    #[command(flatten)]
+    pub view: super::common::ViewArgs,
     /// Read `u v` as the arc u → v only (hop and weighted follow out-arcs;
     /// the resistance kinds refuse directed graphs).
     #[arg(long)]
@@ -61,14 +63,14 @@ pub struct DistancesArgs {
     pub seed: u64,
 }
 
-/// Reads the graph through the library loader.
-fn load(path: &Path, directed: bool, nodes: Option<&Path>) -> Result<Graph> {
+/// Reads the graph through the library loader (and cuts out the view).
+fn load(args: &DistancesArgs) -> Result<Graph> {
     let opts = LoadOptions {
-        directed,
-        nodes_file: nodes.map(Path::to_path_buf),
+        directed: args.directed,
+        nodes_file: args.nodes.clone(),
         ..LoadOptions::default()
     };
-    load_graph(path, &opts)
+    args.view.load(&args.graph, &opts)
 }
 
 /// Maps owner ids to node indices; an unknown id is a parameter error naming it.
@@ -80,7 +82,12 @@ fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
                 Error::param(
                     "owner",
                     id,
-                    format!("a node id that occurs in {}", graph.display()),
+                    match g.view_of() {
+                        Some(v) => {
+                            format!("a node id of the view {} of {}", v.spec, graph.display())
+                        }
+                        None => format!("a node id that occurs in {}", graph.display()),
+                    },
                 )
             })?;
             if !seen.insert(i) {
@@ -96,7 +103,7 @@ fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
 pub fn run(args: DistancesArgs) -> anyhow::Result<()> {
     // Claimed before the work: an existing --out is refused at once.
     let mut out = Output::open(args.out.as_deref(), args.force)?;
-    let g = load(&args.graph, args.directed, args.nodes.as_deref())?;
+    let g = load(&args)?;
     if let Some(w) = g.dropped().warning() {
         eprintln!("{w}");
     }

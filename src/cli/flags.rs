@@ -13,6 +13,8 @@ use privdiffuse::Error;
 const FLAGS: &[(&str, &str)] = &[
     ("graph", "--graph"),
     ("nodes", "--nodes"),
+    ("ego", "--ego"),
+    ("subgraph", "--subgraph"),
     ("directed", "--directed"),
     ("distance", "--distance"),
     ("bins", "--bins"),

@@ -1,13 +1,14 @@
 //! `privdiffuse info`: load a graph and print its statistics.
 
-use privdiffuse::graph::{GraphStats, LoadOptions, load_graph};
+use privdiffuse::graph::{GraphStats, LoadOptions};
 use std::io::Write;
 use std::path::PathBuf;
 
 /// Describe a graph file: size, connectivity, degrees, what the loader dropped
 ///
 /// Dropped lines are self-loops, duplicate edges and duplicates whose weight
-/// disagreed (the first weight is kept).
+/// disagreed (the first weight is kept). With --ego or --subgraph the
+/// statistics are those of the view (the dropped lines still the file's).
 ///
 /// Examples: `privdiffuse info --graph data/karate.edges`,
 /// `privdiffuse info --graph facebook_combined.txt.gz --json`.
@@ -27,6 +28,8 @@ pub struct InfoArgs {
     /// `STEM.coords.csv` works).
     #[arg(long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
+    #[command(flatten)]
+    pub view: super::common::ViewArgs,
     /// Read `u v` as the arc u → v only (components are then weakly connected
     /// and degrees count in- plus out-arcs).
     #[arg(long)]
@@ -43,7 +46,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         nodes_file: args.nodes.clone(),
         ..LoadOptions::default()
     };
-    let g = load_graph(&args.graph, &opts)?;
+    let g = args.view.load(&args.graph, &opts)?;
     if let Some(w) = g.dropped().warning() {
         eprintln!("{w}");
     }
@@ -61,8 +64,21 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
 /// Aligned `name  value` lines.
 fn human(file: &str, s: &GraphStats) -> String {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
-    let rows: Vec<(&str, String)> = vec![
-        ("file", file.to_string()),
+    let mut rows: Vec<(&str, String)> = vec![("file", file.to_string())];
+    if let Some(v) = &s.view {
+        let what = v
+            .spec
+            .parse::<privdiffuse::GraphView>()
+            .map_or_else(|_| v.spec.clone(), |g| g.describe());
+        rows.push((
+            "view",
+            format!(
+                "{what} of {file} ({} nodes, {} edges); the rows below describe the view",
+                v.of_nodes, v.of_edges
+            ),
+        ));
+    }
+    rows.extend([
         ("nodes", s.nodes.to_string()),
         ("edges", s.edges.to_string()),
         ("directed", yes_no(s.directed).into()),
@@ -77,7 +93,7 @@ fn human(file: &str, s: &GraphStats) -> String {
         ("self-loops dropped", s.self_loops_dropped.to_string()),
         ("duplicates dropped", s.duplicates_dropped.to_string()),
         ("conflicting weights", s.conflicting_weights.to_string()),
-    ];
+    ]);
     let mut text = String::new();
     for (k, v) in &rows {
         text.push_str(&format!("{k:<20} {v}\n"));

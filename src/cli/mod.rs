@@ -13,6 +13,7 @@ mod progress;
 mod relax;
 mod sim_options;
 mod simulate;
+mod subgraph;
 mod sweep;
 
 pub use common::Output;
@@ -57,6 +58,7 @@ pub enum Command {
     Distances(distances::DistancesArgs),
     Generate(generate::GenerateArgs),
     Info(info::InfoArgs),
+    Subgraph(subgraph::SubgraphArgs),
     Plot(plot::PlotArgs),
 }
 
@@ -72,6 +74,7 @@ impl Command {
             Command::Distances(_) => "distances",
             Command::Generate(_) => "generate",
             Command::Info(_) => "info",
+            Command::Subgraph(_) => "subgraph",
             Command::Plot(_) => "plot",
         }
     }
@@ -91,6 +94,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Path(a) => path::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Info(a) => info::run(a),
+        Command::Subgraph(a) => subgraph::run(a),
         Command::Distances(a) => distances::run(a),
         Command::Relax(a) => relax::run(a),
         Command::Collude(a) => collude::run(*a),

@@ -298,6 +298,20 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "<stdout>".into());
     let mut out = super::Output::open(dest.as_deref(), args.force)?;
+    // The sidecar `FILE.json` (eps_lo, eps_hi, …) of a file output, claimed
+    // with it: `plot --kind path` draws every path up to eps_hi from it.
+    let mut sidecar = match dest.as_deref().filter(|p| p.as_os_str() != "-") {
+        Some(p) => {
+            let json = privdiffuse::output::plot::path::sidecar_path(p);
+            let f = privdiffuse::util::AtomicFile::create_with(
+                &json,
+                privdiffuse::util::Existing::for_out(true, args.force),
+            )
+            .map_err(Error::from)?;
+            Some((json, f))
+        }
+        None => None,
+    };
 
     let mut header = String::from("sample,eps");
     for i in 1..=cfg.sampler.dim() {
@@ -338,7 +352,25 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
         }
         first = last;
     }
+    if let Some((json, f)) = sidecar.as_mut() {
+        let meta = serde_json::json!({
+            "tool": "privdiffuse path",
+            "version": env!("CARGO_PKG_VERSION"),
+            "eps_lo": parse_level("--eps-lo", &args.eps_lo)?,
+            "eps_hi": parse_level("--eps-hi", &args.eps_hi)?,
+            "dim": cfg.sampler.dim(),
+            "norm": args.norm.trim(),
+            "samples": cfg.samples,
+            "at": cfg.at,
+            "seed": cfg.seed,
+        });
+        let text = serde_json::to_string_pretty(&meta).map_err(|e| Error::io(&*json, e.into()))?;
+        writeln!(f, "{text}").map_err(|e| Error::io(&*json, e))?;
+    }
     out.finish()?;
+    if let Some((_, f)) = sidecar {
+        f.commit().map_err(Error::from)?;
+    }
     Ok(())
 }
 

@@ -67,6 +67,10 @@ pub struct PlotArgs {
     /// first owner).
     #[arg(long, value_name = "ID")]
     pub owner: Option<String>,
+    /// ego: draw the real edges among the members faintly (from the graph
+    /// and view that summary.json records).
+    #[arg(long)]
+    pub edges: bool,
     /// Width in pixels.
     #[arg(long, value_name = "W", default_value_t = plot::DEFAULT_SIZE.0)]
     pub width: u32,
@@ -86,6 +90,7 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
         width: args.width,
         height: args.height,
         owner: args.owner,
+        edges: args.edges,
     };
     plot::draw_with(kind, &args.input, &out, &opts, existing)?;
     eprintln!("wrote {}", out.display());

@@ -21,6 +21,8 @@ pub struct SimOptions {
     /// File of node ids (one per line) adding nodes that appear on no edge line
     #[arg(long, value_name = "FILE", display_order = 10)]
     pub nodes: Option<PathBuf>,
+    #[command(flatten)]
+    pub view: super::common::ViewArgs,
     /// Arcs are one-way (distances follow out-edges)
     #[arg(long, display_order = 20)]
     pub directed: bool,
@@ -114,6 +116,9 @@ impl SimOptions {
         }
         if self.directed {
             c.directed = true;
+        }
+        if let Some(v) = self.view.view() {
+            c.view = Some(v);
         }
     }
 }

@@ -20,7 +20,7 @@ use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude};
 use crate::control::Control;
 use crate::distance::Distances;
-use crate::graph::{GraphStats, LoadOptions, load_graph};
+use crate::graph::GraphStats;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::write::{
     MapSummary, at_destination, claim_out_dir, create, finish, write_error, write_json,
@@ -504,14 +504,7 @@ pub fn collude_to_dir(
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
-    let graph = load_graph(
-        &config.sim.graph,
-        &LoadOptions {
-            directed: config.sim.directed,
-            nodes_file: config.sim.nodes.clone(),
-            ..LoadOptions::default()
-        },
-    )?;
+    let graph = config.sim.load_graph()?;
     timings.load_s = t0.elapsed().as_secs_f64();
     for spec in &opts.coalitions {
         spec.check(graph.ids())?;

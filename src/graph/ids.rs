@@ -76,6 +76,17 @@ impl NodeIds {
         }
     }
 
+    /// The ids of the nodes `keep` (indices into `self`, in the order given):
+    /// node `i` of the result has the id of node `keep[i]` here. Integer ids
+    /// stay integers (ids `0..n` become an explicit list), strings stay strings.
+    pub fn subset(&self, keep: &[u32]) -> Self {
+        match &self.labels {
+            Labels::Range(_) => Self::integers(keep.iter().map(|&i| i as u64).collect()),
+            Labels::Integer(v) => Self::integers(keep.iter().map(|&i| v[i as usize]).collect()),
+            Labels::Token(v) => Self::tokens(keep.iter().map(|&i| v[i as usize].clone()).collect()),
+        }
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         match &self.labels {

@@ -106,6 +106,42 @@ pub fn load_graph(path: &Path, opts: &LoadOptions) -> Result<Graph> {
     Ok(g.with_source(path))
 }
 
+/// Reads a node list by the rules of [`LoadOptions::nodes_file`] (one id
+/// per line, `#`/`%` comments and blank lines skipped, further columns
+/// ignored, an optional `id`/`node`/`name` header, gzip read transparently,
+/// lines of at most 1 MiB) and calls `each(id, line)` for every id in file
+/// order. The file is streamed: nothing is held but the current line.
+pub fn read_node_list(path: &Path, mut each: impl FnMut(&str, usize) -> Result<()>) -> Result<()> {
+    let mut src = open(path)?;
+    let r = node_list_from(&mut src, &mut each);
+    r.map_err(|e| src.explain(e))
+}
+
+fn node_list_from(
+    src: &mut Source<'_>,
+    each: &mut impl FnMut(&str, usize) -> Result<()>,
+) -> Result<()> {
+    let path = src.path;
+    let mut buf = Vec::with_capacity(256);
+    let mut first = true;
+    while src.next_line(&mut buf)? {
+        let line_no = src.line;
+        if is_comment_or_blank(&buf) {
+            continue;
+        }
+        let text = check_text(path, line_no, &buf)?;
+        let mut cols: [&[u8]; 4] = [&[]; 4];
+        split_columns(text.as_bytes(), &mut cols);
+        let tok = cols[0];
+        if std::mem::take(&mut first) && one_of(tok, &["id", "node", "name"]) {
+            continue;
+        }
+        // `tok` is a slice of valid UTF-8 cut at ASCII separators.
+        each(std::str::from_utf8(tok).unwrap_or_default(), line_no)?;
+    }
+    Ok(())
+}
+
 /// SplitMix64 as a hash for `u64` keys: sequential ids and ids that are
 /// multiples of a power of two both spread well (unlike a bare multiply).
 #[derive(Default)]

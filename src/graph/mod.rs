@@ -16,6 +16,9 @@
 //!   Watts–Strogatz graphs, seeded through [`rng_for`](crate::rng_for).
 //! * [`stats`] — degrees, components and what the loader dropped
 //!   ([`GraphStats`], as `privdiffuse info` prints).
+//! * [`view`] — induced subgraphs with the ids kept: [`Graph::ego`] (`--ego
+//!   ID[:R]`), [`Graph::subgraph`] and [`Graph::subgraph_file`]
+//!   (`--subgraph FILE`), described by a [`GraphView`].
 //!
 //! The graph knows nothing of privacy: distances live in
 //! [`distance`](crate::distance); writing a graph to a file is the output
@@ -37,11 +40,13 @@ pub mod generate;
 mod ids;
 pub mod load;
 pub mod stats;
+pub mod view;
 
 pub use generate::GeometricParam;
 pub use ids::NodeIds;
 pub use load::{LoadOptions, load_graph};
 pub use stats::GraphStats;
+pub use view::{GraphView, ViewOf};
 
 use crate::{Error, Result};
 
@@ -81,6 +86,8 @@ pub struct Graph {
     dropped: Dropped,
     /// The file it was read from (see [`Graph::source`]).
     source: Option<std::path::PathBuf>,
+    /// What it was cut from, for a view (see [`Graph::view_of`]).
+    view: Option<ViewOf>,
 }
 
 impl Graph {
@@ -235,6 +242,7 @@ impl Graph {
             edges: edges_kept,
             dropped,
             source: None,
+            view: None,
         })
     }
 

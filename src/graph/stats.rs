@@ -36,6 +36,10 @@ pub struct GraphStats {
     pub duplicates_dropped: u64,
     /// Dropped duplicates whose weight differed from the kept (first) one.
     pub conflicting_weights: u64,
+    /// For a view (`--ego`, `--subgraph`): what it was cut from. The counts
+    /// of dropped lines above are then those of the whole file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<super::ViewOf>,
 }
 
 impl Graph {
@@ -75,6 +79,7 @@ impl Graph {
             self_loops_dropped: dropped.self_loops,
             duplicates_dropped: dropped.duplicates,
             conflicting_weights: dropped.conflicting_weights,
+            view: self.view_of().cloned(),
         }
     }
 

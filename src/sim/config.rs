@@ -4,6 +4,7 @@
 
 use crate::distance::{DistanceKind, DistanceOptions};
 use crate::epsilon::EpsilonMap;
+use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
 use crate::mechanism::{MechanismChoice, NoiseModel};
 use crate::post::Post;
 use crate::process::Norm;
@@ -146,6 +147,11 @@ pub struct SimConfig {
     pub graph: PathBuf,
     /// Optional list of node ids (adds isolated nodes).
     pub nodes: Option<PathBuf>,
+    /// Simulate on a view of the graph (`--ego ID[:R]`, `--subgraph FILE`):
+    /// distances, owners and recipients are those of the induced subgraph.
+    /// Absent from `summary.json` when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<GraphView>,
     /// Arcs are one-way.
     pub directed: bool,
     /// Distance kind.
@@ -214,6 +220,7 @@ impl Default for SimConfig {
         SimConfig {
             graph: PathBuf::from(DEFAULT_GRAPH),
             nodes: None,
+            view: None,
             directed: false,
             distance: DistanceKind::Hop,
             distance_options: DistanceOptions::default(),
@@ -304,6 +311,23 @@ impl SimConfig {
         self.owners.check()
     }
 
+    /// Reads the graph as configured: the edge list (`graph`, `nodes`,
+    /// `directed`), then the `view` if any.
+    pub fn load_graph(&self) -> Result<Graph> {
+        let g = load_graph(
+            &self.graph,
+            &LoadOptions {
+                directed: self.directed,
+                nodes_file: self.nodes.clone(),
+                ..LoadOptions::default()
+            },
+        )?;
+        match &self.view {
+            Some(v) => v.apply(&g),
+            None => Ok(g),
+        }
+    }
+
     /// The replicates run, `first_replicate .. first_replicate + replicates`.
     pub fn replicate_range(&self) -> std::ops::Range<u32> {
         self.first_replicate..self.first_replicate.saturating_add(self.replicates)
@@ -314,7 +338,9 @@ impl SimConfig {
         self.eps.clone().with_clamp(self.eps_min, self.eps_max)
     }
 
-    /// The default output directory: `results/<graph file stem>`.
+    /// The default output directory: `results/<graph file stem>`, with the
+    /// view appended (`-ego0`, `-ego0-r2`, `-sub-<list file stem>`) so that a
+    /// view never replaces the whole graph's results.
     pub fn default_out_dir(&self) -> PathBuf {
         let stem = self
             .graph
@@ -327,6 +353,16 @@ impl SimConfig {
             .or_else(|| stem.strip_suffix(".txt"))
             .map(String::from)
             .unwrap_or(stem);
+        let stem = match &self.view {
+            None => stem,
+            Some(GraphView::Ego { id, radius: 1 }) => format!("{stem}-ego{id}"),
+            Some(GraphView::Ego { id, radius }) => format!("{stem}-ego{id}-r{radius}"),
+            Some(GraphView::Subgraph(f)) => format!(
+                "{stem}-sub-{}",
+                f.file_stem()
+                    .map_or_else(|| "list".into(), |s| s.to_string_lossy())
+            ),
+        };
         PathBuf::from("results").join(stem)
     }
 }

@@ -8,7 +8,6 @@ use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::GraphStats;
-use crate::graph::{LoadOptions, load_graph};
 use crate::mechanism::Mechanism;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::util::table::{self, columns};
@@ -309,14 +308,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
             config.graph.display()
         )));
     }
-    let graph = load_graph(
-        &config.graph,
-        &LoadOptions {
-            directed: config.directed,
-            nodes_file: config.nodes.clone(),
-            ..LoadOptions::default()
-        },
-    )?;
+    let graph = config.load_graph()?;
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
     let distances = Distances::new(&graph, config.distance, &config.distance_options)?;

@@ -166,7 +166,11 @@ fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot
 
 fn default_json() -> Map<String, Value> {
     match serde_json::to_value(SimConfig::default()) {
-        Ok(Value::Object(m)) => m,
+        Ok(Value::Object(mut m)) => {
+            // Left out of a configuration without a view, but a key all the same.
+            m.entry("view").or_insert(Value::Null);
+            m
+        }
         _ => Map::new(),
     }
 }
@@ -716,6 +720,7 @@ fn parse_spec(key: &str, text: &str) -> Result<()> {
         "values" => t.parse::<ValueSpec>().map(drop),
         "post" => t.parse::<Post>().map(drop),
         "owners" => t.parse::<Owners>().map(drop),
+        "view" if t != "none" => t.parse::<crate::graph::GraphView>().map(drop),
         _ => Ok(()),
     }
 }

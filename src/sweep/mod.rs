@@ -59,7 +59,7 @@ pub use rows::SweepRow;
 
 use crate::control::Control;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
-use crate::graph::{Graph, LoadOptions, load_graph};
+use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
 use crate::sim::{Plan, SimConfig};
 use crate::util::table::{self, push_field};
 use crate::util::{AtomicFile, Existing};
@@ -296,9 +296,11 @@ fn read_resume(grid: &Grid, points: &[Point], progress: &Path) -> Result<Done> {
     Ok(done)
 }
 
-/// The (graph, nodes, directed) a point loads.
-fn graph_key(c: &SimConfig) -> (PathBuf, Option<PathBuf>, bool) {
-    (c.graph.clone(), c.nodes.clone(), c.directed)
+/// The graph a point loads: (graph, nodes, directed, view).
+type GraphKey = (PathBuf, Option<PathBuf>, bool, Option<GraphView>);
+
+fn graph_key(c: &SimConfig) -> GraphKey {
+    (c.graph.clone(), c.nodes.clone(), c.directed, c.view.clone())
 }
 
 /// The options that matter for `kind` (hop and weighted need none).
@@ -453,7 +455,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         .collect();
 
     // Graphs and distances of the pending points, each prepared once.
-    let mut gkeys: Vec<(PathBuf, Option<PathBuf>, bool)> = Vec::new();
+    let mut gkeys: Vec<GraphKey> = Vec::new();
     for p in &pending {
         let k = graph_key(&p.config);
         if !gkeys.contains(&k) {
@@ -462,15 +464,19 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     }
     let graphs: Vec<Graph> = gkeys
         .iter()
-        .map(|(path, nodes, directed)| {
-            load_graph(
+        .map(|(path, nodes, directed, view)| {
+            let g = load_graph(
                 path,
                 &LoadOptions {
                     directed: *directed,
                     nodes_file: nodes.clone(),
                     ..LoadOptions::default()
                 },
-            )
+            )?;
+            match view {
+                Some(v) => v.apply(&g),
+                None => Ok(g),
+            }
         })
         .collect::<Result<_>>()?;
     let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();

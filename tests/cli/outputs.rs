@@ -223,6 +223,11 @@ fn writers(d: &Path) -> Vec<(&'static str, PathBuf, Vec<String>)> {
             v(&["plot", "--input", s(&run_dir), "--kind", "error"]),
         ),
         (
+            "subgraph",
+            p("ego.edges"),
+            v(&["subgraph", "--graph", "data/karate.edges", "--ego", "0"]),
+        ),
+        (
             "relax",
             p("r.csv"),
             v(&["relax", "--value", "0", "--eps", "1,2"]),

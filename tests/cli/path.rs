@@ -341,3 +341,75 @@ fn extreme_ranges_and_dimensions_fail_cleanly_or_work() {
         );
     }
 }
+
+/// `path --out FILE.csv` writes `FILE.json` with the range, and the path
+/// figure draws every sample up to eps_hi from it (not only to the last
+/// breakpoint); without the sidecar the range ends at the last breakpoint.
+#[test]
+fn sidecar_records_the_range_and_the_figure_uses_it() {
+    let d = std::env::temp_dir().join(format!("privdiffuse-path-sidecar-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let csv = d.join("p.csv");
+    let o = run(&[
+        "path",
+        "--dim",
+        "1",
+        "--norm",
+        "l1",
+        "--eps-lo",
+        "0.5",
+        "--eps-hi",
+        "15",
+        "--samples",
+        "2",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("p.json")).unwrap()).unwrap();
+    assert_eq!(meta["eps_lo"], 0.5);
+    assert_eq!(meta["eps_hi"], 15.0);
+    assert_eq!(meta["samples"], 2);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("sample,eps,v1\n"));
+    let last_break = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
+    assert!(last_break < 15.0);
+    let fig = privdiffuse::output::plot::path::load(&csv).unwrap();
+    assert_eq!(fig.eps_range, (0.5, 15.0));
+    for t in &fig.traces {
+        assert_eq!(t.line.last().unwrap().0, 15.0);
+    }
+    std::fs::remove_file(d.join("p.json")).unwrap();
+    let fig = privdiffuse::output::plot::path::load(&csv).unwrap();
+    assert_eq!(fig.eps_range.1, last_break);
+    // A broken sidecar is an error naming it.
+    std::fs::write(d.join("p.json"), "{\"eps_lo\": 2}").unwrap();
+    let e = privdiffuse::output::plot::path::load(&csv)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("p.json") && e.contains("eps_hi"), "{e}");
+    // A second run is refused without --force, for the sidecar as well.
+    std::fs::remove_file(&csv).unwrap();
+    let o = run(&[
+        "path",
+        "--dim",
+        "1",
+        "--norm",
+        "l1",
+        "--eps-lo",
+        "0.5",
+        "--eps-hi",
+        "15",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("p.json already exists"));
+    assert!(!csv.exists());
+}

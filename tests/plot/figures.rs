@@ -11,6 +11,7 @@ fn opts(w: u32, h: u32) -> PlotOptions {
         width: w,
         height: h,
         owner: None,
+        edges: false,
     }
 }
 
@@ -258,4 +259,96 @@ fn jumps_axis_turns_asinh_when_errors_span_decades() {
     // Decade ticks, not a crowd of linear ones.
     assert!(texts.iter().any(|t| t == "1000"), "{texts:?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Fig. 7 pieces on a real run: replicate rings, wrong bits, friendship
+/// edges from the recorded graph and view, recorded owners, colour-bar labels
+/// that never repeat a value.
+#[test]
+fn ego_figure_with_replicates_bits_edges_and_owners() {
+    let dir = scratch("ego-fig7");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "simulate",
+            "--graph",
+            "data/karate.edges",
+            "--ego",
+            "0:2",
+            "--distance",
+            "resistance",
+            "--eps",
+            "exp:a=2,b=1.5",
+            "--values",
+            "bits:0.5",
+            "--post",
+            "bit",
+            "--dim",
+            "1",
+            "--norm",
+            "l1",
+            "--replicates",
+            "2",
+            "--ego-owners",
+            "0,33",
+            "--seed",
+            "3",
+            "--no-plots",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.join("run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = dir.join("run");
+    let f = plot::ego::load(&run, Some("33"), true).unwrap();
+    assert_eq!(f.owner, "33");
+    assert_eq!(f.rings.iter().map(|r| r.0).collect::<Vec<_>>(), vec![0, 1]);
+    // One dot per member of the view but the owner (first replicate only).
+    let g = privdiffuse::Graph::load(privdiffuse_repo("data/karate.edges")).unwrap();
+    let view = g.ego("0", 2).unwrap();
+    assert_eq!(f.points.len(), view.n() - 1);
+    assert!(f.points.iter().all(|p| p.correct.is_some()));
+    // Every edge of the view is drawn (owner 33 is in it, members all placed).
+    assert_eq!(f.edges.len() as u64, view.m());
+    let none = plot::ego::load(&run, Some("33"), false).unwrap();
+    assert!(none.edges.is_empty());
+    // An owner that was not recorded names those that were.
+    let e = plot::ego::load(&run, Some("5"), false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("0, 33") && e.contains("--ego-owners"), "{e}");
+    // Colour-bar labels: no value twice.
+    let out = dir.join("ego.svg");
+    plot::draw(
+        Kind::Ego,
+        &run,
+        &out,
+        &PlotOptions {
+            owner: Some("33".into()),
+            edges: true,
+            ..PlotOptions::default()
+        },
+    )
+    .unwrap();
+    let texts = svg_texts(&std::fs::read_to_string(&out).unwrap());
+    let bar: Vec<&str> = texts
+        .iter()
+        .filter(|t| t.contains(" (q"))
+        .map(|t| t.split(" (q").next().unwrap())
+        .collect();
+    assert!(bar.len() >= 2, "{texts:?}");
+    let distinct: std::collections::HashSet<_> = bar.iter().collect();
+    assert_eq!(distinct.len(), bar.len(), "{bar:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("jump distances, replicate 1"))
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn privdiffuse_repo(p: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
 }

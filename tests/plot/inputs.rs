@@ -11,6 +11,7 @@ fn small() -> PlotOptions {
         width: 300,
         height: 200,
         owner: None,
+        edges: false,
     }
 }
 

@@ -8,15 +8,26 @@
 //! shaded alternately: everyone inside one band reads the path at levels where
 //! it is constant, so they all receive the same answer — same band, same
 //! colour.
+//!
+//! With replicates (`simulate --replicates K`), each replicate's jump
+//! circles are drawn in its own colour (the bands and the dots' colours are
+//! those of the first replicate drawn). With `--post bit` the `correct`
+//! column marks every member whose released bit is wrong (a thick black
+//! ring; first replicate). `--edges` draws the
+//! friendships among the members faintly, from the graph that `summary.json`
+//! names (its view too).
 
 use super::data::{EgoRow, read_ego, read_jumps, read_owners, read_summary_if_present};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::f64::consts::PI;
 use std::path::Path;
+
+/// A segment between two points of the plane.
+pub type Segment = ((f64, f64), (f64, f64));
 
 /// One recipient placed in the plane.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,6 +40,8 @@ pub struct EgoPoint {
     pub error: f64,
     /// Colour coordinate: the empirical quantile of `error` in [0, 1].
     pub quantile: f64,
+    /// With `--post bit`: whether the released bit equals the owner's.
+    pub correct: Option<bool>,
 }
 
 /// Data of figure 2.
@@ -38,8 +51,14 @@ pub struct EgoFigure {
     pub owner: String,
     /// Recipients.
     pub points: Vec<EgoPoint>,
-    /// Distances of the owner's jumps inside the plotted radius, ascending.
+    /// Distances of the owner's jumps inside the plotted radius, ascending
+    /// (first replicate drawn: the bands).
     pub circles: Vec<f64>,
+    /// Every replicate drawn and its jump distances (ascending).
+    pub rings: Vec<(u32, Vec<f64>)>,
+    /// Friendship edges among the members and the owner (`--edges`), as
+    /// segments in the plane.
+    pub edges: Vec<Segment>,
     /// Largest recipient distance.
     pub radius: f64,
     /// Sorted errors (for the colour bar's quantile labels).
@@ -113,8 +132,9 @@ fn quantiles(values: &[f64], sorted: &[f64]) -> Vec<f64> {
 }
 
 /// Loads figure 2 from `dir` (`ego.csv`, `jumps.csv`, and `owners.csv` for the
-/// owner's id when `ego.csv` has no `owner` column).
-pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
+/// owner's id when `ego.csv` has no `owner` column). `edges`: also the
+/// friendships among the members, from the graph `summary.json` names.
+pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
     let ego_file = dir.join("ego.csv");
     let mut rows = read_ego(&ego_file)?;
     let file_owner = match rows.first().and_then(|r| r.owner.clone()) {
@@ -131,8 +151,33 @@ pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
         }
     };
     let has_owner_column = rows.first().is_some_and(|r| r.owner.is_some());
+    let recorded = || {
+        let mut ids: Vec<String> = Vec::new();
+        for r in &rows {
+            if let Some(o) = &r.owner
+                && !ids.contains(o)
+            {
+                ids.push(o.clone());
+            }
+        }
+        if ids.is_empty() {
+            ids.push(file_owner.clone());
+        }
+        ids.join(", ")
+    };
     let owner = match owner {
         Some(id) if has_owner_column => {
+            if !rows.iter().any(|r| r.owner.as_deref() == Some(id)) {
+                return Err(Error::param(
+                    "owner",
+                    id,
+                    format!(
+                        "an owner whose recipients ego.csv records ({}; record more with \
+                         simulate --ego-owners ID,...)",
+                        recorded()
+                    ),
+                ));
+            }
             rows.retain(|r| r.owner.as_deref() == Some(id));
             id.to_string()
         }
@@ -159,15 +204,31 @@ pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
             format!("no recipients with finite distance and error for owner '{owner}'"),
         ));
     }
+    // Replicates in file order; the first one gives the dots and the bands.
+    let mut replicates: Vec<u32> = Vec::new();
+    for r in &rows {
+        if !replicates.contains(&r.replicate) {
+            replicates.push(r.replicate);
+        }
+    }
+    let first = replicates[0];
+    rows.retain(|r| r.replicate == first);
     let jumps = read_jumps(&dir.join("jumps.csv"))?;
     let radius = rows.iter().map(|r| r.distance).fold(0.0, f64::max);
-    let mut circles: Vec<f64> = jumps
+    let rings: Vec<(u32, Vec<f64>)> = replicates
         .iter()
-        .filter(|j| j.owner == owner && j.distance.is_finite())
-        .map(|j| j.distance)
-        .filter(|&d| d > 0.0 && d <= radius)
+        .map(|&rep| {
+            let mut c: Vec<f64> = jumps
+                .iter()
+                .filter(|j| j.owner == owner && j.replicate == rep && j.distance.is_finite())
+                .map(|j| j.distance)
+                .filter(|&d| d > 0.0 && d <= radius)
+                .collect();
+            c.sort_by(f64::total_cmp);
+            (rep, c)
+        })
         .collect();
-    circles.sort_by(f64::total_cmp);
+    let circles = rings[0].1.clone();
     let xy = layout(&rows);
     let errors: Vec<f64> = rows.iter().map(|r| r.error_norm).collect();
     let mut sorted = errors.clone();
@@ -181,6 +242,7 @@ pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
             distance: r.distance,
             error: r.error_norm,
             quantile: q[i],
+            correct: r.correct.map(|c| c == 1),
         })
         .collect();
     let distinct = errors
@@ -194,10 +256,23 @@ pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
         .collect::<HashSet<_>>()
         .len();
     let summary = read_summary_if_present(dir)?;
+    let segments = if edges {
+        let mut at: HashMap<String, (f64, f64)> = rows
+            .iter()
+            .zip(&xy)
+            .map(|(r, &p)| (r.recipient.clone(), p))
+            .collect();
+        at.insert(owner.clone(), (0.0, 0.0));
+        edge_segments(dir, &at)?
+    } else {
+        Vec::new()
+    };
     Ok(EgoFigure {
         owner,
         points,
         circles,
+        rings,
+        edges: segments,
         radius,
         sorted_errors: sorted,
         distinct,
@@ -206,6 +281,40 @@ pub fn load(dir: &Path, owner: Option<&str>) -> Result<EgoFigure> {
             .as_ref()
             .map_or_else(|| super::data::distance_label(None), |s| s.distance_label()),
     })
+}
+
+/// The edges of the run's graph (as `summary.json`'s configuration loads
+/// it, view included) whose two ends are both placed in `at`.
+fn edge_segments(
+    dir: &Path,
+    at: &HashMap<String, (f64, f64)>,
+) -> Result<Vec<Segment>> {
+    let file = dir.join("summary.json");
+    let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::input(&file, e.line(), format!("not JSON: {e}")))?;
+    let config: crate::sim::SimConfig = v
+        .get("config")
+        .cloned()
+        .ok_or_else(|| Error::input(&file, 0, "no `config`: --edges needs the run's graph"))
+        .and_then(|c| {
+            serde_json::from_value(c).map_err(|e| {
+                Error::input(
+                    &file,
+                    0,
+                    format!("config: {e} (--edges needs the run's graph)"),
+                )
+            })
+        })?;
+    let g = config.load_graph()?;
+    let mut out = Vec::new();
+    for (u, v, _) in g.edges() {
+        let (a, b) = (g.ids().label(u).to_string(), g.ids().label(v).to_string());
+        if let (Some(&p), Some(&q)) = (at.get(&a), at.get(&b)) {
+            out.push((p, q));
+        }
+    }
+    Ok(out)
 }
 
 fn ring(r: f64) -> Vec<(f64, f64)> {
@@ -254,8 +363,17 @@ impl EgoFigure {
             let fill = if j % 2 == 1 { BAND } else { WHITE };
             chart.draw_series(std::iter::once(Polygon::new(ring(e), fill.filled())))?;
         }
-        for &c in &self.circles {
-            chart.draw_series(DashedLineSeries::new(ring(c), 6, 5, circle_style()))?;
+        for &(a, b) in &self.edges {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![a, b],
+                style::OI_BLACK.mix(EDGE_ALPHA).stroke_width(1),
+            )))?;
+        }
+        for (k, (_, cs)) in self.rings.iter().enumerate() {
+            let st = ring_style(k, self.rings.len());
+            for &c in cs {
+                chart.draw_series(DashedLineSeries::new(ring(c), 6, 5, st))?;
+            }
         }
         let size = dot_size(fonts);
         chart.draw_series(
@@ -267,6 +385,12 @@ impl EgoFigure {
             self.points
                 .iter()
                 .map(|p| Circle::new(p.xy, size, style::OI_BLACK.mix(0.35).stroke_width(1))),
+        )?;
+        chart.draw_series(
+            self.points
+                .iter()
+                .filter(|p| p.correct == Some(false))
+                .map(|p| Circle::new(p.xy, size + 3, style::OI_BLACK.stroke_width(2))),
         )?;
         chart.draw_series(std::iter::once(Cross::new(
             (0.0, 0.0),
@@ -293,12 +417,14 @@ impl EgoFigure {
             .y_label_area_size(labels)
             .x_label_area_size(2)
             .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+        // A label only where the value differs from the tick below (ties
+        // of many recipients would repeat it: "0.076 (q80)", "0.076 (q90)").
         let fmt = |q: &f64| {
-            format!(
-                "{} (q{})",
-                style::short(self.error_at(*q)),
-                (q * 100.0).round()
-            )
+            let here = style::short(self.error_at(*q));
+            if *q > 0.05 && style::short(self.error_at(*q - 0.1)) == here {
+                return String::new();
+            }
+            format!("{here} (q{})", (q * 100.0).round())
         };
         chart
             .configure_mesh()
@@ -357,12 +483,58 @@ impl EgoFigure {
         ))?;
         area.draw(&text("recipient (colour = its error)", y))?;
         y += step;
-        area.draw(&PathElement::new(
-            vec![(x, y), (x + glyph, y)],
-            circle_style(),
-        ))?;
-        area.draw(&text("distance of a jump of the path", y))?;
-        y += step;
+        for (k, (rep, _)) in self.rings.iter().enumerate() {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + glyph, y)],
+                ring_style(k, self.rings.len()),
+            ))?;
+            let what = if self.rings.len() > 1 {
+                format!("jump distances, replicate {rep}")
+            } else {
+                "distance of a jump of the path".to_string()
+            };
+            area.draw(&text(&what, y))?;
+            y += step;
+        }
+        if self.points.iter().any(|p| p.correct.is_some()) {
+            area.draw(&Circle::new(
+                (x + glyph / 2, y),
+                dot_size(fonts) + 3,
+                style::OI_BLACK.stroke_width(2),
+            ))?;
+            let wrong = self
+                .points
+                .iter()
+                .filter(|p| p.correct == Some(false))
+                .count();
+            area.draw(&text(
+                &format!(
+                    "bit wrong ({wrong} of {}{})",
+                    self.points.len(),
+                    if self.rings.len() > 1 {
+                        format!(", replicate {}", self.rings[0].0)
+                    } else {
+                        String::new()
+                    }
+                ),
+                y,
+            ))?;
+            y += step;
+        }
+        if !self.edges.is_empty() {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + glyph, y)],
+                style::OI_BLACK.mix(0.5).stroke_width(1),
+            ))?;
+            area.draw(&text(
+                &format!(
+                    "friendship ({} drawn faintly)",
+                    style::plural(self.edges.len(), "edge")
+                ),
+                y,
+            ))?;
+            y += step;
+        }
         area.draw(&Rectangle::new(
             [(x, y - step / 3), (x + glyph, y + step / 3)],
             BAND.filled(),
@@ -391,8 +563,17 @@ impl EgoFigure {
 /// Shade of every other band.
 const BAND: RGBColor = RGBColor(0xE4, 0xE4, 0xE4);
 
-fn circle_style() -> ShapeStyle {
-    style::OI_BLACK.mix(0.7).stroke_width(1)
+/// Opacity of the friendship edges (`--edges`).
+const EDGE_ALPHA: f64 = 0.06;
+
+/// Jump circles of the `k`-th of `n` replicates: black for one, else the
+/// series colours.
+fn ring_style(k: usize, n: usize) -> ShapeStyle {
+    if n <= 1 {
+        style::OI_BLACK.mix(0.7).stroke_width(1)
+    } else {
+        style::series_color(k).stroke_width(2)
+    }
 }
 
 fn dot_size(fonts: &Fonts) -> u32 {

@@ -108,6 +108,9 @@ pub struct PlotOptions {
     /// Owner to show (`jumps`: draw only this owner's path; `ego`: must be
     /// the owner `ego.csv` describes).
     pub owner: Option<String>,
+    /// `ego`: draw the friendships among the members faintly (reads the
+    /// graph `summary.json` names).
+    pub edges: bool,
 }
 
 impl Default for PlotOptions {
@@ -116,6 +119,7 @@ impl Default for PlotOptions {
             width: DEFAULT_SIZE.0,
             height: DEFAULT_SIZE.1,
             owner: None,
+            edges: false,
         }
     }
 }
@@ -198,7 +202,7 @@ pub fn load(kind: Kind, input: &Path, opts: &PlotOptions) -> Result<AnyFigure> {
         }
         Kind::Ego => {
             needs_dir(kind, input)?;
-            AnyFigure::Ego(ego::load(input, owner)?)
+            AnyFigure::Ego(ego::load(input, owner, opts.edges)?)
         }
         Kind::Error => AnyFigure::Error(error::load(input)?),
         Kind::Coalition => AnyFigure::Coalition(coalition::load(input)?),

@@ -6,8 +6,11 @@
 //! grows it settles towards 0 in ever rarer jumps. Input: a `privdiffuse path`
 //! CSV (`sample,eps,v1..vn`) or a simulation's `paths.csv` (`owner,eps,...`).
 //! Breakpoint rows are drawn as steps (a row's value holds up to the next
-//! row's ε; the last one up to the path's top level: `eps_hi` from
+//! row's ε; the last one up to the path's top level: `eps_hi` from the
+//! sidecar `FILE.json` that `privdiffuse path --out FILE.csv` writes, or from
 //! `owners.csv` beside a `paths.csv`, else the largest level in the file).
+//! The x axis then spans the sidecar's `[eps_lo, eps_hi]`, with labelled ticks
+//! at 1, 2, 5 × 10ᵏ (every integer below 10 on a short range).
 //! A file whose samples all list the same levels (the `--at` form) is drawn
 //! as points joined by thin lines. For n > 1, coordinate 1 is drawn.
 
@@ -106,8 +109,36 @@ pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigur
     }
 }
 
-/// Loads figure 5: `input` is a path CSV, or a directory holding `paths.csv`
-/// (with `owners.csv` for each path's top level, when present).
+/// The sidecar of a `privdiffuse path` CSV: `FILE.json` beside `FILE.csv`
+/// (`eps_lo`, `eps_hi`, `dim`, `norm`, `samples`, `at`, `seed`).
+pub fn sidecar_path(csv: &Path) -> std::path::PathBuf {
+    csv.with_extension("json")
+}
+
+/// `(eps_lo, eps_hi)` of the sidecar of `csv`, if there is a readable one.
+/// A sidecar that exists but does not parse, or holds no positive finite
+/// range, is an input error naming it.
+pub fn read_sidecar(csv: &Path) -> Result<Option<(f64, f64)>> {
+    let json = sidecar_path(csv);
+    let Ok(text) = std::fs::read_to_string(&json) else {
+        return Ok(None);
+    };
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::input(&json, e.line(), format!("not JSON: {e}")))?;
+    let num = |k: &str| v.get(k).and_then(serde_json::Value::as_f64);
+    match (num("eps_lo"), num("eps_hi")) {
+        (Some(lo), Some(hi)) if lo > 0.0 && hi >= lo && hi.is_finite() => Ok(Some((lo, hi))),
+        _ => Err(Error::input(
+            &json,
+            0,
+            "expected numbers `eps_lo` and `eps_hi` with 0 < eps_lo ≤ eps_hi",
+        )),
+    }
+}
+
+/// Loads figure 5: `input` is a path CSV (with its sidecar `FILE.json` when
+/// present), or a directory holding `paths.csv` (with `owners.csv` for each
+/// path's top level, when present).
 pub fn load(input: &Path) -> Result<PathFigure> {
     let (file, owners_file) = if input.is_dir() {
         (input.join("paths.csv"), Some(input.join("owners.csv")))
@@ -132,7 +163,15 @@ pub fn load(input: &Path) -> Result<PathFigure> {
             }
         }
     }
-    let fig = traces(&table, &|id| tops.get(id).copied());
+    let range = if input.is_dir() {
+        None
+    } else {
+        read_sidecar(input)?
+    };
+    let mut fig = traces(&table, &|id| tops.get(id).copied().or(range.map(|r| r.1)));
+    if let Some((lo, hi)) = range {
+        fig.eps_range = (fig.eps_range.0.min(lo), fig.eps_range.1.max(hi));
+    }
     if !(fig.eps_range.0 > 0.0 && fig.eps_range.1.is_finite()) {
         return Err(Error::input(&file, 1, "no finite positive levels"));
     }
@@ -169,9 +208,10 @@ impl Figure for PathFigure {
             .margin(15)
             .x_label_area_size((fonts.axis * 2.8) as u32)
             .y_label_area_size((fonts.axis * 4.0) as u32)
-            .build_cartesian_2d((x0..x1).log_scale(), -1.7..1.7)?;
+            .build_cartesian_2d(style::log_axis(x0, x1), -1.7..1.7)?;
         let yfmt = style::lin_tick;
-        let xfmt = |v: &f64| style::log_tick(*v);
+        // The key points are exactly the ticks of `log_ticks`: label each.
+        let xfmt = |v: &f64| style::short(*v);
         let y_desc = if self.dim == 1 {
             "arctan(V_ε) (rad)".to_string()
         } else {
