@@ -61,8 +61,7 @@ impl PlotSpec {
     pub fn check(&self, grid: &Grid) -> Result<()> {
         let cols = grid.columns();
         let x = self.x.trim().replace('-', "_");
-        let found =
-            grid.axes.iter().any(|a| a.key == x || a.column() == x) || cols.iter().any(|c| *c == x);
+        let found = grid.axes.iter().any(|a| a.key == x || a.column() == x) || cols.contains(&x);
         if !found {
             return Err(Error::param(
                 "x",
@@ -73,7 +72,11 @@ impl PlotSpec {
         if self.metrics.is_empty() {
             return Err(Error::param("metrics", "", "at least one metric"));
         }
-        if let Some(m) = self.metrics.iter().find(|m| !METRICS.contains(&m.as_str())) {
+        if let Some(m) = self
+            .metrics
+            .iter()
+            .find(|m| !METRICS.contains(&super::metrics::canonical_metric(m)))
+        {
             return Err(Error::param(
                 "metrics",
                 m,
@@ -579,9 +582,11 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             s.theory.sort_by(|a, b| a.0.total_cmp(&b.0));
             s.theory.dedup_by(|a, b| a.0 == b.0);
         }
-        let log = series.iter().all(|s| {
-            s.points.iter().chain(&s.theory).all(|p| p.1 > 0.0) && s.band.iter().all(|b| b.1 > 0.0)
-        });
+        // Log y when every line is positive (a band reaching 0 or below is
+        // cut at the axis).
+        let log = series
+            .iter()
+            .all(|s| s.points.iter().chain(&s.theory).all(|p| p.1 > 0.0));
         panels.push(Panel {
             metric: metric.clone(),
             log,

@@ -711,9 +711,23 @@ impl Grid {
         Ok(())
     }
 
+    /// The keys of the template variables (axes that are not options).
+    fn template_keys(&self) -> Vec<String> {
+        let defaults = default_json();
+        self.axes
+            .iter()
+            .filter(|a| matches!(resolve_axis(&a.key, &defaults), Ok((_, Slot::Template))))
+            .map(|a| a.key.clone())
+            .collect()
+    }
+
     /// The `(key, text)` of every fixed option and axis at point `index`,
     /// placeholders filled (template variables left out).
     pub fn filled(&self, index: usize) -> Vec<(String, String)> {
+        self.filled_with(index, &self.template_keys())
+    }
+
+    fn filled_with(&self, index: usize, templates: &[String]) -> Vec<(String, String)> {
         let values = self.point_values(index);
         let lookup = |name: &str| {
             self.axes
@@ -721,13 +735,11 @@ impl Grid {
                 .position(|a| a.key == name)
                 .map(|i| values[i].trim().to_string())
         };
-        let defaults = default_json();
-        let is_template = |k: &str| matches!(resolve_axis(k, &defaults), Ok((_, Slot::Template)));
         self.base
             .iter()
             .map(|(k, v)| (k, v))
             .chain(self.axes.iter().map(|a| &a.key).zip(values.iter()))
-            .filter(|(k, _)| !is_template(k))
+            .filter(|(k, _)| !templates.contains(k))
             .map(|(k, v)| (k.clone(), fill(v, &lookup)))
             .collect()
     }
@@ -744,8 +756,9 @@ impl Grid {
         }
         let mut names: Vec<String> = Vec::new();
         let mut cols: Vec<Vec<String>> = Vec::new();
+        let templates = self.template_keys();
         for index in 0..n {
-            for (k, text) in self.filled(index) {
+            for (k, text) in self.filled_with(index, &templates) {
                 for (p, v) in spec_params(&text) {
                     let name = format!("{k}.{p}");
                     let i = match names.iter().position(|x| *x == name) {

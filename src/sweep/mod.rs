@@ -453,7 +453,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         let collusion = spec
             .metrics
             .iter()
-            .find(|m| COLLUSION.contains(&m.as_str()));
+            .find(|m| COLLUSION.contains(&metrics::canonical_metric(m)));
         if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
             return Err(Error::param(
                 "metrics",

@@ -137,18 +137,21 @@ impl SweepFigure {
         fonts: &Fonts,
     ) -> DrawResult<DB> {
         let tf = |y: f64| if p.log { y.log10() } else { y };
+        let log_ok = |y: &f64| !p.log || *y > 0.0;
         let ys = p.series.iter().flat_map(|s| {
             s.points
                 .iter()
                 .chain(&s.theory)
                 .map(|q| q.1)
-                .chain(s.band.iter().flat_map(|b| [b.1, b.2]))
+                .chain(s.band.iter().flat_map(|b| [b.1, b.2]).filter(log_ok))
         });
         let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
         });
+        let mut floor = f64::NEG_INFINITY;
         let y_axis = if p.log {
             let (l, h) = style::pad_log_range(lo, hi, 1.15);
+            floor = l;
             let t: Vec<f64> = style::log_ticks(l, h).into_iter().map(f64::log10).collect();
             Axis::new(l.log10(), h.log10(), t)
         } else {
@@ -193,12 +196,22 @@ impl SweepFigure {
             .light_line_style(WHITE)
             .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
             .draw()?;
+        // A gain of 1: the coalition does as well as its best member.
+        if p.metric.starts_with("gain") {
+            let ax = self.x_axis();
+            chart.draw_series(DashedLineSeries::new(
+                vec![(ax.lo, tf(1.0)), (ax.hi, tf(1.0))],
+                6,
+                4,
+                style::MID_GREY.stroke_width(1),
+            ))?;
+        }
         // Bands first, under every line.
         for s in &p.series {
             if s.band.len() > 1 {
                 let c = style::series_color(s.color);
                 let mut poly: Vec<(f64, f64)> = s.band.iter().map(|b| (b.0, tf(b.2))).collect();
-                poly.extend(s.band.iter().rev().map(|b| (b.0, tf(b.1))));
+                poly.extend(s.band.iter().rev().map(|b| (b.0, tf(b.1.max(floor)))));
                 chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.16).filled())))?;
             }
         }
