@@ -393,7 +393,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             Dim::Mechanism => "mechanism".into(),
             Dim::Estimator => "estimator".into(),
             Dim::Coalition => "coalition".into(),
-            Dim::Bucket => "distance bucket (--at-distance)".into(),
+            Dim::Bucket => "distance bucket (`at`)".into(),
         }
     };
     let mut max_n = 0usize;
@@ -554,7 +554,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                         .join(" ")
                 },
                 format!(
-                    "at most {MAX_SERIES} lines in panel {metric}, not {}: fix some of the columns that vary with --only COLUMN=VALUE: {}",
+                    "at most {MAX_SERIES} lines in panel {metric}, not {}: fix some of the columns that vary with `only` COLUMN=VALUE: {}",
                     series.len(),
                     why.join("; ")
                 ),

@@ -161,7 +161,7 @@ fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot
     if k == "replicates" {
         return Err(Error::Unsupported(
             "sweep key `replicates`: this build's simulation has no replicates yet \
-             (use several seeds, e.g. --set seed=1..5)"
+             (use several seeds: a `seed` axis, e.g. seed=1..5)"
                 .into(),
         ));
     }
