@@ -19,6 +19,16 @@ use std::path::PathBuf;
 /// mechanism no estimator beats the best member (gain ≤ 1) and the loss never
 /// exceeds max ε_j; under independent noise the coalition gains and composes.
 ///
+/// What the estimators assume: mean, ivw (weights ε_j²), median, mle (the
+/// ε-weighted median, the maximum-likelihood estimate) and pitman (the
+/// posterior mean under a flat prior) all model the members' answers as
+/// u + INDEPENDENT Laplace noise of scale 1/ε_j. That is the independent
+/// mechanism's model; under the correlated mechanism it is misspecified:
+/// there the best member's answer y* (largest ε) is a sufficient statistic,
+/// so with a flat prior the mechanism-aware posterior mean is y* itself (the
+/// `best` estimator) and no pooling can beat it. The gain column measures an
+/// attack; the privacy evidence is audit.csv's loss against the accounted ε.
+///
 /// Coalition specs (members never include the owner or unreachable nodes):
 ///   far:min-d=X          every node at distance ≥ X
 ///   band:d=X             every node at distance X (±width/2 for continuous
@@ -54,7 +64,8 @@ pub struct ColludeArgs {
         display_order = 300
     )]
     coalitions: Vec<Coalition>,
-    /// Estimators, comma-separated: best, mean, ivw, median, mle, pitman [default: all]
+    /// Estimators, comma-separated: best, mean, ivw, median, mle, pitman [default: all].
+    /// All but best assume independent Laplace noise (see above)
     #[arg(long, value_name = "LIST", display_order = 310)]
     estimators: Option<EstimatorList>,
     /// Trials per owner, coalition and mechanism (as many again under u+Δ for

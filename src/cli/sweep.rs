@@ -17,11 +17,30 @@ use std::path::PathBuf;
 /// integer range.
 /// Several coalitions per point: `;`-separated.
 ///
-/// Output (FILE, default results/sweep.csv): the grid keys, then
+/// Templates: a key that is not an option (a plain name such as m) is a
+/// template variable; its values fill {m} in other values, e.g.
+/// --set m=2,5,10 --set 'coalition=random:m={m},min-d=2|' (3 points, a
+/// numeric m column). A value holding a placeholder is never split on commas.
+///
+/// Defaults are the commands': simulate's, and collude's when a coalition is
+/// set (20 sampled owners, every node on a smaller graph; 1000 trials; every
+/// estimator). The figure's --x, --metric and --only are checked before the
+/// first point; --dry-run prints each point's owners, answers and collusion
+/// trials and the estimated time from a short calibration, and exits.
+///
+/// Output (FILE, default results/sweep.csv): the grid keys, then one numeric
+/// column KEY.PARAM per spec parameter that varies (eps.b, coalition.m), then
 /// mechanism,estimator,coalition,metric,distance_lo,distance_hi,value with
 /// metrics mse, mse_se, mse_theory (per distance bucket), mse_all(_theory),
-/// jumps_per_path(_theory), and with a coalition gain, coalition_mse, eps_max,
-/// eps_sum, coalition_size. Side files are named after STEM, FILE without its
+/// jumps_per_path(_theory), and with a coalition gain_mean and gain_median
+/// (the mean and the median over owners of MSE(best member)/MSE(estimator);
+/// --metric gain means gain_mean), coalition_mse, eps_max, eps_sum,
+/// coalition_size. STEM.summary.csv: the same keys without seed, then
+/// mechanism,...,metric,distance_lo,distance_hi,mean,se,n over the seeds.
+/// The figure (--plots, or later `plot --kind sweep --input FILE`): numeric
+/// x as connected lines, the mean over seeds with a 95% band, a legend of
+/// the columns that vary (at most 12 lines per panel: fix others with
+/// --only). Side files are named after STEM, FILE without its
 /// extension (results/sweep): per-point seconds go to STEM.timings.csv. While
 /// the sweep runs, each finished point's rows go to STEM.progress (CSV rows
 /// and `#` lines); FILE appears only when every point is done, in grid order
@@ -29,13 +48,15 @@ use std::path::PathBuf;
 /// STEM.progress is then removed. An interrupted or failed sweep leaves
 /// nothing but STEM.progress (when a point was done), for --resume.
 ///
-/// An existing FILE (or STEM.timings.csv, STEM.png, STEM.svg, STEM.progress)
+/// An existing FILE (or STEM.timings.csv, STEM.summary.csv, STEM.png, STEM.svg, STEM.progress)
 /// is refused without --force or --resume; the default FILE is replaced.
 ///
 /// Examples:
 ///   privdiffuse sweep --set dim=1,2,5 --set seed=1..3 --out results/dims.csv
 ///   privdiffuse sweep --set 'eps=exp:a=4,b=0.5|exp:a=4,b=1' --set distance=hop,resistance
 ///   privdiffuse sweep --config examples/sweeps/decay.toml --plots --x eps --at-distance 1,2,3
+///   privdiffuse sweep --set m=2,5,10,20 --set 'coalition=random:m={m},min-d=2|' --set seed=1..5 \
+///     --out results/m.csv --plots --x m --metric gain_median --only estimator=pitman --dry-run
 ///   privdiffuse sweep --config examples/sweeps/dimension.toml --resume
 ///
 /// A sweep file (TOML):
@@ -78,9 +99,19 @@ pub struct SweepArgs {
     /// The grid key on the figure's x axis
     #[arg(long, value_name = "KEY")]
     x: Option<String>,
-    /// Metric(s) to draw, one panel each, comma-separated (e.g. mse,gain)
+    /// Metric(s) to draw, one panel each, comma-separated (e.g. mse,gain_median)
     #[arg(long, value_name = "M", default_value = "mse")]
     metric: String,
+    /// Logarithmic x axis (--plots)
+    #[arg(long)]
+    log_x: bool,
+    /// One line per seed instead of their mean and 95% band (--plots)
+    #[arg(long)]
+    per_seed: bool,
+    /// Print the points, what each computes and the estimated time (from a
+    /// short calibration), then exit without running or writing anything
+    #[arg(long)]
+    dry_run: bool,
     /// Only distance buckets containing these distances (e.g. 1,2,3)
     #[arg(long, value_name = "D,..")]
     at_distance: Option<String>,
@@ -129,11 +160,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             metrics: args
                 .metric
                 .split(',')
-                .map(|m| m.trim().to_string())
+                .map(|m| privdiffuse::sweep::metrics::canonical_metric(m.trim()).to_string())
                 .filter(|m| !m.is_empty())
                 .collect(),
             at,
             only,
+            log_x: args.log_x,
+            per_seed: args.per_seed,
         })
     } else {
         None
@@ -149,8 +182,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         control: super::progress::control(!args.quiet),
         plot,
         stop_after: None,
+        dry_run: args.dry_run,
     };
     let report = super::common::with_threads(args.threads, || run_sweep(&grid, &opts))?;
+    if let Some(e) = &report.estimate {
+        print_estimate(&grid, e);
+        return Ok(());
+    }
     if !args.quiet {
         eprintln!(
             "swept {} points ({} computed, {} resumed) in {:.2} s → {}",
@@ -165,4 +203,44 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The dry run's table (stdout): one line per point, then the estimate.
+fn print_estimate(grid: &Grid, e: &privdiffuse::sweep::Estimate) {
+    use privdiffuse::util::num::short;
+    let cols = grid.columns();
+    println!(
+        "point,{},run.owners,run.answers,run.trials,run.seconds",
+        cols.join(",")
+    );
+    for p in &e.points {
+        println!(
+            "{},{},{},{},{},{}",
+            p.index,
+            p.values
+                .iter()
+                .map(|v| if v.contains(',') {
+                    format!("\"{v}\"")
+                } else {
+                    v.clone()
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+            p.owners,
+            p.answers,
+            p.trials,
+            short(p.seconds)
+        );
+    }
+    let trials: u64 = e.points.iter().map(|p| p.trials).sum();
+    let answers: u64 = e.points.iter().map(|p| p.answers).sum();
+    println!(
+        "# {} points, {answers} answers, {trials} collusion trials; estimated {:.1} s on {} threads \
+         (graphs and distances {:.2} s, calibration {:.2} s); nothing was run or written",
+        e.points.len(),
+        e.seconds,
+        e.threads,
+        e.prepare_seconds,
+        e.calibration_seconds
+    );
 }

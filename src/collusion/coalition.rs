@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use rand::RngExt;
 
 use crate::graph::NodeIds;
-use crate::rng::{Purpose, rng_for};
+use crate::rng::{Purpose, rng_for_stream, splitmix64};
 use crate::{Error, Result};
 
 const KINDS: &str =
@@ -237,11 +237,41 @@ impl Coalition {
         &self.text
     }
 
+    /// The key of this coalition's random streams (member selection of
+    /// `random:`, every trial's noise): a stable 64-bit hash of the canonical
+    /// spec ([`Display`](fmt::Display): `random:m=10,min-d=2` however it was
+    /// spelled) — FNV-1a 64 (offset basis `0xcbf29ce484222325`, prime
+    /// `0x100000001b3`) over its UTF-8 bytes, then the [`splitmix64`]
+    /// finaliser. Both are fixed integer arithmetic, so the key, and every
+    /// number drawn under it, is the same on every platform and Rust version
+    /// (unlike `std`'s `DefaultHasher`). A coalition's draws therefore depend on
+    /// its spec, the owner, the trial and the seed, never on its position in
+    /// a list of coalitions.
+    ///
+    /// ```
+    /// use privdiffuse::Coalition;
+    /// let a: Coalition = "random:m=10".parse()?;
+    /// let b: Coalition = " random: m = 10 ".parse()?;
+    /// assert_eq!(a.stream_key(), b.stream_key());
+    /// assert_ne!(a.stream_key(), "random:m=20".parse::<Coalition>()?.stream_key());
+    /// # Ok::<(), privdiffuse::Error>(())
+    /// ```
+    pub fn stream_key(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in canonical(&self.kind).bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        splitmix64(h)
+    }
+
     /// Selects the members for `owner`. `dist[v]` is the distance from the
     /// owner to node v (∞ if unreachable), one entry per node of `ids`.
     /// `band_width`: `None` for integer distances (band = exact match),
     /// `Some(w)` for continuous ones (band = |d_v − X| ≤ w/2). `random` draws
-    /// from `rng_for(seed, owner, 0, Purpose::Coalition)`.
+    /// from `rng_for_stream(seed, owner, 0, Purpose::Coalition,
+    /// self.stream_key())`: the members depend on the spec, the owner and the
+    /// seed, never on the other coalitions of a run or their order.
     pub fn select(
         &self,
         owner: u32,
@@ -295,7 +325,13 @@ impl Coalition {
                     .map(|v| v as u32)
                     .collect();
                 let k = (*m).min(pool.len());
-                let mut rng = rng_for(seed, u64::from(owner), 0, Purpose::Coalition);
+                let mut rng = rng_for_stream(
+                    seed,
+                    u64::from(owner),
+                    0,
+                    Purpose::Coalition,
+                    self.stream_key(),
+                );
                 // Partial Fisher–Yates: the first k entries are a uniform k-subset.
                 for i in 0..k {
                     let j = rng.random_range(i..pool.len());

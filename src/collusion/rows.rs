@@ -8,6 +8,17 @@ use serde::{Deserialize, Serialize};
 
 /// One row of `coalition.csv`: one owner × coalition × mechanism × estimator.
 /// An empty coalition has `NaN` levels and statistics.
+///
+/// What the estimators assume: `mean`, `ivw` (weights ε_j²), `median`, `mle`
+/// (the ε-weighted median, the maximum-likelihood estimate) and `pitman` (the
+/// posterior mean under a flat prior, the best equivariant estimate) all model
+/// the answers as u plus *independent* Laplace noise of scale 1/ε_j — the
+/// independent mechanism's model. Under the correlated mechanism that model is
+/// wrong: the best member's answer y* (largest ε) is a sufficient statistic
+/// (memo §5), so with a flat prior the mechanism-aware posterior mean is y*
+/// itself — the `best` row — and no pooling can help (gain ≤ 1). `gain`
+/// measures these attacks; the privacy evidence is `audit.csv`'s loss against
+/// the accounted ε, not this column.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CoalitionRow {
     /// Owner id.

@@ -21,10 +21,16 @@
 //!    Pitman estimates (coordinate 1) under u and u' give the
 //!    distinguishing-attack lower bound on ε.
 //!
-//! Randomness: coalition c's trial t draws from
-//! `rng_for(seed, owner, c·2³² + t, purpose)` with purpose [`Purpose::Path`]
-//! (correlated), [`Purpose::Independent`] or [`Purpose::Gaussian`];
-//! t ∈ 1..=T under u and T+1..=2T under u' (trial 0 is `simulate`'s draw).
+//! Randomness: a coalition's trial t draws from
+//! `rng_for_stream(seed, owner, t, purpose, key)` with `key` the coalition's
+//! [`Coalition::stream_key`] (a stable hash of its canonical spec) and purpose
+//! [`Purpose::Path`] (correlated), [`Purpose::Independent`] or
+//! [`Purpose::Gaussian`]; t ∈ 1..=T under u and T+1..=2T under u' (trial 0 is
+//! `simulate`'s draw). So a coalition's numbers depend on its spec, the owner
+//! and the seed — not on its position among the `coalitions` of a run, nor on
+//! which other coalitions are evaluated beside it. Two distinct specs of one
+//! run whose keys collide (probability ≈ 2⁻⁶⁴ per pair) are refused, and so is
+//! a spec listed twice.
 //!
 //! Memory per worker: O(N) for the distance row plus O(m·n) for one view.
 
@@ -47,11 +53,11 @@ use crate::distance::Workspace;
 use crate::limits;
 use crate::mechanism::{Mechanism, brownian_at, independent_noise, sample_owner_path};
 use crate::process::{NoisePath, Norm};
-use crate::rng::{Purpose, rng_for};
+use crate::rng::{Purpose, rng_for_stream};
 use crate::sim::{Buckets, Plan};
 use crate::{Error, Result};
 
-/// Largest `--trials`: views under u and u' use trial indices 1..=2T below 2³².
+/// Largest `--trials` (views under u and u' use trial indices 1..=2T).
 pub const MAX_TRIALS: usize = (u32::MAX / 2) as usize;
 
 /// Relative slack of the "|L| ≤ bound on every view" check (λ·Δ and ε differ by
@@ -101,6 +107,27 @@ impl ColludeOptions {
                 self.composition_delta,
                 "a number in (0, 1)",
             ));
+        }
+        for (i, a) in self.coalitions.iter().enumerate() {
+            for b in &self.coalitions[..i] {
+                if a.to_string() == b.to_string() {
+                    return Err(Error::param(
+                        "coalition",
+                        a.label(),
+                        format!("each coalition once ('{a}' is listed twice)"),
+                    ));
+                }
+                if a.stream_key() == b.stream_key() {
+                    return Err(Error::param(
+                        "coalition",
+                        a.label(),
+                        format!(
+                            "specs whose random-stream keys differ ('{a}' and '{b}' hash to the same 64-bit key {:016x}; change either spec)",
+                            a.stream_key()
+                        ),
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -399,7 +426,7 @@ fn run_owner(
                     audit: None,
                 }
             } else {
-                run_mechanism(plan, opts, s, owner, c, mech, &accounting)?
+                run_mechanism(plan, opts, s, owner, spec.stream_key(), mech, &accounting)?
             });
         }
         out.push(CoalitionResult {
@@ -487,7 +514,7 @@ fn draw_view(
     s: &mut Scratch,
     draw: Draw,
     owner: u32,
-    key: u64,
+    (trial, stream): (u64, u64),
     under_u1: bool,
 ) -> Result<()> {
     let n = plan.model().dim;
@@ -499,7 +526,7 @@ fn draw_view(
         Draw::Correlated | Draw::Gaussian => {
             s.unit_noise.resize(units * n, 0.0);
             if let Draw::Correlated = draw {
-                let mut rng = rng_for(seed, u64::from(owner), key, Purpose::Path);
+                let mut rng = rng_for_stream(seed, u64::from(owner), trial, Purpose::Path, stream);
                 let lo = s.unit_eps[0];
                 let hi = s.unit_eps[units - 1];
                 sample_owner_path(plan.model(), lo, hi, &mut rng, &mut s.path)?;
@@ -508,7 +535,8 @@ fn draw_view(
                     s.unit_noise[k * n..(k + 1) * n].copy_from_slice(v);
                 }
             } else {
-                let mut rng = rng_for(seed, u64::from(owner), key, Purpose::Gaussian);
+                let mut rng =
+                    rng_for_stream(seed, u64::from(owner), trial, Purpose::Gaussian, stream);
                 brownian_at(n, &s.unit_vars, &mut rng, &mut s.order32, &mut s.unit_noise);
             }
             let base = if under_u1 { &s.u1 } else { &s.u };
@@ -523,7 +551,8 @@ fn draw_view(
             }
         }
         Draw::Independent => {
-            let mut rng = rng_for(seed, u64::from(owner), key, Purpose::Independent);
+            let mut rng =
+                rng_for_stream(seed, u64::from(owner), trial, Purpose::Independent, stream);
             let base = if under_u1 { &s.u1 } else { &s.u };
             for j in 0..m {
                 let row = &mut s.answers[j * n..(j + 1) * n];
@@ -543,7 +572,7 @@ fn run_mechanism(
     opts: &ColludeOptions,
     s: &mut Scratch,
     owner: u32,
-    c: usize,
+    stream: u64,
     mech: Mechanism,
     acc: &Accounting,
 ) -> Result<MechanismResult> {
@@ -572,7 +601,7 @@ fn run_mechanism(
     let mut panel = EstimatorPanel::new(&opts.estimators);
     let pitman_in_panel = opts.estimators.contains(&Estimator::Pitman);
     let trials = opts.trials as u64;
-    let key = |t: u64| ((c as u64) << 32) | t;
+    let key = |t: u64| (t, stream);
     s.losses.clear();
     s.est_u.clear();
     s.est_u1.clear();

@@ -1,27 +1,45 @@
-//! The sweep figure (`sweep --plots --x KEY`): each metric against one grid
-//! key, one line per combination of the other varying keys (and mechanism,
-//! estimator, coalition, distance bucket), the metric's `_theory` companion
-//! (when the CSV has one) dashed in the same colour. One panel per metric.
-//! Same look as the plot module: DejaVu Sans, Okabe–Ito colours, PNG + SVG
-//! written atomically beside the CSV.
+//! The sweep figure (`sweep --plots --x KEY`, `plot --kind sweep --input
+//! FILE.csv`): each metric against one key column, one panel per metric.
 //!
-//! The x axis: the key's values in grid order; a common prefix is cut off
-//! (`exp:a=4,b=0.5`, `exp:a=4,b=1` → 0.5, 1, axis "eps = exp:a=4,b=…") and the
-//! rest is placed on a numeric axis when every value is a number, at equal
-//! steps otherwise. The y axis is logarithmic when every value is positive.
+//! * Seeds (and replicates) are pooled: each line is the mean over the seeds
+//!   with a band of its 95 % interval, mean ± t(0.975, n−1)·se (the same
+//!   aggregate as `STEM.summary.csv`, see [`super::summary`]);
+//!   `per_seed` draws each seed as a line of its own instead.
+//! * One line per combination of the columns that still vary after `only`
+//!   (other keys, mechanism, estimator, coalition, distance bucket), except
+//!   those that the x value determines (`coalition.m` or the coalition spec
+//!   when x is the template variable `m`); the legend names exactly those. A
+//!   panel of more than [`MAX_SERIES`] lines is refused with a message naming
+//!   the columns to fix with `only`.
+//! * The metric's `_theory` companion (when the CSV has one) is dashed in the
+//!   same colour.
+//! * The x axis: the key's values; a common prefix is cut off (`exp:a=4,b=0.5`,
+//!   `exp:a=4,b=1` → 0.5, 1, axis "eps = exp:a=4,b=…") and the rest is placed
+//!   on a numeric axis (points connected) when every value is a number (log
+//!   with `log_x`), at equal steps otherwise. The y axis is logarithmic when
+//!   every value is positive.
+//!
+//! Same look as the plot module: DejaVu Sans, Okabe–Ito colours, PNG + SVG
+//! written atomically; the legend sits beside the panels, off the data.
 
 use super::grid::{Grid, OUTPUT_COLUMNS};
 use super::metrics::METRICS;
 use super::rows::SweepRow;
+use super::summary::{POOLED_KEYS, SweepTable, aggregate, t975};
 use crate::util::fmt_f64;
-use crate::util::table::{self, Reader};
 use crate::{Error, Result};
+use std::collections::HashMap;
 use std::path::Path;
 
+/// Most lines one panel may hold (a legend of more covers the figure).
+pub const MAX_SERIES: usize = 12;
+
 /// What to draw.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PlotSpec {
-    /// The grid key on the x axis.
+    /// The key column on the x axis (a grid key, a template variable or a
+    /// derived `KEY.PARAM` column); empty: the first numeric key column that
+    /// varies, other than the seed.
     pub x: String,
     /// Metrics, one panel each (e.g. `mse`, `gain`).
     pub metrics: Vec<String>,
@@ -31,24 +49,34 @@ pub struct PlotSpec {
     /// Keep only rows whose column equals the value (`mechanism=correlated`);
     /// a filter on a column that is empty in a row does not apply to it.
     pub only: Vec<(String, String)>,
+    /// Logarithmic x axis (every x a positive number).
+    pub log_x: bool,
+    /// One line per seed instead of their mean and interval.
+    pub per_seed: bool,
 }
 
 impl PlotSpec {
-    /// Checks that `x` is a grid key and the filters name columns.
+    /// Checks, before a sweep computes anything, that `x` is a key column
+    /// of the grid's CSV, the metrics exist and the filters name columns.
     pub fn check(&self, grid: &Grid) -> Result<()> {
         let cols = grid.columns();
         let x = self.x.trim().replace('-', "_");
-        if !grid.axes.iter().any(|a| a.key == x || a.column() == x) {
+        let found = grid.axes.iter().any(|a| a.key == x || a.column() == x) || cols.contains(&x);
+        if !found {
             return Err(Error::param(
                 "x",
                 &self.x,
-                format!("one of the grid keys ({})", cols.join(", ")),
+                format!("one of the grid's key columns ({})", cols.join(", ")),
             ));
         }
         if self.metrics.is_empty() {
             return Err(Error::param("metrics", "", "at least one metric"));
         }
-        if let Some(m) = self.metrics.iter().find(|m| !METRICS.contains(&m.as_str())) {
+        if let Some(m) = self
+            .metrics
+            .iter()
+            .find(|m| !METRICS.contains(&super::metrics::canonical_metric(m)))
+        {
             return Err(Error::param(
                 "metrics",
                 m,
@@ -56,7 +84,8 @@ impl PlotSpec {
             ));
         }
         for (c, _) in &self.only {
-            if !cols.iter().any(|k| k == c) && !OUTPUT_COLUMNS.contains(&c.as_str()) {
+            let spec = format!("{c}_spec");
+            if !cols.iter().any(|k| k == c || *k == spec) && !OUTPUT_COLUMNS.contains(&c.as_str()) {
                 return Err(Error::param(
                     "only",
                     c,
@@ -79,6 +108,8 @@ pub(crate) struct Series {
     pub(crate) color: usize,
     pub(crate) marker: usize,
     pub(crate) points: Vec<(f64, f64)>,
+    /// (x, low, high) of the 95 % interval, where there are ≥ 2 seeds.
+    pub(crate) band: Vec<(f64, f64, f64)>,
     pub(crate) theory: Vec<(f64, f64)>,
 }
 
@@ -95,10 +126,40 @@ pub(crate) struct Panel {
 #[cfg_attr(not(feature = "plots"), allow(dead_code))]
 pub struct SweepFigure {
     pub(crate) title: String,
+    /// What a line and its band are (mean over n seeds, 95 % interval).
+    pub(crate) note: String,
     pub(crate) x_label: String,
-    /// x position and tick text of each distinct value.
+    /// x position (log10 with `log_x`) and tick text of each distinct value.
     pub(crate) x_ticks: Vec<(f64, String)>,
     pub(crate) panels: Vec<Panel>,
+}
+
+impl SweepFigure {
+    /// Lines in each panel.
+    pub fn series_per_panel(&self) -> Vec<usize> {
+        self.panels.iter().map(|p| p.series.len()).collect()
+    }
+
+    /// The legend labels of panel `i`.
+    pub fn labels(&self, i: usize) -> Vec<String> {
+        self.panels
+            .get(i)
+            .map(|p| p.series.iter().map(|s| s.label.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Each line of panel `i`: its label and (x, mean) points, x as drawn.
+    pub fn lines(&self, i: usize) -> Vec<(String, Vec<(f64, f64)>)> {
+        self.panels
+            .get(i)
+            .map(|p| {
+                p.series
+                    .iter()
+                    .map(|s| (s.label.clone(), s.points.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// Longest common prefix of `xs`, cut back to just after its last `=` or `:`
@@ -133,86 +194,182 @@ fn mechanism_marker(m: &str) -> usize {
     }
 }
 
-/// Reads the sweep CSV and builds the figure.
-pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
-    // Lines of at most 1 MiB, the file at most a quarter of the memory
-    // budget (its rows are held in memory).
-    let reader = Reader::open_limited(csv, crate::limits::memory_budget().bytes / 4)?;
-    let header: Vec<String> = reader.header().iter().map(String::from).collect();
-    if header.iter().all(String::is_empty) {
-        return Err(Error::input(csv, 1, "expected a sweep CSV header"));
-    }
-    let nt = OUTPUT_COLUMNS.len();
-    if header.len() < nt || header[header.len() - nt..] != OUTPUT_COLUMNS.map(String::from) {
-        return Err(Error::input(
-            csv,
-            1,
-            format!(
-                "expected the columns to end with {}",
-                OUTPUT_COLUMNS.join(",")
-            ),
-        ));
-    }
-    let nk = header.len() - nt;
-    let col = |name: &str| header.iter().position(|h| h == name);
-    let x = spec.x.trim().replace('-', "_");
-    let xi = col(&x)
-        .or_else(|| col(&format!("{x}_spec")))
-        .filter(|&i| i < nk)
-        .ok_or_else(|| {
-            Error::param(
-                "x",
-                &spec.x,
+/// The key column `x` names (`coalition` → `coalition_spec`, `-` as `_`).
+fn key_index(keys: &[String], x: &str) -> Option<usize> {
+    let x = x.trim().replace('-', "_");
+    let spec = format!("{x}_spec");
+    keys.iter()
+        .position(|k| *k == spec)
+        .or_else(|| keys.iter().position(|k| *k == x))
+}
+
+/// The text of a row's distance bucket (one number when both edges read so).
+fn bucket(r: &SweepRow) -> String {
+    match r.distance_lo {
+        None => String::new(),
+        Some(lo) => {
+            let hi = r.distance_hi.unwrap_or(f64::NAN);
+            if fmt_f64(lo) == fmt_f64(hi) {
+                format!("d={}", fmt_f64(lo))
+            } else {
                 format!(
-                    "a grid key of {} ({})",
-                    csv.display(),
-                    header[..nk].join(", ")
-                ),
-            )
-        })?;
-    // Each row: its cells as text (keys, filters) and its typed tail.
-    let tail_names: Vec<String> = header[nk..].to_vec();
-    let mut rows: Vec<(Vec<String>, SweepRow)> = Vec::new();
-    reader.records(|line, rec| {
-        let tail: csv::StringRecord = rec.iter().skip(nk).collect();
-        let row = table::decode(csv, line, &tail_names, &tail)?;
-        rows.push((rec.iter().map(String::from).collect(), row));
-        Ok::<_, Error>(())
-    })?;
-    let filters: Vec<(usize, &str)> = spec
-        .only
-        .iter()
-        .filter_map(|(c, v)| col(c).map(|i| (i, v.as_str())))
-        .collect();
-    rows.retain(|(r, _)| filters.iter().all(|(i, v)| r[*i].is_empty() || r[*i] == *v));
-    // Keys that vary (other than x) label the lines.
-    let mut distinct: Vec<Vec<String>> = vec![Vec::new(); nk];
-    for (r, _) in &rows {
-        for k in 0..nk {
-            if !distinct[k].contains(&r[k]) {
-                distinct[k].push(r[k].clone());
+                    "d∈[{}, {}]",
+                    crate::util::num::short(lo),
+                    crate::util::num::short(hi)
+                )
             }
         }
     }
-    let varying: Vec<usize> = (0..nk)
-        .filter(|&k| k != xi && distinct[k].len() > 1)
+}
+
+/// A column that may split the lines: a key column or a tail column.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Dim {
+    Key(usize),
+    Mechanism,
+    Estimator,
+    Coalition,
+    Bucket,
+}
+
+/// Reads the sweep CSV and builds the figure.
+pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
+    let t = SweepTable::read(csv)?;
+    let keys = &t.keys;
+    let nk = keys.len();
+    if nk == 0 {
+        return Err(Error::input(
+            csv,
+            1,
+            "a sweep CSV with at least one key column (this sweep had no grid axis)",
+        ));
+    }
+    let metrics: Vec<String> = spec
+        .metrics
+        .iter()
+        .map(|m| super::metrics::canonical_metric(m).to_string())
         .collect();
-    let xs = &distinct[xi];
-    let prefix = common_prefix(xs);
+    let pooled_names = |i: usize| POOLED_KEYS.contains(&keys[i].as_str());
+    // The x column: named, or the first numeric key column that varies.
+    let distinct_of = |i: usize| {
+        let mut d: Vec<&String> = Vec::new();
+        for (r, _) in &t.rows {
+            if !d.contains(&&r[i]) {
+                d.push(&r[i]);
+            }
+        }
+        d
+    };
+    let xi = if spec.x.trim().is_empty() {
+        (0..nk)
+            .filter(|&i| !pooled_names(i))
+            .find(|&i| {
+                let d = distinct_of(i);
+                d.len() > 1 && d.iter().all(|v| v.trim().parse::<f64>().is_ok())
+            })
+            .or_else(|| (0..nk).find(|&i| !pooled_names(i) && distinct_of(i).len() > 1))
+            .unwrap_or(0)
+    } else {
+        key_index(keys, &spec.x).ok_or_else(|| {
+            Error::param(
+                "x",
+                &spec.x,
+                format!("a key column of {} ({})", csv.display(), keys.join(", ")),
+            )
+        })?
+    };
+    // Filters: a key column (or its `_spec`) or an output column.
+    let mut filters: Vec<(Option<usize>, usize, &str)> = Vec::new();
+    for (c, v) in &spec.only {
+        if let Some(i) = key_index(keys, c) {
+            filters.push((Some(i), 0, v.as_str()));
+        } else if let Some(j) = OUTPUT_COLUMNS.iter().position(|o| o == c) {
+            filters.push((None, j, v.as_str()));
+        } else {
+            return Err(Error::param(
+                "only",
+                c,
+                format!(
+                    "a column of {}: {} or {}",
+                    csv.display(),
+                    keys.join(", "),
+                    OUTPUT_COLUMNS.join(", ")
+                ),
+            ));
+        }
+    }
+    let tail_cell = |r: &SweepRow, j: usize| -> String {
+        match j {
+            0 => r.mechanism.clone(),
+            1 => r.estimator.clone(),
+            2 => r.coalition.clone(),
+            3 => r.metric.clone(),
+            4 => r.distance_lo.map(fmt_f64).unwrap_or_default(),
+            5 => r.distance_hi.map(fmt_f64).unwrap_or_default(),
+            _ => String::new(),
+        }
+    };
+    let rows: Vec<(Vec<String>, SweepRow)> = t
+        .rows
+        .iter()
+        .filter(|(k, r)| {
+            filters.iter().all(|(ki, j, v)| {
+                let cell = match ki {
+                    Some(i) => k[*i].clone(),
+                    None => tail_cell(r, *j),
+                };
+                cell.is_empty() || cell.trim() == v.trim()
+            })
+        })
+        .cloned()
+        .collect();
+    let pooled: Vec<usize> = if spec.per_seed {
+        Vec::new()
+    } else {
+        (0..nk).filter(|&i| i != xi && pooled_names(i)).collect()
+    };
+    let aggs = aggregate(&rows, &pooled);
+    // The x positions.
+    let mut xs: Vec<String> = Vec::new();
+    for a in &aggs {
+        if !xs.contains(&a.keys[xi]) {
+            xs.push(a.keys[xi].clone());
+        }
+    }
+    let prefix = common_prefix(&xs);
     let rest: Vec<&str> = xs.iter().map(|s| &s[prefix.len()..]).collect();
-    let nums: Option<Vec<f64>> = rest.iter().map(|s| s.trim().parse::<f64>().ok()).collect();
-    let x_ticks: Vec<(f64, String)> = match nums {
-        Some(v) if v.iter().all(|x| x.is_finite()) => v
+    let nums: Option<Vec<f64>> = rest
+        .iter()
+        .map(|s| s.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect();
+    let numeric = nums.is_some();
+    if spec.log_x && !nums.as_ref().is_some_and(|v| v.iter().all(|x| *x > 0.0)) {
+        return Err(Error::param(
+            "log_x",
+            &keys[xi],
+            "an x column of positive numbers for a logarithmic axis",
+        ));
+    }
+    let mut x_ticks: Vec<(f64, String)> = match nums {
+        Some(v) => v
             .into_iter()
+            .map(|x| if spec.log_x { x.log10() } else { x })
             .zip(rest.iter().map(|s| s.to_string()))
             .collect(),
-        _ => rest
+        None => rest
             .iter()
             .enumerate()
             .map(|(i, s)| (i as f64, s.to_string()))
             .collect(),
     };
-    let xpos = |t: &str| xs.iter().position(|v| v == t).map(|i| x_ticks[i].0);
+    let xpos: HashMap<&str, f64> = xs
+        .iter()
+        .map(String::as_str)
+        .zip(x_ticks.iter().map(|t| t.0))
+        .collect();
+    if numeric {
+        x_ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
     let in_at = |r: &SweepRow| -> bool {
         match (r.distance_lo, r.distance_hi) {
             _ if spec.at.is_empty() => true,
@@ -221,91 +378,33 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             (Some(lo), Some(hi)) => spec.at.iter().any(|d| lo - 1e-12 <= *d && *d <= hi + 1e-12),
         }
     };
+    let cell = |a: &super::summary::Aggregate, d: Dim| -> String {
+        match d {
+            Dim::Key(i) => a.keys[i].clone(),
+            Dim::Mechanism => a.row.mechanism.clone(),
+            Dim::Estimator => a.row.estimator.clone(),
+            Dim::Coalition => a.row.coalition.clone(),
+            Dim::Bucket => bucket(&a.row),
+        }
+    };
+    let dim_name = |d: Dim| -> String {
+        match d {
+            Dim::Key(i) => keys[i].clone(),
+            Dim::Mechanism => "mechanism".into(),
+            Dim::Estimator => "estimator".into(),
+            Dim::Coalition => "coalition".into(),
+            Dim::Bucket => "distance bucket (`at`)".into(),
+        }
+    };
+    let mut max_n = 0usize;
     let mut panels = Vec::new();
-    for metric in &spec.metrics {
+    for metric in &metrics {
         let theory = format!("{metric}_theory");
-        let mut series: Vec<(Vec<String>, Series)> = Vec::new();
-        let mut colors: Vec<Vec<String>> = Vec::new();
-        for (r, t) in rows.iter().filter(|(_, t)| in_at(t)) {
-            let is_theory = t.metric == theory;
-            if t.metric != *metric && !is_theory {
-                continue;
-            }
-            let (Some(x), y) = (xpos(&r[xi]), t.value) else {
-                continue;
-            };
-            if !y.is_finite() {
-                continue;
-            }
-            let mut ckey: Vec<String> = varying
-                .iter()
-                .map(|&k| format!("{}={}", header[k], r[k]))
-                .collect();
-            if !t.coalition.is_empty() {
-                ckey.push(t.coalition.clone());
-            }
-            if !t.estimator.is_empty() {
-                ckey.push(t.estimator.clone());
-            }
-            if let Some(lo) = t.distance_lo {
-                let hi = t.distance_hi.unwrap_or(f64::NAN);
-                // One point when the two cells read the same.
-                ckey.push(if fmt_f64(lo) == fmt_f64(hi) {
-                    format!("d={}", fmt_f64(lo))
-                } else {
-                    format!(
-                        "d∈[{}, {}]",
-                        crate::util::num::short(lo),
-                        crate::util::num::short(hi)
-                    )
-                });
-            }
-            let mut key = ckey.clone();
-            key.push(t.mechanism.clone());
-            let color = match colors.iter().position(|c| *c == ckey) {
-                Some(i) => i,
-                None => {
-                    colors.push(ckey.clone());
-                    colors.len() - 1
-                }
-            };
-            let s = match series.iter().position(|(k, _)| *k == key) {
-                Some(i) => &mut series[i].1,
-                None => {
-                    let mut parts = ckey.clone();
-                    if !t.mechanism.is_empty() {
-                        parts.push(t.mechanism.clone());
-                    }
-                    series.push((
-                        key,
-                        Series {
-                            label: if parts.is_empty() {
-                                metric.clone()
-                            } else {
-                                parts.join(" · ")
-                            },
-                            color,
-                            marker: mechanism_marker(&t.mechanism),
-                            points: Vec::new(),
-                            theory: Vec::new(),
-                        },
-                    ));
-                    &mut series.last_mut().expect("just pushed").1
-                }
-            };
-            if is_theory {
-                s.theory.push((x, y));
-            } else {
-                s.points.push((x, y));
-            }
-        }
-        let mut series: Vec<Series> = series.into_iter().map(|(_, s)| s).collect();
-        series.retain(|s| !s.points.is_empty());
-        for s in &mut series {
-            s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s.theory.sort_by(|a, b| a.0.total_cmp(&b.0));
-        }
-        if series.is_empty() {
+        let main: Vec<&super::summary::Aggregate> = aggs
+            .iter()
+            .filter(|a| a.row.metric == *metric && in_at(&a.row))
+            .collect();
+        if main.is_empty() {
             return Err(Error::param(
                 "metrics",
                 metric,
@@ -315,10 +414,179 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                 ),
             ));
         }
+        // The columns that split lines: vary, and are not fixed by x.
+        let candidates = (0..nk)
+            .filter(|&i| i != xi && !pooled.contains(&i))
+            .map(Dim::Key)
+            .chain([Dim::Coalition, Dim::Estimator, Dim::Mechanism, Dim::Bucket]);
+        let mut dims: Vec<Dim> = Vec::new();
+        for d in candidates {
+            let mut seen: Vec<String> = Vec::new();
+            let mut by_x: HashMap<&str, &String> = HashMap::new();
+            let mut fixed_by_x = true;
+            let cells: Vec<String> = main.iter().map(|a| cell(a, d)).collect();
+            for (a, c) in main.iter().zip(&cells) {
+                if !seen.contains(c) {
+                    seen.push(c.clone());
+                }
+                match by_x.get(a.keys[xi].as_str()) {
+                    Some(prev) if *prev != c => fixed_by_x = false,
+                    Some(_) => {}
+                    None => {
+                        by_x.insert(a.keys[xi].as_str(), c);
+                    }
+                }
+            }
+            if seen.len() > 1 && !fixed_by_x {
+                dims.push(d);
+            }
+        }
+        // `eps.b` says nothing more than `eps` when both split the lines.
+        let named: Vec<String> = dims
+            .iter()
+            .filter_map(|d| match d {
+                Dim::Key(i) => Some(keys[*i].trim_end_matches("_spec").to_string()),
+                _ => None,
+            })
+            .collect();
+        dims.retain(|d| match d {
+            Dim::Key(i) => !keys[*i]
+                .split_once('.')
+                .is_some_and(|(k, _)| named.iter().any(|n| n == k)),
+            _ => true,
+        });
+        let ident = |a: &super::summary::Aggregate| -> Vec<String> {
+            dims.iter().map(|&d| cell(a, d)).collect()
+        };
+        let mut series: Vec<(Vec<String>, Series)> = Vec::new();
+        let mut colors: Vec<Vec<String>> = Vec::new();
+        for a in &main {
+            let Some(&x) = xpos.get(a.keys[xi].as_str()) else {
+                continue;
+            };
+            let y = a.row.value;
+            if !y.is_finite() {
+                continue;
+            }
+            max_n = max_n.max(a.n);
+            let id = ident(a);
+            let i = match series.iter().position(|(k, _)| *k == id) {
+                Some(i) => i,
+                None => {
+                    let ckey: Vec<String> = dims
+                        .iter()
+                        .filter(|d| **d != Dim::Mechanism)
+                        .map(|&d| cell(a, d))
+                        .collect();
+                    let color = match colors.iter().position(|c| *c == ckey) {
+                        Some(i) => i,
+                        None => {
+                            colors.push(ckey);
+                            colors.len() - 1
+                        }
+                    };
+                    let parts: Vec<String> = dims
+                        .iter()
+                        .map(|&d| match d {
+                            Dim::Key(k) => format!("{}={}", keys[k], a.keys[k]),
+                            _ => cell(a, d),
+                        })
+                        .collect();
+                    series.push((
+                        id,
+                        Series {
+                            label: if parts.is_empty() {
+                                metric.clone()
+                            } else {
+                                parts.join(" · ")
+                            },
+                            color,
+                            marker: mechanism_marker(&a.row.mechanism),
+                            points: Vec::new(),
+                            band: Vec::new(),
+                            theory: Vec::new(),
+                        },
+                    ));
+                    series.len() - 1
+                }
+            };
+            let s = &mut series[i].1;
+            s.points.push((x, y));
+            if a.n >= 2 && a.se.is_finite() {
+                let h = t975(a.n - 1) * a.se;
+                s.band.push((x, y - h, y + h));
+            }
+        }
+        if series.len() > MAX_SERIES {
+            let why: Vec<String> = dims
+                .iter()
+                .map(|&d| {
+                    let mut vals: Vec<String> = Vec::new();
+                    for a in &main {
+                        let c = cell(a, d);
+                        if !vals.contains(&c) {
+                            vals.push(c);
+                        }
+                    }
+                    let shown: Vec<&String> = vals.iter().take(4).collect();
+                    format!(
+                        "{} ({} values: {}{})",
+                        dim_name(d),
+                        vals.len(),
+                        shown
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if vals.len() > 4 { ", …" } else { "" }
+                    )
+                })
+                .collect();
+            return Err(Error::param(
+                "only",
+                if spec.only.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    spec.only
+                        .iter()
+                        .map(|(c, v)| format!("{c}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
+                format!(
+                    "at most {MAX_SERIES} lines in panel {metric}, not {}: fix some of the columns that vary with `only` COLUMN=VALUE: {}",
+                    series.len(),
+                    why.join("; ")
+                ),
+            ));
+        }
+        for a in aggs
+            .iter()
+            .filter(|a| a.row.metric == theory && in_at(&a.row))
+        {
+            let (Some(&x), y) = (xpos.get(a.keys[xi].as_str()), a.row.value) else {
+                continue;
+            };
+            if !y.is_finite() {
+                continue;
+            }
+            let id = ident(a);
+            if let Some((_, s)) = series.iter_mut().find(|(k, _)| *k == id) {
+                s.theory.push((x, y));
+            }
+        }
+        let mut series: Vec<Series> = series.into_iter().map(|(_, s)| s).collect();
+        for s in &mut series {
+            s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.band.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.theory.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.theory.dedup_by(|a, b| a.0 == b.0);
+        }
+        // Log y when every line is positive (a band reaching 0 or below is
+        // cut at the axis).
         let log = series
             .iter()
-            .flat_map(|s| s.points.iter().chain(&s.theory))
-            .all(|p| p.1 > 0.0);
+            .all(|s| s.points.iter().chain(&s.theory).all(|p| p.1 > 0.0));
         panels.push(Panel {
             metric: metric.clone(),
             log,
@@ -326,11 +594,16 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         });
     }
     let x_label = if prefix.is_empty() {
-        header[xi].clone()
+        keys[xi].clone()
     } else {
-        format!("{} = {prefix}…", header[xi])
+        format!("{} = {prefix}…", keys[xi])
     };
-    let mut title = format!("{} against {}", spec.metrics.join(", "), header[xi]);
+    let x_label = if spec.log_x {
+        format!("{x_label} (log scale)")
+    } else {
+        x_label
+    };
+    let mut title = format!("{} against {}", metrics.join(", "), keys[xi]);
     if !spec.at.is_empty() {
         let ds: Vec<String> = spec
             .at
@@ -339,8 +612,18 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             .collect();
         title.push_str(&format!(" at distance {}", ds.join(", ")));
     }
+    let pooled_names: Vec<&str> = pooled.iter().map(|&i| keys[i].as_str()).collect();
+    let note = if max_n >= 2 && !pooled_names.is_empty() {
+        format!(
+            "lines: mean over {max_n} {}s; bands: 95% interval",
+            pooled_names.join("/")
+        )
+    } else {
+        String::new()
+    };
     Ok(SweepFigure {
         title,
+        note,
         x_label,
         x_ticks,
         panels,

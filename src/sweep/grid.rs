@@ -11,7 +11,7 @@
 //! runs; [`Grid::points`] builds every point's configuration.
 
 use crate::collusion::run::MAX_TRIALS;
-use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_TRIALS};
+use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 use crate::collusion::{Coalition, ColludeOptions, Estimator};
 use crate::post::Post;
 use crate::sim::{Owners, SimConfig};
@@ -55,6 +55,8 @@ enum Ty {
     Str,
     /// Default `null`: `none` → null, a number → number, else a string.
     Optional,
+    /// A template variable: text (integer ranges `A..B` expand).
+    Template,
 }
 
 /// Where a key lives.
@@ -66,6 +68,9 @@ enum Slot {
     Distance(String),
     /// A collusion option.
     Collude(&'static str),
+    /// A template variable: an axis that is not an option, whose values fill
+    /// `{name}` placeholders in other values.
+    Template,
 }
 
 /// One grid key: its canonical name and the values of its axis, as given.
@@ -109,8 +114,9 @@ pub struct ColludePoint {
     pub options: ColludeOptions,
 }
 
-/// One point of the grid: its index in grid order, its values (one per axis),
-/// and the validated configuration.
+/// One point of the grid: its index in grid order, its key values (one per
+/// axis, then one per derived `KEY.PARAM` column, as [`Grid::columns`]), and
+/// the validated configuration.
 #[derive(Clone, Debug)]
 pub struct Point {
     /// Index in grid order (row-major, first axis outermost).
@@ -121,6 +127,9 @@ pub struct Point {
     pub config: SimConfig,
     /// The collusion evaluation, if any.
     pub collude: Option<ColludePoint>,
+    /// The owners are `collude`'s default (20 sampled, every node on a
+    /// smaller graph), since the grid names none and a coalition is set.
+    pub owners_default: bool,
 }
 
 fn normalise(key: &str) -> String {
@@ -149,6 +158,13 @@ fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot
     if k != "distance_options" && defaults.contains_key(&k) {
         return Ok((k.clone(), Slot::Sim(k)));
     }
+    if k == "replicates" {
+        return Err(Error::Unsupported(
+            "sweep key `replicates`: this build's simulation has no replicates yet \
+             (use several seeds: a `seed` axis, e.g. seed=1..5)"
+                .into(),
+        ));
+    }
     let mut known: Vec<String> = defaults
         .keys()
         .filter(|k| *k != "distance_options")
@@ -162,6 +178,93 @@ fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot
         key,
         format!("one of {}", known.join(", ")),
     ))
+}
+
+/// Whether `key` can name a template variable: a letter or `_`, then
+/// letters, digits or `_`.
+fn is_ident(key: &str) -> bool {
+    let mut c = key.chars();
+    matches!(c.next(), Some(a) if a.is_ascii_alphabetic() || a == '_')
+        && c.all(|a| a.is_ascii_alphanumeric() || a == '_')
+}
+
+/// As [`resolve_key`] for an axis: a key that is not an option but a plain
+/// name (`m`, `size`) is a template variable, filling `{m}` in other values.
+fn resolve_axis(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot)> {
+    match resolve_key(key, defaults) {
+        Ok(r) => Ok(r),
+        Err(e @ Error::Unsupported(_)) => Err(e),
+        Err(e) => {
+            let k = key.trim();
+            if is_ident(k) {
+                Ok((k.to_string(), Slot::Template))
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The `{name}` placeholders of `text`, or an error for an unclosed one.
+fn placeholders(key: &str, text: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('}') else {
+            return Err(Error::param(
+                key,
+                text,
+                "`{name}` placeholders closed by `}` (name: a grid axis)",
+            ));
+        };
+        out.push(after[..j].trim().to_string());
+        rest = &after[j + 1..];
+    }
+    Ok(out)
+}
+
+/// `text` with each `{name}` replaced by `value(name)`.
+fn fill(text: &str, value: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find('}') {
+            Some(j) => {
+                let name = after[..j].trim();
+                match value(name) {
+                    Some(v) => out.push_str(&v),
+                    None => out.push_str(&rest[i..i + j + 2]),
+                }
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The numeric `name=value` parameters of a spec (`exp:a=3,b=1` → a, b;
+/// `random:m=10,min-d=2` → m, min_d); none for a text without `:` or for
+/// several `;`-joined specs. Names use `_` for `-`.
+fn spec_params(text: &str) -> Vec<(String, String)> {
+    let Some((_, rest)) = text.split_once(':') else {
+        return Vec::new();
+    };
+    if text.contains(';') {
+        return Vec::new();
+    }
+    rest.split(',')
+        .filter_map(|item| item.split_once('='))
+        .map(|(k, v)| (k.trim().replace('-', "_"), v.trim().to_string()))
+        .filter(|(k, _)| !k.is_empty())
+        .collect()
 }
 
 fn default_json() -> Map<String, Value> {
@@ -186,6 +289,7 @@ fn ty_of(slot: &Slot, defaults: &Map<String, Value>) -> Ty {
                 _ => Ty::Str,
             };
         }
+        Slot::Template => return Ty::Template,
     };
     match v {
         Some(Value::Bool(_)) => Ty::Bool,
@@ -213,7 +317,7 @@ fn typed(key: &str, ty: Ty, text: &str) -> Result<Value> {
             Ok(x) if x.is_finite() => Ok(Value::from(x)),
             _ => Err(Error::param(key, text, "a finite number")),
         },
-        Ty::Str => Ok(Value::String(t.to_string())),
+        Ty::Str | Ty::Template => Ok(Value::String(t.to_string())),
         Ty::Optional => {
             if t == "none" {
                 Ok(Value::Null)
@@ -231,13 +335,25 @@ fn typed(key: &str, ty: Ty, text: &str) -> Result<Value> {
 }
 
 /// Splits one `--set` value list: on `|` when one is present, otherwise on
-/// `,`; empty items (e.g. from a trailing `|`) are dropped; `A..B` expands
-/// to the integers A, A+1, …, B for integer keys.
+/// `,` — unless the list holds a `{name}` placeholder, which keeps it whole;
+/// empty items (e.g. from a trailing `|`) are dropped; `A..B` expands to the
+/// integers A, A+1, …, B for integer keys (and template variables).
 fn split_values(key: &str, ty: Ty, list: &str) -> Result<Vec<String>> {
-    let sep = if list.contains('|') { '|' } else { ',' };
+    let items: Vec<&str> = if list.contains('|') {
+        list.split('|').collect()
+    } else if list.contains('{') {
+        vec![list]
+    } else {
+        list.split(',').collect()
+    };
     let mut out = Vec::new();
-    for item in list.split(sep).map(str::trim).filter(|s| !s.is_empty()) {
-        if ty == Ty::Int
+    for item in items.into_iter().map(str::trim).filter(|s| !s.is_empty()) {
+        let int_range = |s: &str| {
+            s.split_once("..").is_some_and(|(a, b)| {
+                a.trim().parse::<u64>().is_ok() && b.trim().parse::<u64>().is_ok()
+            })
+        };
+        if (ty == Ty::Int || ty == Ty::Template && int_range(item))
             && let Some((a, b)) = item.split_once("..")
         {
             let bad = || {
@@ -359,7 +475,7 @@ impl Grid {
     /// every value is parsed and checked now.
     pub fn add_axis(&mut self, key: &str, list: &str) -> Result<()> {
         let defaults = default_json();
-        let (canonical, slot) = resolve_key(key, &defaults)?;
+        let (canonical, slot) = resolve_axis(key, &defaults)?;
         self.check_new_key(&canonical, key)?;
         let values = split_values(&canonical, ty_of(&slot, &defaults), list)?;
         self.push_axis(canonical, values)
@@ -491,7 +607,7 @@ impl Grid {
                 (|| -> Result<()> {
                     match v {
                         toml::Value::Array(a) => {
-                            let (canonical, slot) = resolve_key(k, &defaults)?;
+                            let (canonical, slot) = resolve_axis(k, &defaults)?;
                             g.check_new_key(&canonical, k)?;
                             if a.is_empty() {
                                 return Err(Error::param(k, "[]", "a non-empty list of values"));
@@ -538,9 +654,138 @@ impl Grid {
         self.len() == 0
     }
 
-    /// The column headers of the grid keys, in axis order.
+    /// The column headers of the grid keys: the axes in order, then one
+    /// numeric `KEY.PARAM` column per spec parameter that varies over the
+    /// points (see [`Grid::derived`]).
     pub fn columns(&self) -> Vec<String> {
-        self.axes.iter().map(Axis::column).collect()
+        let mut c: Vec<String> = self.axes.iter().map(Axis::column).collect();
+        c.extend(self.derived().into_iter().map(|(name, _)| name));
+        c
+    }
+
+    /// Checks the templates: every `{name}` names a grid axis, and every
+    /// template variable (an axis that is not an option) is used in a value.
+    pub fn check_templates(&self) -> Result<()> {
+        let axis_keys: Vec<&str> = self.axes.iter().map(|a| a.key.as_str()).collect();
+        let mut used: Vec<String> = Vec::new();
+        let values = self
+            .base
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(
+                self.axes
+                    .iter()
+                    .flat_map(|a| a.values.iter().map(move |v| (a.key.as_str(), v.as_str()))),
+            );
+        for (k, v) in values {
+            for name in placeholders(k, v)? {
+                if !axis_keys.contains(&name.as_str()) || name == k {
+                    return Err(Error::param(
+                        k,
+                        v,
+                        format!(
+                            "placeholders naming another grid axis ({{{name}}} is not one of: {})",
+                            axis_keys.join(", ")
+                        ),
+                    ));
+                }
+                used.push(name);
+            }
+        }
+        let defaults = default_json();
+        for a in &self.axes {
+            if matches!(resolve_axis(&a.key, &defaults), Ok((_, Slot::Template)))
+                && !used.contains(&a.key)
+            {
+                // Not an option, and no value uses it: most likely a typo.
+                let e = resolve_key(&a.key, &defaults)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                return Err(Error::param(
+                    "sweep key",
+                    &a.key,
+                    format!(
+                        "an option, or a template variable used as {{{}}} in a value; {e}",
+                        a.key
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The keys of the template variables (axes that are not options).
+    fn template_keys(&self) -> Vec<String> {
+        let defaults = default_json();
+        self.axes
+            .iter()
+            .filter(|a| matches!(resolve_axis(&a.key, &defaults), Ok((_, Slot::Template))))
+            .map(|a| a.key.clone())
+            .collect()
+    }
+
+    /// The `(key, text)` of every fixed option and axis at point `index`,
+    /// placeholders filled (template variables left out).
+    pub fn filled(&self, index: usize) -> Vec<(String, String)> {
+        self.filled_with(index, &self.template_keys())
+    }
+
+    fn filled_with(&self, index: usize, templates: &[String]) -> Vec<(String, String)> {
+        let values = self.point_values(index);
+        let lookup = |name: &str| {
+            self.axes
+                .iter()
+                .position(|a| a.key == name)
+                .map(|i| values[i].trim().to_string())
+        };
+        self.base
+            .iter()
+            .map(|(k, v)| (k, v))
+            .chain(self.axes.iter().map(|a| &a.key).zip(values.iter()))
+            .filter(|(k, _)| !templates.contains(k))
+            .map(|(k, v)| (k.clone(), fill(v, &lookup)))
+            .collect()
+    }
+
+    /// The numeric `KEY.PARAM` columns: every parameter of a spec-valued key
+    /// (`eps.b` of `exp:a=3,b=1`, `coalition.m` of `random:m=10`) whose text
+    /// varies over the points and is a number wherever present. Each is its
+    /// name and one value per point (empty where the spec has no such
+    /// parameter).
+    pub fn derived(&self) -> Vec<(String, Vec<String>)> {
+        let n = self.len();
+        if n < 2 {
+            return Vec::new();
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut cols: Vec<Vec<String>> = Vec::new();
+        let templates = self.template_keys();
+        for index in 0..n {
+            for (k, text) in self.filled_with(index, &templates) {
+                for (p, v) in spec_params(&text) {
+                    let name = format!("{k}.{p}");
+                    let i = match names.iter().position(|x| *x == name) {
+                        Some(i) => i,
+                        None => {
+                            names.push(name);
+                            cols.push(vec![String::new(); n]);
+                            names.len() - 1
+                        }
+                    };
+                    cols[i][index] = v;
+                }
+            }
+        }
+        names
+            .into_iter()
+            .zip(cols)
+            .filter(|(_, c)| {
+                c.iter().any(|v| *v != c[0])
+                    && c.iter()
+                        .all(|v| v.is_empty() || v.parse::<f64>().is_ok_and(f64::is_finite))
+            })
+            .collect()
     }
 
     /// The values of point `index` (row-major: the last axis varies fastest).
@@ -572,11 +817,13 @@ impl Grid {
             format!("{n} points"),
             crate::limits::sweep_bytes(n, self.axes.len()),
         )?;
+        self.check_templates()?;
         let defaults = default_json();
-        // Type and check every value once.
+        // Type and check every value once (those with placeholders at each
+        // point, once filled).
         let mut typed_base = Vec::new();
         for (k, v) in &self.base {
-            typed_base.push((k.clone(), self.check_value(k, v, &defaults)?));
+            typed_base.push(self.check_value(k, v, &defaults)?);
         }
         let mut typed_axes: Vec<Vec<(Slot, Value)>> = Vec::new();
         for a in &self.axes {
@@ -586,13 +833,54 @@ impl Grid {
             }
             typed_axes.push(vals);
         }
+        let derived = self.derived();
+        let owners_given = self.base.iter().any(|(k, _)| k == "owners")
+            || self.axes.iter().any(|a| a.key == "owners");
         let mut out = Vec::with_capacity(n);
         for index in 0..n {
-            let values = self.point_values(index);
+            let mut values = self.point_values(index);
+            let lookup = |name: &str| {
+                self.axes
+                    .iter()
+                    .position(|a| a.key == name)
+                    .map(|i| values[i].trim().to_string())
+            };
+            let mut picks = vec![0usize; self.axes.len()];
+            let mut rem = index;
+            for (i, a) in self.axes.iter().enumerate().rev() {
+                picks[i] = rem % a.values.len();
+                rem /= a.values.len();
+            }
+            // (key, slot, typed value, text) of every option at this point.
+            let mut settings: Vec<(String, Slot, Value, String)> = Vec::new();
+            let given = self
+                .base
+                .iter()
+                .zip(&typed_base)
+                .map(|((k, v), t)| (k, v, t))
+                .chain(
+                    self.axes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| (&a.key, &a.values[picks[i]], &typed_axes[i][picks[i]])),
+                );
+            for (k, text, (slot, val)) in given {
+                if *slot == Slot::Template {
+                    continue;
+                }
+                if text.contains('{') {
+                    let filled = fill(text, &lookup);
+                    let (slot, val) = self.check_value(k, &filled, &defaults).map_err(|e| {
+                        at_template(e, &format!("{k}={text}"), &describe(&self.axes, &values))
+                    })?;
+                    settings.push((k.clone(), slot, val, filled));
+                } else {
+                    settings.push((k.clone(), slot.clone(), val.clone(), text.clone()));
+                }
+            }
             let mut obj = defaults.clone();
             let mut collude: Vec<(&'static str, &str)> = Vec::new();
-            let mut apply = |slot: &Slot, val: &Value, text: &'_ str| {
-                let _ = text;
+            for (_, slot, val, text) in &settings {
                 match slot {
                     Slot::Sim(k) => {
                         obj.insert(k.clone(), val.clone());
@@ -602,42 +890,32 @@ impl Grid {
                             d.insert(k.clone(), val.clone());
                         }
                     }
-                    Slot::Collude(_) => {}
-                }
-            };
-            for ((_, (slot, val)), (_, text)) in typed_base.iter().zip(&self.base) {
-                apply(slot, val, text);
-                if let Slot::Collude(c) = slot {
-                    collude.push((c, text.as_str()));
+                    Slot::Collude(c) => collude.push((c, text.as_str())),
+                    Slot::Template => {}
                 }
             }
-            let mut rem = index;
-            let mut picks = vec![0usize; self.axes.len()];
-            for (i, a) in self.axes.iter().enumerate().rev() {
-                picks[i] = rem % a.values.len();
-                rem /= a.values.len();
-            }
-            for (i, a) in self.axes.iter().enumerate() {
-                let (slot, val) = &typed_axes[i][picks[i]];
-                apply(slot, val, &a.values[picks[i]]);
-                if let Slot::Collude(c) = slot {
-                    collude.push((c, a.values[picks[i]].as_str()));
-                }
-            }
-            let config: SimConfig = serde_json::from_value(Value::Object(obj)).map_err(|e| {
-                Error::param(
-                    "sweep point",
-                    describe(&self.axes, &values),
-                    format!("a valid configuration ({e})"),
-                )
-            })?;
+            let mut config: SimConfig =
+                serde_json::from_value(Value::Object(obj)).map_err(|e| {
+                    Error::param(
+                        "sweep point",
+                        describe(&self.axes, &values),
+                        format!("a valid configuration ({e})"),
+                    )
+                })?;
             config.check()?;
             let collude = collude_point(&collude)?;
+            // As `collude`: 20 sampled owners unless the grid says otherwise.
+            let owners_default = collude.is_some() && !owners_given;
+            if owners_default {
+                config.owners = Owners::Count(DEFAULT_OWNERS);
+            }
+            values.extend(derived.iter().map(|(_, col)| col[index].clone()));
             out.push(Point {
                 index,
                 values,
                 config,
                 collude,
+                owners_default,
             });
         }
         Ok(out)
@@ -650,7 +928,14 @@ impl Grid {
         text: &str,
         defaults: &Map<String, Value>,
     ) -> Result<(Slot, Value)> {
-        let (_, slot) = resolve_key(key, defaults)?;
+        let (_, slot) = resolve_axis(key, defaults)?;
+        if slot == Slot::Template {
+            return Ok((slot, Value::String(text.trim().to_string())));
+        }
+        if !placeholders(key, text)?.is_empty() {
+            // Checked at each point, once its placeholders are filled.
+            return Ok((slot, Value::Null));
+        }
         let ty = ty_of(&slot, defaults);
         let val = typed(key, ty, text)?;
         if let Slot::Sim(k) = &slot {
@@ -670,6 +955,7 @@ impl Grid {
                 collude_point(&[(c, text)])?;
                 return Ok((slot, val));
             }
+            Slot::Template => return Ok((slot, val)),
         }
         let cfg: SimConfig = serde_json::from_value(Value::Object(obj))
             .map_err(|e| Error::param(key, text, serde_expectation(&e.to_string())))?;
@@ -699,6 +985,23 @@ fn serde_expectation(msg: &str) -> String {
         "u64" | "u32" | "usize" | "u16" | "u8" => "a whole number".to_string(),
         "a boolean" | "bool" => "true or false".to_string(),
         w => w.to_string(),
+    }
+}
+
+/// Names the templated value and the point in an error about its filled text.
+fn at_template(e: Error, template: &str, here: &str) -> Error {
+    match e {
+        Error::Parameter {
+            name,
+            value,
+            expected,
+        } => Error::param(
+            name,
+            value,
+            format!("{expected} [from {template} at {here}]"),
+        ),
+        Error::Unsupported(m) => Error::Unsupported(format!("{m} [from {template} at {here}]")),
+        other => other,
     }
 }
 

@@ -5,7 +5,7 @@
 //! | `mse`, `mse_se`, `mse_theory` | ✓ | | | bucket | per-bucket empirical MSE, its standard error (owners as clusters), theory (as `by_distance.csv`) |
 //! | `mse_all`, `mse_all_theory` | ✓ | | | | over all answers (as `summary.json`) |
 //! | `jumps_per_path`, `jumps_per_path_theory` | correlated | | | | mean jumps per owner's path; theory = mean of rate·ln(ε_hi/ε_lo) ((n+1)·ln(ε_max/ε_min) under ℓ2) |
-//! | `gain`, `coalition_mse` | ✓ | ✓ | ✓ | | collusion: mean over owners of MSE(best member)/MSE(estimator), and of the estimator's MSE |
+//! | `gain_mean`, `gain_median`, `coalition_mse` | ✓ | ✓ | ✓ | | collusion: the mean and the median over owners of the per-owner gain MSE(best member)/MSE(estimator) (`coalition.csv`'s `gain`), and the mean of the estimator's MSE |
 //! | `eps_max`, `eps_sum`, `coalition_size` | | | ✓ | | collusion: mean over owners of max ε_j (the correlated view's ε), Σ ε_j (independent, basic composition), members |
 //!
 //! The collusion rows come from [`collude_rows`], the one function that
@@ -15,13 +15,12 @@ use super::grid::ColludePoint;
 use super::rows::SweepRow;
 use crate::Result;
 use crate::collusion::run::collude;
-use crate::collusion::write::pool;
 use crate::mechanism::Mechanism;
 use crate::sim::{Plan, simulate};
 
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
-pub const METRICS: [&str; 12] = [
+pub const METRICS: [&str; 13] = [
     "mse",
     "mse_se",
     "mse_theory",
@@ -29,7 +28,8 @@ pub const METRICS: [&str; 12] = [
     "mse_all_theory",
     "jumps_per_path",
     "jumps_per_path_theory",
-    "gain",
+    "gain_mean",
+    "gain_median",
     "coalition_mse",
     "eps_max",
     "eps_sum",
@@ -93,6 +93,29 @@ pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec
     Ok(rows)
 }
 
+/// `gain`, the name before the mean and the median were told apart, is
+/// `gain_mean`; every other name is itself.
+pub fn canonical_metric(m: &str) -> &str {
+    match m {
+        "gain" => "gain_mean",
+        other => other,
+    }
+}
+
+/// Median of `xs` (NaN when empty; the mean of the middle two when even).
+fn median(mut xs: Vec<f64>) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(f64::total_cmp);
+    let k = xs.len();
+    if k % 2 == 1 {
+        xs[k / 2]
+    } else {
+        0.5 * (xs[k / 2 - 1] + xs[k / 2])
+    }
+}
+
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
     let (mut s, mut k) = (0.0, 0usize);
     for x in xs {
@@ -107,7 +130,6 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<SweepRow>> {
     let opts = &cp.options;
     let res = collude(plan, opts, &crate::Control::default())?;
-    let (pooled, _) = pool(plan, opts, &res.results);
     let mut rows = Vec::new();
     for (c, spec) in opts.coalitions.iter().enumerate() {
         let label = spec.label().to_string();
@@ -126,13 +148,21 @@ pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<SweepRow>>
                 ..SweepRow::new("", metric, value)
             });
         }
-        for p in pooled.iter().filter(|p| p.coalition == label) {
-            for (metric, value) in [("gain", p.mean_gain), ("coalition_mse", p.mean_mse)] {
-                rows.push(SweepRow {
-                    estimator: p.estimator.clone(),
-                    coalition: label.clone(),
-                    ..SweepRow::new(&p.mechanism, metric, value)
-                });
+        for (mi, mech) in plan.mechanisms().iter().enumerate() {
+            for (ei, est) in opts.estimators.iter().enumerate() {
+                let stats = || with().map(move |r| r.mechanisms[mi].estimators[ei].1);
+                let gains: Vec<f64> = stats().map(|s| s.gain).collect();
+                for (metric, value) in [
+                    ("gain_mean", mean(gains.iter().copied())),
+                    ("gain_median", median(gains.clone())),
+                    ("coalition_mse", mean(stats().map(|s| s.mse))),
+                ] {
+                    rows.push(SweepRow {
+                        estimator: est.name().to_string(),
+                        coalition: label.clone(),
+                        ..SweepRow::new(mech.name(), metric, value)
+                    });
+                }
             }
         }
     }

@@ -36,9 +36,10 @@ pub mod figure;
 pub mod grid;
 pub mod metrics;
 pub mod rows;
+pub mod summary;
 
 #[cfg(feature = "plots")]
-pub use crate::output::plot::sweep::draw_sweep_figure;
+pub use crate::output::plot::sweep::{draw_sweep_figure, draw_sweep_to};
 pub use figure::PlotSpec;
 
 /// Draws the sweep's figure (PNG and SVG beside the CSV).
@@ -57,6 +58,7 @@ pub use grid::{Axis, ColludePoint, Grid, Point};
 pub use metrics::point_rows;
 pub use rows::SweepRow;
 
+use crate::collusion::write::DEFAULT_OWNERS;
 use crate::control::Control;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
@@ -98,6 +100,10 @@ pub struct SweepOptions {
     /// Stop after this many points were computed (simulates an interruption;
     /// the sweep returns with `complete == false`).
     pub stop_after: Option<usize>,
+    /// Validate, load the graphs, time a short calibration and report the
+    /// points and the estimated time ([`SweepReport::estimate`]) without
+    /// running the sweep or writing anything.
+    pub dry_run: bool,
 }
 
 impl SweepOptions {
@@ -112,8 +118,43 @@ impl SweepOptions {
             control: Control::default(),
             plot: None,
             stop_after: None,
+            dry_run: false,
         }
     }
+}
+
+/// What one point will compute (`dry_run`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointEstimate {
+    /// Index in grid order.
+    pub index: usize,
+    /// Its key values (as [`Grid::columns`]).
+    pub values: Vec<String>,
+    /// Data owners simulated.
+    pub owners: usize,
+    /// Answers drawn: owners × other nodes × mechanisms (at most: only the
+    /// reachable nodes get one).
+    pub answers: u64,
+    /// Collusion trials: owners × coalitions × mechanisms × trials.
+    pub trials: u64,
+    /// Estimated seconds on one thread.
+    pub seconds: f64,
+}
+
+/// The estimate of a dry run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Estimate {
+    /// Every point.
+    pub points: Vec<PointEstimate>,
+    /// Threads the sweep would run on.
+    pub threads: usize,
+    /// Seconds to load the graphs and prepare the distances (measured).
+    pub prepare_seconds: f64,
+    /// Seconds the calibration took.
+    pub calibration_seconds: f64,
+    /// Estimated wall seconds of the sweep: preparation + Σ point seconds /
+    /// threads.
+    pub seconds: f64,
 }
 
 /// What a sweep did.
@@ -135,6 +176,8 @@ pub struct SweepReport {
     pub figures: Vec<PathBuf>,
     /// Wall seconds of this call.
     pub seconds: f64,
+    /// The dry run's estimate (`dry_run`; nothing was run or written).
+    pub estimate: Option<Estimate>,
 }
 
 impl SweepReport {
@@ -277,7 +320,7 @@ fn read_resume(grid: &Grid, points: &[Point], progress: &Path) -> Result<Done> {
         }
         None => return Ok(done),
     }
-    let ncols = grid.axes.len() + TAIL_COLUMNS.len();
+    let ncols = grid.columns().len() + TAIL_COLUMNS.len();
     let mut block: Vec<String> = Vec::new();
     for line in lines {
         let Some((i, n, secs)) = parse_done(line) else {
@@ -287,7 +330,8 @@ fn read_resume(grid: &Grid, points: &[Point], progress: &Path) -> Result<Done> {
         let rows = std::mem::take(&mut block);
         let fits = |l: &String| {
             let f = table::cells(l);
-            f.len() == ncols && f[..grid.axes.len()] == points[i].values[..]
+            let nk = points[i].values.len();
+            f.len() == ncols && f[..nk] == points[i].values[..]
         };
         if i < points.len() && rows.len() == n && rows.iter().all(fits) {
             done.insert(i, (rows, secs));
@@ -342,7 +386,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
 
 /// The outputs of a sweep into `out` besides the CSV: timings, figures.
 fn side_outputs(out: &Path, plot: bool) -> Vec<PathBuf> {
-    let mut v = vec![side_file(out, "timings.csv")];
+    let mut v = vec![side_file(out, "timings.csv"), side_file(out, "summary.csv")];
     if plot {
         v.push(side_file(out, "png"));
         v.push(side_file(out, "svg"));
@@ -400,8 +444,9 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     if let Some(spec) = &opts.plot {
         crate::output::check_plots_available()?;
         spec.check(grid)?;
-        const COLLUSION: [&str; 5] = [
-            "gain",
+        const COLLUSION: [&str; 6] = [
+            "gain_mean",
+            "gain_median",
             "coalition_mse",
             "eps_max",
             "eps_sum",
@@ -410,7 +455,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         let collusion = spec
             .metrics
             .iter()
-            .find(|m| COLLUSION.contains(&m.as_str()));
+            .find(|m| COLLUSION.contains(&metrics::canonical_metric(m)));
         if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
             return Err(Error::param(
                 "metrics",
@@ -418,6 +463,9 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
                 "a metric this grid writes: collusion metrics need a coalition (a `coalition` key in the grid)",
             ));
         }
+    }
+    if opts.dry_run {
+        return dry_run(&points, t0);
     }
     let out = &opts.out;
     let existing = if opts.resume {
@@ -512,13 +560,26 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         }
     }
 
-    // Every pending point's plan, before any simulation runs.
+    // Every pending point's plan, before any simulation runs; `collude`'s
+    // default owner sample becomes every node on a smaller graph, as there.
+    let configs: Vec<SimConfig> = pending
+        .iter()
+        .zip(&point_dist)
+        .map(|(p, &d)| {
+            let mut c = p.config.clone();
+            if p.owners_default && distances[d].graph().n() < DEFAULT_OWNERS {
+                c.owners = crate::sim::Owners::All;
+            }
+            c
+        })
+        .collect();
     let plans: Vec<Plan<'_>> = pending
         .par_iter()
         .zip(point_dist.par_iter())
-        .map(|(p, &d)| {
+        .zip(configs.par_iter())
+        .map(|((p, &d), c)| {
             let dist = &distances[d];
-            Plan::new(&p.config, dist.graph(), dist).map_err(|e| at_point(grid, p, e))
+            Plan::new(c, dist.graph(), dist).map_err(|e| at_point(grid, p, e))
         })
         .collect::<Result<_>>()?;
 
@@ -568,6 +629,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         complete: results.len() == points.len(),
         figures: Vec::new(),
         seconds: 0.0,
+        estimate: None,
     };
     if report.complete {
         let mut text = format!("{header}\n");
@@ -593,6 +655,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
             .map_err(|e| Error::io(out, e))?;
         csv.commit()?;
         write_atomic(&side_file(out, "timings.csv"), &timings)?;
+        write_atomic(&side_file(out, "summary.csv"), &summary::summary_text(out)?)?;
         let _ = std::fs::remove_file(&progress_path);
         if let Some(spec) = &opts.plot {
             report.figures = draw_figure(out, spec)?;
@@ -600,6 +663,144 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     }
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Owners a configuration simulates on a graph of `nodes` nodes.
+fn owner_count(c: &SimConfig, nodes: usize) -> usize {
+    match &c.owners {
+        crate::sim::Owners::All => nodes,
+        crate::sim::Owners::Count(k) => (*k).min(nodes),
+        crate::sim::Owners::Ids(ids) => ids.len(),
+    }
+}
+
+/// The dry run: loads the graphs and prepares the distances (as the sweep
+/// would), then calibrates. Points that differ only in their seed cost the
+/// same, so one point per class is timed, on one and on three owners (the
+/// per-owner slope and the fixed cost); a point's estimate is fixed + slope
+/// × owners, and the sweep's is the preparation plus the sum over points
+/// divided by the threads. Nothing is written.
+fn dry_run(points: &[Point], t0: Instant) -> Result<SweepReport> {
+    let mut gkeys: Vec<(PathBuf, Option<PathBuf>, bool)> = Vec::new();
+    for p in points {
+        let k = graph_key(&p.config);
+        if !gkeys.contains(&k) {
+            gkeys.push(k);
+        }
+    }
+    let graphs: Vec<Graph> = gkeys
+        .iter()
+        .map(|(path, nodes, directed)| {
+            load_graph(
+                path,
+                &LoadOptions {
+                    directed: *directed,
+                    nodes_file: nodes.clone(),
+                    ..LoadOptions::default()
+                },
+            )
+        })
+        .collect::<Result<_>>()?;
+    let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
+    let mut point_dist = Vec::with_capacity(points.len());
+    for p in points {
+        let g = gkeys
+            .iter()
+            .position(|k| *k == graph_key(&p.config))
+            .unwrap_or(0);
+        let kind = p.config.distance;
+        let dk = distance_key(kind, &p.config.distance_options);
+        let i = match dkeys
+            .iter()
+            .position(|(gg, kk, s, _)| *gg == g && *kk == kind && *s == dk)
+        {
+            Some(i) => i,
+            None => {
+                dkeys.push((g, kind, dk, p.config.distance_options.clone()));
+                dkeys.len() - 1
+            }
+        };
+        point_dist.push(i);
+    }
+    let distances: Vec<Distances<'_>> = dkeys
+        .iter()
+        .map(|(g, kind, _, o)| Distances::new(&graphs[*g], *kind, o))
+        .collect::<Result<_>>()?;
+    let prepare_seconds = t0.elapsed().as_secs_f64();
+    let t_cal = Instant::now();
+    // Cost classes: the configuration with its seed set to 0.
+    let class_of = |p: &Point| -> String {
+        let mut c = p.config.clone();
+        c.seed = 0;
+        c.owners = crate::sim::Owners::All;
+        let co = p.collude.as_ref().map(|cp| {
+            let o = &cp.options;
+            let specs: Vec<String> = o.coalitions.iter().map(|c| c.label().to_string()).collect();
+            format!("{specs:?}{:?}{}", o.estimators, o.trials)
+        });
+        format!("{}|{:?}", serde_json::to_string(&c).unwrap_or_default(), co)
+    };
+    let mut classes: Vec<(String, f64, f64)> = Vec::new();
+    let mut estimates = Vec::with_capacity(points.len());
+    for (p, &d) in points.iter().zip(&point_dist) {
+        let dist = &distances[d];
+        let nodes = dist.graph().n();
+        let mut owners = owner_count(&p.config, nodes);
+        if p.owners_default && nodes < DEFAULT_OWNERS {
+            owners = nodes;
+        }
+        let class = class_of(p);
+        let (fixed, slope) = match classes.iter().find(|c| c.0 == class) {
+            Some(c) => (c.1, c.2),
+            None => {
+                let time = |k: usize| -> Result<f64> {
+                    let mut c = p.config.clone();
+                    c.owners = crate::sim::Owners::Count(k.min(nodes).max(1));
+                    let plan = Plan::new(&c, dist.graph(), dist)?;
+                    let t = Instant::now();
+                    point_rows(&plan, p.collude.as_ref())?;
+                    Ok(t.elapsed().as_secs_f64())
+                };
+                let t1 = time(1)?;
+                let t3 = time(3)?;
+                let slope = ((t3 - t1) / 2.0).max(t3 / 3.0 * 0.5);
+                let fixed = (t1 - slope).max(0.0);
+                classes.push((class, fixed, slope));
+                (fixed, slope)
+            }
+        };
+        let mechanisms = p.config.mechanism.mechanisms().len() as u64;
+        let trials = p.collude.as_ref().map_or(0, |cp| {
+            owners as u64
+                * cp.options.coalitions.len() as u64
+                * mechanisms
+                * cp.options.trials as u64
+        });
+        estimates.push(PointEstimate {
+            index: p.index,
+            values: p.values.clone(),
+            owners,
+            answers: owners as u64 * nodes.saturating_sub(1) as u64 * mechanisms,
+            trials,
+            seconds: fixed + slope * owners as f64,
+        });
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let total: f64 = estimates.iter().map(|e| e.seconds).sum();
+    let estimate = Estimate {
+        points: estimates,
+        threads,
+        prepare_seconds,
+        calibration_seconds: t_cal.elapsed().as_secs_f64(),
+        seconds: prepare_seconds + total / threads as f64,
+    };
+    Ok(SweepReport {
+        points: points.len(),
+        graphs_loaded: graphs.len(),
+        seconds: t0.elapsed().as_secs_f64(),
+        estimate: Some(estimate),
+        ..SweepReport::default()
+    })
 }
 
 /// Runs the pending points in parallel, appending each one's rows to the

@@ -294,6 +294,7 @@ fn every_writer_refuses_an_existing_output_unless_forced() {
     // So does a sweep's progress file (an interrupted sweep): --resume or --force.
     fs::remove_file(d.join("s.csv")).unwrap();
     fs::remove_file(d.join("s.timings.csv")).unwrap();
+    fs::remove_file(d.join("s.summary.csv")).unwrap();
     fs::write(d.join("s.progress"), "x\n").unwrap();
     let o = run(&[
         "sweep",

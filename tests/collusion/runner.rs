@@ -421,3 +421,76 @@ fn thread_count_invariance_and_empty_coalitions() {
         }
     }
 }
+
+/// A coalition's draws are keyed by its spec: listing `random:m=10` first or
+/// third (among other coalitions, in another order) gives the same members
+/// and the same numbers, for every mechanism and estimator. Before, trials
+/// drew from `c·2³² + t` with c the list position, and every `random:` spec
+/// drew its members from one stream.
+#[test]
+fn coalition_numbers_do_not_depend_on_list_position() {
+    let g = graph();
+    let cfg = config(1, Norm::L1, MechanismChoice::Both, "6");
+    let first = run(&g, &cfg, &["random:m=10", "nearest:m=5", "far:min-d=3"], 40);
+    let third = run(&g, &cfg, &["far:min-d=3", "random:m=20", "random:m=10"], 40);
+    let alone = run(&g, &cfg, &["random:m=10"], 40);
+    let pick = |r: &ColludeResult, label: &str| -> Vec<CoalitionResult> {
+        r.results
+            .iter()
+            .filter(|c| c.label == label)
+            .map(|c| CoalitionResult {
+                coalition: 0,
+                ..c.clone()
+            })
+            .collect()
+    };
+    let a = pick(&first, "random:m=10");
+    assert_eq!(a.len(), 6);
+    assert_eq!(a, pick(&third, "random:m=10"));
+    assert_eq!(a, pick(&alone, "random:m=10"));
+    assert_eq!(pick(&first, "far:min-d=3"), pick(&third, "far:min-d=3"));
+}
+
+/// Two `random:` specs draw their members from streams of their own: before,
+/// every `random:` coalition of an owner used one stream, so the members of
+/// `random:m=10` were always the first 10 drawn for `random:m=20` (a subset).
+#[test]
+fn random_coalitions_of_different_sizes_draw_apart() {
+    let g = graph();
+    let d = Distances::new(&g, DistanceKind::Hop, &DistanceOptions::default()).unwrap();
+    let mut ws = d.workspace();
+    let mut row = Vec::new();
+    let (m10, m20) = (
+        Coalition::parse("random:m=10").unwrap(),
+        Coalition::parse("random:m=20").unwrap(),
+    );
+    let mut subsets = 0;
+    for owner in 0..20u32 {
+        d.from_owner(owner, &mut ws, &mut row);
+        let a = m10.select(owner, &row, None, g.ids(), 7).unwrap();
+        let b = m20.select(owner, &row, None, g.ids(), 7).unwrap();
+        assert_eq!((a.len(), b.len()), (10, 20));
+        subsets += usize::from(a.members.iter().all(|x| b.members.contains(x)));
+    }
+    // Independent draws: P(10 of ~190 nodes all among another 20) < 1e-10.
+    assert_eq!(subsets, 0);
+}
+
+/// A spec listed twice, even spelled differently, is refused by name.
+#[test]
+fn a_coalition_listed_twice_is_refused() {
+    let opts = ColludeOptions {
+        coalitions: vec![
+            Coalition::parse("random:m=10").unwrap(),
+            Coalition::parse("random: m=10").unwrap(),
+        ],
+        estimators: Estimator::ALL.to_vec(),
+        trials: 10,
+        composition_delta: 1e-6,
+    };
+    let e = opts.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("listed twice") && e.contains("random:m=10"),
+        "{e}"
+    );
+}

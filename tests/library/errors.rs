@@ -265,6 +265,7 @@ fn no_library_error_names_a_flag() {
             metrics: vec![metric.into()],
             at: vec![],
             only: vec![],
+            ..Default::default()
         });
         check(metric, run_sweep(&g, &opts), n);
     }

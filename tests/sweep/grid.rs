@@ -42,7 +42,8 @@ fn pipe_splits_specs_with_commas_and_dash_spellings_are_accepted() {
     assert_eq!(pts.len(), 4);
     assert_eq!(pts[3].config.eps_min, Some(0.2));
     assert_eq!(pts[3].config.distance_options.approx_k, 8);
-    assert_eq!(g.columns(), ["eps", "eps_min", "approx_k"]);
+    // b varies between the two eps specs: a numeric eps.b column after the axes.
+    assert_eq!(g.columns(), ["eps", "eps_min", "approx_k", "eps.b"]);
     // A key that is also an output column gets a `_spec` column.
     let g = grid(&["mechanism=both,correlated"]).unwrap();
     assert_eq!(g.columns(), ["mechanism_spec"]);
@@ -139,4 +140,94 @@ fn malformed_inputs_name_key_and_value() {
         Grid::from_toml_str("[base]\nsensitivity = -1\n").and_then(|g| g.points()),
         &["sensitivity", "-1"],
     );
+}
+
+/// `{m}` placeholders are filled from a template axis (a key that is not an
+/// option); the CSV gets a numeric `m` column and, for every spec parameter
+/// that varies, a `KEY.PARAM` column; a value with a placeholder is never
+/// split on commas.
+#[test]
+fn templates_fill_placeholders_and_add_numeric_columns() {
+    let mut g = Grid::new();
+    g.add_set("m=2,5,10,20").unwrap();
+    // No `|`: the placeholder keeps the comma-holding spec whole.
+    g.add_set("coalition=random:m={m},min-d=2").unwrap();
+    g.add_set("eps=exp:a=3,b=1|exp:a=3,b=0.5").unwrap();
+    let points = g.points().unwrap();
+    assert_eq!(points.len(), 8);
+    assert_eq!(
+        g.columns(),
+        ["m", "coalition_spec", "eps", "coalition.m", "eps.b"]
+    );
+    let p = &points[3]; // m = 5, b = 0.5
+    assert_eq!(
+        p.values,
+        ["5", "random:m={m},min-d=2", "exp:a=3,b=0.5", "5", "0.5"]
+    );
+    let c = p.collude.as_ref().unwrap();
+    assert_eq!(c.options.coalitions[0].label(), "random:m=5,min-d=2");
+    // As `collude`: 20 owners when a coalition is set and the grid names none.
+    assert_eq!(p.config.owners, privdiffuse::Owners::Count(20));
+    assert!(p.owners_default);
+    // Unchanged parameters (eps.a, coalition.min_d) get no column.
+    assert!(
+        !g.columns()
+            .iter()
+            .any(|c| c == "eps.a" || c == "coalition.min_d")
+    );
+}
+
+#[test]
+fn template_mistakes_are_refused_by_name() {
+    // A key that is neither an option nor used as {name}: a typo.
+    let mut g = Grid::new();
+    g.add_set("dimm=1,2").unwrap();
+    let e = g.points().unwrap_err().to_string();
+    assert!(e.contains("dimm") && e.contains("template variable"), "{e}");
+    // A placeholder that names no axis.
+    let mut g = Grid::new();
+    g.add_set("m=2,3").unwrap();
+    g.add_base("coalition", "random:m={n}").unwrap();
+    let e = g.points().unwrap_err().to_string();
+    assert!(e.contains("{n}") && e.contains("m"), "{e}");
+    // A filled value that is not valid names the template and the point.
+    let mut g = Grid::new();
+    g.add_set("m=2,0").unwrap();
+    g.add_base("coalition", "random:m={m}").unwrap();
+    let e = g.points().unwrap_err().to_string();
+    assert!(e.contains("random:m={m}") && e.contains("m=0"), "{e}");
+    // `replicates` exists and says why it cannot run yet.
+    let e = Grid::new().add_set("replicates=2").unwrap_err().to_string();
+    assert!(e.contains("replicates"), "{e}");
+}
+
+/// Defaults are the commands': without a coalition a sweep point is
+/// `simulate` (every owner), with one it is `collude` (20 owners), and an
+/// explicit `owners` wins.
+#[test]
+fn defaults_match_the_commands() {
+    let owners = |sets: &[&str]| {
+        grid(sets).unwrap().points().unwrap()[0]
+            .config
+            .owners
+            .clone()
+    };
+    assert_eq!(owners(&["dim=1,2"]), privdiffuse::Owners::All);
+    assert_eq!(
+        owners(&["coalition=random:m=3|nearest:m=2"]),
+        privdiffuse::Owners::Count(20)
+    );
+    assert_eq!(
+        owners(&["coalition=random:m=3|nearest:m=2", "owners=7"]),
+        privdiffuse::Owners::Count(7)
+    );
+    let c = grid(&["coalition=random:m=3|nearest:m=2"])
+        .unwrap()
+        .points()
+        .unwrap()[0]
+        .collude
+        .clone()
+        .unwrap();
+    assert_eq!(c.options.trials, 1000);
+    assert_eq!(c.options.estimators.len(), 6);
 }

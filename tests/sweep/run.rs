@@ -196,6 +196,7 @@ fn plots_are_drawn_beside_the_csv() {
         metrics: vec!["mse".into(), "jumps_per_path".into()],
         at: vec![1.0, 2.0],
         only: vec![],
+        ..Default::default()
     });
     let r = run_with(2, &g, &opts);
     assert_eq!(r.figures.len(), 2);
@@ -213,6 +214,7 @@ fn plots_are_drawn_beside_the_csv() {
         metrics: vec!["mse".into()],
         at: vec![],
         only: vec![],
+        ..Default::default()
     });
     let e = run_sweep(&g, &opts).unwrap_err();
     assert!(e.to_string().contains("delta"), "{e}");
@@ -225,6 +227,7 @@ fn plots_are_drawn_beside_the_csv() {
             metrics: vec![metric.into()],
             at: vec![],
             only: vec![],
+            ..Default::default()
         });
         let e = run_sweep(&g, &opts).unwrap_err();
         assert!(e.to_string().contains(needle), "{e}");
@@ -246,24 +249,135 @@ fn coalition_axis_adds_gain_and_accounting_rows() {
     let one = tmp("collude1");
     run_with(1, &g, &SweepOptions::new(&one));
     assert_eq!(read(&one), text);
-    assert!(text.starts_with("coalition_spec,mechanism,estimator,coalition,metric,"));
+    // The two specs' m (3 and 8) differ: a numeric coalition.m column.
+    assert!(text.starts_with("coalition_spec,coalition.m,mechanism,estimator,coalition,metric,"));
     let get = |prefix: &str| -> Vec<f64> {
         text.lines()
             .filter(|l| l.starts_with(prefix))
             .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
             .collect()
     };
-    for spec in ["nearest:m=3", "random:m=8"] {
-        let max = get(&format!("{spec},,,{spec},eps_max,"));
-        let sum = get(&format!("{spec},,,{spec},eps_sum,"));
+    for (spec, m) in [("nearest:m=3", 3), ("random:m=8", 8)] {
+        let spec_m = format!("{spec},{m}");
+        let max = get(&format!("{spec_m},,,{spec},eps_max,"));
+        let sum = get(&format!("{spec_m},,,{spec},eps_sum,"));
         assert_eq!((max.len(), sum.len()), (1, 1), "{spec}");
         assert!(max[0] > 0.0 && sum[0] >= max[0], "{spec}: {max:?} {sum:?}");
         // The best member against itself: gain exactly 1 under both mechanisms.
         for mech in ["correlated", "independent"] {
-            let best = get(&format!("{spec},{mech},best,{spec},gain,"));
-            assert_eq!(best.len(), 1);
-            assert!((best[0] - 1.0).abs() < 1e-12, "{spec} {mech}: {best:?}");
-            assert_eq!(get(&format!("{spec},{mech},ivw,{spec},gain,")).len(), 1);
+            for metric in ["gain_mean", "gain_median"] {
+                let best = get(&format!("{spec_m},{mech},best,{spec},{metric},"));
+                assert_eq!(best.len(), 1);
+                assert!((best[0] - 1.0).abs() < 1e-12, "{spec} {mech}: {best:?}");
+                assert_eq!(
+                    get(&format!("{spec_m},{mech},ivw,{spec},{metric},")).len(),
+                    1
+                );
+            }
         }
+    }
+}
+
+/// The rows of one point, key columns included, keyed by the text after the
+/// first `skip` cells (the keys that differ between the grids compared).
+fn rows_of(text: &str, starts: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(starts))
+        .map(String::from)
+        .collect()
+}
+
+/// A sweep point's numbers do not depend on the other points of the grid:
+/// m = 5 alone, or between m = 2 and m = 10 (its coalition drawn by its own
+/// spec's stream, its owners by its own seed), gives the same rows.
+#[test]
+fn a_points_numbers_do_not_depend_on_the_grid() {
+    let grid = |ms: &str| {
+        let mut g = karate(&[&format!("m={ms}"), "seed=1,2"]);
+        g.add_base("coalition", "random:m={m},min-d=2;nearest:m=3")
+            .unwrap();
+        g.add_base("trials", "40").unwrap();
+        g.add_base("estimators", "best,ivw,pitman").unwrap();
+        g
+    };
+    let (a, b) = (tmp("alone"), tmp("among"));
+    run_with(2, &grid("5"), &SweepOptions::new(&a));
+    run_with(2, &grid("2,5,10"), &SweepOptions::new(&b));
+    let (a, b) = (read(&a), read(&b));
+    for seed in ["1", "2"] {
+        let prefix = format!("5,{seed},");
+        let alone = rows_of(&a, &prefix);
+        assert!(alone.len() > 20, "{}", alone.len());
+        assert_eq!(alone, rows_of(&b, &prefix), "seed {seed}");
+    }
+}
+
+/// `dry_run` validates and estimates, and runs nothing: no CSV, no side
+/// file, no progress file.
+#[test]
+fn dry_run_runs_nothing() {
+    let mut g = karate(&["m=2,4", "seed=1..3"]);
+    g.add_base("coalition", "random:m={m}").unwrap();
+    g.add_base("trials", "50").unwrap();
+    let out = tmp("dry");
+    let mut opts = SweepOptions::new(&out);
+    opts.dry_run = true;
+    opts.plot = Some(privdiffuse::sweep::PlotSpec {
+        x: "m".into(),
+        metrics: vec!["gain_median".into()],
+        ..Default::default()
+    });
+    let r = run_with(2, &g, &opts);
+    let e = r.estimate.expect("an estimate");
+    assert_eq!(e.points.len(), 6);
+    // collude's default: 20 owners; 2 mechanisms × 1 coalition × 50 trials.
+    assert!(
+        e.points
+            .iter()
+            .all(|p| p.owners == 20 && p.trials == 20 * 2 * 50)
+    );
+    assert!(e.seconds > 0.0 && e.seconds.is_finite());
+    assert_eq!(r.computed, 0);
+    let dir = out.parent().unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
+    assert!(left.is_empty(), "a dry run wrote {left:?}");
+}
+
+/// STEM.summary.csv: per point without its seed, the mean, standard error
+/// and count over the seeds, computed here from the raw CSV.
+#[test]
+fn summary_pools_the_seeds() {
+    let g = karate(&["dim=1,2", "seed=1..4"]);
+    let out = tmp("summary");
+    run_with(2, &g, &SweepOptions::new(&out));
+    let raw = read(&out);
+    let summary = read(&side_file(&out, "summary.csv"));
+    let mut lines = summary.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "dim,mechanism,estimator,coalition,metric,distance_lo,distance_hi,mean,se,n"
+    );
+    for dim in ["1", "2"] {
+        let xs: Vec<f64> = raw
+            .lines()
+            .filter(|l| l.starts_with(&format!("{dim},")) && l.contains(",jumps_per_path,"))
+            .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(xs.len(), 4);
+        let mean = xs.iter().sum::<f64>() / 4.0;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 3.0).sqrt();
+        let row = summary
+            .lines()
+            .find(|l| l.starts_with(&format!("{dim},correlated,,,jumps_per_path,")))
+            .unwrap();
+        let f: Vec<f64> = row
+            .rsplit(',')
+            .take(3)
+            .map(|c| c.parse().unwrap())
+            .collect();
+        let (n, se, m) = (f[0], f[1], f[2]);
+        assert_eq!(n, 4.0);
+        assert!((m - mean).abs() < 1e-12 * mean.abs().max(1.0), "{m} {mean}");
+        assert!((se - sd / 2.0).abs() < 1e-12 * sd.max(1.0), "{se} {sd}");
     }
 }

@@ -11,11 +11,16 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
+/// The figure's size: 900 px per panel and the legend column.
+fn size_of(fig: &SweepFigure) -> (u32, u32) {
+    let w = 900 * fig.panels.len() as u32 + 420;
+    (w.min(3200), 800)
+}
+
 /// Draws the figure of `csv` as `<stem>.png` and `<stem>.svg` beside it.
 pub fn draw_sweep_figure(csv: &Path, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
     let fig = load(csv, spec)?;
-    let w = 900 * fig.panels.len() as u32 + 300;
-    let size = (w.min(3000), 800);
+    let size = size_of(&fig);
     let mut out = Vec::new();
     for ext in ["png", "svg"] {
         let p = side_file(csv, ext);
@@ -23,6 +28,21 @@ pub fn draw_sweep_figure(csv: &Path, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
         out.push(p);
     }
     Ok(out)
+}
+
+/// `plot --kind sweep`: draws the figure of the sweep CSV `csv` to `out`
+/// (PNG or SVG by its extension; `size` or the default size), refusing an
+/// existing `out` as `existing` says.
+pub fn draw_sweep_to(
+    csv: &Path,
+    spec: &PlotSpec,
+    out: &Path,
+    size: Option<(u32, u32)>,
+    existing: crate::util::Existing,
+) -> Result<()> {
+    crate::util::atomic::check_new(out, existing)?;
+    let fig = load(csv, spec)?;
+    style::render_with(&fig, out, size.unwrap_or_else(|| size_of(&fig)), existing)
 }
 
 /// Tick values 1-2-5 × 10^k over `[lo, hi]` (linear axes).
@@ -117,28 +137,27 @@ impl SweepFigure {
         fonts: &Fonts,
     ) -> DrawResult<DB> {
         let tf = |y: f64| if p.log { y.log10() } else { y };
-        let ys = p
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().chain(&s.theory))
-            .map(|q| q.1);
+        let log_ok = |y: &f64| !p.log || *y > 0.0;
+        let ys = p.series.iter().flat_map(|s| {
+            s.points
+                .iter()
+                .chain(&s.theory)
+                .map(|q| q.1)
+                .chain(s.band.iter().flat_map(|b| [b.1, b.2]).filter(log_ok))
+        });
         let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
         });
-        // Head room for the legend (upper left): a share of the span per entry.
-        let room = (0.07 * (p.series.len() + 1) as f64).min(0.6);
-        let (y_axis, ticks): (Axis, Vec<f64>) = if p.log {
-            let (l, h) = style::pad_log_range(lo, hi, 1.3);
-            let h = h * (h / l).powf(room);
+        let mut floor = f64::NEG_INFINITY;
+        let y_axis = if p.log {
+            let (l, h) = style::pad_log_range(lo, hi, 1.15);
+            floor = l;
             let t: Vec<f64> = style::log_ticks(l, h).into_iter().map(f64::log10).collect();
-            (Axis::new(l.log10(), h.log10(), t.clone()), t)
+            Axis::new(l.log10(), h.log10(), t)
         } else {
-            let (l, h) = style::pad_range(lo.min(0.0), hi, 0.08);
-            let h = h + (h - l) * room;
-            let t = lin_ticks(l, h);
-            (Axis::new(l, h, t.clone()), t)
+            let (l, h) = style::pad_range(lo.min(0.0), hi, 0.06);
+            Axis::new(l, h, lin_ticks(l, h))
         };
-        let _ = ticks;
         let log = p.log;
         let yfmt = move |v: &f64| {
             if log {
@@ -177,70 +196,132 @@ impl SweepFigure {
             .light_line_style(WHITE)
             .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
             .draw()?;
+        // A gain of 1: the coalition does as well as its best member.
+        if p.metric.starts_with("gain") {
+            let ax = self.x_axis();
+            chart.draw_series(DashedLineSeries::new(
+                vec![(ax.lo, tf(1.0)), (ax.hi, tf(1.0))],
+                6,
+                4,
+                style::MID_GREY.stroke_width(1),
+            ))?;
+        }
+        // Bands first, under every line.
+        for s in &p.series {
+            if s.band.len() > 1 {
+                let c = style::series_color(s.color);
+                let mut poly: Vec<(f64, f64)> = s.band.iter().map(|b| (b.0, tf(b.2))).collect();
+                poly.extend(s.band.iter().rev().map(|b| (b.0, tf(b.1.max(floor)))));
+                chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.16).filled())))?;
+            }
+        }
         let r = (fonts.label * 0.35).max(2.0) as i32;
-        let mut theory_drawn = false;
         for s in &p.series {
             let c = style::series_color(s.color);
-            if s.theory.len() > 1 || (s.theory.len() == 1 && s.points.len() == 1) {
+            if s.theory.len() > 1 {
                 let pts: Vec<(f64, f64)> = s.theory.iter().map(|q| (q.0, tf(q.1))).collect();
-                let e = chart.draw_series(DashedLineSeries::new(pts, 10, 6, c.stroke_width(2)))?;
-                if !theory_drawn {
-                    theory_drawn = true;
-                    e.label(format!("{}_theory (dashed)", p.metric))
-                        .legend(|(x, y)| {
-                            DashedPathElement::new(
-                                vec![(x, y), (x + 24, y)],
-                                5,
-                                3,
-                                style::MID_GREY.stroke_width(2),
-                            )
-                        });
-                }
+                chart.draw_series(DashedLineSeries::new(pts, 10, 6, c.stroke_width(2)))?;
             }
             let pts: Vec<(f64, f64)> = s.points.iter().map(|q| (q.0, tf(q.1))).collect();
             chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?;
-            let label = s.label.clone();
-            let line = move |x: i32, y: i32| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (24, 0)], c.stroke_width(2))
-            };
-            match s.marker {
-                1 => {
-                    chart
-                        .draw_series(
-                            pts.iter()
-                                .map(|&q| TriangleMarker::new(q, r + 1, c.filled())),
-                        )?
-                        .label(label)
-                        .legend(move |(x, y)| {
-                            line(x, y) + TriangleMarker::new((12, 0), r + 1, c.filled())
-                        });
-                }
-                2 => {
-                    chart
-                        .draw_series(pts.iter().map(|&q| {
-                            EmptyElement::at(q) + Rectangle::new([(-r, -r), (r, r)], c.filled())
-                        }))?
-                        .label(label)
-                        .legend(move |(x, y)| {
-                            line(x, y) + Rectangle::new([(12 - r, -r), (12 + r, r)], c.filled())
-                        });
-                }
-                _ => {
-                    chart
-                        .draw_series(pts.iter().map(|&q| Circle::new(q, r, c.filled())))?
-                        .label(label)
-                        .legend(move |(x, y)| line(x, y) + Circle::new((12, 0), r, c.filled()));
+            for &q in &pts {
+                match s.marker {
+                    1 => {
+                        chart.draw_series(std::iter::once(TriangleMarker::new(
+                            q,
+                            r + 1,
+                            c.filled(),
+                        )))?;
+                    }
+                    2 => {
+                        chart.draw_series(std::iter::once(
+                            EmptyElement::at(q) + Rectangle::new([(-r, -r), (r, r)], c.filled()),
+                        ))?;
+                    }
+                    _ => {
+                        chart.draw_series(std::iter::once(Circle::new(q, r, c.filled())))?;
+                    }
                 }
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::regular(fonts.note))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+        Ok(())
+    }
+
+    /// The legend, in its own column beside the panels (never over data):
+    /// every line's label (the union over panels), the dashed theory and the
+    /// band when drawn.
+    fn draw_legend<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> DrawResult<DB> {
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
+        let mut entries: Vec<(String, usize, usize)> = Vec::new();
+        for p in &self.panels {
+            for s in &p.series {
+                if !entries.iter().any(|e| e.0 == s.label) {
+                    entries.push((s.label.clone(), s.color, s.marker));
+                }
+            }
+        }
+        let theory = self
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .any(|s| s.theory.len() > 1);
+        let lh = (fonts.note * 1.5) as i32;
+        let r = (fonts.label * 0.35).max(2.0) as i32;
+        let x0 = 10;
+        let mut y = 60;
+        let text = |s: String, y: i32| {
+            Text::new(
+                s,
+                (x0 + 36, y),
+                style::regular(fonts.note).pos(Pos::new(HPos::Left, VPos::Center)),
+            )
+        };
+        for (label, color, marker) in &entries {
+            let c = style::series_color(*color);
+            area.draw(&PathElement::new(
+                vec![(x0, y), (x0 + 28, y)],
+                c.stroke_width(2),
+            ))?;
+            match marker {
+                1 => area.draw(&TriangleMarker::new((x0 + 14, y), r + 1, c.filled()))?,
+                2 => area.draw(&Rectangle::new(
+                    [(x0 + 14 - r, y - r), (x0 + 14 + r, y + r)],
+                    c.filled(),
+                ))?,
+                _ => area.draw(&Circle::new((x0 + 14, y), r, c.filled()))?,
+            }
+            area.draw(&text(label.clone(), y))?;
+            y += lh;
+        }
+        if theory {
+            y += lh / 2;
+            area.draw(&DashedPathElement::new(
+                vec![(x0, y), (x0 + 28, y)],
+                5,
+                3,
+                style::MID_GREY.stroke_width(2),
+            ))?;
+            area.draw(&text("theory (dashed)".into(), y))?;
+            y += lh;
+        }
+        if self
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .any(|s| s.band.len() > 1)
+        {
+            y += lh / 2;
+            area.draw(&Rectangle::new(
+                [(x0, y - lh / 3), (x0 + 28, y + lh / 3)],
+                style::MID_GREY.mix(0.3).filled(),
+            ))?;
+            area.draw(&text("95% interval".into(), y))?;
+        }
+        Ok(())
     }
 }
 
@@ -248,13 +329,25 @@ impl Figure for SweepFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let fonts = Fonts::for_size(root.dim_in_pixel());
         root.fill(&WHITE)?;
-        style::draw_title(root, &self.title, None, &fonts)?;
-        let (_, body) = root.split_vertically(style::title_height(&fonts, false));
-        let panels = body.split_evenly((1, self.panels.len().max(1)));
+        let note = (!self.note.is_empty()).then_some(self.note.as_str());
+        style::draw_title(root, &self.title, note, &fonts)?;
+        let (_, body) = root.split_vertically(style::title_height(&fonts, note.is_some()));
+        let (w, _) = body.dim_in_pixel();
+        let longest = self
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .map(|s| s.label.chars().count())
+            .max()
+            .unwrap_or(10)
+            .max(15);
+        let legend_w = ((longest as f64 * fonts.note * 0.6) as u32 + 60).min(w / 2);
+        let (plots, legend) = body.split_horizontally(w - legend_w);
+        let panels = plots.split_evenly((1, self.panels.len().max(1)));
         for (area, p) in panels.iter().zip(&self.panels) {
             self.draw_panel(area, p, &fonts)?;
         }
-        Ok(())
+        self.draw_legend(&legend, &fonts)
     }
 }
 

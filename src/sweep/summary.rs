@@ -1,0 +1,294 @@
+//! The tidy aggregate of a sweep CSV, `STEM.summary.csv`: one row per grid
+//! point *without its seed* (and replicate) and metric row, with the mean,
+//! standard error and count of the metric over the seeds.
+//!
+//! Columns: the sweep CSV's key columns except `seed` and `replicate` (the
+//! pooled keys), then `mechanism,estimator,coalition,metric,distance_lo,
+//! distance_hi,mean,se,n`. `se` is the sample standard deviation over the
+//! seeds divided by √n (NaN for n < 2): the seeds are independent
+//! realisations, so it is the standard error of `mean`; a 95 % interval is
+//! `mean ± t(0.975, n−1)·se` ([`t975`]). Values that are NaN (a metric
+//! undefined at its point) are left out of `mean` and `n`.
+//!
+//! The sweep figure ([`super::figure`]) draws the same aggregate.
+
+use super::grid::OUTPUT_COLUMNS;
+use super::rows::SweepRow;
+use crate::util::table::{self, CsvRow, Reader};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Key columns pooled over (their values are realisations, not settings).
+pub const POOLED_KEYS: [&str; 2] = ["seed", "replicate"];
+
+/// The columns after the keys in `STEM.summary.csv`.
+pub const SUMMARY_TAIL: [&str; 9] = [
+    "mechanism",
+    "estimator",
+    "coalition",
+    "metric",
+    "distance_lo",
+    "distance_hi",
+    "mean",
+    "se",
+    "n",
+];
+
+/// One row of `STEM.summary.csv` after the key columns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    /// Mechanism name.
+    pub mechanism: String,
+    /// Estimator name (collusion rows).
+    pub estimator: String,
+    /// Coalition spec (collusion rows).
+    pub coalition: String,
+    /// Metric name.
+    pub metric: String,
+    /// Lower edge of the distance bucket (per-bucket rows).
+    pub distance_lo: Option<f64>,
+    /// Upper edge of the distance bucket.
+    pub distance_hi: Option<f64>,
+    /// Mean over the seeds (NaN when no seed has a number).
+    pub mean: f64,
+    /// Standard error of the mean (NaN for n < 2).
+    pub se: f64,
+    /// Seeds (and replicates) with a number.
+    pub n: usize,
+}
+
+impl CsvRow for SummaryRow {
+    const INFINITE: &'static [&'static str] = &["distance_lo", "distance_hi"];
+    const UNDEFINED: &'static [&'static str] = &["mean", "se"];
+}
+
+/// 97.5 % quantile of Student's t with `df` degrees of freedom (exact to 3
+/// decimals up to 30, then 1.96 + 2.4/df, within 0.002 of the truth).
+pub fn t975(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => T[df - 1],
+        _ => 1.96 + 2.4 / df as f64,
+    }
+}
+
+/// A sweep CSV read back: its key columns and rows.
+#[derive(Clone, Debug)]
+pub struct SweepTable {
+    /// The key column headers (before the [`OUTPUT_COLUMNS`]).
+    pub keys: Vec<String>,
+    /// Each row: its key cells and its typed tail.
+    pub rows: Vec<(Vec<String>, SweepRow)>,
+}
+
+impl SweepTable {
+    /// Reads a sweep CSV (lines of at most 1 MiB, the file at most a
+    /// quarter of the memory budget: its rows are held in memory).
+    pub fn read(csv: &Path) -> Result<SweepTable> {
+        let reader = Reader::open_limited(csv, crate::limits::memory_budget().bytes / 4)?;
+        let header: Vec<String> = reader.header().iter().map(String::from).collect();
+        if header.iter().all(String::is_empty) {
+            return Err(Error::input(csv, 1, "expected a sweep CSV header"));
+        }
+        let nt = OUTPUT_COLUMNS.len();
+        if header.len() < nt || header[header.len() - nt..] != OUTPUT_COLUMNS.map(String::from) {
+            return Err(Error::input(
+                csv,
+                1,
+                format!(
+                    "expected the columns to end with {} (a sweep CSV)",
+                    OUTPUT_COLUMNS.join(",")
+                ),
+            ));
+        }
+        let nk = header.len() - nt;
+        let tail_names: Vec<String> = header[nk..].to_vec();
+        let mut rows: Vec<(Vec<String>, SweepRow)> = Vec::new();
+        reader.records(|line, rec| {
+            let tail: csv::StringRecord = rec.iter().skip(nk).collect();
+            let row = table::decode(csv, line, &tail_names, &tail)?;
+            rows.push((rec.iter().take(nk).map(String::from).collect(), row));
+            Ok::<_, Error>(())
+        })?;
+        Ok(SweepTable {
+            keys: header[..nk].to_vec(),
+            rows,
+        })
+    }
+
+    /// Index of a key column.
+    pub fn key(&self, name: &str) -> Option<usize> {
+        self.keys.iter().position(|k| k == name)
+    }
+}
+
+/// One aggregated row: the key cells (pooled keys left out), the row (its
+/// `value` is the mean), the standard error and the count.
+#[derive(Clone, Debug)]
+pub struct Aggregate {
+    /// Key cells, one per key column of the table (pooled ones empty).
+    pub keys: Vec<String>,
+    /// The metric row; `value` = mean.
+    pub row: SweepRow,
+    /// Standard error of the mean.
+    pub se: f64,
+    /// Values pooled.
+    pub n: usize,
+}
+
+fn bits(x: Option<f64>) -> Option<u64> {
+    x.map(f64::to_bits)
+}
+
+/// Groups the rows by every key except `pooled` (column indices) and every
+/// tail column but `value`, in order of first appearance; mean, se and n of
+/// each group's numbers.
+pub fn aggregate(rows: &[(Vec<String>, SweepRow)], pooled: &[usize]) -> Vec<Aggregate> {
+    type GroupKey = (
+        Vec<String>,
+        String,
+        String,
+        String,
+        String,
+        Option<u64>,
+        Option<u64>,
+    );
+    let mut index: HashMap<GroupKey, usize> = HashMap::new();
+    let mut groups: Vec<(Vec<String>, SweepRow, Vec<f64>)> = Vec::new();
+    for (cells, r) in rows {
+        let keys: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if pooled.contains(&i) {
+                    String::new()
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        let gk: GroupKey = (
+            keys.clone(),
+            r.mechanism.clone(),
+            r.estimator.clone(),
+            r.coalition.clone(),
+            r.metric.clone(),
+            bits(r.distance_lo),
+            bits(r.distance_hi),
+        );
+        let i = *index.entry(gk).or_insert_with(|| {
+            groups.push((keys, r.clone(), Vec::new()));
+            groups.len() - 1
+        });
+        if !r.value.is_nan() {
+            groups[i].2.push(r.value);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(keys, mut row, xs)| {
+            let n = xs.len();
+            let mean = if n == 0 {
+                f64::NAN
+            } else {
+                xs.iter().sum::<f64>() / n as f64
+            };
+            let se = if n < 2 {
+                f64::NAN
+            } else {
+                let ss: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
+                (ss / (n - 1) as f64).sqrt() / (n as f64).sqrt()
+            };
+            row.value = mean;
+            Aggregate { keys, row, se, n }
+        })
+        .collect()
+}
+
+/// The text of `STEM.summary.csv` for the sweep CSV `csv`.
+pub fn summary_text(csv: &Path) -> Result<String> {
+    let t = SweepTable::read(csv)?;
+    let pooled: Vec<usize> = (0..t.keys.len())
+        .filter(|&i| POOLED_KEYS.contains(&t.keys[i].as_str()))
+        .collect();
+    let kept: Vec<usize> = (0..t.keys.len()).filter(|i| !pooled.contains(i)).collect();
+    let mut text = String::new();
+    for (i, c) in kept
+        .iter()
+        .map(|&i| t.keys[i].as_str())
+        .chain(SUMMARY_TAIL)
+        .enumerate()
+    {
+        if i > 0 {
+            text.push(',');
+        }
+        table::push_field(&mut text, c);
+    }
+    text.push('\n');
+    for a in aggregate(&t.rows, &pooled) {
+        let keys: Vec<&String> = kept.iter().map(|&i| &a.keys[i]).collect();
+        let row = SummaryRow {
+            mechanism: a.row.mechanism,
+            estimator: a.row.estimator,
+            coalition: a.row.coalition,
+            metric: a.row.metric,
+            distance_lo: a.row.distance_lo,
+            distance_hi: a.row.distance_hi,
+            mean: a.row.value,
+            se: a.se,
+            n: a.n,
+        };
+        text.push_str(&table::line(&(&keys, &row)).map_err(|e| Error::io(csv, e))?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(metric: &str, value: f64) -> SweepRow {
+        SweepRow {
+            mechanism: "correlated".into(),
+            estimator: String::new(),
+            coalition: String::new(),
+            metric: metric.into(),
+            distance_lo: None,
+            distance_hi: None,
+            value,
+        }
+    }
+
+    #[test]
+    fn seeds_pool_into_mean_se_n() {
+        let k = |m: &str, s: &str| vec![m.to_string(), s.to_string()];
+        let rows = vec![
+            (k("2", "1"), row("gain_mean", 1.0)),
+            (k("2", "2"), row("gain_mean", 3.0)),
+            (k("2", "3"), row("gain_mean", f64::NAN)),
+            (k("5", "1"), row("gain_mean", 4.0)),
+        ];
+        let a = aggregate(&rows, &[1]);
+        assert_eq!(a.len(), 2);
+        assert_eq!((a[0].row.value, a[0].n), (2.0, 2));
+        // sd of {1, 3} = √2, se = √2/√2 = 1.
+        assert!((a[0].se - 1.0).abs() < 1e-12);
+        assert_eq!((a[1].row.value, a[1].n), (4.0, 1));
+        assert!(a[1].se.is_nan());
+    }
+
+    #[test]
+    fn t_quantiles() {
+        assert_eq!(t975(4), 2.776);
+        assert!((t975(60) - 2.000).abs() < 0.002);
+        assert!((t975(1000) - 1.962).abs() < 0.002);
+    }
+}
