@@ -14,9 +14,11 @@ mod cli {
     mod bounds;
     mod collude;
     mod distances;
+    mod finite;
     mod graph;
     mod ids;
     mod interrupt;
+    mod limits;
     mod messages;
     mod outputs;
     mod path;

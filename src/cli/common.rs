@@ -64,16 +64,22 @@ impl Write for Output {
 }
 
 /// Runs `work` on a rayon pool of `threads` workers (all cores when `None`).
-/// Results never depend on the count; only the wall time does.
+/// Results never depend on the count; only the wall time does. A count of 0
+/// or above [`max_threads`](privdiffuse::limits::max_threads) is refused
+/// before any thread is started.
 pub fn with_threads<T: Send>(
     threads: Option<usize>,
     work: impl FnOnce() -> privdiffuse::Result<T> + Send,
 ) -> anyhow::Result<T> {
     Ok(match threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(t.max(1))
-            .build()?
-            .install(work)?,
+        Some(t) => {
+            privdiffuse::limits::check_threads(t)?;
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| Error::Unsupported(format!("cannot start {t} worker threads: {e}")))?
+                .install(work)?
+        }
         None => work()?,
     })
 }

@@ -39,6 +39,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("trials", "--trials"),
     ("composition_delta", "--composition-delta"),
     ("threads", "--threads"),
+    ("memory_budget", "--memory-budget"),
     // path, relax
     ("eps_lo", "--eps-lo"),
     ("eps_hi", "--eps-hi"),
@@ -49,6 +50,13 @@ const FLAGS: &[(&str, &str)] = &[
     ("input", "--input"),
     ("width", "--width"),
     ("height", "--height"),
+    // generate
+    ("n", "--n"),
+    ("m", "--m"),
+    ("k", "--k"),
+    ("p", "--p"),
+    ("edges", "--edges"),
+    ("radius", "--radius"),
     // sweep
     ("set", "--set"),
     ("resume", "--resume"),
@@ -61,7 +69,10 @@ const FLAGS: &[(&str, &str)] = &[
 /// The (parameter, flag) pairs of `subcommand`: those of [`FLAGS`] whose flag
 /// it has (itself or one of its own subcommands, as `generate er`).
 fn pairs(subcommand: &str) -> Vec<(&'static str, &'static str)> {
-    let cmd = super::Cli::command();
+    // Built, so that global flags (--memory-budget) are on every subcommand
+    // (a version, as main gives, for the build's consistency checks).
+    let mut cmd = super::Cli::command().version(env!("CARGO_PKG_VERSION"));
+    cmd.build();
     let Some(sub) = cmd.find_subcommand(subcommand) else {
         return Vec::new();
     };
@@ -239,11 +250,13 @@ mod tests {
 
     #[test]
     fn every_flag_of_the_table_exists_somewhere() {
-        let cmd = super::super::Cli::command();
+        let mut cmd = super::super::Cli::command().version("test");
+        cmd.build();
         for (_, flag) in FLAGS {
             let long = flag.trim_start_matches('-');
             assert!(
                 cmd.get_subcommands()
+                    .flat_map(|s| std::iter::once(s).chain(s.get_subcommands()))
                     .any(|s| s.get_arguments().any(|a| a.get_long() == Some(long))),
                 "{flag}"
             );

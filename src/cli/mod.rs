@@ -30,6 +30,20 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Memory a run may use, e.g. 800M, 2G (powers of 1024) [default: the
+    /// smallest of ¾ of physical memory, what ulimit -v and the cgroup leave]
+    #[arg(
+        long,
+        global = true,
+        value_name = "SIZE",
+        value_parser = parse_budget,
+        display_order = 900
+    )]
+    pub memory_budget: Option<u64>,
+}
+
+fn parse_budget(s: &str) -> privdiffuse::Result<u64> {
+    privdiffuse::limits::parse_size(s)
 }
 
 /// The subcommands.
@@ -67,6 +81,7 @@ impl Command {
 /// ([`flags`]).
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let name = cli.command.name();
+    privdiffuse::limits::set_memory_budget(cli.memory_budget);
     dispatch(cli).map_err(|e| flags::anyhow_in_cli_words(name, e))
 }
 

@@ -94,8 +94,17 @@ struct PathConfig {
 }
 
 fn parse_level(name: &str, text: &str) -> privdiffuse::Result<f64> {
+    use privdiffuse::limits::{LEVEL_MAX, LEVEL_MIN};
     match text.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(x) if (LEVEL_MIN..=LEVEL_MAX).contains(&x) => Ok(x),
+        Ok(x) if x.is_finite() && x > 0.0 => Err(Error::param(
+            name,
+            text,
+            format!(
+                "a level within [{LEVEL_MIN:e}, {LEVEL_MAX:e}] (beyond, the noise overflows or \
+                 vanishes)"
+            ),
+        )),
         _ => Err(Error::param(name, text, "a finite number > 0")),
     }
 }
@@ -162,12 +171,44 @@ impl PathConfig {
             }
         };
         let sampler = PathSampler::new(dim, norm, eps_lo, eps_hi)?;
-        Ok(PathConfig {
+        let cfg = PathConfig {
             sampler,
             samples,
             at,
             seed,
-        })
+        };
+        cfg.check_memory()?;
+        Ok(cfg)
+    }
+
+    /// Refuses a request whose samples in flight need more than the memory
+    /// budget: the CSV text of [`WAVE`] chunks (each about 1 MiB, or one
+    /// sample's text when that is larger) and one path per worker thread.
+    fn check_memory(&self) -> privdiffuse::Result<()> {
+        use privdiffuse::limits::{self, bytes_of};
+        let s = &self.sampler;
+        let (lo, hi) = s.range();
+        let breakpoints = limits::path_breakpoints(s.norm().jump_rate(s.dim()), lo, hi);
+        let rows = match &self.at {
+            Some(levels) => levels.len() as u64,
+            None => breakpoints,
+        };
+        let sample_text = bytes_of(&[rows, s.dim() as u64 + 2, 24]);
+        let chunk_text = sample_text.max(1 << 20);
+        let need = bytes_of(&[WAVE, chunk_text, 2]).saturating_add(bytes_of(&[
+            limits::path_bytes(breakpoints, s.dim()),
+            limits::pool_threads(),
+        ]));
+        limits::check_memory(
+            "--dim",
+            format!(
+                "{} (paths from --eps-lo {} to --eps-hi {})",
+                s.dim(),
+                limits::fmt_num(lo),
+                limits::fmt_num(hi)
+            ),
+            need,
+        )
     }
 }
 

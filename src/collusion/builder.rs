@@ -148,7 +148,7 @@ impl<'g> Collusion<'g> {
         let result = collude(&plan, &opts, &self.control)?;
         let (pooled, audit) = pool(&plan, &opts, &result.results);
         Ok(CollusionOutput {
-            coalition_rows: coalition_rows(&plan, &result.results),
+            coalition_rows: coalition_rows(&plan, &result.results)?,
             audit_rows: audit_rows(&plan, &result.results),
             results: result.results,
             pooled,

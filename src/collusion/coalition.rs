@@ -383,6 +383,19 @@ fn resolve_file_ids(path: &Path, list: &[(String, usize)], ids: &NodeIds) -> Res
 }
 
 impl Coalition {
+    /// The size a coalition asks for, when its spec sets one: `m` for
+    /// `sybil` (its accounts are not nodes: `m` is the size), `min(m,
+    /// others)` for `random` and `nearest` when the owner has `others` other
+    /// nodes; `None` for the kinds whose size only the distances decide. For
+    /// memory estimates made before selection (see [`crate::limits`]).
+    pub fn requested_size(&self, others: usize) -> Option<usize> {
+        match &self.kind {
+            Kind::Sybil { m, .. } => Some(*m),
+            Kind::Random { m, .. } | Kind::Nearest { m } => Some((*m).min(others)),
+            Kind::File { .. } | Kind::Far { .. } | Kind::Band { .. } => None,
+        }
+    }
+
     /// Checks everything about the spec that depends on the graph but not on
     /// the owner (today: that a `file:` list names only nodes of the graph), so
     /// a run can fail before it writes anything.

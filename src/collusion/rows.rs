@@ -36,7 +36,13 @@ pub struct CoalitionRow {
     pub win_rate: f64,
 }
 
-impl CsvRow for CoalitionRow {}
+impl CsvRow for CoalitionRow {
+    /// An empty coalition's levels and statistics are all `NaN`; otherwise
+    /// only the interval of the gain may be (one trial gives none).
+    fn allows(&self, field: &str, value: f64) -> bool {
+        value.is_nan() && (self.size == 0 || matches!(field, "gain_lo" | "gain_hi"))
+    }
+}
 
 /// One row of `audit.csv`: the privacy-loss audit of one owner × coalition ×
 /// mechanism (`NaN` for an empty coalition).
@@ -60,7 +66,13 @@ pub struct AuditRow {
     pub eps_lower_bound: f64,
 }
 
-impl CsvRow for AuditRow {}
+impl CsvRow for AuditRow {
+    /// An empty coalition (no accounted ε) has `NaN` everywhere; otherwise
+    /// every number is finite.
+    fn allows(&self, _field: &str, value: f64) -> bool {
+        value.is_nan() && self.eps_bound.is_nan()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -44,6 +44,7 @@ use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise
 use super::stats::GainSummary;
 use crate::control::Control;
 use crate::distance::Workspace;
+use crate::limits;
 use crate::mechanism::{Mechanism, brownian_at, independent_noise, sample_owner_path};
 use crate::process::{NoisePath, Norm};
 use crate::rng::{Purpose, rng_for};
@@ -248,6 +249,7 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
     for spec in &opts.coalitions {
         spec.check(plan.graph().ids())?;
     }
+    check_memory(plan, opts)?;
     let done = AtomicU64::new(0);
     let per_owner: Vec<Result<(Vec<CoalitionResult>, PhaseTimes)>> = plan
         .owners()
@@ -272,6 +274,48 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
         phases.add(&t);
     }
     Ok(ColludeResult { results, phases })
+}
+
+/// Refuses coalition sizes and trial counts whose per-worker buffers need
+/// more than the memory budget, before any member is selected: the sizes a
+/// spec asks for (a sybil coalition's `m`, random's and nearest's `m` up to
+/// the graph); the coalitions that the distances decide (far, band, file)
+/// are checked per owner once selected ([`check_selected`]).
+fn check_memory(plan: &Plan<'_>, opts: &ColludeOptions) -> Result<()> {
+    let t = limits::pool_threads();
+    let others = plan.graph().n().saturating_sub(1);
+    let dim = plan.model().dim;
+    let largest = opts
+        .coalitions
+        .iter()
+        .filter_map(|c| Some((c, c.requested_size(others)?)))
+        .max_by_key(|(_, m)| *m);
+    let members = largest.map_or(0, |(_, m)| m);
+    let coalition = limits::coalition_bytes(members, dim, t);
+    let trials = limits::trials_bytes(opts.trials, t);
+    let need = coalition.saturating_add(trials);
+    match largest {
+        Some((c, _)) if coalition >= trials => limits::check_memory("coalition", c, need),
+        _ => limits::check_memory("trials", opts.trials, need),
+    }
+}
+
+/// The check of [`check_memory`] for a coalition of `size` members as
+/// selected for one owner.
+fn check_selected(
+    plan: &Plan<'_>,
+    opts: &ColludeOptions,
+    spec: &Coalition,
+    size: usize,
+) -> Result<()> {
+    let t = limits::pool_threads();
+    let need = limits::coalition_bytes(size, plan.model().dim, t)
+        .saturating_add(limits::trials_bytes(opts.trials, t));
+    if need <= plan.budget().bytes {
+        return Ok(());
+    }
+    plan.budget()
+        .check("coalition", format!("{spec} ({size} members)"), need)
 }
 
 fn new_scratch(plan: &Plan<'_>) -> Scratch {
@@ -330,6 +374,7 @@ fn run_owner(
             plan.graph().ids(),
             plan.config().seed,
         )?;
+        check_selected(plan, opts, spec, coalition.members.len())?;
         s.members.clear();
         s.members.extend_from_slice(&coalition.members);
         prepare_members(plan, s)?;
@@ -376,17 +421,17 @@ fn run_owner(
 /// at the same ε as selected), fills ε_j, λ_j and the units of equal ε.
 fn prepare_members(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
     s.eps.clear();
+    let delta = plan.model().sensitivity;
     for m in &s.members {
         let e = plan.map().eps(m.distance);
-        if !(e.is_finite() && e > 0.0) {
-            return Err(Error::param(
-                "eps",
-                plan.map().spec(),
-                format!(
-                    "a finite ε > 0 at every member distance, got ε = {e} at distance {} (clamp with `eps_max`/`eps_min`)",
-                    m.distance
-                ),
-            ));
+        // Inside the range where the statistics stay finite (limits).
+        if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
+            || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
+        {
+            let at = format!("member distance {}", limits::fmt_num(m.distance));
+            if let Some(err) = limits::level_error(&plan.map().spec(), e, &at, delta) {
+                return Err(err);
+            }
         }
         s.eps.push(e);
     }
@@ -519,6 +564,10 @@ fn run_mechanism(
         Mechanism::Independent => (acc.eps_sum, Some(acc.eps_advanced), None),
         Mechanism::Gaussian => (acc.eps_max, None, Some(smallest_sigma(&s.sigmas))),
     };
+    if mech == Mechanism::Correlated {
+        let units = s.unit_eps.len();
+        plan.check_path_memory(s.unit_eps[0], s.unit_eps[units - 1], false)?;
+    }
     let chain = mech == Mechanism::Correlated && (n == 1 || norm == Norm::L1);
     let mut panel = EstimatorPanel::new(&opts.estimators);
     let pitman_in_panel = opts.estimators.contains(&Estimator::Pitman);

@@ -23,7 +23,7 @@ use crate::distance::Distances;
 use crate::graph::{GraphStats, LoadOptions, load_graph};
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::write::{
-    MapSummary, at_destination, claim_out_dir, create, finish, shown, write_json,
+    MapSummary, at_destination, claim_out_dir, create, finish, write_error, write_json,
 };
 use crate::sim::{Owners, Plan, SimConfig};
 use crate::util::table::{self, columns};
@@ -278,14 +278,24 @@ pub struct ColludeTimings {
 }
 
 /// The rows of `coalition.csv`: owner × coalition × mechanism × estimator,
-/// in the order of `results`.
-pub fn coalition_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Vec<CoalitionRow> {
+/// in the order of `results`. Refuses an undefined gain (0/0: every answer
+/// equal to u because the noise vanished against the values).
+pub fn coalition_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Result<Vec<CoalitionRow>> {
     let mut rows = Vec::new();
     for r in results {
         let owner = plan.graph().ids().label(r.owner).to_string();
         let empty = r.size == 0;
         for m in &r.mechanisms {
             for (e, g) in &m.estimators {
+                if !empty && g.mse == 0.0 && g.mse_best == 0.0 {
+                    // 0/0: the noise vanished against the values.
+                    return Err(Error::Numerical(format!(
+                        "owner {owner}, coalition '{}', {} noise: every answer equals u \
+                         exactly (the noise is below the precision of the values), so the \
+                         gain is undefined",
+                        r.label, m.mechanism
+                    )));
+                }
                 rows.push(CoalitionRow {
                     owner: owner.clone(),
                     coalition: r.label.clone(),
@@ -311,18 +321,14 @@ pub fn coalition_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Vec<Coali
             }
         }
     }
-    rows
+    Ok(rows)
 }
 
-/// Writes `coalition.csv`.
-pub fn write_coalition_csv(
-    w: &mut dyn Write,
-    plan: &Plan<'_>,
-    results: &[CoalitionResult],
-) -> std::io::Result<()> {
+/// Writes `coalition.csv` (rows from [`coalition_rows`]).
+pub fn write_coalition_csv(w: &mut dyn Write, rows: &[CoalitionRow]) -> std::io::Result<()> {
     let mut out = table::Writer::with_header(w, columns::<CoalitionRow>(0, &[]))?;
-    for row in coalition_rows(plan, results) {
-        out.row(&row)?;
+    for row in rows {
+        out.row(row)?;
     }
     out.into_inner().map(|_| ())
 }
@@ -489,6 +495,8 @@ pub fn collude_to_dir(
     if run.plots {
         check_plots_available()?;
     }
+    // Everything that needs no graph, before the graph is read.
+    config.sim.check()?;
     let dir = claim_out_dir(&run.out, run.explicit_out, run.force)?;
     let opts = config.options()?;
     let t0 = Instant::now();
@@ -523,13 +531,13 @@ pub fn collude_to_dir(
     timings.phases = result.phases;
 
     let t = Instant::now();
+    let rows = coalition_rows(&plan, &result.results)?;
     let mut w = create(&dir, "coalition.csv")?;
-    write_coalition_csv(&mut w, &plan, &result.results)
-        .map_err(|e| Error::io(shown(&dir, "coalition.csv"), e))?;
+    write_coalition_csv(&mut w, &rows).map_err(|e| write_error(&dir, "coalition.csv", e))?;
     finish(&dir, w, "coalition.csv")?;
     let mut w = create(&dir, "audit.csv")?;
     write_audit_csv(&mut w, &plan, &result.results)
-        .map_err(|e| Error::io(shown(&dir, "audit.csv"), e))?;
+        .map_err(|e| write_error(&dir, "audit.csv", e))?;
     finish(&dir, w, "audit.csv")?;
     let summary = summarize_collude(&config, &plan, &opts, &result);
     write_json(&dir, "summary.json", &summary)?;

@@ -110,6 +110,11 @@ impl ResistanceSketch {
         }
         let n = g.n();
         let k = opts.approx_k;
+        crate::limits::check_memory(
+            "approx_k",
+            k,
+            crate::limits::sketch_bytes(k, n, crate::limits::pool_threads()),
+        )?;
         let (comp, _, members) = components(g);
         let cond = g
             .weights()
@@ -139,10 +144,14 @@ impl ResistanceSketch {
             .map(|(u, v, w)| (u, v, (1.0 / w).sqrt()))
             .collect();
         let scale = 1.0 / (k as f64).sqrt();
-        let blocks: Vec<usize> = (0..k).step_by(BLOCK).collect();
-        let solved: Vec<Result<Vec<f32>>> = blocks
-            .par_iter()
-            .map(|&r0| {
+        // Each block of rows solves straight into its slice of Z (one k×N
+        // buffer, never a second copy).
+        let mut z = vec![0.0f32; k * n];
+        let solved: Vec<Result<()>> = z
+            .par_chunks_mut(BLOCK * n.max(1))
+            .enumerate()
+            .map(|(bi, out)| {
+                let r0 = bi * BLOCK;
                 let rows = BLOCK.min(k - r0);
                 let mut b = vec![0.0f64; n * BLOCK];
                 for r in 0..rows {
@@ -162,7 +171,6 @@ impl ResistanceSketch {
                     }
                 }
                 let x = lap.block_pcg(&b, rows, opts.approx_tol)?;
-                let mut out = vec![0.0f32; rows * n];
                 for r in 0..rows {
                     for list in &members {
                         let mean = list.iter().map(|&v| x[v as usize * BLOCK + r]).sum::<f64>()
@@ -172,12 +180,11 @@ impl ResistanceSketch {
                         }
                     }
                 }
-                Ok(out)
+                Ok(())
             })
             .collect();
-        let mut z = Vec::with_capacity(k * n);
         for s in solved {
-            z.extend_from_slice(&s?);
+            s?;
         }
         Ok(ResistanceSketch { k, n, z, comp })
     }

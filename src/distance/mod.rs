@@ -189,6 +189,7 @@ impl<'g> Distances<'g> {
     /// `opts.resistance_cap` (the message names `resistance-approx`); invalid
     /// sketch options ([`Error::Parameter`]).
     pub fn new(graph: &'g Graph, kind: DistanceKind, opts: &DistanceOptions) -> Result<Self> {
+        check_lengths(graph, kind)?;
         let engine = match kind {
             DistanceKind::Hop => Engine::Hop,
             DistanceKind::Weighted => Engine::Weighted,
@@ -279,6 +280,52 @@ impl<'g> Distances<'g> {
             }
         }
     }
+}
+
+/// Refuses edge lengths with which a distance of `kind` could overflow
+/// `f64` (a path of up to N − 1 edges, a node's sum of conductances `1/w`) or
+/// leave the `f32` range of the resistance sketch, naming the first such
+/// edge by its ids (see the table of caps in [`crate::limits`]). Hop
+/// distances ignore lengths.
+fn check_lengths(g: &Graph, kind: DistanceKind) -> Result<()> {
+    use crate::limits::fmt_num as f;
+    use crate::limits::{APPROX_LENGTH_MAX, APPROX_LENGTH_MIN};
+    if kind == DistanceKind::Hop || g.weights().is_none() {
+        return Ok(());
+    }
+    let hops = g.n().saturating_sub(1).max(1) as f64;
+    let (lo, hi, why) = match kind {
+        DistanceKind::Weighted => (
+            0.0,
+            f64::MAX / hops,
+            "so that every path of up to N − 1 edges has a finite length",
+        ),
+        DistanceKind::Resistance => (
+            hops / f64::MAX,
+            f64::MAX / hops,
+            "so that path lengths and sums of conductances 1/w stay finite",
+        ),
+        _ => (
+            APPROX_LENGTH_MIN,
+            APPROX_LENGTH_MAX,
+            "the sketch stores √resistance as f32",
+        ),
+    };
+    for (u, v, w) in g.edges() {
+        if !(w >= lo && w <= hi) {
+            return Err(Error::Unsupported(format!(
+                "edge {} {} has length {}, outside [{}, {}] that {kind} distances accept on a \
+                 graph of {} nodes ({why}); rescale the lengths",
+                g.ids().label(u),
+                g.ids().label(v),
+                f(w),
+                f(lo),
+                f(hi),
+                g.n()
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

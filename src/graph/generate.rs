@@ -8,6 +8,7 @@
 
 use super::Graph;
 use super::load::IdSet;
+use crate::limits;
 use crate::rng::{PrivRng, Purpose, rng_for};
 use crate::{Error, Result};
 use rand::RngExt;
@@ -49,6 +50,33 @@ fn check_edges(name: &str, value: impl std::fmt::Display, edges: u64) -> Result<
     Ok(())
 }
 
+/// Refuses a generator whose graph (and working sets: `extra_per_node`
+/// and `extra_per_edge` bytes besides [`limits::graph_bytes`]) needs more
+/// than the memory budget. The parameter named is `n` when the nodes
+/// dominate the estimate, else `edge_param` (whose value is `edge_value`).
+fn check_memory(
+    n: usize,
+    edges: u64,
+    extra_per_node: u64,
+    extra_per_edge: u64,
+    edge_param: &str,
+    edge_value: impl std::fmt::Display,
+) -> Result<()> {
+    let n = n as u64;
+    let node_bytes = limits::bytes_of(&[40 + extra_per_node, n]);
+    let edge_bytes = limits::bytes_of(&[48 + extra_per_edge, edges]);
+    let need = node_bytes.saturating_add(edge_bytes);
+    if node_bytes >= edge_bytes {
+        limits::check_memory("n", n, need)
+    } else {
+        limits::check_memory(
+            edge_param,
+            format!("{edge_value} (about {edges} edges on {n} nodes)"),
+            need,
+        )
+    }
+}
+
 /// n(n−1)/2, the number of node pairs.
 fn pairs(n: usize) -> u64 {
     let n = n as u64;
@@ -74,6 +102,7 @@ pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, V
             // Upper bound on the expected edge count (border effects only lower it).
             let expected = pairs(n) as f64 * (std::f64::consts::PI * r * r).min(1.0);
             check_edges("radius", r, expected as u64)?;
+            check_memory(n, expected as u64, 36, 36, "radius", r)?;
         }
         GeometricParam::TargetEdges(m) => {
             if m > pairs(n) {
@@ -84,6 +113,7 @@ pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, V
                 ));
             }
             check_edges("edges", m, m)?;
+            check_memory(n, m, 36, 36, "edges", m)?;
         }
     }
     let mut rng = generator_rng(seed);
@@ -209,6 +239,7 @@ pub fn erdos_renyi(n: usize, m: u64, seed: u64) -> Result<Graph> {
         ));
     }
     check_edges("m", m, m)?;
+    check_memory(n, m, 0, 24, "m", m)?;
     let mut rng = generator_rng(seed);
     let mut chosen = IdSet::with_capacity_and_hasher(m as usize, Default::default());
     let mut edges = Vec::with_capacity(m as usize);
@@ -255,6 +286,7 @@ pub fn barabasi_albert(n: usize, m_per_node: usize, seed: u64) -> Result<Graph> 
     }
     let total = (m as u64 * (m as u64 + 1) / 2).saturating_add((n - m - 1) as u64 * m as u64);
     check_edges("m", m, total)?;
+    check_memory(n, total, 0, 8, "m", m)?;
     let total = total as usize;
     let mut rng = generator_rng(seed);
     let mut edges: Vec<(u32, u32)> = Vec::with_capacity(total);
@@ -302,6 +334,7 @@ pub fn watts_strogatz(n: usize, k: usize, p: f64, seed: u64) -> Result<Graph> {
         return Err(Error::param("p", p, "a rewiring probability in [0, 1]"));
     }
     check_edges("k", k, (n as u64) * (k as u64) / 2)?;
+    check_memory(n, (n as u64) * (k as u64) / 2, 8, 24, "k", k)?;
     let mut rng = generator_rng(seed);
     let key = |a: u32, b: u32| if a < b { (a, b) } else { (b, a) };
     let mut set: HashSet<(u32, u32)> = HashSet::with_capacity(n * k / 2);

@@ -714,7 +714,8 @@ impl<'a> At<'a> {
         }
     }
 
-    /// What was read, for a message.
+    /// What was read, for a message (`edges` may include lines whose ids
+    /// are not numbered yet, so nodes can lag behind).
     fn what(&self, edges: usize) -> String {
         let read = match self.fraction {
             Some(f) if f < 1.0 => format!(" ({:.0}% of the file)", 100.0 * f),
@@ -870,7 +871,7 @@ impl EdgeBuf {
         if self.has_room(extra) && need <= self.budget.bytes {
             return Ok(());
         }
-        Err(self.refuse(at.what(len), need, at))
+        Err(self.refuse(at.what(len + extra), need, at))
     }
 
     /// Grows the buffers to `cap` edges; `false` if the allocator refused.

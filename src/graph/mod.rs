@@ -18,8 +18,8 @@
 //!   ([`GraphStats`], as `privdiffuse info` prints).
 //!
 //! The graph knows nothing of privacy: distances live in
-//! [`distance`](crate::distance), and writing a graph to a file in
-//! [`output`](crate::output).
+//! [`distance`](crate::distance); writing a graph to a file is the output
+//! layer's job, above this one.
 //!
 //! ```
 //! use privdiffuse::Graph;

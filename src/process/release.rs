@@ -19,7 +19,7 @@
 //!
 //! Sensitivity Δ: the Laplace process runs at level ε/Δ (noise scale Δ/ε);
 //! the Gaussian variance is σ(ε, δ, Δ)². Levels with ε/Δ outside
-//! [1e−100, 1e100] are refused.
+//! [1e−60, 1e60] are refused (the range of every mechanism, [`crate::limits`]).
 //!
 //! The saved state holds the secret u and noise not yet released (path
 //! values between released levels, the latent at the top): keep it as
@@ -187,10 +187,10 @@ pub struct GradualRelease {
     noise: Noise,
 }
 
-/// Smallest and largest process level ε/Δ served: noise scales like Δ/ε and
-/// its variance like (Δ/ε)², which must stay finite in f64.
-const MIN_LEVEL: f64 = 1e-100;
-const MAX_LEVEL: f64 = 1e100;
+/// Smallest and largest process level ε/Δ served: the one range of every
+/// mechanism (see [`crate::limits`], "The range of privacy levels").
+const MIN_LEVEL: f64 = crate::limits::LEVEL_MIN;
+const MAX_LEVEL: f64 = crate::limits::LEVEL_MAX;
 
 fn check_level(eps: f64) -> Result<()> {
     if eps.is_finite() && eps > 0.0 {
@@ -859,12 +859,21 @@ mod tests {
     #[test]
     fn rejects_bad_requests() {
         let mut g = GradualRelease::new(vec![0.0], lap(Norm::L1), 1.0, 1).unwrap();
-        for e in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-200, 1e200] {
+        for e in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e-200,
+            1e200,
+            1e-61,
+            1e61,
+        ] {
             assert!(g.release(e).unwrap_err().is_usage());
         }
         // Extreme but valid levels give finite answers.
         let mut big = GradualRelease::new(vec![f64::MAX], lap(Norm::L2), 1.0, 1).unwrap();
-        for e in [1e-99, 1e99, 1.0] {
+        for e in [1e-60, 1e60, 1.0] {
             assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()));
         }
         let gm = ReleaseNoise::Gaussian {
@@ -872,7 +881,7 @@ mod tests {
             calibration: Calibration::Analytic,
         };
         let mut big = GradualRelease::new(vec![1.0; 2], gm, 1.0, 1).unwrap();
-        for e in [1e-99, 1e99, 1.0, 1e-98] {
+        for e in [1e-60, 1e60, 1.0, 1e-59] {
             assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()), "{e}");
         }
         assert!(g.history().is_empty());

@@ -13,10 +13,20 @@ use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma};
 
 fn check_level(name: &str, x: f64) -> Result<()> {
-    if x.is_finite() && x > 0.0 {
-        Ok(())
-    } else {
+    use crate::limits::{LEVEL_MAX, LEVEL_MIN};
+    if !(x.is_finite() && x > 0.0) {
         Err(Error::param(name, x, "a finite number > 0"))
+    } else if !(LEVEL_MIN..=LEVEL_MAX).contains(&x) {
+        Err(Error::param(
+            name,
+            x,
+            format!(
+                "a level within [{LEVEL_MIN:e}, {LEVEL_MAX:e}] (beyond, the noise or its square \
+                 overflows or vanishes)"
+            ),
+        ))
+    } else {
+        Ok(())
     }
 }
 
@@ -262,7 +272,8 @@ pub struct PathSampler {
 }
 
 impl PathSampler {
-    /// Validates: n ≥ 1; ε levels finite and > 0; `eps_lo ≤ eps_hi`.
+    /// Validates: n ≥ 1; levels within [[`LEVEL_MIN`](crate::limits::LEVEL_MIN),
+    /// [`LEVEL_MAX`](crate::limits::LEVEL_MAX)]; `eps_lo ≤ eps_hi`.
     pub fn new(dim: usize, norm: Norm, eps_lo: f64, eps_hi: f64) -> Result<Self> {
         super::check_dim("dim", dim)?;
         check_level("eps_lo", eps_lo)?;

@@ -228,7 +228,8 @@ impl SimConfig {
 
     /// The checks that need no graph: the noise model (`dim`, `sensitivity`,
     /// `delta`), the clamps of the map, `unreachable` against `eps_min`,
-    /// `bins`, `owners`, and the numbers of `values` and `post` (their
+    /// `bins` (against the memory budget for continuous distances), `owners`,
+    /// and the numbers of `values` and `post` (their
     /// variants can be built directly).
     pub fn check(&self) -> Result<()> {
         NoiseModel::new(self.dim, self.norm, self.sensitivity, self.delta)?;
@@ -244,6 +245,19 @@ impl SimConfig {
         }
         if self.bins == 0 {
             return Err(Error::param("bins", 0, "an integer ≥ 1"));
+        }
+        if self.distance != DistanceKind::Hop {
+            // Continuous distances keep dense bucket sums per chunk in
+            // flight: refuse before any grows (or the graph is even read).
+            crate::limits::check_memory(
+                "bins",
+                self.bins,
+                crate::limits::bins_bytes(
+                    self.bins,
+                    self.mechanism.mechanisms().len(),
+                    crate::limits::pool_threads(),
+                ),
+            )?;
         }
         self.owners.check()
     }

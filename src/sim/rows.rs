@@ -3,7 +3,10 @@
 //! figures and [`SimOutput::rows`](super::SimOutput::rows) read them back with
 //! the same types (see [`crate::util::table`]).
 //! Field names are the columns; floats are written in shortest round-trip
-//! form; an empty cell is a `None`.
+//! form; an empty cell is a `None`. Numbers are finite except where a row
+//! type lists them ([`CsvRow::INFINITE`]: `inf` for unreachable members,
+//! [`CsvRow::UNDEFINED`]: `NaN` for a standard error from one owner); the
+//! writers refuse, and the figures' readers reject, anything else.
 //!
 //! | file | row | written by |
 //! |---|---|---|
@@ -49,6 +52,8 @@ pub struct ByDistanceRow {
 
 impl CsvRow for ByDistanceRow {
     const OPTIONAL: &'static [&'static str] = &["post_exact", "post_mse"];
+    const INFINITE: &'static [&'static str] = &["distance_lo", "distance_hi"];
+    const UNDEFINED: &'static [&'static str] = &["mse_se"];
 }
 
 /// One row of `jumps.csv`: a jump of an owner's correlated path.
@@ -64,7 +69,10 @@ pub struct JumpRow {
     pub jump_norm: f64,
 }
 
-impl CsvRow for JumpRow {}
+impl CsvRow for JumpRow {
+    /// A level below the map's range (unreachable members at `eps_min`).
+    const INFINITE: &'static [&'static str] = &["distance"];
+}
 
 /// One row of `owners.csv`: the range one owner's path covers. An owner
 /// without recipients has empty distance and level cells.
@@ -88,7 +96,10 @@ pub struct OwnerRow {
     pub jumps_expected: f64,
 }
 
-impl CsvRow for OwnerRow {}
+impl CsvRow for OwnerRow {
+    /// Unreachable members answered at `eps_min` are at distance `inf`.
+    const INFINITE: &'static [&'static str] = &["distance_min", "distance_max"];
+}
 
 /// The four ends of an owner's path, when it has recipients.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -151,6 +162,7 @@ pub struct EgoRow {
 
 impl CsvRow for EgoRow {
     const OPTIONAL: &'static [&'static str] = &["owner"];
+    const INFINITE: &'static [&'static str] = &["distance"];
 }
 
 /// One row of `responses.csv`: the answer one recipient got from one owner
@@ -172,8 +184,9 @@ pub struct ResponseRow<'a> {
     pub y: Cow<'a, [f64]>,
 }
 
-impl CsvRow for ResponseRow<'static> {
+impl CsvRow for ResponseRow<'_> {
     const VECTOR: Option<&'static str> = Some("y");
+    const INFINITE: &'static [&'static str] = &["distance"];
 }
 
 #[cfg(test)]

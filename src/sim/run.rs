@@ -11,6 +11,7 @@ use crate::control::Control;
 use crate::distance::{Distances, Workspace};
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
+use crate::limits::{self, MemoryBudget, bytes_of};
 use crate::mechanism::{Mechanism, NoiseModel, brownian_at, independent_noise, sample_owner_path};
 use crate::post::Post;
 use crate::process::laplace::laplace;
@@ -92,6 +93,9 @@ pub struct Plan<'a> {
     mechanisms: Vec<Mechanism>,
     buckets: Buckets,
     observed: (f64, f64),
+    /// The memory budget in force when the plan was made (for the per-owner
+    /// path check, without locking the process-wide setting in the loop).
+    budget: MemoryBudget,
 }
 
 impl<'a> Plan<'a> {
@@ -144,6 +148,11 @@ impl<'a> Plan<'a> {
     /// Bucketing of distances in `by_distance` rows.
     pub fn buckets(&self) -> Buckets {
         self.buckets
+    }
+
+    /// The memory budget in force when the plan was made.
+    pub fn budget(&self) -> MemoryBudget {
+        self.budget
     }
 
     /// Smallest and largest finite owner-to-member distance, when the plan
@@ -251,9 +260,11 @@ impl<'a> Plan<'a> {
         } else {
             map
         };
+        let budget = limits::memory_budget();
         let buckets = if integer {
             Buckets::Integer
         } else {
+            // (`bins` was checked against the memory budget by `config.check`.)
             let (lo, hi) = if observed.0.is_finite() {
                 observed
             } else {
@@ -277,7 +288,35 @@ impl<'a> Plan<'a> {
             mechanisms: config.mechanism.mechanisms().to_vec(),
             buckets,
             observed,
+            budget,
         })
+    }
+
+    /// Refuses an owner's path over privacy levels `[eps_lo, eps_hi]` whose
+    /// breakpoints (a path per worker, and in `simulate` the jump rows of
+    /// the chunks in flight) would exceed the memory budget.
+    pub(crate) fn check_path_memory(&self, eps_lo: f64, eps_hi: f64, rows: bool) -> Result<()> {
+        let m = &self.model;
+        let b = limits::path_breakpoints(m.norm.jump_rate(m.dim), m.level(eps_lo), m.level(eps_hi));
+        let t = limits::pool_threads();
+        let mut need = bytes_of(&[limits::path_bytes(b, m.dim), t]);
+        if rows {
+            // 64 bytes per jumps.csv row, 64 owners per chunk, 4t chunks.
+            need = need.saturating_add(bytes_of(&[b, 64, CHUNK as u64, 4 * t]));
+        }
+        if need <= self.budget.bytes {
+            return Ok(());
+        }
+        self.budget.check(
+            "dim",
+            format!(
+                "{} (a path over ε from {} to {})",
+                m.dim,
+                limits::fmt_num(eps_lo),
+                limits::fmt_num(eps_hi)
+            ),
+            need,
+        )
     }
 }
 
@@ -409,7 +448,15 @@ struct ChunkOut {
 
 /// A failure to format rows (into memory: never expected).
 fn row_error(e: std::io::Error) -> Error {
-    Error::Numerical(format!("formatting CSV rows failed: {e}"))
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        // A non-finite number where the format promises one: refused before
+        // any file is committed.
+        return Error::Numerical(format!(
+            "a row of the simulation's output: {e} (the values, the noise or their \
+             sums overflow f64)"
+        ));
+    }
+    Error::io("<simulation output>", e)
 }
 
 const UNIT_NONE: u32 = u32::MAX;
@@ -673,20 +720,23 @@ impl Plan<'_> {
         if !floor {
             counts.skipped_unreachable += unreachable;
         }
-        if let Some((k, e)) = s
-            .unit_eps
-            .iter()
-            .enumerate()
-            .find(|(_, e)| !(e.is_finite() && **e > 0.0))
-        {
-            return Err(Error::param(
-                "eps",
-                self.map.spec(),
-                format!(
-                    "a finite ε > 0 at every distance, got ε = {e} at distance {} (clamp with `eps_max`/`eps_min`)",
-                    s.unit_d[k]
-                ),
-            ));
+        // Every level of the run inside the range where its sums stay finite
+        // (limits: "The range of privacy levels").
+        let delta = self.model.sensitivity;
+        for (k, &e) in s.unit_eps.iter().enumerate() {
+            if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
+                || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
+            {
+                let d = s.unit_d[k];
+                let at = if d.is_finite() {
+                    format!("distance {}", limits::fmt_num(d))
+                } else {
+                    "unreachable members (answered at `eps_min`)".to_string()
+                };
+                if let Some(err) = limits::level_error(&self.map.spec(), e, &at, delta) {
+                    return Err(err);
+                }
+            }
         }
         Ok(())
     }
@@ -824,7 +874,7 @@ impl Plan<'_> {
             out.counts.owners_without_recipients += 1;
             if wants.owners {
                 out.owners
-                    .push(&OwnerRow {
+                    .push_row(&OwnerRow {
                         owner: label.to_string(),
                         recipients: 0,
                         distance_min: None,
@@ -852,6 +902,7 @@ impl Plan<'_> {
             match mech {
                 Mechanism::Correlated | Mechanism::Gaussian => {
                     if mech == Mechanism::Correlated {
+                        self.check_path_memory(eps_lo, eps_hi, wants.jumps)?;
                         let mut rng = rng_for(seed, owner as u64, 0, Purpose::Path);
                         sample_owner_path(&self.model, eps_lo, eps_hi, &mut rng, &mut s.path)?;
                         for k in 0..units {
@@ -1001,7 +1052,7 @@ impl Plan<'_> {
                 (a.min(d), b.max(d))
             });
         out.owners
-            .push(&OwnerRow {
+            .push_row(&OwnerRow {
                 owner: label.to_string(),
                 recipients,
                 distance_min: Some(dmin),
@@ -1058,7 +1109,7 @@ fn add_cell(
 }
 
 fn ego_row(out: &mut Rows, plan: &Plan<'_>, j: u32, d: f64, eps: f64, v: &[f64]) -> Result<()> {
-    out.push(&EgoRow {
+    out.push_row(&EgoRow {
         recipient: plan.graph.ids().label(j).to_string(),
         distance: d,
         eps,
@@ -1089,7 +1140,7 @@ fn response_row(
     plan.post.apply(y);
     label.clear();
     let _ = write!(label, "{}", plan.graph.ids().label(j));
-    out.push(&ResponseRow {
+    out.push_row(&ResponseRow {
         owner: Cow::Borrowed(owner),
         recipient: Cow::Borrowed(label),
         distance: d,
@@ -1175,7 +1226,7 @@ impl Plan<'_> {
         for j in s.path.jumps().filter(|_| wants.jumps) {
             let eps = j.eps * delta;
             out.jumps
-                .push(&JumpRow {
+                .push_row(&JumpRow {
                     owner: label.to_string(),
                     eps,
                     distance: self.map.distance_at(eps),
@@ -1186,7 +1237,7 @@ impl Plan<'_> {
         if wants.paths && pos < self.config.path_owners {
             for (e, v) in s.path.breakpoints() {
                 out.paths
-                    .push(&PathRow {
+                    .push_row(&PathRow {
                         owner: label.to_string(),
                         eps: e * delta,
                         v: v.to_vec(),
@@ -1207,7 +1258,7 @@ impl Plan<'_> {
         order.sort_by(|&a, &b| s.unit_eps[a].total_cmp(&s.unit_eps[b]));
         for k in order {
             out.paths
-                .push(&PathRow {
+                .push_row(&PathRow {
                     owner: label.to_string(),
                     eps: s.unit_eps[k],
                     v: s.unit_noise[k * n..(k + 1) * n].to_vec(),

@@ -198,6 +198,37 @@ pub(crate) fn at_destination(dir: &AtomicDir, e: Error) -> Error {
     }
 }
 
+/// The error of writing row file `name` into `dir`: a number the format does
+/// not allow (the writer's `InvalidData`) is a numerical failure naming the
+/// final file; anything else an I/O error on it.
+pub(crate) fn write_error(dir: &AtomicDir, name: &str, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        return Error::Numerical(format!(
+            "{}: {e} (a number outside f64's range: the values, the noise or their sums \
+             overflow, or the noise vanishes against the values)",
+            shown(dir, name).display()
+        ));
+    }
+    Error::io(shown(dir, name), e)
+}
+
+/// Refuses totals that are not numbers (summary.json would print `null`):
+/// the same promise as the rows', checked before anything is committed.
+pub fn check_totals(totals: &[MechanismTotal]) -> Result<()> {
+    for t in totals.iter().filter(|t| t.responses > 0) {
+        for (name, x) in [("mse", t.mse), ("mse_theory", t.mse_theory)] {
+            if !x.is_finite() {
+                return Err(Error::Numerical(format!(
+                    "summary.json: {name} of {} is {x}, expected a finite number (the values, \
+                     the noise or their sums overflow f64)",
+                    t.mechanism
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Creates `name` inside the staging directory (buffered).
 pub(crate) fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
     let f = File::create(dir.join(name)).map_err(|e| Error::io(shown(dir, name), e))?;
@@ -252,6 +283,8 @@ pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<A
 /// Loads the graph, runs the simulation and writes every output into
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
+    // Everything that needs no graph, before the graph is read.
+    config.check()?;
     if opts.plots {
         check_plots_available()?;
     }
@@ -305,6 +338,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
         plan.run(&mut sinks, &opts.control)?
     };
     timings.simulate_s = t.elapsed().as_secs_f64();
+    check_totals(&result.totals)?;
     finish(&dir, jumps, "jumps.csv")?;
     finish(&dir, owners, "owners.csv")?;
     finish(&dir, paths, "paths.csv")?;
@@ -314,7 +348,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     }
     let mut bd = create(&dir, "by_distance.csv")?;
     write_by_distance(&mut bd, &result.rows)
-        .map_err(|e| Error::io(shown(&dir, "by_distance.csv"), e))?;
+        .map_err(|e| write_error(&dir, "by_distance.csv", e))?;
     finish(&dir, bd, "by_distance.csv")?;
     let summary = summarize(&plan, &result);
     write_json(&dir, "summary.json", &summary)?;

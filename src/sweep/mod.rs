@@ -204,7 +204,19 @@ fn fingerprint(grid: &Grid) -> String {
 /// The CSV lines of one point: its key values, then each row.
 fn point_lines(out: &Path, values: &[String], rows: &[SweepRow]) -> Result<Vec<String>> {
     rows.iter()
-        .map(|r| table::line(&(values, r)).map_err(|e| Error::io(out, e)))
+        .map(|r| {
+            // Numbers finite except where the format documents inf (the
+            // unreachable bucket) or NaN (an undefined metric).
+            table::Records::new().push_row(r).map_err(|e| {
+                Error::Numerical(format!(
+                    "{}: point {}, metric {}: {e}",
+                    out.display(),
+                    values.join(","),
+                    r.metric
+                ))
+            })?;
+            table::line(&(values, r)).map_err(|e| Error::io(out, e))
+        })
         .collect()
 }
 

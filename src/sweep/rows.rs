@@ -25,7 +25,13 @@ pub struct SweepRow {
     pub value: f64,
 }
 
-impl CsvRow for SweepRow {}
+impl CsvRow for SweepRow {
+    /// The unreachable bucket's edges.
+    const INFINITE: &'static [&'static str] = &["distance_lo", "distance_hi"];
+    /// A metric undefined at its point (a standard error from one owner, an
+    /// empty coalition).
+    const UNDEFINED: &'static [&'static str] = &["value"];
+}
 
 #[cfg(test)]
 mod tests {

@@ -36,6 +36,28 @@ pub trait CsvRow: Serialize + DeserializeOwned {
     const VECTOR: Option<&'static str> = None;
     /// Fields a file may lack (read as empty cells, i.e. `None`).
     const OPTIONAL: &'static [&'static str] = &[];
+    /// Fields documented to hold `inf` (e.g. the distance of unreachable
+    /// members). Every other number must be finite.
+    const INFINITE: &'static [&'static str] = &[];
+    /// Fields documented to hold `NaN` (e.g. a standard error from one
+    /// owner). Every other number must be a number.
+    const UNDEFINED: &'static [&'static str] = &[];
+
+    /// Whether this row may hold the non-finite `value` in `field`: `+inf`
+    /// in an [`CsvRow::INFINITE`] field, `NaN` in an [`CsvRow::UNDEFINED`]
+    /// one. Row types whose rule depends on other fields (an empty
+    /// coalition's statistics are all `NaN`) override it. Writers refuse
+    /// other non-finite numbers ([`Records::push_row`]) and readers too
+    /// ([`Reader::rows`]).
+    fn allows(&self, field: &str, value: f64) -> bool {
+        (value == f64::INFINITY && Self::INFINITE.contains(&field))
+            || (value.is_nan() && Self::UNDEFINED.contains(&field))
+    }
+}
+
+/// The message of a non-finite number in a field that promises one.
+pub fn not_finite(field: &str, value: f64) -> String {
+    format!("column '{field}': expected a finite number, found '{value}'")
 }
 
 /// The field names of a struct, as serde sees them (renames applied).
@@ -129,16 +151,42 @@ impl Records {
     /// Appends one record.
     #[inline]
     pub fn push<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {
+        self.push_with(row, None)
+    }
+
+    /// Appends one row of a file, refusing a non-finite number in a field
+    /// that promises one ([`CsvRow::allows`]): an error of kind
+    /// `InvalidData` naming the column, and nothing appended.
+    #[inline]
+    pub fn push_row<T: CsvRow>(&mut self, row: &T) -> io::Result<()> {
+        self.push_with(row, Some(&|f, v| row.allows(f, v)))
+    }
+
+    #[inline]
+    fn push_with<T: Serialize + ?Sized>(
+        &mut self,
+        row: &T,
+        allow: Option<&Allow<'_>>,
+    ) -> io::Result<()> {
         let start = self.text.len();
         let mut cells = Cells {
             text: &mut self.text,
             count: 0,
+            allow,
+            field: "",
+            elem: 0,
+            bound: f64::INFINITY,
         };
         let r = row.serialize(&mut cells);
         let count = cells.count;
         if let Err(e) = r {
             self.text.truncate(start);
-            return Err(io::Error::other(e));
+            let kind = if e.0.contains("expected a finite number") {
+                io::ErrorKind::InvalidData
+            } else {
+                io::ErrorKind::Other
+            };
+            return Err(io::Error::new(kind, e));
         }
         if *self.width.get_or_insert(count) != count {
             self.text.truncate(start);
@@ -209,10 +257,11 @@ impl<W: io::Write> Writer<W> {
         Ok(w)
     }
 
-    /// Writes one row (see [`Records`]).
+    /// Writes one row (see [`Records`]; non-finite numbers only where
+    /// [`CsvRow::allows`] them).
     #[inline]
-    pub fn row<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {
-        self.records.push(row)?;
+    pub fn row<T: CsvRow>(&mut self, row: &T) -> io::Result<()> {
+        self.records.push_row(row)?;
         if self.records.len() >= 1 << 16 {
             self.out.write_all(self.records.as_str().as_bytes())?;
             self.records.clear();
@@ -236,10 +285,20 @@ pub fn line<T: Serialize + ?Sized>(record: &T) -> io::Result<String> {
     Ok(text)
 }
 
-/// The serializer of one record: appends cells to `text`.
+/// Whether a row allows a non-finite value in a field ([`CsvRow::allows`]).
+type Allow<'a> = dyn Fn(&str, f64) -> bool + 'a;
+
+/// The serializer of one record: appends cells to `text`; with `allow`,
+/// refuses non-finite numbers it does not allow in the current `field`.
 struct Cells<'a> {
     text: &'a mut String,
     count: usize,
+    allow: Option<&'a Allow<'a>>,
+    field: &'static str,
+    /// 1-based element of the vector `field` being written (0: not a vector).
+    elem: usize,
+    /// Largest magnitude of a finite number (checking readers only).
+    bound: f64,
 }
 
 impl Cells<'_> {
@@ -324,6 +383,26 @@ impl ser::Serializer for &mut Cells<'_> {
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<(), RowError> {
+        let column = || {
+            if self.elem > 0 {
+                format!("{}{}", self.field, self.elem)
+            } else {
+                self.field.to_string()
+            }
+        };
+        if !v.is_finite()
+            && let Some(allow) = self.allow
+            && !allow(self.field, v)
+        {
+            return Err(RowError(not_finite(&column(), v)));
+        }
+        if v.is_finite() && v.abs() > self.bound {
+            return Err(RowError(format!(
+                "column '{}': expected a number within ±{:e}, found '{v:e}'",
+                column(),
+                self.bound
+            )));
+        }
         self.start();
         write_f64(self.text, v);
         Ok(())
@@ -422,6 +501,7 @@ impl ser::SerializeSeq for &mut Cells<'_> {
     type Error = RowError;
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        self.elem += 1;
         v.serialize(&mut **self)
     }
     fn end(self) -> Result<(), RowError> {
@@ -457,9 +537,11 @@ impl ser::SerializeStruct for &mut Cells<'_> {
     #[inline]
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
-        _: &'static str,
+        name: &'static str,
         v: &T,
     ) -> Result<(), RowError> {
+        self.field = name;
+        self.elem = 0;
         v.serialize(&mut **self)
     }
     fn end(self) -> Result<(), RowError> {
@@ -571,6 +653,8 @@ pub struct Reader<R = LineLimit<std::fs::File>> {
     file: PathBuf,
     rdr: csv::Reader<R>,
     header: csv::StringRecord,
+    /// Largest magnitude of a finite number [`Reader::rows`] accepts.
+    bound: f64,
 }
 
 impl Reader {
@@ -606,7 +690,12 @@ impl<'a> Reader<&'a [u8]> {
 impl<R: io::Read> Reader<R> {
     fn with(file: PathBuf, mut rdr: csv::Reader<R>) -> Result<Self, TableError> {
         let header = rdr.headers().map_err(|e| csv_error(&file, e))?.clone();
-        Ok(Reader { file, rdr, header })
+        Ok(Reader {
+            file,
+            rdr,
+            header,
+            bound: f64::INFINITY,
+        })
     }
 
     /// Every row as a `T` (see [`Reader::rows`]).
@@ -617,6 +706,13 @@ impl<R: io::Read> Reader<R> {
             Ok::<_, TableError>(())
         })?;
         Ok(out)
+    }
+
+    /// Refuses finite numbers of magnitude above `bound` as well (e.g. what a
+    /// figure cannot place on an axis).
+    pub fn within(mut self, bound: f64) -> Self {
+        self.bound = bound;
+        self
     }
 
     /// The header's column names.
@@ -701,13 +797,30 @@ impl<R: io::Read> Reader<R> {
             idx.push(at);
         }
         let file = self.file.clone();
+        let bound = self.bound;
         let mut cells = csv::StringRecord::new();
+        let mut scratch = String::new();
         self.records(|line, rec| {
             cells.clear();
             for i in &idx {
                 cells.push_field(i.and_then(|i| rec.get(i)).unwrap_or(""));
             }
-            each(line, decode(&file, line, &names, &cells)?)
+            let row: T = decode(&file, line, &names, &cells)?;
+            // The same promise as the writers': non-finite numbers only where
+            // the format documents them.
+            scratch.clear();
+            let mut check = Cells {
+                text: &mut scratch,
+                count: 0,
+                allow: Some(&|f, v| row.allows(f, v)),
+                field: "",
+                elem: 0,
+                bound,
+            };
+            if let Err(e) = row.serialize(&mut check) {
+                return Err(input(&file, line, e.0).into());
+            }
+            each(line, row)
         })
     }
 }
@@ -732,6 +845,41 @@ mod tests {
     impl CsvRow for Demo {
         const VECTOR: Option<&'static str> = Some("v");
         const OPTIONAL: &'static [&'static str] = &["note"];
+        const INFINITE: &'static [&'static str] = &["v"];
+        const UNDEFINED: &'static [&'static str] = &["v"];
+    }
+
+    #[test]
+    fn non_finite_numbers_only_where_documented() {
+        let row = |x: f64, v: f64| Demo {
+            id: "a".into(),
+            count: 1,
+            x,
+            note: None,
+            v: vec![v],
+        };
+        let mut w = Writer::with_header(Vec::new(), columns::<Demo>(1, &["note"])).unwrap();
+        // `v` documents inf and NaN; `x` documents neither; -inf is never allowed.
+        w.row(&row(1.0, f64::INFINITY)).unwrap();
+        w.row(&row(1.0, f64::NAN)).unwrap();
+        for (x, v) in [
+            (f64::NAN, 0.0),
+            (f64::INFINITY, 0.0),
+            (1.0, f64::NEG_INFINITY),
+        ] {
+            let e = w.row(&row(x, v)).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+            assert!(e.to_string().contains("expected a finite number"), "{e}");
+        }
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(text, "id,count,x,v1\na,1,1,inf\na,1,1,NaN\n");
+        // Readers keep the same promise, naming file, line and column.
+        let p = scratch("nonfinite", "id,count,x,v1\na,1,1,inf\nb,2,-inf,0\n");
+        let m = read(&p).unwrap_err().to_string();
+        assert!(
+            m.ends_with(":3: column 'x': expected a finite number, found '-inf'"),
+            "{m}"
+        );
     }
 
     fn scratch(name: &str, text: &str) -> PathBuf {

@@ -187,7 +187,7 @@ fn generate_other_models_and_reject_bad_parameters() {
         .args(["generate", "er", "--n", "3", "--m", "4", "--out", "x.edges"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("invalid m '4'"),
+        text(&o.stderr).contains("invalid --m '4'"),
         "{}",
         text(&o.stderr)
     );

@@ -270,12 +270,44 @@ fn help_explains_and_shows_an_example() {
 
 #[test]
 fn extreme_ranges_and_dimensions_fail_cleanly_or_work() {
-    // ε_hi/ε_lo overflows f64, but ln ε_hi − ln ε_lo does not: ≈ 1,842 jumps.
+    // The widest range accepted (privdiffuse::limits): ε_hi/ε_lo = 1e120,
+    // rate 2 · ln 1e120 ≈ 552.6 jumps (Poisson: 6 s.d. ≈ 141).
     let csv = stdout_ok(&[
-        "path", "--dim", "1", "--norm", "l1", "--eps-lo", "1e-200", "--eps-hi", "1e200",
+        "path", "--dim", "1", "--norm", "l1", "--eps-lo", "1e-60", "--eps-hi", "1e60",
     ]);
     let n = rows(&csv).len();
-    assert!((1_500..2_200).contains(&n), "{n} breakpoints");
+    assert!((411..=695).contains(&n), "{n} breakpoints");
+    assert!(
+        csv.lines().skip(1).all(|l| l
+            .split(',')
+            .all(|c| c.parse::<f64>().is_ok_and(f64::is_finite))),
+        "non-finite numbers in the path"
+    );
+    // Beyond it the noise overflows (5e-324: NaN, 1e-300: ±inf before):
+    // a usage error naming the flag and the range.
+    for (lo, hi) in [
+        ("5e-324", "1.7e308"),
+        ("1e-300", "1e300"),
+        ("1e-200", "1e200"),
+    ] {
+        let o = run(&[
+            "path", "--dim", "1", "--norm", "l1", "--eps-lo", lo, "--eps-hi", hi,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{lo} {hi}");
+        assert!(o.stdout.is_empty());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.starts_with(&format!("error: invalid --eps-lo '{lo}'"))
+                && e.contains("[1e-60, 1e60]")
+                && e.lines().count() == 1,
+            "{e}"
+        );
+    }
+    let o = run(&[
+        "path", "--dim", "1", "--norm", "l1", "--eps-lo", "1", "--eps-hi", "1e61",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--eps-hi"));
     // A dimension whose paths cannot fit in memory is a usage error, not an abort.
     let o = run(&[
         "path",

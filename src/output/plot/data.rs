@@ -3,8 +3,10 @@
 //! Each file is read as the row type its writer serialises ([`crate::sim::rows`],
 //! [`crate::collusion::rows`]) through [`crate::util::table`]: columns are
 //! found by name (extra columns are ignored, so the writers may grow); numbers
-//! are parsed as `f64` (`inf` and `NaN` are accepted and left to the figures
-//! to skip).
+//! are parsed as `f64`. `inf` and `NaN` are accepted only in the columns the
+//! row type documents them for ([`CsvRow::INFINITE`], [`CsvRow::UNDEFINED`],
+//! left to the figures to skip), and finite numbers only within ±[`DRAWABLE`]:
+//! anything else is an error naming the file, the line and the column.
 
 pub use crate::collusion::rows::CoalitionRow;
 pub use crate::sim::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow};
@@ -25,11 +27,15 @@ pub(crate) fn open(file: &Path) -> Result<Reader> {
         crate::limits::memory_budget().bytes / 4,
     )?)
 }
+/// Largest magnitude of a number a figure reads: beyond, an axis's width
+/// overflows and plotters cannot place the point (it looped forever on
+/// `1e308` in `ego.csv`).
+pub const DRAWABLE: f64 = 1e300;
 
 /// Every row of `file` as a `T`.
 fn read_all<T: CsvRow>(file: &Path) -> Result<Vec<T>> {
     let mut out = Vec::new();
-    open(file)?.rows(&[], |_, row| {
+    open(file)?.within(DRAWABLE).rows(&[], |_, row| {
         out.push(row);
         Ok::<_, Error>(())
     })?;
@@ -86,7 +92,7 @@ pub struct PathTable {
 /// Reads a path CSV: `owner,eps,v1..vn` (`paths.csv`) or `sample,eps,v1..vn`
 /// (`privdiffuse path`), as [`PathRow`]s. Levels must ascend within each path.
 pub fn read_paths(file: &Path) -> Result<PathTable> {
-    let reader = open(file)?;
+    let reader = open(file)?.within(DRAWABLE);
     let id_column = if reader.has("owner") {
         "owner"
     } else {

@@ -230,7 +230,7 @@ impl EgoFigure {
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
     ) -> DrawResult<DB> {
-        let r = self.radius.max(1e-9) * 1.08;
+        let (_, r) = style::safe_range(-self.radius * 1.08, self.radius.max(1e-9) * 1.08);
         let mut chart = ChartBuilder::on(area)
             .margin(10)
             .x_label_area_size((fonts.axis * 2.6) as u32)

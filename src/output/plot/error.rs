@@ -134,7 +134,7 @@ impl Figure for ErrorFigure {
         } else {
             1.0
         };
-        let (x0, x1) = (xlo - 0.6 * gap, xhi + 0.6 * gap);
+        let (x0, x1) = style::safe_range(xlo - 0.6 * gap, xhi + 0.6 * gap);
         let ys = pts()
             .flat_map(|p| [p.rmse, p.lo, p.hi, p.theory])
             .filter(|y| y.is_finite() && *y > 0.0);

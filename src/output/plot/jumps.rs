@@ -698,7 +698,7 @@ impl JumpsFigure {
             .margin(10)
             .x_label_area_size((fonts.axis * 2.6) as u32)
             .y_label_area_size((fonts.axis * 4.2) as u32)
-            .build_cartesian_2d(x0..x1, 0.0..top * 1.18)?;
+            .build_cartesian_2d(x0..x1, 0.0..style::safe_range(0.0, top * 1.18).1)?;
         chart
             .configure_mesh()
             .x_desc(self.distance_label.as_str())

@@ -145,10 +145,16 @@ impl Figure for PathFigure {
         root.fill(&WHITE)?;
         let (lo, hi) = self.eps_range;
         let (x0, x1) = if hi > lo {
-            let f = (hi / lo).powf(0.03);
-            (lo / f, hi * f)
+            let ratio = hi / lo;
+            let f = if ratio.is_finite() {
+                ratio.powf(0.03)
+            } else {
+                // The ratio overflows: exp(0.03 · (ln hi − ln lo)).
+                (0.03 * (hi.ln() - lo.ln())).exp()
+            };
+            style::safe_log_range(lo / f, hi * f)
         } else {
-            (lo / 2.0, lo * 2.0)
+            style::safe_log_range(lo / 2.0, lo * 2.0)
         };
         let shown = if self.total > self.traces.len() {
             format!("first {} of {} paths", self.traces.len(), self.total)

@@ -220,6 +220,11 @@ pub fn render_with(
     existing: Existing,
 ) -> Result<()> {
     check_size(size)?;
+    crate::limits::check_memory(
+        "width",
+        format!("{} (× height {})", size.0, size.1),
+        crate::limits::image_bytes(size.0, size.1),
+    )?;
     let format = Format::of(out)?;
     ensure_fonts()?;
     match format {
@@ -288,6 +293,11 @@ pub fn title_height(fonts: &Fonts, subtitle: bool) -> u32 {
 /// ticks start at the first power of ten inside the range, which leaves
 /// narrow ranges unlabelled.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    // Powers of ten from floor(log10 lo) to ceil(log10 hi): bounded (about
+    // 630 decades at most) only for positive finite ends.
+    if !(lo > 0.0 && hi >= lo && hi.is_finite()) {
+        return Vec::new();
+    }
     let decades = (hi / lo).log10();
     let at = |ms: &[f64]| -> Vec<f64> {
         let mut out = Vec::new();
@@ -325,8 +335,62 @@ pub fn log_axis(
     hi: f64,
 ) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
     use plotters::coord::combinators::BindKeyPoints;
+    let (lo, hi) = safe_log_range(lo, hi);
     (lo..hi).log_scale().with_key_points(log_ticks(lo, hi))
 }
+
+/// Largest magnitude of an axis end: beyond, a range's width overflows and
+/// plotters' tick search never ends.
+const AXIS_MAX: f64 = 1e300;
+
+/// A linear axis range that plotters can tick in bounded time: both ends
+/// finite and within ±1e300 (data beyond is drawn at the edge), and at least
+/// 1e-9 of its magnitude wide — a narrower range is widened around its
+/// centre, since plotters would otherwise step by less than the spacing of
+/// `f64` near the range and never stop. Ordinary ranges pass unchanged.
+pub fn safe_range(lo: f64, hi: f64) -> (f64, f64) {
+    let clamp = |x: f64| {
+        if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(-AXIS_MAX, AXIS_MAX)
+        }
+    };
+    let (mut lo, mut hi) = (clamp(lo), clamp(hi));
+    if hi < lo {
+        std::mem::swap(&mut lo, &mut hi);
+    }
+    let min_width = (lo.abs().max(hi.abs()) * 1e-9).max(1e-300);
+    if hi - lo < min_width {
+        let c = lo / 2.0 + hi / 2.0;
+        (lo, hi) = (c - min_width, c + min_width);
+    }
+    (lo, hi)
+}
+
+/// [`safe_range`] for a log axis: both ends within [1e-300, 1e300] and `hi`
+/// at least `lo · (1 + 1e-9)`.
+pub fn safe_log_range(lo: f64, hi: f64) -> (f64, f64) {
+    let clamp = |x: f64| {
+        if x.is_nan() {
+            1.0
+        } else {
+            x.clamp(1.0 / AXIS_MAX, AXIS_MAX)
+        }
+    };
+    let (mut lo, mut hi) = (clamp(lo), clamp(hi));
+    if hi < lo {
+        std::mem::swap(&mut lo, &mut hi);
+    }
+    if hi < lo * (1.0 + 1e-9) {
+        (lo, hi) = (lo / (1.0 + 1e-9), lo * (1.0 + 1e-9));
+    }
+    (lo, hi)
+}
+
+/// Most ticks a tick function returns: a guard, never reached by the 1-2-5
+/// steps of a well-formed range.
+const MAX_TICKS: usize = 1000;
 
 /// A y axis that is linear near 0 and logarithmic far from it: positions are
 /// proportional to `asinh(v / s)`. Signed answer errors span decades when ε
@@ -346,7 +410,7 @@ impl AsinhAxis {
     /// Axis over `[lo, hi]`; `scale` = s (None: linear).
     pub fn new(lo: f64, hi: f64, scale: Option<f64>) -> AsinhAxis {
         let (lo, hi) = if lo.is_finite() && hi.is_finite() && hi > lo {
-            (lo, hi)
+            safe_range(lo, hi)
         } else {
             (0.0, 1.0)
         };
@@ -429,7 +493,11 @@ pub fn linear_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
         .unwrap_or(10.0 * p);
     let mut out = Vec::new();
     let mut k = (lo / step).ceil();
-    while k * step <= hi + 1e-9 * step {
+    if !(step.is_finite() && step > 0.0 && k.is_finite() && k + 1.0 != k) {
+        // A width that overflows, or a step below the spacing of f64 there.
+        return vec![lo, hi];
+    }
+    while k * step <= hi + 1e-9 * step && out.len() < MAX_TICKS {
         // Round away float noise such as 0.30000000000000004.
         let v = k * step;
         out.push(if v.abs() < 1e-12 * step { 0.0 } else { v });
@@ -501,7 +569,7 @@ pub fn pad_range(lo: f64, hi: f64, frac: f64) -> (f64, f64) {
         return (c - d, c + d);
     }
     let d = (hi - lo) * frac;
-    (lo - d, hi + d)
+    safe_range(lo - d, hi + d)
 }
 
 /// Padded `[lo, hi]` for a log axis (factor `f` each side; both > 0).
@@ -520,6 +588,28 @@ pub use crate::util::num::short;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_end_on_ranges_finer_than_f64_or_wider_than_it() {
+        // 1e20 + 2¹⁵: the 1-2-5 step (5000) is below the spacing of f64 near
+        // 1e20 (16384), so `k += 1` no longer advanced: an endless loop.
+        let t = linear_ticks(1e20, 1e20 + 32768.0, 8);
+        assert!(t.len() <= 2, "{t:?}");
+        let t = linear_ticks(-1e308, 1e308, 8);
+        assert!(t.len() <= MAX_TICKS);
+        assert!(log_ticks(0.0, 1.0).is_empty());
+        assert!(log_ticks(5e-324, 1e308).len() < 700);
+        // Ordinary ranges are untouched.
+        assert_eq!(
+            linear_ticks(0.0, 1.0, 5),
+            [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
+        assert_eq!(safe_range(0.5, 15.0), (0.5, 15.0));
+        assert_eq!(safe_range(-1e308, f64::INFINITY), (-1e300, 1e300));
+        let (lo, hi) = safe_range(1e20, 1e20);
+        assert!(hi - lo >= 1e11, "{lo} {hi}");
+        assert_eq!(safe_log_range(0.0, f64::INFINITY), (1e-300, 1e300));
+    }
 
     #[test]
     fn viridis_ends_and_monotone_lightness() {

@@ -40,7 +40,12 @@ fn lin_ticks(lo: f64, hi: f64) -> Vec<f64> {
         .unwrap_or(10.0 * mag);
     let mut t = (lo / step).ceil() * step;
     let mut out = Vec::new();
-    while t <= hi + 1e-9 * step {
+    if !(step.is_finite() && step > 0.0 && t.is_finite() && t + step != t) {
+        // A step below the spacing of f64 there would never advance.
+        return vec![lo, hi];
+    }
+    // At most 8 ticks by the choice of step; the bound is a guard.
+    while t <= hi + 1e-9 * step && out.len() < 1000 {
         out.push(if t.abs() < 1e-12 * step { 0.0 } else { t });
         t += step;
     }
@@ -58,6 +63,7 @@ struct Axis {
 
 impl Axis {
     fn new(lo: f64, hi: f64, keys: Vec<f64>) -> Axis {
+        let (lo, hi) = style::safe_range(lo, hi);
         Axis { lo, hi, keys }
     }
 }
