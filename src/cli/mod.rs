@@ -14,6 +14,7 @@ mod relax;
 mod sim_options;
 mod simulate;
 mod sweep;
+mod utility;
 
 pub use common::Output;
 
@@ -52,6 +53,7 @@ pub enum Command {
     Simulate(Box<simulate::SimulateArgs>),
     Collude(Box<collude::ColludeArgs>),
     Sweep(Box<sweep::SweepArgs>),
+    Utility(Box<utility::UtilityArgs>),
     Path(path::PathArgs),
     Relax(relax::RelaxArgs),
     Distances(distances::DistancesArgs),
@@ -67,6 +69,7 @@ impl Command {
             Command::Simulate(_) => "simulate",
             Command::Collude(_) => "collude",
             Command::Sweep(_) => "sweep",
+            Command::Utility(_) => "utility",
             Command::Path(_) => "path",
             Command::Relax(_) => "relax",
             Command::Distances(_) => "distances",
@@ -96,5 +99,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Collude(a) => collude::run(*a),
         Command::Plot(a) => plot::run(a),
         Command::Sweep(a) => sweep::run(*a),
+        Command::Utility(a) => utility::run(*a),
     }
 }
