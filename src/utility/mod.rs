@@ -848,3 +848,6 @@ impl UtilityConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
