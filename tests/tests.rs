@@ -25,6 +25,7 @@ mod cli {
     mod relax;
     mod simulate;
     mod sweep;
+    mod utility;
 }
 
 /// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.
