@@ -97,7 +97,9 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         let d = config.sim.default_out_dir();
         let name = format!(
             "{}-utility",
-            d.file_name().map(|s| s.to_string_lossy()).unwrap_or_default()
+            d.file_name()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default()
         );
         d.with_file_name(name)
     });

@@ -219,8 +219,7 @@ mod tests {
             let mut row = Vec::new();
             for (i, &s) in sources.iter().enumerate() {
                 hop.from_owner(s, &mut ws, &mut row);
-                for v in 0..n as usize {
-                    let d = row[v];
+                for (v, &d) in row.iter().enumerate().take(n as usize) {
                     let reported: Vec<u32> = rec
                         .levels
                         .iter()
@@ -243,8 +242,17 @@ mod tests {
     fn subset_sums_add_the_masked_values() {
         let vals: Vec<i128> = (0..64i128).map(|i| i * i * 1_000_003 - 17).collect();
         let s = SubsetSums::new(&vals);
-        for mask in [0u64, 1, u64::MAX, 0x8000_0000_0000_0001, 0x0123_4567_89ab_cdef] {
-            let want: i128 = (0..64).filter(|i| mask >> i & 1 == 1).map(|i| vals[i]).sum();
+        for mask in [
+            0u64,
+            1,
+            u64::MAX,
+            0x8000_0000_0000_0001,
+            0x0123_4567_89ab_cdef,
+        ] {
+            let want: i128 = (0..64)
+                .filter(|i| mask >> i & 1 == 1)
+                .map(|i| vals[i])
+                .sum();
             assert_eq!(s.sum(mask), want);
         }
         let short = SubsetSums::new(&[1.5f64, 2.0, 4.0]);

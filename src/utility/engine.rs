@@ -326,9 +326,15 @@ impl Visit<'_, '_, '_> {
             }
             let path = &mut self.path[i * dim..(i + 1) * dim];
             let rng = self.rngs[i].get_or_insert_with(|| {
-                rng_for(p.seed(), self.owners[i] as u64, self.replicate, Purpose::Path)
+                rng_for(
+                    p.seed(),
+                    self.owners[i] as u64,
+                    self.replicate,
+                    Purpose::Path,
+                )
             });
-            let w = self.walks[i].get_or_insert_with(|| DownWalk::start(p.norm(), p.top(), path, rng));
+            let w =
+                self.walks[i].get_or_insert_with(|| DownWalk::start(p.norm(), p.top(), path, rng));
             let before = w.jumps();
             w.descend_to(lv.lambda, path, rng);
             self.partial.jumps += w.jumps() - before;
@@ -410,7 +416,8 @@ impl Visit<'_, '_, '_> {
                             p.independent_sum(c, lv.lambda, &mut self.ind_rng, self.v, self.noise);
                             for d in 0..dim {
                                 let x = self.noise[d];
-                                acc.sums[si][v * dim + d] += su_plus(self.u_tables[d].sum(m), p.fix_value(x)?);
+                                acc.sums[si][v * dim + d] +=
+                                    su_plus(self.u_tables[d].sum(m), p.fix_value(x)?);
                             }
                         }
                     }

@@ -274,7 +274,10 @@ impl<'a> UtilityPlan<'a> {
             let to = |f: Fixed, x: f64| f.to_fixed(x).unwrap_or(i128::MAX / 4);
             l.var_fixed = to(fx_var, var);
             l.q_fixed = to(fx_bias, q);
-            l.var_deb_fixed = to(fx_var_deb, q * (1.0 - q) / ((1.0 - 2.0 * q) * (1.0 - 2.0 * q)));
+            l.var_deb_fixed = to(
+                fx_var_deb,
+                q * (1.0 - q) / ((1.0 - 2.0 * q) * (1.0 - 2.0 * q)),
+            );
         }
         let mut random = vec![Scheme::Correlated, Scheme::Independent];
         if bits {
@@ -390,12 +393,15 @@ impl<'a> UtilityPlan<'a> {
         }
         let eps = self.plan.map().eps(level as f64);
         let at = format!("distance {level}");
-        Err(
-            limits::level_error(&self.plan.map().spec(), eps, &at, self.plan.model().sensitivity)
-                .unwrap_or_else(|| {
-                    Error::Numerical(format!("hop level {level} beyond the bound of the run"))
-                }),
+        Err(limits::level_error(
+            &self.plan.map().spec(),
+            eps,
+            &at,
+            self.plan.model().sensitivity,
         )
+        .unwrap_or_else(|| {
+            Error::Numerical(format!("hop level {level} beyond the bound of the run"))
+        }))
     }
 
     #[inline]
@@ -498,7 +504,11 @@ pub struct UtilityResult {
 
 /// The log₂ degree bucket of a degree: 0 → 0, 1 → 1, 2..=3 → 2, …
 pub fn degree_bucket(d: u64) -> usize {
-    if d == 0 { 0 } else { 64 - d.leading_zeros() as usize }
+    if d == 0 {
+        0
+    } else {
+        64 - d.leading_zeros() as usize
+    }
 }
 
 /// Degree range `[lo, hi]` of bucket `b`.
@@ -608,10 +618,8 @@ impl UtilityPlan<'_> {
                     }
                     _ => {
                         let ri = self.random.iter().position(|r| r == s).expect("random");
-                        let deb = matches!(
-                            s,
-                            Scheme::CorrelatedDebiased | Scheme::IndependentDebiased
-                        );
+                        let deb =
+                            matches!(s, Scheme::CorrelatedDebiased | Scheme::IndependentDebiased);
                         let f = if deb { self.fx_deb } else { fv };
                         let est = (0..dim)
                             .map(|d| (u[d] + f.to_f64(acc.sums[ri][j * dim + d])) / nf)
@@ -670,14 +678,20 @@ impl UtilityPlan<'_> {
                 let per_rep: Vec<f64> = reps
                     .iter()
                     .map(|rep| {
-                        (0..n).filter(|&j| inside(j)).map(|j| rep[si][j]).sum::<f64>()
+                        (0..n)
+                            .filter(|&j| inside(j))
+                            .map(|j| rep[si][j])
+                            .sum::<f64>()
                             / count as f64
                     })
                     .collect();
-                let mse = per_rep.iter().sum::<f64>() / r as f64;
+                // Around the first replicate: equal replicates (access) give
+                // exactly that value and a standard error of exactly 0.
+                let base = per_rep[0];
+                let mse = base + per_rep.iter().map(|x| x - base).sum::<f64>() / r as f64;
                 let se = (r > 1).then(|| {
-                    let var = per_rep.iter().map(|x| (x - mse) * (x - mse)).sum::<f64>()
-                        / (r - 1) as f64;
+                    let var =
+                        per_rep.iter().map(|x| (x - mse) * (x - mse)).sum::<f64>() / (r - 1) as f64;
                     (var / r as f64).sqrt()
                 });
                 let theory = first.theory[si].as_ref().map(|t| {

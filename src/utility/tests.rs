@@ -11,7 +11,12 @@ use crate::values::ValueSpec;
 fn small_graph() -> Graph {
     let n = 40u32;
     let mut e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
-    e.extend((0..n).step_by(3).map(|i| (i, (i * 7 + 11) % n)).filter(|(a, b)| a != b));
+    e.extend(
+        (0..n)
+            .step_by(3)
+            .map(|i| (i, (i * 7 + 11) % n))
+            .filter(|(a, b)| a != b),
+    );
     Graph::from_index_edges(n as usize, &e, None, false).unwrap()
 }
 
@@ -57,15 +62,20 @@ fn per_recipient_mse_matches_the_closed_form() {
     let g = small_graph();
     let reps = 400u64;
     for (norm, dim) in [(Norm::L1, 1), (Norm::L2, 3)] {
-        let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, norm, dim);
+        let c = config(
+            ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+            Post::None,
+            norm,
+            dim,
+        );
         let (out, rows) = replicates(&g, &c, reps);
         for si in 0..2 {
             let th = out[0].theory[si].as_ref().unwrap();
             for j in [0usize, 7, 19, 33] {
                 let xs: Vec<f64> = out.iter().map(|e| e.sq_err[si][j]).collect();
                 let m = xs.iter().sum::<f64>() / reps as f64;
-                let sd = (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (reps - 1) as f64)
-                    .sqrt();
+                let sd =
+                    (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (reps - 1) as f64).sqrt();
                 let se = sd / (reps as f64).sqrt();
                 assert!(
                     (m - th[j]).abs() < 6.0 * se,
@@ -89,7 +99,12 @@ fn per_recipient_mse_matches_the_closed_form() {
 fn single_recipient_mechanisms_agree_in_law() {
     let e: Vec<(u32, u32)> = (1..12u32).map(|i| (0, i)).collect();
     let g = Graph::from_index_edges(12, &e, None, false).unwrap();
-    let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, Norm::L1, 1);
+    let c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        1,
+    );
     let reps = 1500u64;
     let (out, _) = replicates(&g, &c, reps);
     let stat = |si: usize| {
@@ -108,7 +123,12 @@ fn single_recipient_mechanisms_agree_in_law() {
 fn access_error_is_the_exact_bias() {
     let e = [(0u32, 1u32), (1, 2), (2, 3), (3, 4)];
     let g = Graph::from_index_edges(5, &e, None, false).unwrap();
-    let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, Norm::L1, 1);
+    let c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        1,
+    );
     let (out, rows) = replicates(&g, &c, 2);
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
@@ -121,10 +141,14 @@ fn access_error_is_the_exact_bias() {
         .collect();
     let all = u.iter().sum::<f64>() / 5.0;
     let seen: [&[usize]; 5] = [&[0, 1], &[0, 1, 2], &[1, 2, 3], &[2, 3, 4], &[3, 4]];
-    let ai = plan.schemes().iter().position(|s| *s == Scheme::Access).unwrap();
+    let ai = plan
+        .schemes()
+        .iter()
+        .position(|s| *s == Scheme::Access)
+        .unwrap();
     let mut total = 0.0;
-    for j in 0..5 {
-        let est = seen[j].iter().map(|&i| u[i]).sum::<f64>() / seen[j].len() as f64;
+    for (j, seen) in seen.iter().enumerate() {
+        let est = seen.iter().map(|&i| u[i]).sum::<f64>() / seen.len() as f64;
         let want = (est - all) * (est - all);
         assert!((out[0].sq_err[ai][j] - want).abs() < 1e-12, "node {j}");
         assert_eq!(out[0].sq_err[ai][j], out[1].sq_err[ai][j]);
@@ -162,20 +186,40 @@ fn bits_debiasing_is_unbiased() {
     }
     // The plain projected mean is biased, visibly so here.
     let (m, se) = signed(0);
-    assert!(m.abs() > 6.0 * se, "plain projected mean unbiased? {m} ({se})");
-    for s in ["correlated", "independent", "correlated-debiased", "independent-debiased"] {
+    assert!(
+        m.abs() > 6.0 * se,
+        "plain projected mean unbiased? {m} ({se})"
+    );
+    for s in [
+        "correlated",
+        "independent",
+        "correlated-debiased",
+        "independent-debiased",
+    ] {
         let r = all_row(&rows, s);
         let t = r.mse_theory.unwrap();
-        assert!((r.mse - t).abs() < 6.0 * r.mse_se.unwrap(), "{s}: {} vs {t}", r.mse);
+        assert!(
+            (r.mse - t).abs() < 6.0 * r.mse_se.unwrap(),
+            "{s}: {} vs {t}",
+            r.mse
+        );
     }
 }
 
 /// The accumulators are the same integers on 1, 2 and 4 threads.
 #[test]
 fn sums_do_not_depend_on_threads() {
-    let e: Vec<(u32, u32)> = (0..600u32).map(|k| (k % 300, (k * 7919 + 3) % 300)).filter(|(a, b)| a != b).collect();
+    let e: Vec<(u32, u32)> = (0..600u32)
+        .map(|k| (k % 300, (k * 7919 + 3) % 300))
+        .filter(|(a, b)| a != b)
+        .collect();
     let g = Graph::from_index_edges(300, &e, None, false).unwrap();
-    let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, Norm::L1, 2);
+    let c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        2,
+    );
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
     let run = |t: usize| {
@@ -196,7 +240,8 @@ fn sums_do_not_depend_on_threads() {
     let mut s = ChunkScratch::new();
     for ch in (0..plan.chunks()).rev() {
         let mut a = Accumulators::new(&plan);
-        plan.run_chunk(ch as u64, plan.chunk(ch), 0, &mut s, &mut a).unwrap();
+        plan.run_chunk(ch as u64, plan.chunk(ch), 0, &mut s, &mut a)
+            .unwrap();
         rev.merge(&a);
     }
     assert_eq!(rev, a1);
@@ -207,10 +252,18 @@ fn sums_do_not_depend_on_threads() {
 #[test]
 fn replicates_standard_error() {
     let g = small_graph();
-    let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, Norm::L1, 1);
+    let c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        1,
+    );
     let (out, rows) = replicates(&g, &c, 5);
     let n = g.n() as f64;
-    let per: Vec<f64> = out.iter().map(|e| e.sq_err[0].iter().sum::<f64>() / n).collect();
+    let per: Vec<f64> = out
+        .iter()
+        .map(|e| e.sq_err[0].iter().sum::<f64>() / n)
+        .collect();
     let m = per.iter().sum::<f64>() / 5.0;
     let sd = (per.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 4.0).sqrt();
     let r = all_row(&rows, "correlated");
@@ -227,7 +280,12 @@ fn replicates_standard_error() {
 #[test]
 fn gamma_difference_is_a_sum_of_laplace_draws() {
     let g = small_graph();
-    let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, Norm::L1, 1);
+    let c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        1,
+    );
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
     let m = 20_000usize;
@@ -265,7 +323,10 @@ fn gamma_difference_is_a_sum_of_laplace_draws() {
         // And the variance is 2c/λ².
         let var = a.iter().map(|x| x * x).sum::<f64>() / m as f64;
         let want = 2.0 * cnt as f64 / (lambda * lambda);
-        assert!((var - want).abs() < 6.0 * want * (5.0 / m as f64).sqrt(), "{var} vs {want}");
+        assert!(
+            (var - want).abs() < 6.0 * want * (5.0 / m as f64).sqrt(),
+            "{var} vs {want}"
+        );
     }
 }
 
@@ -292,7 +353,9 @@ fn refuses_what_it_cannot_do() {
     let mut c = UtilityConfig::default();
     c.sim.post = Post::Round;
     assert!(c.check().unwrap_err().to_string().contains("post"));
-    let mut c = UtilityConfig::default();
-    c.replicates = 0;
+    let c = UtilityConfig {
+        replicates: 0,
+        ..UtilityConfig::default()
+    };
     assert!(c.check().unwrap_err().to_string().contains("replicates"));
 }

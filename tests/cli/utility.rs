@@ -68,7 +68,10 @@ fn writes_its_files_identically_on_1_2_and_4_threads() {
         lines.next(),
         Some("scheme,degree_lo,degree_hi,recipients,mse,mse_se,mse_theory")
     );
-    let schemes: Vec<&str> = lines.clone().map(|l| l.split(',').next().unwrap()).collect();
+    let schemes: Vec<&str> = lines
+        .clone()
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
     for s in [
         "correlated",
         "independent",
@@ -113,7 +116,12 @@ fn one_replicate_leaves_se_empty_and_force_replaces() {
     }
     // Exclusive output: refused without --force, replaced with it.
     let o = utility(&args);
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
     let mut forced = args.to_vec();
     forced.push("--force");
@@ -135,7 +143,10 @@ fn refusals_name_the_flag() {
         a.extend(args.iter());
         let r = utility(&a);
         let err = String::from_utf8_lossy(&r.stderr);
-        assert!(matches!(r.status.code(), Some(1) | Some(2)), "{args:?}: {err}");
+        assert!(
+            matches!(r.status.code(), Some(1) | Some(2)),
+            "{args:?}: {err}"
+        );
         assert!(err.contains(flag), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(!out.exists());

@@ -53,14 +53,22 @@ impl Figure for UtilityFigure {
         let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.0), b.max(p.0))
         });
-        let (xlo, xhi) = if xlo.is_finite() { (xlo, xhi) } else { (0.5, 2.0) };
+        let (xlo, xhi) = if xlo.is_finite() {
+            (xlo, xhi)
+        } else {
+            (0.5, 2.0)
+        };
         let ys = pts()
             .flat_map(|p| [p.1, p.2, p.3, p.4.unwrap_or(f64::NAN)])
             .filter(|y| y.is_finite() && *y > 0.0);
         let (ylo, yhi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
         });
-        let (ylo, yhi) = if ylo.is_finite() { (ylo, yhi) } else { (1e-3, 1.0) };
+        let (ylo, yhi) = if ylo.is_finite() {
+            (ylo, yhi)
+        } else {
+            (1e-3, 1.0)
+        };
         let (x0, x1) = style::pad_log_range(xlo, xhi, 1.5);
         let (y0, y1) = style::pad_log_range(ylo, yhi, 1.4);
         let mut chart = ChartBuilder::on(root)
