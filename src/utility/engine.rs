@@ -81,81 +81,106 @@ fn pow2(k: i32) -> f64 {
     2f64.powi(k)
 }
 
-/// One worker's per-recipient sums (struct of arrays, `n` recipients,
-/// dimension `dim`), all exact: merging two in any order gives the same
-/// integers.
+/// One worker's per-recipient sums, all exact: merging two in any order
+/// gives the same integers. One interleaved record of `i128` slots per
+/// recipient (the engine touches several sums of the same recipient per
+/// visit: one or two cache lines instead of one per sum), in this order:
+/// counts (owners ≠ v reaching v in the low 64 bits, those within the access
+/// radius in the high 64 bits), Σ Var(answer) (projected bits: Σ q(1 − q)),
+/// Σ u_i (`dim`), Σ u_i within the access radius (`dim`), Σ answers per
+/// random scheme (`dim` each, [`UtilityPlan::random_schemes`] order), and
+/// for projected bits Σ q_i(1 − 2u_i) and Σ q(1 − q)/(1 − 2q)².
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accumulators {
     dim: usize,
-    /// Owners (≠ v) reaching v.
-    pub count: Vec<u32>,
-    /// Σ u_i over those owners (`dim` per recipient).
-    pub sum_u: Vec<i128>,
-    /// Owners (≠ v) within the access radius.
-    pub access_count: Vec<u32>,
-    /// Σ u_i over those.
-    pub access_sum: Vec<i128>,
-    /// Σ_i Var(answer) (plain; projected bits: Σ q(1 − q)).
-    pub var: Vec<i128>,
-    /// Projected bits: Σ_i q_i(1 − 2u_i) (the bias of the sum).
-    pub bias: Vec<i128>,
-    /// Debiased bits: Σ_i q(1 − q)/(1 − 2q)².
-    pub var_deb: Vec<i128>,
-    /// Σ of answers per random scheme (in [`UtilityPlan::random_schemes`]
-    /// order), `dim` per recipient each.
-    pub sums: Vec<Vec<i128>>,
+    schemes: usize,
+    bits: bool,
+    stride: usize,
+    slots: Vec<i128>,
 }
 
+const ACCESS_ONE: i128 = 1 << 64;
+
 impl Accumulators {
-    /// Zeroed sums for `n` recipients.
+    /// Zeroed sums for every recipient of `plan`'s graph.
     pub fn new(plan: &UtilityPlan<'_>) -> Accumulators {
         let n = plan.graph().n();
         let dim = plan.dim();
         let bits = plan.bits();
+        let schemes = plan.random_schemes().len();
+        let stride = 2 + dim * (2 + schemes) + if bits { 2 } else { 0 };
         Accumulators {
             dim,
-            count: vec![0; n],
-            sum_u: vec![0; n * dim],
-            access_count: vec![0; n],
-            access_sum: vec![0; n * dim],
-            var: vec![0; n],
-            bias: if bits { vec![0; n] } else { Vec::new() },
-            var_deb: if bits { vec![0; n] } else { Vec::new() },
-            sums: plan
-                .random_schemes()
-                .iter()
-                .map(|_| vec![0; n * dim])
-                .collect(),
+            schemes,
+            bits,
+            stride,
+            slots: vec![0; n * stride],
         }
     }
 
     /// Bytes per recipient (for the memory budget).
     pub fn bytes_per_recipient(dim: usize, random_schemes: usize, bits: bool) -> u64 {
-        (8 + 16 * dim * (2 + random_schemes) + 16 + if bits { 32 } else { 0 }) as u64
+        16 * (2 + dim * (2 + random_schemes) + if bits { 2 } else { 0 }) as u64
     }
 
     /// Adds `other` into `self` (exact; any order gives the same result).
     pub fn merge(&mut self, other: &Accumulators) {
-        fn add<T: Copy + std::ops::AddAssign>(a: &mut [T], b: &[T]) {
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += *y;
-            }
-        }
-        add(&mut self.count, &other.count);
-        add(&mut self.sum_u, &other.sum_u);
-        add(&mut self.access_count, &other.access_count);
-        add(&mut self.access_sum, &other.access_sum);
-        add(&mut self.var, &other.var);
-        add(&mut self.bias, &other.bias);
-        add(&mut self.var_deb, &other.var_deb);
-        for (a, b) in self.sums.iter_mut().zip(&other.sums) {
-            add(a, b);
+        for (x, y) in self.slots.iter_mut().zip(&other.slots) {
+            *x += *y;
         }
     }
 
     /// Dimension of the sums.
     pub fn dim(&self) -> usize {
         self.dim
+    }
+
+    /// The record of recipient `j`.
+    #[inline]
+    pub(crate) fn rec(&mut self, j: usize) -> &mut [i128] {
+        &mut self.slots[j * self.stride..(j + 1) * self.stride]
+    }
+
+    #[inline]
+    fn get(&self, j: usize) -> &[i128] {
+        &self.slots[j * self.stride..(j + 1) * self.stride]
+    }
+
+    /// Owners (≠ j) reaching j.
+    pub fn count(&self, j: usize) -> u64 {
+        (self.get(j)[0] & (ACCESS_ONE - 1)) as u64
+    }
+    /// Owners (≠ j) within the access radius of j.
+    pub fn access_count(&self, j: usize) -> u64 {
+        (self.get(j)[0] >> 64) as u64
+    }
+    /// Σ Var (fixed point).
+    pub fn var(&self, j: usize) -> i128 {
+        self.get(j)[1]
+    }
+    /// Σ u_i, coordinate d (fixed point).
+    pub fn sum_u(&self, j: usize, d: usize) -> i128 {
+        self.get(j)[2 + d]
+    }
+    /// Σ u_i within the access radius, coordinate d.
+    pub fn access_sum(&self, j: usize, d: usize) -> i128 {
+        self.get(j)[2 + self.dim + d]
+    }
+    /// Σ answers of random scheme `s`, coordinate d.
+    pub fn sum(&self, j: usize, s: usize, d: usize) -> i128 {
+        self.get(j)[2 + self.dim * (2 + s) + d]
+    }
+    /// Projected bits: Σ q_i(1 − 2u_i).
+    pub fn bias(&self, j: usize) -> i128 {
+        self.get(j)[2 + self.dim * (2 + self.schemes)]
+    }
+    /// Projected bits: Σ q(1 − q)/(1 − 2q)².
+    pub fn var_deb(&self, j: usize) -> i128 {
+        self.get(j)[3 + self.dim * (2 + self.schemes)]
+    }
+    /// Whether the records hold the projected-bits sums.
+    pub fn bits(&self) -> bool {
+        self.bits
     }
 }
 
@@ -363,38 +388,41 @@ impl Visit<'_, '_, '_> {
         let access = level <= p.access_radius();
         let schemes = p.random_schemes();
         let acc = &mut *self.acc;
+        let bias_at = 2 + dim * (2 + schemes.len());
         for (&v, &m) in nodes.iter().zip(masks) {
-            let v = v as usize;
             let c = m.count_ones();
             self.partial.answers += c as u64;
-            acc.count[v] += c;
-            acc.var[v] += lv.var_fixed * c as i128;
+            let r = acc.rec(v as usize);
+            r[0] += if access {
+                c as i128 * (1 + ACCESS_ONE)
+            } else {
+                c as i128
+            };
+            r[1] += lv.var_fixed * c as i128;
             if p.bits() {
                 let c1 = (m & self.ones).count_ones() as i128;
                 // Σ q(1 − 2u) = q (c − 2 c₁)
-                acc.bias[v] += lv.q_fixed * (c as i128 - 2 * c1);
-                acc.var_deb[v] += lv.var_deb_fixed * c as i128;
-            }
-            if access {
-                acc.access_count[v] += c;
+                r[bias_at] += lv.q_fixed * (c as i128 - 2 * c1);
+                r[bias_at + 1] += lv.var_deb_fixed * c as i128;
             }
             for d in 0..dim {
                 let su = self.u_tables[d].sum(m);
-                acc.sum_u[v * dim + d] += su;
+                r[2 + d] += su;
                 if access {
-                    acc.access_sum[v * dim + d] += su;
+                    r[2 + dim + d] += su;
                 }
             }
             for (si, sch) in schemes.iter().enumerate() {
+                let at = 2 + dim * (2 + si);
                 match sch {
                     Scheme::Correlated => {
                         for d in 0..dim {
-                            acc.sums[si][v * dim + d] += self.tables[d].sum(m);
+                            r[at + d] += self.tables[d].sum(m);
                         }
                     }
                     Scheme::CorrelatedDebiased => {
                         for d in 0..dim {
-                            acc.sums[si][v * dim + d] += self.deb_tables[d].sum(m);
+                            r[at + d] += self.deb_tables[d].sum(m);
                         }
                     }
                     Scheme::Independent => {
@@ -402,22 +430,20 @@ impl Visit<'_, '_, '_> {
                             let c1 = (m & self.ones).count_ones() as u64;
                             let ones = binomial(&mut self.ind_rng, c1, 1.0 - lv.q)
                                 + binomial(&mut self.ind_rng, c as u64 - c1, lv.q);
-                            self.noise[0] = ones as f64;
-                            acc.sums[si][v] += p.fix_value(ones as f64)?;
+                            r[at] += p.fix_value(ones as f64)?;
                             // The debiased sum is a function of the same count.
                             if let Some(di) = schemes
                                 .iter()
                                 .position(|s| *s == Scheme::IndependentDebiased)
                             {
                                 let x = (ones as f64 - c as f64 * lv.q) / (1.0 - 2.0 * lv.q);
-                                acc.sums[di][v] += p.fix_deb(x)?;
+                                r[2 + dim * (2 + di)] += p.fix_deb(x)?;
                             }
                         } else {
                             p.independent_sum(c, lv.lambda, &mut self.ind_rng, self.v, self.noise);
                             for d in 0..dim {
-                                let x = self.noise[d];
-                                acc.sums[si][v * dim + d] +=
-                                    su_plus(self.u_tables[d].sum(m), p.fix_value(x)?);
+                                r[at + d] +=
+                                    su_plus(self.u_tables[d].sum(m), p.fix_value(self.noise[d])?);
                             }
                         }
                     }

@@ -598,20 +598,20 @@ impl UtilityPlan<'_> {
         let fv = self.fx_value;
         for j in 0..n {
             self.values().value(j as u32, &mut u);
-            let nj = 1 + acc.count[j] as u64;
+            let nj = 1 + acc.count(j);
             let nf = nj as f64;
             out.n_values.push(nj);
             let mean: Vec<f64> = (0..dim)
-                .map(|d| (u[d] + fv.to_f64(acc.sum_u[j * dim + d])) / nf)
+                .map(|d| (u[d] + fv.to_f64(acc.sum_u(j, d))) / nf)
                 .collect();
             out.mean.extend_from_slice(&mean);
             for (si, s) in self.schemes.iter().enumerate() {
                 let (est, theory): (Vec<f64>, Option<f64>) = match s {
                     Scheme::Access => {
-                        let na = (1 + acc.access_count[j]) as f64;
+                        let na = (1 + acc.access_count(j)) as f64;
                         (
                             (0..dim)
-                                .map(|d| (u[d] + fv.to_f64(acc.access_sum[j * dim + d])) / na)
+                                .map(|d| (u[d] + fv.to_f64(acc.access_sum(j, d))) / na)
                                 .collect(),
                             None,
                         )
@@ -622,15 +622,15 @@ impl UtilityPlan<'_> {
                             matches!(s, Scheme::CorrelatedDebiased | Scheme::IndependentDebiased);
                         let f = if deb { self.fx_deb } else { fv };
                         let est = (0..dim)
-                            .map(|d| (u[d] + f.to_f64(acc.sums[ri][j * dim + d])) / nf)
+                            .map(|d| (u[d] + f.to_f64(acc.sum(j, ri, d))) / nf)
                             .collect();
                         let th = if deb {
-                            self.fx_var_deb.to_f64(acc.var_deb[j])
+                            self.fx_var_deb.to_f64(acc.var_deb(j))
                         } else if bits {
-                            let b = self.fx_bias.to_f64(acc.bias[j]);
-                            b * b + self.fx_var.to_f64(acc.var[j])
+                            let b = self.fx_bias.to_f64(acc.bias(j));
+                            b * b + self.fx_var.to_f64(acc.var(j))
                         } else {
-                            self.fx_var.to_f64(acc.var[j])
+                            self.fx_var.to_f64(acc.var(j))
                         };
                         (est, Some(th / (nf * nf)))
                     }
