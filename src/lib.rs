@@ -145,6 +145,7 @@ pub mod sim;
 pub mod special;
 pub mod sweep;
 pub mod util;
+pub mod utility;
 pub mod values;
 
 pub use collusion::{Coalition, CoalitionMembers, Collusion, CollusionOutput, Estimator};

@@ -25,6 +25,7 @@ mod cli {
     mod relax;
     mod simulate;
     mod sweep;
+    mod utility;
     mod views;
 }
 

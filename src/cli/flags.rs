@@ -44,6 +44,9 @@ const FLAGS: &[(&str, &str)] = &[
     ("trials", "--trials"),
     ("composition_delta", "--composition-delta"),
     ("threads", "--threads"),
+    // utility
+    ("access_radius", "--access-radius"),
+    ("replicates", "--replicates"),
     ("memory_budget", "--memory-budget"),
     // path, relax
     ("eps_lo", "--eps-lo"),

@@ -15,6 +15,7 @@ mod sim_options;
 mod simulate;
 mod subgraph;
 mod sweep;
+mod utility;
 
 pub use common::Output;
 
@@ -53,6 +54,7 @@ pub enum Command {
     Simulate(Box<simulate::SimulateArgs>),
     Collude(Box<collude::ColludeArgs>),
     Sweep(Box<sweep::SweepArgs>),
+    Utility(Box<utility::UtilityArgs>),
     Path(path::PathArgs),
     Relax(relax::RelaxArgs),
     Distances(distances::DistancesArgs),
@@ -69,6 +71,7 @@ impl Command {
             Command::Simulate(_) => "simulate",
             Command::Collude(_) => "collude",
             Command::Sweep(_) => "sweep",
+            Command::Utility(_) => "utility",
             Command::Path(_) => "path",
             Command::Relax(_) => "relax",
             Command::Distances(_) => "distances",
@@ -100,5 +103,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Collude(a) => collude::run(*a),
         Command::Plot(a) => plot::run(a),
         Command::Sweep(a) => sweep::run(*a),
+        Command::Utility(a) => utility::run(*a),
     }
 }

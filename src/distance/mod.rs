@@ -11,6 +11,12 @@
 //! | [`DistanceKind::Resistance`] | dense pseudo-inverse of the Laplacian per component (Cholesky, `faer`) | O(Σ n_c³) | O(N) |
 //! | [`DistanceKind::ResistanceApprox`] | Spielman–Srivastava JL sketch, Jacobi-PCG solves | O(k · PCG) | O(k · N) |
 //!
+//! Hop distances can also be consumed level by level without any row:
+//! [`LevelSearch`] runs 64 bit-parallel searches and hands a
+//! [`LevelVisitor`] each level's newly reached nodes with the mask of
+//! sources reaching them; [`SubsetSums`] sums per-source values over such
+//! masks in eight look-ups.
+//!
 //! Unreachable nodes (another component, or no directed path) get
 //! `f64::INFINITY`; the owner itself gets 0. Edge weights are lengths, which
 //! for the resistance kinds means resistances (conductance `1 / w`).
@@ -19,10 +25,12 @@ mod approx;
 mod bitbfs;
 mod hop;
 mod resistance;
+mod visit;
 mod weighted;
 
 pub use approx::ResistanceSketch;
 pub use resistance::ExactResistance;
+pub use visit::{LevelSearch, LevelVisitor, SubsetSums};
 
 use crate::graph::Graph;
 use crate::{Error, Result};

@@ -88,6 +88,6 @@ pub fn check_dim(name: &str, dim: usize) -> crate::Result<()> {
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;
 pub use path::{Jump, NoisePath, Norm};
-pub use sampler::{PathSampler, add_jump, sample_marginal, walk_down};
+pub use sampler::{DownWalk, PathSampler, add_jump, sample_marginal, walk_down};
 
 pub use release::{GradualRelease, ReleaseNoise, ReleaseState, Released, StateError};

@@ -186,6 +186,80 @@ pub fn walk_down<R: Rng + ?Sized>(
     }
 }
 
+/// The backward walk of [`PathSampler::sample_into`], resumable: started at
+/// the top level with the marginal, then lowered level by level with
+/// [`DownWalk::descend_to`], for callers that learn the levels they need from
+/// the top down and never know the bottom in advance (the utility's
+/// bit-parallel search meets an owner's recipients nearest first).
+///
+/// It draws the same words in the same order as [`walk_down`]: the gap drawn
+/// last, whose level lies below the current stop, is kept for the next call
+/// instead of being thrown away. So after `start(top)` and descents to
+/// `l₁ > l₂ > … > lo`, the value held equals, at every `lᵢ`, what
+/// `PathSampler::new(n, norm, lo, top)?.sample_into` with the same generator
+/// holds there ([`NoisePath::value_at`]) — up to a jump landing exactly on
+/// an `lᵢ` (probability zero: `value_at` counts it, this walk does not yet).
+#[derive(Clone, Copy, Debug)]
+pub struct DownWalk {
+    norm: Norm,
+    rate: f64,
+    /// Level of the value held (the last jump, or the top).
+    e: f64,
+    /// A drawn gap not taken yet: the candidate level and its random word.
+    pending: Option<(f64, u64)>,
+    jumps: u64,
+}
+
+impl DownWalk {
+    /// Draws `V_top` from its marginal into `v` (`v.len()` = n; `top` finite
+    /// and > 0, as [`PathSampler::new`] validates).
+    pub fn start<R: Rng + ?Sized>(norm: Norm, top: f64, v: &mut [f64], rng: &mut R) -> DownWalk {
+        sample_marginal(norm, top, v, rng);
+        DownWalk {
+            norm,
+            rate: norm.jump_rate(v.len()),
+            e: top,
+            pending: None,
+            jumps: 0,
+        }
+    }
+
+    /// Applies every jump at a level above `stop` (`0 < stop`; stops are
+    /// non-increasing from call to call), so that `v` holds `V_stop`.
+    pub fn descend_to<R: Rng + ?Sized>(&mut self, stop: f64, v: &mut [f64], rng: &mut R) {
+        if v.is_empty() || stop.is_nan() || stop <= 0.0 || !self.e.is_finite() {
+            return;
+        }
+        loop {
+            let (next, bits) = match self.pending.take() {
+                Some(p) => p,
+                None => {
+                    let bits = rng.next_u64();
+                    (self.e * gap_factor(bits, self.rate), bits)
+                }
+            };
+            // As in `walk_down`: a gap below half an ulp moves one ulp down.
+            let e = if next < self.e {
+                next
+            } else {
+                f64::from_bits(self.e.to_bits() - 1)
+            };
+            if next <= stop || e <= stop {
+                self.pending = Some((next, bits));
+                return;
+            }
+            add_jump_signed(self.norm, e, v, rng, bits & 1 == 1);
+            self.e = e;
+            self.jumps += 1;
+        }
+    }
+
+    /// Jumps applied so far.
+    pub fn jumps(&self) -> u64 {
+        self.jumps
+    }
+}
+
 /// Samples exact paths of the lazy process of dimension n in norm ℓ1 or ℓ2
 /// over `[eps_lo, eps_hi]`. A small value built once from validated parameters;
 /// sampling takes the caller's generator.
@@ -341,6 +415,31 @@ mod tests {
         assert_eq!(levels[0], f64::from_bits(2.0f64.to_bits() - 1));
         assert!(levels.windows(2).all(|w| w[0] > w[1]));
         assert!(levels.iter().all(|&e| e > 1.0 && e < 2.0));
+    }
+
+    /// The resumable walk holds, at every level it stops at, the value of
+    /// the path `sample_into` draws from the same generator over the whole
+    /// range, in both norms and several dimensions.
+    #[test]
+    fn down_walk_matches_the_sampled_path_level_by_level() {
+        let stops = [7.0, 5.5, 3.0, 2.9, 1.0, 0.4, 0.05];
+        for (norm, dim) in [(Norm::L1, 1), (Norm::L1, 3), (Norm::L2, 1), (Norm::L2, 4)] {
+            for owner in 0..200 {
+                let (top, lo) = (9.0, *stops.last().unwrap());
+                let path = PathSampler::new(dim, norm, lo, top)
+                    .unwrap()
+                    .sample(&mut rng_for(4, owner, 0, Purpose::Path));
+                let mut rng = rng_for(4, owner, 0, Purpose::Path);
+                let mut v = vec![0.0; dim];
+                let mut w = DownWalk::start(norm, top, &mut v, &mut rng);
+                assert_eq!(v, path.value_at(top));
+                for &s in &stops {
+                    w.descend_to(s, &mut v, &mut rng);
+                    assert_eq!(v, path.value_at(s), "{norm:?} {dim} owner {owner} at {s}");
+                }
+                assert_eq!(w.jumps() as usize, path.num_jumps());
+            }
+        }
     }
 
     #[test]

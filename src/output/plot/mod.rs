@@ -21,6 +21,7 @@ pub mod jumps;
 pub mod path;
 pub mod style;
 pub mod sweep;
+pub mod utility;
 
 pub use jumps::{JumpHistogram, expected_jump_counts};
 pub use style::{Figure, render, render_with};

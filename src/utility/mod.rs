@@ -1,0 +1,867 @@
+//! Network-wide utility (`privdiffuse utility`): every recipient j estimates
+//! the mean ū_j of the values of the owners reaching it (itself included)
+//! from its own value and one answer of every other such owner, under
+//! several schemes side by side:
+//!
+//! * [`Scheme::Correlated`], [`Scheme::Independent`]: the plain mean of the
+//!   raw answers (one lazy path per owner, or fresh noise per answer);
+//! * with projected bits (`values = bits:P`, `post = bit`, `dim = 1`) also
+//!   [`Scheme::CorrelatedDebiased`], [`Scheme::IndependentDebiased`]: each
+//!   answer replaced by (y − q)/(1 − 2q), q = ½·e^(−λ/2) the flip probability
+//!   at process level λ = ε/Δ;
+//! * [`Scheme::Access`] (thesis §3.1.2): owners within `access_radius` hops
+//!   are seen exactly, others not at all.
+//!
+//! # Library API (chunk → partial → merge)
+//! [`UtilityPlan::new`] validates and resolves a [`UtilityConfig`].
+//! [`UtilityPlan::run_chunk`] runs one chunk of at most 64 owners (chunk
+//! index, replicate) and returns a small [`ChunkPartial`] while adding its
+//! answers into a per-worker [`Accumulators`] (O(N), exact `i128`
+//! fixed-point sums: merging workers' vectors in any order with
+//! [`Accumulators::merge`] gives identical integers).
+//! [`UtilityPlan::evaluate`] turns the merged accumulators of one replicate
+//! into per-recipient errors, and [`UtilityPlan::rows`] the replicates into
+//! `utility.csv` rows. [`UtilityPlan::run`] does all of it on the rayon pool;
+//! a cluster can distribute `run_chunk` over processes and merge the same
+//! way. [`Utility`] is the builder for library users.
+//!
+//! # Degree buckets
+//! Recipients are grouped by degree (out-degree on directed graphs) in
+//! log₂ buckets: `[0,0]`, `[1,1]`, `[2,3]`, `[4,7]`, …, `[2^k, 2^(k+1) − 1]`;
+//! only non-empty buckets are written, then one row over all recipients.
+//!
+//! # Exact sums
+//! Every term is rounded once to a binary fixed point with 72 fraction bits
+//! below the largest single term expected (the values' magnitude, or the
+//! noise scale at the smallest ε any hop distance of the graph can map to —
+//! distances are bounded by twice the eccentricity of one node per component,
+//! n − 1 on directed graphs). The hardening pass bounds ε/Δ to
+//! [10⁻⁶⁰, 10⁶⁰], so the scale is finite; `i128` leaves 2⁵⁵ times that
+//! scale of headroom, more than 2³² additions of terms 2²³ times larger
+//! than expected. A term that would not fit is refused with an error, never
+//! wrapped. Cost measured against f64 accumulation: see the report/bench
+//! (`benches/utility.rs`).
+
+mod engine;
+mod write;
+
+pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch, Fixed};
+pub use write::{UtilitySummary, UtilityTimings, utility_to_dir};
+
+use crate::control::Control;
+use crate::distance::{DistanceKind, Distances};
+use crate::graph::Graph;
+use crate::limits;
+use crate::post::Post;
+use crate::process::Norm;
+use crate::sim::{Plan, SimConfig, Unreachable};
+use crate::values::Values;
+use crate::{Error, Result};
+use serde::Serialize;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// An estimation scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// Plain mean of the correlated mechanism's answers.
+    Correlated,
+    /// Plain mean of the independent baseline's answers.
+    Independent,
+    /// Debiased mean of projected correlated bits.
+    CorrelatedDebiased,
+    /// Debiased mean of projected independent bits.
+    IndependentDebiased,
+    /// Exact values within the access radius.
+    Access,
+}
+
+impl Scheme {
+    /// The name in `utility.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Correlated => "correlated",
+            Scheme::Independent => "independent",
+            Scheme::CorrelatedDebiased => "correlated-debiased",
+            Scheme::IndependentDebiased => "independent-debiased",
+            Scheme::Access => "access",
+        }
+    }
+}
+
+/// Everything that changes the numbers of a utility run: the simulation's
+/// options (graph, distance = hop, ε, values, dim/norm, sensitivity, post =
+/// none or bit, owners, seed) plus the access radius and replicates.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UtilityConfig {
+    /// The simulation options (`mechanism`, `bins`, `responses` and
+    /// `path_owners` are not used).
+    pub sim: SimConfig,
+    /// Hops within which the access scheme sees exact values (≥ 0).
+    pub access_radius: u32,
+    /// Independent repetitions of the random schemes (≥ 1).
+    pub replicates: usize,
+}
+
+impl Default for UtilityConfig {
+    fn default() -> Self {
+        UtilityConfig {
+            sim: SimConfig::default(),
+            access_radius: 1,
+            replicates: 1,
+        }
+    }
+}
+
+/// Largest `replicates`.
+pub const MAX_REPLICATES: usize = 100_000;
+
+impl UtilityConfig {
+    /// Checks what needs no graph.
+    pub fn check(&self) -> Result<()> {
+        self.sim.check()?;
+        if self.sim.distance != DistanceKind::Hop {
+            return Err(Error::param(
+                "distance",
+                self.sim.distance,
+                "hop (the utility aggregates answers per hop level)",
+            ));
+        }
+        if self.sim.unreachable != Unreachable::Skip {
+            return Err(Error::param(
+                "unreachable",
+                self.sim.unreachable,
+                "skip (the utility averages the owners a recipient can reach)",
+            ));
+        }
+        match self.sim.post {
+            Post::None => {}
+            Post::Bit => {
+                if self.sim.dim != 1 {
+                    return Err(Error::param(
+                        "post",
+                        "bit",
+                        "`dim` = 1 for projected bits in the utility",
+                    ));
+                }
+            }
+            p => {
+                return Err(Error::param(
+                    "post",
+                    p,
+                    "none or bit (sums of other projections have no closed form)",
+                ));
+            }
+        }
+        if !(1..=MAX_REPLICATES).contains(&self.replicates) {
+            return Err(Error::param(
+                "replicates",
+                self.replicates,
+                format!("an integer in 1..={MAX_REPLICATES}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Privacy level of one hop level, with what the engine needs of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LevelInfo {
+    pub lambda: f64,
+    pub q: f64,
+    pub var_fixed: i128,
+    pub q_fixed: i128,
+    pub var_deb_fixed: i128,
+}
+
+/// A validated utility run on a graph.
+pub struct UtilityPlan<'a> {
+    plan: Plan<'a>,
+    config: UtilityConfig,
+    schemes: Vec<Scheme>,
+    random: Vec<Scheme>,
+    levels: Vec<Option<LevelInfo>>,
+    top: f64,
+    fx_value: Fixed,
+    fx_deb: Fixed,
+    fx_var: Fixed,
+    fx_bias: Fixed,
+    fx_var_deb: Fixed,
+    hop_bound: u32,
+}
+
+impl<'a> UtilityPlan<'a> {
+    /// Validates `config` against the graph and resolves owners, values,
+    /// the map and the fixed-point formats.
+    pub fn new(
+        config: &UtilityConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+    ) -> Result<UtilityPlan<'a>> {
+        config.check()?;
+        let plan = Plan::new(&config.sim, graph, distances)?;
+        let bits = plan.post() == &Post::Bit;
+        let n = graph.n();
+        let hop_bound = hop_bound(graph).max(1);
+        // The map on 1..=bound: non-increasing (the paths are walked down).
+        let map = plan.map();
+        let model = *plan.model();
+        let mut levels = Vec::with_capacity(hop_bound as usize + 1);
+        levels.push(None);
+        let mut prev = f64::INFINITY;
+        let mut floor_lambda = f64::INFINITY;
+        let mut top = 0.0f64;
+        for d in 1..=hop_bound {
+            let eps = map.eps(d as f64);
+            if eps > prev {
+                return Err(Error::param(
+                    "eps",
+                    map.spec(),
+                    "a map non-increasing in the distance (the utility walks each path down)",
+                ));
+            }
+            prev = eps;
+            let ok = (limits::EPS_MIN..=limits::EPS_MAX).contains(&eps)
+                && (limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&model.level(eps));
+            if ok {
+                floor_lambda = floor_lambda.min(model.level(eps));
+                top = top.max(model.level(eps));
+            }
+            levels.push(ok.then_some(LevelInfo {
+                lambda: model.level(eps),
+                q: 0.0,
+                var_fixed: 0,
+                q_fixed: 0,
+                var_deb_fixed: 0,
+            }));
+        }
+        if !floor_lambda.is_finite() {
+            floor_lambda = 1.0;
+            top = 1.0;
+        }
+        // Largest single terms.
+        let mut umax = 0.0f64;
+        let mut buf = vec![0.0; model.dim];
+        for j in 0..n as u32 {
+            plan.values().value(j, &mut buf);
+            for x in &buf {
+                umax = umax.max(x.abs());
+            }
+        }
+        let q_of = |lambda: f64| 0.5 * (-0.5 * lambda).exp();
+        let noise_scale = model.norm.mse_factor(model.dim).sqrt() / floor_lambda;
+        let qf = q_of(floor_lambda);
+        let fx_value = Fixed::for_scale(if bits { 1.0 } else { umax.max(noise_scale) });
+        let fx_deb = Fixed::for_scale(1.0 / (1.0 - 2.0 * qf));
+        let fx_var = Fixed::for_scale(if bits {
+            0.25
+        } else {
+            model.laplace_mse(floor_lambda * model.sensitivity)
+        });
+        let fx_bias = Fixed::for_scale(0.5);
+        let fx_var_deb = Fixed::for_scale(qf * (1.0 - qf) / ((1.0 - 2.0 * qf) * (1.0 - 2.0 * qf)));
+        for l in levels.iter_mut().flatten() {
+            let lambda = l.lambda;
+            let q = q_of(lambda);
+            l.q = q;
+            let var = if bits {
+                q * (1.0 - q)
+            } else {
+                model.norm.mse_factor(model.dim) / (lambda * lambda)
+            };
+            let to = |f: Fixed, x: f64| f.to_fixed(x).unwrap_or(i128::MAX / 4);
+            l.var_fixed = to(fx_var, var);
+            l.q_fixed = to(fx_bias, q);
+            l.var_deb_fixed = to(
+                fx_var_deb,
+                q * (1.0 - q) / ((1.0 - 2.0 * q) * (1.0 - 2.0 * q)),
+            );
+        }
+        let mut random = vec![Scheme::Correlated, Scheme::Independent];
+        if bits {
+            random.extend([Scheme::CorrelatedDebiased, Scheme::IndependentDebiased]);
+        }
+        let mut schemes = random.clone();
+        schemes.push(Scheme::Access);
+        // One accumulator vector per worker.
+        let t = limits::pool_threads();
+        limits::check_memory(
+            "threads",
+            t,
+            limits::bytes_of(&[
+                n as u64,
+                Accumulators::bytes_per_recipient(model.dim, random.len(), bits),
+                t + 1,
+            ]),
+        )?;
+        Ok(UtilityPlan {
+            plan,
+            config: config.clone(),
+            schemes,
+            random,
+            levels,
+            top,
+            fx_value,
+            fx_deb,
+            fx_var,
+            fx_bias,
+            fx_var_deb,
+            hop_bound,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &UtilityConfig {
+        &self.config
+    }
+    /// The simulation plan underneath (owners, values, map).
+    pub fn sim(&self) -> &Plan<'a> {
+        &self.plan
+    }
+    /// The network.
+    pub fn graph(&self) -> &'a Graph {
+        self.plan.graph()
+    }
+    /// Owners, in chunk order.
+    pub fn owners(&self) -> &[u32] {
+        self.plan.owners()
+    }
+    /// Number of chunks of [`CHUNK`] owners.
+    pub fn chunks(&self) -> usize {
+        self.owners().len().div_ceil(CHUNK)
+    }
+    /// The owners of chunk `c`.
+    pub fn chunk(&self, c: usize) -> &[u32] {
+        let o = self.owners();
+        &o[c * CHUNK..((c + 1) * CHUNK).min(o.len())]
+    }
+    /// Schemes in output order.
+    pub fn schemes(&self) -> &[Scheme] {
+        &self.schemes
+    }
+    /// The random schemes (one answer-sum vector each), in order.
+    pub fn random_schemes(&self) -> &[Scheme] {
+        &self.random
+    }
+    /// Projected bits.
+    pub fn bits(&self) -> bool {
+        self.plan.post() == &Post::Bit
+    }
+    /// Dimension.
+    pub fn dim(&self) -> usize {
+        self.plan.model().dim
+    }
+    /// Norm.
+    pub fn norm(&self) -> Norm {
+        self.plan.model().norm
+    }
+    /// Master seed.
+    pub fn seed(&self) -> u64 {
+        self.config.sim.seed
+    }
+    /// The private values.
+    pub fn values(&self) -> &Values {
+        self.plan.values()
+    }
+    /// Access radius.
+    pub fn access_radius(&self) -> u32 {
+        self.config.access_radius
+    }
+    /// Upper bound on hop distances used for the fixed-point scale.
+    pub fn hop_bound(&self) -> u32 {
+        self.hop_bound
+    }
+    /// Fixed-point formats (values, debiased values, variances, bias, debiased variances).
+    pub fn formats(&self) -> [Fixed; 5] {
+        [
+            self.fx_value,
+            self.fx_deb,
+            self.fx_var,
+            self.fx_bias,
+            self.fx_var_deb,
+        ]
+    }
+    pub(crate) fn top(&self) -> f64 {
+        self.top
+    }
+
+    pub(crate) fn level_info(&self, level: u32) -> Result<LevelInfo> {
+        if let Some(Some(l)) = self.levels.get(level as usize) {
+            return Ok(*l);
+        }
+        let eps = self.plan.map().eps(level as f64);
+        let at = format!("distance {level}");
+        Err(limits::level_error(
+            &self.plan.map().spec(),
+            eps,
+            &at,
+            self.plan.model().sensitivity,
+        )
+        .unwrap_or_else(|| {
+            Error::Numerical(format!("hop level {level} beyond the bound of the run"))
+        }))
+    }
+
+    #[inline]
+    pub(crate) fn fix_value(&self, x: f64) -> Result<i128> {
+        self.fx_value.to_fixed(x).ok_or_else(|| overflow(x))
+    }
+    #[inline]
+    pub(crate) fn fix_deb(&self, x: f64) -> Result<i128> {
+        self.fx_deb.to_fixed(x).ok_or_else(|| overflow(x))
+    }
+}
+
+fn overflow(x: f64) -> Error {
+    Error::Numerical(format!(
+        "an answer of {x} is beyond the exact accumulators' range (2^23 times the largest \
+         noise scale of the run)"
+    ))
+}
+
+/// Upper bound on any hop distance: twice the eccentricity of one node per
+/// weak component (undirected); n − 1 on directed graphs.
+fn hop_bound(g: &Graph) -> u32 {
+    let n = g.n();
+    if g.is_directed() {
+        return n.saturating_sub(1).min(u32::MAX as usize) as u32;
+    }
+    let (off, tg) = (g.offsets(), g.targets());
+    let mut dist = vec![u32::MAX; n];
+    let mut queue = Vec::new();
+    let mut bound = 0u32;
+    for s in 0..n {
+        if dist[s] != u32::MAX {
+            continue;
+        }
+        dist[s] = 0;
+        queue.clear();
+        queue.push(s as u32);
+        let mut h = 0;
+        let mut ecc = 0;
+        while h < queue.len() {
+            let u = queue[h] as usize;
+            h += 1;
+            for &v in &tg[off[u]..off[u + 1]] {
+                if dist[v as usize] == u32::MAX {
+                    dist[v as usize] = dist[u] + 1;
+                    ecc = ecc.max(dist[u] + 1);
+                    queue.push(v);
+                }
+            }
+        }
+        bound = bound.max(ecc.saturating_mul(2));
+    }
+    bound.min(n.saturating_sub(1) as u32)
+}
+
+/// Per-recipient outcome of one replicate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecipientErrors {
+    /// Values averaged per recipient: 1 + owners (≠ j) reaching j.
+    pub n_values: Vec<u64>,
+    /// ū_j (`dim` per recipient).
+    pub mean: Vec<f64>,
+    /// Estimates per scheme ([`UtilityPlan::schemes`] order), `dim` per recipient.
+    pub estimates: Vec<Vec<f64>>,
+    /// Squared errors per scheme.
+    pub sq_err: Vec<Vec<f64>>,
+    /// Theoretical MSE per scheme (`None` for access).
+    pub theory: Vec<Option<Vec<f64>>>,
+}
+
+/// One row of `utility.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UtilityRow {
+    /// Scheme name.
+    pub scheme: String,
+    /// Smallest degree of the bucket (`None`: all recipients).
+    pub degree_lo: Option<u64>,
+    /// Largest degree of the bucket.
+    pub degree_hi: Option<u64>,
+    /// Recipients in the bucket.
+    pub recipients: u64,
+    /// Mean over replicates of the mean squared error over the bucket.
+    pub mse: f64,
+    /// Standard error of `mse` over replicates (`None` with one replicate).
+    pub mse_se: Option<f64>,
+    /// Theoretical MSE (`None` for access).
+    pub mse_theory: Option<f64>,
+}
+
+/// What a run produces in memory.
+#[derive(Clone, Debug)]
+pub struct UtilityResult {
+    /// `utility.csv` rows.
+    pub rows: Vec<UtilityRow>,
+    /// The first replicate's per-recipient outcome.
+    pub first: RecipientErrors,
+    /// Aggregates of all chunks of all replicates.
+    pub partial: ChunkPartial,
+}
+
+/// The log₂ degree bucket of a degree: 0 → 0, 1 → 1, 2..=3 → 2, …
+pub fn degree_bucket(d: u64) -> usize {
+    if d == 0 {
+        0
+    } else {
+        64 - d.leading_zeros() as usize
+    }
+}
+
+/// Degree range `[lo, hi]` of bucket `b`.
+pub fn bucket_range(b: usize) -> (u64, u64) {
+    if b == 0 {
+        (0, 0)
+    } else {
+        (1u64 << (b - 1), (1u64 << (b - 1)) * 2 - 1)
+    }
+}
+
+impl UtilityPlan<'_> {
+    /// Runs every chunk of one replicate on the rayon pool: one
+    /// [`Accumulators`] per worker, chunks taken dynamically, merged at the
+    /// end (exact, so the result does not depend on the scheduling).
+    pub fn run_replicate(
+        &self,
+        replicate: u64,
+        control: &Control,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Result<(Accumulators, ChunkPartial)> {
+        let chunks = self.chunks();
+        let next = AtomicUsize::new(0);
+        let workers = rayon::current_num_threads().clamp(1, chunks.max(1));
+        let out: Mutex<Vec<Result<(Accumulators, ChunkPartial)>>> = Mutex::new(Vec::new());
+        rayon::scope(|sc| {
+            for _ in 0..workers {
+                sc.spawn(|_| {
+                    let r = (|| {
+                        let mut acc = Accumulators::new(self);
+                        let mut partial = ChunkPartial::default();
+                        let mut scratch = ChunkScratch::new();
+                        loop {
+                            let c = next.fetch_add(1, Ordering::Relaxed);
+                            if c >= chunks {
+                                break;
+                            }
+                            control.check()?;
+                            let p = self.run_chunk(
+                                c as u64,
+                                self.chunk(c),
+                                replicate,
+                                &mut scratch,
+                                &mut acc,
+                            )?;
+                            partial.merge(&p);
+                            done(p.owners);
+                        }
+                        Ok((acc, partial))
+                    })();
+                    if let Ok(mut o) = out.lock() {
+                        o.push(r);
+                    }
+                });
+            }
+        });
+        let mut total = Accumulators::new(self);
+        let mut partial = ChunkPartial::default();
+        let results = out.into_inner().unwrap_or_default();
+        for r in results {
+            let (a, p) = r?;
+            total.merge(&a);
+            partial.merge(&p);
+        }
+        Ok((total, partial))
+    }
+
+    /// Per-recipient estimates and squared errors from the merged sums of
+    /// one replicate.
+    pub fn evaluate(&self, acc: &Accumulators) -> RecipientErrors {
+        let n = self.graph().n();
+        let dim = self.dim();
+        let bits = self.bits();
+        let ns = self.schemes.len();
+        let mut out = RecipientErrors {
+            n_values: Vec::with_capacity(n),
+            mean: Vec::with_capacity(n * dim),
+            estimates: vec![Vec::with_capacity(n * dim); ns],
+            sq_err: vec![Vec::with_capacity(n); ns],
+            theory: self
+                .schemes
+                .iter()
+                .map(|s| (*s != Scheme::Access).then(|| Vec::with_capacity(n)))
+                .collect(),
+        };
+        let mut u = vec![0.0; dim];
+        let fv = self.fx_value;
+        for j in 0..n {
+            self.values().value(j as u32, &mut u);
+            let nj = 1 + acc.count(j);
+            let nf = nj as f64;
+            out.n_values.push(nj);
+            let mean: Vec<f64> = (0..dim)
+                .map(|d| (u[d] + fv.to_f64(acc.sum_u(j, d))) / nf)
+                .collect();
+            out.mean.extend_from_slice(&mean);
+            for (si, s) in self.schemes.iter().enumerate() {
+                let (est, theory): (Vec<f64>, Option<f64>) = match s {
+                    Scheme::Access => {
+                        let na = (1 + acc.access_count(j)) as f64;
+                        (
+                            (0..dim)
+                                .map(|d| (u[d] + fv.to_f64(acc.access_sum(j, d))) / na)
+                                .collect(),
+                            None,
+                        )
+                    }
+                    _ => {
+                        let ri = self.random.iter().position(|r| r == s).expect("random");
+                        let deb =
+                            matches!(s, Scheme::CorrelatedDebiased | Scheme::IndependentDebiased);
+                        let f = if deb { self.fx_deb } else { fv };
+                        let est = (0..dim)
+                            .map(|d| (u[d] + f.to_f64(acc.sum(j, ri, d))) / nf)
+                            .collect();
+                        let th = if deb {
+                            self.fx_var_deb.to_f64(acc.var_deb(j))
+                        } else if bits {
+                            let b = self.fx_bias.to_f64(acc.bias(j));
+                            b * b + self.fx_var.to_f64(acc.var(j))
+                        } else {
+                            self.fx_var.to_f64(acc.var(j))
+                        };
+                        (est, Some(th / (nf * nf)))
+                    }
+                };
+                let e2: f64 = est.iter().zip(&mean).map(|(a, b)| (a - b) * (a - b)).sum();
+                out.estimates[si].extend_from_slice(&est);
+                out.sq_err[si].push(e2);
+                if let (Some(t), Some(v)) = (out.theory[si].as_mut(), theory) {
+                    t.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    /// `utility.csv` rows from the replicates' per-recipient errors.
+    pub fn rows(&self, reps: &[Vec<Vec<f64>>], first: &RecipientErrors) -> Vec<UtilityRow> {
+        let g = self.graph();
+        let n = g.n();
+        let bucket: Vec<usize> = (0..n as u32)
+            .map(|j| degree_bucket(g.degree(j) as u64))
+            .collect();
+        let nb = bucket.iter().copied().max().unwrap_or(0) + 1;
+        let mut members = vec![0u64; nb];
+        for &b in &bucket {
+            members[b] += 1;
+        }
+        let r = reps.len();
+        let mut rows = Vec::new();
+        for (si, s) in self.schemes.iter().enumerate() {
+            let groups: Vec<Option<usize>> = (0..nb)
+                .filter(|&b| members[b] > 0)
+                .map(Some)
+                .chain([None])
+                .collect();
+            for grp in groups {
+                let inside = |j: usize| grp.is_none_or(|b| bucket[j] == b);
+                let count = match grp {
+                    Some(b) => members[b],
+                    None => n as u64,
+                };
+                if count == 0 {
+                    continue;
+                }
+                let per_rep: Vec<f64> = reps
+                    .iter()
+                    .map(|rep| {
+                        (0..n)
+                            .filter(|&j| inside(j))
+                            .map(|j| rep[si][j])
+                            .sum::<f64>()
+                            / count as f64
+                    })
+                    .collect();
+                // Around the first replicate: equal replicates (access) give
+                // exactly that value and a standard error of exactly 0.
+                let base = per_rep[0];
+                let mse = base + per_rep.iter().map(|x| x - base).sum::<f64>() / r as f64;
+                let se = (r > 1).then(|| {
+                    let var =
+                        per_rep.iter().map(|x| (x - mse) * (x - mse)).sum::<f64>() / (r - 1) as f64;
+                    (var / r as f64).sqrt()
+                });
+                let theory = first.theory[si].as_ref().map(|t| {
+                    (0..n).filter(|&j| inside(j)).map(|j| t[j]).sum::<f64>() / count as f64
+                });
+                let (lo, hi) = match grp {
+                    Some(b) => {
+                        let (a, z) = bucket_range(b);
+                        (Some(a), Some(z))
+                    }
+                    None => (None, None),
+                };
+                rows.push(UtilityRow {
+                    scheme: s.name().into(),
+                    degree_lo: lo,
+                    degree_hi: hi,
+                    recipients: count,
+                    mse,
+                    mse_se: se,
+                    mse_theory: theory,
+                });
+            }
+        }
+        rows
+    }
+
+    /// Every replicate, then the rows. `control` is checked per chunk and
+    /// told of the owners done.
+    pub fn run(&self, control: &Control) -> Result<UtilityResult> {
+        let reps = self.config.replicates as u64;
+        let total = self.owners().len() as u64 * reps;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let report = |k: u64| {
+            let d = done.fetch_add(k, Ordering::Relaxed) + k;
+            control.report("owners", d, total);
+        };
+        let mut errs = Vec::new();
+        let mut first = None;
+        let mut partial = ChunkPartial::default();
+        for r in 0..reps {
+            let (acc, p) = self.run_replicate(r, control, &report)?;
+            partial.merge(&p);
+            let e = self.evaluate(&acc);
+            errs.push(e.sq_err.clone());
+            if first.is_none() {
+                first = Some(e);
+            }
+        }
+        let first = first.expect("replicates ≥ 1");
+        let rows = self.rows(&errs, &first);
+        Ok(UtilityResult {
+            rows,
+            first,
+            partial,
+        })
+    }
+}
+
+/// Builder for library users, like [`crate::sim::Simulation`]:
+/// `Utility::new(&graph).eps(..).values(..).access_radius(2).run()`.
+pub struct Utility<'g> {
+    graph: &'g Graph,
+    config: UtilityConfig,
+    control: Control,
+}
+
+impl<'g> Utility<'g> {
+    /// Defaults of [`UtilityConfig`] on `graph`.
+    pub fn new(graph: &'g Graph) -> Self {
+        Utility {
+            graph,
+            config: UtilityConfig::default(),
+            control: Control::new(),
+        }
+    }
+    /// A full configuration (its `graph` path is not read).
+    pub fn with_config(graph: &'g Graph, config: UtilityConfig) -> Self {
+        Utility {
+            graph,
+            config,
+            control: Control::new(),
+        }
+    }
+    /// Privacy map.
+    pub fn eps(mut self, map: crate::EpsilonMap) -> Self {
+        self.config.sim.eps = map;
+        self
+    }
+    /// Private values.
+    pub fn values(mut self, v: crate::ValueSpec) -> Self {
+        self.config.sim.values = v;
+        self
+    }
+    /// Dimension.
+    pub fn dim(mut self, dim: usize) -> Self {
+        self.config.sim.dim = dim;
+        self
+    }
+    /// Norm.
+    pub fn norm(mut self, norm: Norm) -> Self {
+        self.config.sim.norm = norm;
+        self
+    }
+    /// Post-processing (none or bit).
+    pub fn post(mut self, post: Post) -> Self {
+        self.config.sim.post = post;
+        self
+    }
+    /// Owners.
+    pub fn owners(mut self, owners: crate::Owners) -> Self {
+        self.config.sim.owners = owners;
+        self
+    }
+    /// Seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.config.sim.seed = seed;
+        self
+    }
+    /// Access radius.
+    pub fn access_radius(mut self, r: u32) -> Self {
+        self.config.access_radius = r;
+        self
+    }
+    /// Replicates.
+    pub fn replicates(mut self, r: usize) -> Self {
+        self.config.replicates = r;
+        self
+    }
+    /// Cancellation and progress.
+    pub fn control(mut self, control: Control) -> Self {
+        self.control = control;
+        self
+    }
+    /// The configuration so far.
+    pub fn config(&self) -> &UtilityConfig {
+        &self.config
+    }
+    /// Runs it.
+    pub fn run(&self) -> Result<UtilityResult> {
+        let d = Distances::new(
+            self.graph,
+            self.config.sim.distance,
+            &self.config.sim.distance_options,
+        )?;
+        let plan = UtilityPlan::new(&self.config, self.graph, &d)?;
+        plan.run(&self.control)
+    }
+}
+
+impl UtilityConfig {
+    /// Reads the `config` object of a `summary.json` written by `utility`
+    /// (or the simulation options of one written by `simulate`).
+    pub fn from_summary(path: &std::path::Path) -> Result<UtilityConfig> {
+        let text = crate::util::lines::read_text(path, crate::sim::summary::MAX_SUMMARY_BYTES)?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
+        let cfg = v.get("config").cloned().ok_or_else(|| {
+            Error::input(path, 1, "expected a summary.json with a \"config\" object")
+        })?;
+        if cfg.get("sim").is_some() {
+            serde_json::from_value(cfg)
+                .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+        } else {
+            Ok(UtilityConfig {
+                sim: SimConfig::from_summary(path)?,
+                ..UtilityConfig::default()
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

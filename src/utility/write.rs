@@ -1,0 +1,222 @@
+//! `utility --out DIR`: `utility.csv`, optional `recipients.csv`,
+//! `summary.json`, `timings.json` and the figure, in a staging directory
+//! that replaces DIR only when complete (same rules as `simulate`).
+
+use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
+use crate::distance::Distances;
+use crate::graph::{LoadOptions, load_graph};
+use crate::sim::RunOptions;
+use crate::sim::write::{claim_out_dir, create, finish, write_error, write_json};
+use crate::util::fmt_f64;
+use crate::{Error, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+/// `summary.json` of a utility run.
+#[derive(Clone, Debug, Serialize)]
+pub struct UtilitySummary {
+    /// The configuration (re-run with it).
+    pub config: UtilityConfig,
+    /// The resolved privacy map's canonical spec.
+    pub map: String,
+    /// Nodes (= recipients).
+    pub recipients: u64,
+    /// Owners per replicate.
+    pub owners: u64,
+    /// Answers per scheme per replicate.
+    pub answers: u64,
+    /// Jumps of the correlated paths (all replicates).
+    pub jumps: u64,
+    /// Deepest hop level met.
+    pub max_level: u32,
+    /// Hop bound used for the fixed-point scale.
+    pub hop_bound: u32,
+    /// Fraction bits of the fixed-point formats (values, debiased values,
+    /// variances, bias, debiased variances).
+    pub fixed_point_shifts: Vec<i32>,
+    /// Degree buckets.
+    pub degree_buckets: &'static str,
+    /// Rows over all recipients.
+    pub totals: Vec<UtilityRow>,
+}
+
+/// `timings.json` of a utility run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UtilityTimings {
+    /// Worker threads.
+    pub threads: usize,
+    /// Loading the graph.
+    pub load_s: f64,
+    /// Validating and resolving (values, fixed-point scale).
+    pub plan_s: f64,
+    /// All replicates' chunks.
+    pub utility_s: f64,
+    /// Figures.
+    pub plots_s: f64,
+    /// Everything.
+    pub total_s: f64,
+}
+
+/// The header of `utility.csv`.
+pub const UTILITY_HEADER: &str = "scheme,degree_lo,degree_hi,recipients,mse,mse_se,mse_theory";
+
+fn opt_u(x: Option<u64>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn num(x: f64) -> std::io::Result<String> {
+    if x.is_finite() {
+        Ok(fmt_f64(x))
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a non-finite number ({x})"),
+        ))
+    }
+}
+
+/// Writes `utility.csv`.
+pub fn write_utility_csv(w: &mut impl Write, rows: &[UtilityRow]) -> std::io::Result<()> {
+    writeln!(w, "{UTILITY_HEADER}")?;
+    for r in rows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{}",
+            r.scheme,
+            opt_u(r.degree_lo),
+            opt_u(r.degree_hi),
+            r.recipients,
+            num(r.mse)?,
+            r.mse_se.map(num).transpose()?.unwrap_or_default(),
+            r.mse_theory.map(num).transpose()?.unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `recipients.csv` (first replicate): id, degree, n_values, mean,
+/// then one estimate per scheme (`_k` suffixes per coordinate when dim > 1).
+pub fn write_recipients_csv(
+    w: &mut impl Write,
+    plan: &UtilityPlan<'_>,
+    res: &UtilityResult,
+) -> std::io::Result<()> {
+    let dim = plan.dim();
+    let g = plan.graph();
+    let col = |name: &str| -> Vec<String> {
+        if dim == 1 {
+            vec![name.to_string()]
+        } else {
+            (1..=dim).map(|k| format!("{name}_{k}")).collect()
+        }
+    };
+    let mut head = vec!["id".to_string(), "degree".into(), "n_values".into()];
+    head.extend(col("mean"));
+    for s in plan.schemes() {
+        head.extend(col(s.name()));
+    }
+    writeln!(w, "{}", head.join(","))?;
+    let e = &res.first;
+    let mut line = String::new();
+    for j in 0..g.n() {
+        line.clear();
+        crate::util::table::push_field(&mut line, &g.ids().label(j as u32).to_string());
+        line.push_str(&format!(",{},{}", g.degree(j as u32), e.n_values[j]));
+        for d in 0..dim {
+            line.push(',');
+            line.push_str(&num(e.mean[j * dim + d])?);
+        }
+        for est in &e.estimates {
+            for d in 0..dim {
+                line.push(',');
+                line.push_str(&num(est[j * dim + d])?);
+            }
+        }
+        writeln!(w, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Loads the graph, runs the utility and writes every output into
+/// `opts.out` atomically.
+pub fn utility_to_dir(
+    config: &UtilityConfig,
+    recipients: bool,
+    opts: &RunOptions,
+) -> Result<(UtilitySummary, UtilityTimings)> {
+    config.check()?;
+    if opts.plots {
+        crate::output::check_plots_available()?;
+    }
+    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
+    let t0 = Instant::now();
+    let mut timings = UtilityTimings {
+        threads: rayon::current_num_threads(),
+        ..Default::default()
+    };
+    let sim = &config.sim;
+    if sim.graph == Path::new(crate::sim::DEFAULT_GRAPH) && !sim.graph.exists() {
+        return Err(Error::Unsupported(format!(
+            "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
+            sim.graph.display()
+        )));
+    }
+    let graph = load_graph(
+        &sim.graph,
+        &LoadOptions {
+            directed: sim.directed,
+            nodes_file: sim.nodes.clone(),
+            ..LoadOptions::default()
+        },
+    )?;
+    timings.load_s = t0.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
+    let plan = UtilityPlan::new(config, &graph, &distances)?;
+    timings.plan_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let res = plan.run(&opts.control)?;
+    timings.utility_s = t.elapsed().as_secs_f64();
+    let mut w = create(&dir, "utility.csv")?;
+    write_utility_csv(&mut w, &res.rows).map_err(|e| write_error(&dir, "utility.csv", e))?;
+    finish(&dir, w, "utility.csv")?;
+    if recipients {
+        let mut w = create(&dir, "recipients.csv")?;
+        write_recipients_csv(&mut w, &plan, &res)
+            .map_err(|e| write_error(&dir, "recipients.csv", e))?;
+        finish(&dir, w, "recipients.csv")?;
+    }
+    let reps = config.replicates as u64;
+    let summary = UtilitySummary {
+        config: config.clone(),
+        map: plan.sim().map().spec(),
+        recipients: graph.n() as u64,
+        owners: plan.owners().len() as u64,
+        answers: res.partial.answers / reps,
+        jumps: res.partial.jumps,
+        max_level: res.partial.max_level,
+        hop_bound: plan.hop_bound(),
+        fixed_point_shifts: plan.formats().iter().map(|f| f.shift).collect(),
+        degree_buckets: "log2: [0,0], [1,1], [2,3], [4,7], ..., [2^k, 2^(k+1)-1]",
+        totals: res
+            .rows
+            .iter()
+            .filter(|r| r.degree_lo.is_none())
+            .cloned()
+            .collect(),
+    };
+    write_json(&dir, "summary.json", &summary)?;
+    if opts.plots {
+        let t = Instant::now();
+        #[cfg(feature = "plots")]
+        crate::output::plot::utility::draw(dir.staging(), &res.rows)
+            .map_err(|e| crate::sim::write::at_destination(&dir, e))?;
+        timings.plots_s = t.elapsed().as_secs_f64();
+    }
+    timings.total_s = t0.elapsed().as_secs_f64();
+    write_json(&dir, "timings.json", &timings)?;
+    dir.commit()?;
+    Ok((summary, timings))
+}
