@@ -347,6 +347,36 @@ fn graph_key(c: &SimConfig) -> GraphKey {
     (c.graph.clone(), c.nodes.clone(), c.directed, c.view.clone())
 }
 
+/// The distinct graphs (with their views) of `points`, each loaded once, and
+/// their keys in first-seen order.
+fn load_graphs<'a>(points: impl Iterator<Item = &'a Point>) -> Result<(Vec<GraphKey>, Vec<Graph>)> {
+    let mut gkeys: Vec<GraphKey> = Vec::new();
+    for p in points {
+        let k = graph_key(&p.config);
+        if !gkeys.contains(&k) {
+            gkeys.push(k);
+        }
+    }
+    let graphs = gkeys
+        .iter()
+        .map(|(path, nodes, directed, view)| {
+            let g = load_graph(
+                path,
+                &LoadOptions {
+                    directed: *directed,
+                    nodes_file: nodes.clone(),
+                    ..LoadOptions::default()
+                },
+            )?;
+            match view {
+                Some(v) => v.apply(&g),
+                None => Ok(g),
+            }
+        })
+        .collect::<Result<_>>()?;
+    Ok((gkeys, graphs))
+}
+
 /// The options that matter for `kind` (hop and weighted need none).
 fn distance_key(kind: DistanceKind, o: &DistanceOptions) -> String {
     match kind {
@@ -503,30 +533,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         .collect();
 
     // Graphs and distances of the pending points, each prepared once.
-    let mut gkeys: Vec<GraphKey> = Vec::new();
-    for p in &pending {
-        let k = graph_key(&p.config);
-        if !gkeys.contains(&k) {
-            gkeys.push(k);
-        }
-    }
-    let graphs: Vec<Graph> = gkeys
-        .iter()
-        .map(|(path, nodes, directed, view)| {
-            let g = load_graph(
-                path,
-                &LoadOptions {
-                    directed: *directed,
-                    nodes_file: nodes.clone(),
-                    ..LoadOptions::default()
-                },
-            )?;
-            match view {
-                Some(v) => v.apply(&g),
-                None => Ok(g),
-            }
-        })
-        .collect::<Result<_>>()?;
+    let (gkeys, graphs) = load_graphs(pending.iter().copied())?;
     let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
     let mut point_dist: Vec<usize> = Vec::with_capacity(pending.len());
     for p in &pending {
@@ -681,26 +688,7 @@ fn owner_count(c: &SimConfig, nodes: usize) -> usize {
 /// × owners, and the sweep's is the preparation plus the sum over points
 /// divided by the threads. Nothing is written.
 fn dry_run(points: &[Point], t0: Instant) -> Result<SweepReport> {
-    let mut gkeys: Vec<(PathBuf, Option<PathBuf>, bool)> = Vec::new();
-    for p in points {
-        let k = graph_key(&p.config);
-        if !gkeys.contains(&k) {
-            gkeys.push(k);
-        }
-    }
-    let graphs: Vec<Graph> = gkeys
-        .iter()
-        .map(|(path, nodes, directed)| {
-            load_graph(
-                path,
-                &LoadOptions {
-                    directed: *directed,
-                    nodes_file: nodes.clone(),
-                    ..LoadOptions::default()
-                },
-            )
-        })
-        .collect::<Result<_>>()?;
+    let (gkeys, graphs) = load_graphs(points.iter())?;
     let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
     let mut point_dist = Vec::with_capacity(points.len());
     for p in points {

@@ -285,10 +285,7 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
 
 /// The edges of the run's graph (as `summary.json`'s configuration loads
 /// it, view included) whose two ends are both placed in `at`.
-fn edge_segments(
-    dir: &Path,
-    at: &HashMap<String, (f64, f64)>,
-) -> Result<Vec<Segment>> {
+fn edge_segments(dir: &Path, at: &HashMap<String, (f64, f64)>) -> Result<Vec<Segment>> {
     let file = dir.join("summary.json");
     let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
     let v: serde_json::Value = serde_json::from_str(&text)
