@@ -49,12 +49,21 @@ pub fn read_by_distance(file: &Path) -> Result<Vec<ByDistanceRow>> {
 
 /// Reads `jumps.csv`.
 pub fn read_jumps(file: &Path) -> Result<Vec<JumpRow>> {
-    read_all(file)
+    // With replicates, the figures draw the file's first replicate.
+    let mut rows: Vec<JumpRow> = read_all(file)?;
+    if let Some(r) = rows.first().map(|j| j.replicate) {
+        rows.retain(|j| j.replicate == r);
+    }
+    Ok(rows)
 }
 
 /// Reads `owners.csv`.
 pub fn read_owners(file: &Path) -> Result<Vec<OwnerRow>> {
-    read_all(file)
+    let mut rows: Vec<OwnerRow> = read_all(file)?;
+    if let Some(r) = rows.first().map(|o| o.replicate) {
+        rows.retain(|o| o.replicate == r);
+    }
+    Ok(rows)
 }
 
 /// One path of a `paths.csv` (owner) or `privdiffuse path` CSV (sample):
@@ -111,13 +120,15 @@ pub fn read_paths(file: &Path) -> Result<PathTable> {
     }
     let mut series: Vec<PathSeries> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
+    let mut first_replicate: Option<Option<u32>> = None;
     reader.rows(&[("owner", id_column)], |line, row: PathRow| {
         let error = |message: String| Error::input(file, line, message);
-        // Replicates of one owner are paths of their own.
-        let id = match row.replicate {
-            Some(r) if r > 0 => format!("{} (replicate {r})", row.owner),
-            _ => row.owner,
-        };
+        // With replicates, the figures draw the file's first replicate.
+        let rep = *first_replicate.get_or_insert(row.replicate);
+        if row.replicate != rep {
+            return Ok(());
+        }
+        let id = row.owner;
         let k = match index.get(&id) {
             Some(&k) => k,
             None => {
