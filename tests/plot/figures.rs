@@ -318,7 +318,7 @@ fn ego_figure_with_replicates_bits_edges_and_owners() {
     let e = plot::ego::load(&run, Some("5"), false)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("0, 33") && e.contains("--ego-owners"), "{e}");
+    assert!(e.contains("0, 33") && e.contains("ego_owners"), "{e}");
     // Colour-bar labels: no value twice.
     let out = dir.join("ego.svg");
     plot::draw(

@@ -173,7 +173,7 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
                     id,
                     format!(
                         "an owner whose recipients ego.csv records ({}; record more with \
-                         simulate --ego-owners ID,...)",
+                         `ego_owners`)",
                         recorded()
                     ),
                 ));
