@@ -300,7 +300,16 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
     let mut out = super::Output::open(dest.as_deref(), args.force)?;
     // The sidecar `FILE.json` (eps_lo, eps_hi, …) of a file output, claimed
     // with it: `plot --kind path` draws every path up to eps_hi from it.
-    let mut sidecar = match dest.as_deref().filter(|p| p.as_os_str() != "-") {
+    // Only beside a regular file: `--out /dev/null` or a FIFO gets none.
+    let regular = |p: &&std::path::Path| match std::fs::metadata(p) {
+        Ok(m) => m.is_file(),
+        Err(_) => true,
+    };
+    let mut sidecar = match dest
+        .as_deref()
+        .filter(|p| p.as_os_str() != "-")
+        .filter(regular)
+    {
         Some(p) => {
             let json = privdiffuse::output::plot::path::sidecar_path(p);
             let f = privdiffuse::util::AtomicFile::create_with(

@@ -293,13 +293,19 @@ fn edge_segments(dir: &Path, at: &HashMap<String, (f64, f64)>) -> Result<Vec<Seg
     let config: crate::sim::SimConfig = v
         .get("config")
         .cloned()
-        .ok_or_else(|| Error::input(&file, 0, "no `config`: --edges needs the run's graph"))
+        .ok_or_else(|| {
+            Error::input(
+                &file,
+                0,
+                "no `config`: drawing `edges` needs the run's graph",
+            )
+        })
         .and_then(|c| {
             serde_json::from_value(c).map_err(|e| {
                 Error::input(
                     &file,
                     0,
-                    format!("config: {e} (--edges needs the run's graph)"),
+                    format!("config: {e} (drawing `edges` needs the run's graph)"),
                 )
             })
         })?;
