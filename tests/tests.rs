@@ -20,11 +20,18 @@ mod cli {
     mod interrupt;
     mod limits;
     mod messages;
+    mod numeric;
     mod outputs;
     mod path;
     mod relax;
     mod simulate;
     mod sweep;
+}
+
+/// Hardening: "never panics" properties over every parser (the fuzz
+/// targets' entry points, `fuzz/README.md`).
+mod hardening {
+    mod props;
 }
 
 /// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.
