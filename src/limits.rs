@@ -38,7 +38,7 @@
 //! | `approx_k` | [`sketch_bytes`]: 4 · k · N + 416 · N · t + k | resistance-approx |
 //! | `distance` = resistance | [`dense_resistance_bytes`]: 8 · Σ n_c² + 16 · max n_c² (n_c: component sizes), besides the cap `resistance_cap` | resistance |
 //! | `coalition` (sybil `m`, random/nearest `m`) | [`coalition_bytes`]: t · m · (320 + 32 n), m = min(m, N − 1) except sybil | collude |
-//! | `trials` | 1 ..= 2³¹ − 1, and [`trials_bytes`]: 48 · trials · t | collude |
+//! | `trials` | 1 ..= 2³¹ − 1, and [`trials_bytes`]: 48 · trials · t (collude; relax streams its rows) | collude, relax |
 //! | path memory (`dim` × ε range) | [`path_bytes`] · t: 2 · B · (8n + 8) per path, B = rate · ln(ε_hi/ε_lo) + 8√(·) + 8 breakpoints (rate 2n ℓ1, n + 1 ℓ2); simulate adds the jumps.csv rows of the 64 · 4t owners in flight, 64 bytes per breakpoint (checked per owner) | simulate, collude, path |
 //! | `samples` (path) | 32 chunks of max(1 MiB, one sample's CSV) + t paths | path |
 //! | `n`, `m`, `k`, `edges`, `radius` (generate) | n ≤ 2³² − 2, edges ≤ 2³² − 1 and [`graph_bytes`] 40 · N + 48 · M plus: er 24 · M, ba 8 · M, ws 24 · M + 8 · N, geometric 36 · N + 36 · M | generate |

@@ -20,6 +20,7 @@ mod cli {
     mod interrupt;
     mod limits;
     mod messages;
+    mod numeric;
     mod outputs;
     mod path;
     mod relax;
@@ -27,6 +28,12 @@ mod cli {
     mod sweep;
     mod utility;
     mod views;
+}
+
+/// Hardening: "never panics" properties over every parser (the fuzz
+/// targets' entry points, `fuzz/README.md`).
+mod hardening {
+    mod props;
 }
 
 /// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.

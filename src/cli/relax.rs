@@ -116,8 +116,11 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
     }
     let resumed = args.state.as_ref().is_some_and(|p| p.exists());
     let trials = args.trials.unwrap_or(1);
-    if trials == 0 {
-        return Err(Error::param("trials", 0, "an integer ≥ 1").into());
+    // The cap of `collude --trials` (limits.rs): each trial writes a row
+    // per level, so 2⁶³ trials would run (and fill the disk) forever.
+    let max = privdiffuse::collusion::run::MAX_TRIALS as u64;
+    if trials == 0 || trials > max {
+        return Err(Error::param("trials", trials, format!("an integer from 1 to {max}")).into());
     }
     if args.state.is_some() && trials > 1 {
         return Err(Error::param("trials", trials, "1 when --state is given").into());

@@ -72,6 +72,15 @@ impl PlotSpec {
         if self.metrics.is_empty() {
             return Err(Error::param("metrics", "", "at least one metric"));
         }
+        // Checked before the sweep runs: a distance that no bucket can hold
+        // would fail only after every point was computed.
+        if let Some(d) = self.at.iter().find(|d| !(d.is_finite() && **d >= 0.0)) {
+            return Err(Error::param(
+                "at",
+                fmt_f64(*d),
+                "distances: finite numbers ≥ 0",
+            ));
+        }
         if let Some(m) = self
             .metrics
             .iter()

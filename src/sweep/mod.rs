@@ -665,7 +665,15 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         write_atomic(&side_file(out, "summary.csv"), &summary::summary_text(out)?)?;
         let _ = std::fs::remove_file(&progress_path);
         if let Some(spec) = &opts.plot {
-            report.figures = draw_figure(out, spec)?;
+            // The CSV is committed: a figure that cannot be drawn (e.g. no
+            // bucket holds an `at` distance) says what the sweep left.
+            report.figures = draw_figure(out, spec).map_err(|e| {
+                Error::Unsupported(format!(
+                    "{e} (the sweep itself is complete: {} and its timings were written, \
+                     no figure)",
+                    out.display()
+                ))
+            })?;
         }
     }
     report.seconds = t0.elapsed().as_secs_f64();
