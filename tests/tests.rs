@@ -27,6 +27,12 @@ mod cli {
     mod sweep;
 }
 
+/// `--cluster` (feature `distributed`): processes over loopback.
+#[cfg(feature = "distributed")]
+mod cluster {
+    mod run;
+}
+
 /// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.
 mod collusion {
     mod audit;

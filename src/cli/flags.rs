@@ -39,6 +39,9 @@ const FLAGS: &[(&str, &str)] = &[
     ("trials", "--trials"),
     ("composition_delta", "--composition-delta"),
     ("threads", "--threads"),
+    ("process", "--process"),
+    ("workers", "--workers"),
+    ("cluster_timeout", "--cluster-timeout"),
     ("memory_budget", "--memory-budget"),
     // path, relax
     ("eps_lo", "--eps-lo"),
