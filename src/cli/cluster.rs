@@ -14,13 +14,24 @@ pub struct ClusterArgs {
     /// Run as one process of a cluster: HOSTFILE lists one host:port per
     /// process (process 0 first); every process loads the graph itself
     /// (shared file system), process 0 alone writes the outputs
-    #[arg(long, value_name = "HOSTFILE", requires = "process", display_order = 300)]
+    #[arg(
+        long,
+        value_name = "HOSTFILE",
+        requires = "process",
+        display_order = 300
+    )]
     pub cluster: Option<PathBuf>,
     /// This process's index in HOSTFILE (0 = the first line)
     #[arg(long, value_name = "I", requires = "cluster", display_order = 310)]
     pub process: Option<usize>,
     /// Worker threads of this process [default: all cores]
-    #[arg(long, value_name = "W", requires = "cluster", conflicts_with = "threads", display_order = 320)]
+    #[arg(
+        long,
+        value_name = "W",
+        requires = "cluster",
+        conflicts_with = "threads",
+        display_order = 320
+    )]
     pub workers: Option<usize>,
     /// Seconds to wait for every process to connect, and for a silent or
     /// vanished peer before exiting with an error [default: 60]

@@ -94,8 +94,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let (exec, threads) = args.cluster.executor(args.threads)?;
     #[cfg(not(feature = "distributed"))]
     let (exec, threads) = (privdiffuse::distributed::Executor::Local, args.threads);
-    let done =
-        super::common::with_threads(threads, || simulate_to_dir_on(&config, &opts, &exec))?;
+    let done = super::common::with_threads(threads, || simulate_to_dir_on(&config, &opts, &exec))?;
     let Some((summary, timings)) = done else {
         if !args.quiet {
             eprintln!("computed this process's owner chunks and sent them to process 0");

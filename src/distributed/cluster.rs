@@ -34,9 +34,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use timely::communication::Hooks;
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
-use timely::communication::Hooks;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 
@@ -108,7 +108,12 @@ pub struct Cluster {
 
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Cluster(process {} of {})", self.process, self.addresses.len())
+        write!(
+            f,
+            "Cluster(process {} of {})",
+            self.process,
+            self.addresses.len()
+        )
     }
 }
 
@@ -195,7 +200,11 @@ impl Cluster {
     /// `spec.timeout`, and starts the watchdog.
     pub fn connect(spec: &ClusterSpec) -> Result<Arc<Cluster>> {
         if spec.timeout.is_zero() {
-            return Err(Error::param("cluster_timeout", 0, "a positive number of seconds"));
+            return Err(Error::param(
+                "cluster_timeout",
+                0,
+                "a positive number of seconds",
+            ));
         }
         let addresses = read_hostfile(&spec.hostfile)?;
         let p = addresses.len();
@@ -218,10 +227,15 @@ impl Cluster {
         let mut beat: Vec<Option<TcpStream>> = (0..p).map(|_| None).collect();
         if p > 1 {
             let own = &addresses[me];
-            let listener = resolve(own)
-                .and_then(TcpListener::bind)
-                .map_err(|e| cluster_error(format!("cannot listen on {own} (process {me}'s line of {}): {e}", spec.hostfile.display())))?;
-            listener.set_nonblocking(true).map_err(|e| cluster_error(e.to_string()))?;
+            let listener = resolve(own).and_then(TcpListener::bind).map_err(|e| {
+                cluster_error(format!(
+                    "cannot listen on {own} (process {me}'s line of {}): {e}",
+                    spec.hostfile.display()
+                ))
+            })?;
+            listener
+                .set_nonblocking(true)
+                .map_err(|e| cluster_error(e.to_string()))?;
             for j in 0..me {
                 for kind in [KIND_DATA, KIND_BEAT] {
                     let s = connect_until(&addresses[j], j, deadline, spec.timeout)?;
@@ -235,7 +249,15 @@ impl Cluster {
                     }
                 }
             }
-            accept_until(&listener, me, p, &mut data, &mut beat, deadline, spec.timeout)?;
+            accept_until(
+                &listener,
+                me,
+                p,
+                &mut data,
+                &mut beat,
+                deadline,
+                spec.timeout,
+            )?;
         }
         for s in data.iter().flatten() {
             let _ = s.set_nodelay(true);
@@ -280,7 +302,12 @@ impl Cluster {
 
     /// Runs `job` over the cluster (see the [module](self)); `merge` is
     /// called on process 0 only, in chunk order.
-    pub fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    pub fn execute<J>(
+        &self,
+        job: &J,
+        control: &Control,
+        merge: &mut Merge<'_, J::Partial>,
+    ) -> Result<()>
     where
         J: ChunkJob,
         J::Partial: Wire,
@@ -391,7 +418,11 @@ impl Cluster {
     /// process) and waits for the heartbeat writers to end.
     fn finish(&self) {
         self.stop.store(true, Ordering::SeqCst);
-        let handles = self.beats.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default();
+        let handles = self
+            .beats
+            .lock()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default();
         for h in handles {
             let _ = h.join();
         }
@@ -409,7 +440,13 @@ struct InOrder {
 impl InOrder {
     /// Takes chunk `i`'s encoded partial and merges every partial whose turn
     /// has come.
-    fn absorb<J>(&mut self, job: &J, merge: &mut Merge<'_, J::Partial>, i: u64, bytes: Vec<u8>) -> Result<()>
+    fn absorb<J>(
+        &mut self,
+        job: &J,
+        merge: &mut Merge<'_, J::Partial>,
+        i: u64,
+        bytes: Vec<u8>,
+    ) -> Result<()>
     where
         J: ChunkJob,
         J::Partial: Wire,
@@ -441,7 +478,9 @@ fn connect_until(addr: &str, j: usize, deadline: Instant, timeout: Duration) -> 
             Ok(s) => return Ok(s),
             Err(e) => last = e.to_string(),
         }
-        std::thread::sleep(Duration::from_millis(100).min(deadline.saturating_duration_since(Instant::now())));
+        std::thread::sleep(
+            Duration::from_millis(100).min(deadline.saturating_duration_since(Instant::now())),
+        );
     }
 }
 
@@ -457,7 +496,9 @@ fn accept_until(
     timeout: Duration,
 ) -> Result<()> {
     let missing = |data: &[Option<TcpStream>], beat: &[Option<TcpStream>]| -> Vec<usize> {
-        (me + 1..p).filter(|&j| data[j].is_none() || beat[j].is_none()).collect()
+        (me + 1..p)
+            .filter(|&j| data[j].is_none() || beat[j].is_none())
+            .collect()
     };
     loop {
         let left = missing(data, beat);
@@ -510,7 +551,12 @@ fn accept_until(
 /// Heartbeats with process `j`: a writer thread (returned, joined at the
 /// end after its goodbye) and a reader thread that ends this process when
 /// `j` goes silent or away before saying goodbye.
-fn start_heartbeat(j: usize, s: TcpStream, timeout: Duration, stop: Arc<AtomicBool>) -> Result<JoinHandle<()>> {
+fn start_heartbeat(
+    j: usize,
+    s: TcpStream,
+    timeout: Duration,
+    stop: Arc<AtomicBool>,
+) -> Result<JoinHandle<()>> {
     let interval = (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(2));
     let io = |e: std::io::Error| cluster_error(format!("heartbeat with {}: {e}", peer_name(j)));
     let mut reader = s.try_clone().map_err(io)?;
@@ -573,7 +619,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("hosts");
         std::fs::write(&f, "# two\n127.0.0.1:4000\n\n127.0.0.1:4001\n").unwrap();
-        assert_eq!(read_hostfile(&f).unwrap(), vec!["127.0.0.1:4000", "127.0.0.1:4001"]);
+        assert_eq!(
+            read_hostfile(&f).unwrap(),
+            vec!["127.0.0.1:4000", "127.0.0.1:4001"]
+        );
         for (text, line, what) in [
             ("a:1\na:1\n", 2, "repeats line 1"),
             ("a:1\nb\n", 2, "expected host:port"),
@@ -583,7 +632,10 @@ mod tests {
         ] {
             std::fs::write(&f, text).unwrap();
             let e = read_hostfile(&f).unwrap_err().to_string();
-            assert!(e.contains(&format!(":{line}")) && e.contains(what), "{text:?}: {e}");
+            assert!(
+                e.contains(&format!(":{line}")) && e.contains(what),
+                "{text:?}: {e}"
+            );
         }
     }
 }

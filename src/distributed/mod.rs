@@ -65,7 +65,9 @@ impl std::fmt::Debug for Executor {
         match self {
             Executor::Local => write!(f, "Local"),
             #[cfg(feature = "distributed")]
-            Executor::Cluster(c) => write!(f, "Cluster(process {} of {})", c.process(), c.processes()),
+            Executor::Cluster(c) => {
+                write!(f, "Cluster(process {} of {})", c.process(), c.processes())
+            }
         }
     }
 }
@@ -83,7 +85,12 @@ impl Executor {
 
     /// Runs `job`, calling `merge` in chunk order where
     /// [`Executor::merges_here`] (elsewhere `merge` is never called).
-    pub fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    pub fn execute<J>(
+        &self,
+        job: &J,
+        control: &Control,
+        merge: &mut Merge<'_, J::Partial>,
+    ) -> Result<()>
     where
         J: ChunkJob,
         J::Partial: Wire,
@@ -129,7 +136,11 @@ pub(crate) fn wave_size() -> usize {
 /// Runs `job` in this process: waves of chunks in parallel, each wave's
 /// partials merged in chunk order; `control` is checked before each wave
 /// and told of the owners done after it.
-pub fn run_local<J: ChunkJob>(job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()> {
+pub fn run_local<J: ChunkJob>(
+    job: &J,
+    control: &Control,
+    merge: &mut Merge<'_, J::Partial>,
+) -> Result<()> {
     let pool = Mutex::new(Vec::new());
     let indices: Vec<usize> = (0..job.chunks()).collect();
     let total: u64 = indices.iter().map(|&i| job.chunk_owners(i)).sum();

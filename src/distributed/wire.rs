@@ -32,7 +32,9 @@ pub trait Wire: Sized {
 }
 
 fn malformed() -> Error {
-    super::cluster_error("a malformed partial aggregate arrived (peers built from different versions?)")
+    super::cluster_error(
+        "a malformed partial aggregate arrived (peers built from different versions?)",
+    )
 }
 
 /// A cursor over received bytes.
@@ -44,7 +46,11 @@ pub struct Reader<'b> {
 impl<'b> Reader<'b> {
     /// The next `n` bytes.
     pub fn take(&mut self, n: usize) -> Result<&'b [u8]> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(malformed)?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(malformed)?;
         let s = &self.bytes[self.at..end];
         self.at = end;
         Ok(s)
@@ -115,11 +121,25 @@ macro_rules! wire_struct {
 }
 
 wire_struct!(crate::sim::BucketAcc {
-    count, owners, sum_eps, sum_sq, sum_theory, sum_s2, sum_sc, sum_c2, post_exact, post_sq
+    count,
+    owners,
+    sum_eps,
+    sum_sq,
+    sum_theory,
+    sum_s2,
+    sum_sc,
+    sum_c2,
+    post_exact,
+    post_sq
 });
 wire_struct!(crate::sim::aggregate::Table { buckets });
 wire_struct!(crate::sim::Counts {
-    owners, owners_without_recipients, responses, skipped_unreachable, jumps, jumps_expected
+    owners,
+    owners_without_recipients,
+    responses,
+    skipped_unreachable,
+    jumps,
+    jumps_expected
 });
 
 impl Wire for crate::util::table::Records {

@@ -8,8 +8,8 @@ use super::aggregate::{BucketAcc, OwnerCell, Table};
 use super::config::{Owners, SimConfig, Unreachable};
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::control::Control;
-use crate::distributed::{ChunkJob, Executor};
 use crate::distance::{Distances, Workspace};
+use crate::distributed::{ChunkJob, Executor};
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
 use crate::limits::{self, MemoryBudget, bytes_of};
@@ -46,7 +46,11 @@ impl ChunkJob for SimJob<'_, '_> {
     }
 
     fn chunk_owners(&self, index: usize) -> u64 {
-        self.plan.owners.chunks(CHUNK).nth(index).map_or(0, |c| c.len() as u64)
+        self.plan
+            .owners
+            .chunks(CHUNK)
+            .nth(index)
+            .map_or(0, |c| c.len() as u64)
     }
 
     fn new_worker(&self) -> Worker {
@@ -56,7 +60,8 @@ impl ChunkJob for SimJob<'_, '_> {
     fn run_chunk(&self, w: &mut Worker, index: usize) -> Result<ChunkOut> {
         let start = index * CHUNK;
         let end = (start + CHUNK).min(self.plan.owners.len());
-        self.plan.process_chunk(w, self.wants, start, &self.plan.owners[start..end])
+        self.plan
+            .process_chunk(w, self.wants, start, &self.plan.owners[start..end])
     }
 }
 
@@ -477,7 +482,13 @@ pub(crate) struct ChunkOut {
 }
 
 crate::wire_struct!(ChunkOut {
-    tables, counts, jumps, owners, paths, ego, responses
+    tables,
+    counts,
+    jumps,
+    owners,
+    paths,
+    ego,
+    responses
 });
 
 /// A failure to format rows (into memory: never expected).

@@ -115,8 +115,16 @@ fn two_processes_write_the_single_process_files() {
         let mut extra: Vec<String> = ["--cluster", &hosts, "--process", &p.to_string()]
             .map(String::from)
             .into();
-        extra.extend(["--workers".into(), "1".into(), "--cluster-timeout".into(), "30".into()]);
-        extra.extend(["--out".into(), cl.join(format!("p{p}")).to_string_lossy().into_owned()]);
+        extra.extend([
+            "--workers".into(),
+            "1".into(),
+            "--cluster-timeout".into(),
+            "30".into(),
+        ]);
+        extra.extend([
+            "--out".into(),
+            cl.join(format!("p{p}")).to_string_lossy().into_owned(),
+        ]);
         children.push(spawn(RUN, &extra));
     }
     let outs: Vec<Output> = children
@@ -145,7 +153,10 @@ fn two_processes_write_the_single_process_files() {
 /// loading (after joining the cluster) until it is killed.
 fn endless_graph(dir: &Path) -> PathBuf {
     let f = dir.join("fifo.edges");
-    let ok = Command::new("mkfifo").arg(&f).status().is_ok_and(|s| s.success());
+    let ok = Command::new("mkfifo")
+        .arg(&f)
+        .status()
+        .is_ok_and(|s| s.success());
     assert!(ok, "mkfifo");
     f
 }
@@ -155,23 +166,52 @@ fn peer_failure(name: &str, stop: bool) {
     let (hosts, addrs) = hostfile(&d, 2);
     let hosts = hosts.to_string_lossy().into_owned();
     let fifo = endless_graph(&d).to_string_lossy().into_owned();
-    let base = ["--cluster", &hosts, "--cluster-timeout", "3", "--quiet", "--no-plots"];
-    let p0 = spawn(&["simulate", "--graph", "data/geometric150.edges"], &[
-        base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        vec!["--process".into(), "0".into(), "--out".into(), d.join("o").to_string_lossy().into()],
-    ]
-    .concat());
-    let mut p1 = spawn(&["simulate", "--graph", &fifo], &[
-        base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        vec!["--process".into(), "1".into(), "--out".into(), d.join("o1").to_string_lossy().into()],
-    ]
-    .concat());
+    let base = [
+        "--cluster",
+        &hosts,
+        "--cluster-timeout",
+        "3",
+        "--quiet",
+        "--no-plots",
+    ];
+    let p0 = spawn(
+        &["simulate", "--graph", "data/geometric150.edges"],
+        &[
+            base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            vec![
+                "--process".into(),
+                "0".into(),
+                "--out".into(),
+                d.join("o").to_string_lossy().into(),
+            ],
+        ]
+        .concat(),
+    );
+    let mut p1 = spawn(
+        &["simulate", "--graph", &fifo],
+        &[
+            base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            vec![
+                "--process".into(),
+                "1".into(),
+                "--out".into(),
+                d.join("o1").to_string_lossy().into(),
+            ],
+        ]
+        .concat(),
+    );
     // Joined by now (loopback connects in milliseconds); process 1 waits on
     // its graph, process 0 for process 1's chunks.
     std::thread::sleep(Duration::from_millis(1500));
     let pid = p1.id().to_string();
     let sig = if stop { "-STOP" } else { "-KILL" };
-    assert!(Command::new("kill").args([sig, &pid]).status().unwrap().success());
+    assert!(
+        Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
     let (o, took) = wait_bounded(p0, Duration::from_secs(30));
     let _ = p1.kill();
     let _ = p1.wait();
@@ -205,24 +245,39 @@ fn a_peer_that_never_starts_is_named_within_the_timeout() {
     let (hosts, addrs) = hostfile(&d, 2);
     let hosts = hosts.to_string_lossy().into_owned();
     for (me, other) in [(0, 1), (1, 0)] {
-        let args = ["simulate", "--graph", "data/geometric150.edges", "--quiet", "--no-plots"];
-        let c = spawn(&args, &[
-            "--cluster".into(),
-            hosts.clone(),
-            "--process".into(),
-            me.to_string(),
-            "--cluster-timeout".into(),
-            "2".into(),
-            "--out".into(),
-            d.join(format!("o{me}")).to_string_lossy().into(),
-        ]);
+        let args = [
+            "simulate",
+            "--graph",
+            "data/geometric150.edges",
+            "--quiet",
+            "--no-plots",
+        ];
+        let c = spawn(
+            &args,
+            &[
+                "--cluster".into(),
+                hosts.clone(),
+                "--process".into(),
+                me.to_string(),
+                "--cluster-timeout".into(),
+                "2".into(),
+                "--out".into(),
+                d.join(format!("o{me}")).to_string_lossy().into(),
+            ],
+        );
         let (o, took) = wait_bounded(c, Duration::from_secs(30));
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
-        assert!(e.contains(&format!("process {other} ({})", addrs[other])), "{e}");
+        assert!(
+            e.contains(&format!("process {other} ({})", addrs[other])),
+            "{e}"
+        );
         assert!(e.contains("within 2 s"), "{e}");
-        assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(12), "{took:?}");
+        assert!(
+            took >= Duration::from_secs(2) && took < Duration::from_secs(12),
+            "{took:?}"
+        );
     }
     let _ = fs::remove_dir_all(&d);
 }
@@ -242,7 +297,11 @@ fn bad_cluster_flags_are_refused_with_their_file_line_or_flag() {
     };
     let o = run(&["--process", "0"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains(&format!("{}:2", f.display())), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{}:2", f.display())),
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("repeats line 1"), "{}", stderr(&o));
     fs::write(&f, "127.0.0.1:4000\n127.0.0.1:4001\n").unwrap();
     let o = run(&["--process", "2"]);
