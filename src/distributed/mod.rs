@@ -10,7 +10,7 @@
 //!
 //! * [`run_local`]: rayon over waves of chunks in this process (what
 //!   `simulate` has always done).
-//! * [`Executor::Cluster`] (feature `distributed`): chunk `i` is computed by
+//! * `Executor::Cluster` (feature `distributed`): chunk `i` is computed by
 //!   process `i mod P` (its `W` worker threads take chunks as they free up);
 //!   the encoded partials ([`Wire`]) travel through a timely-dataflow exchange
 //!   channel to process 0, which alone merges them and writes the outputs.
