@@ -132,6 +132,7 @@
 pub mod collusion;
 pub mod control;
 pub mod distance;
+pub mod distributed;
 pub mod epsilon;
 pub mod error;
 pub mod graph;

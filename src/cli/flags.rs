@@ -47,6 +47,10 @@ const FLAGS: &[(&str, &str)] = &[
     // utility
     ("access_radius", "--access-radius"),
     ("replicates", "--replicates"),
+    // cluster
+    ("process", "--process"),
+    ("workers", "--workers"),
+    ("cluster_timeout", "--cluster-timeout"),
     ("memory_budget", "--memory-budget"),
     // path, relax
     ("eps_lo", "--eps-lo"),

@@ -2,7 +2,7 @@
 
 use super::sim_options::SimOptions;
 use privdiffuse::Post;
-use privdiffuse::sim::{Owners, RunOptions, SimConfig, simulate_to_dir};
+use privdiffuse::sim::{Owners, RunOptions, SimConfig, simulate_to_dir_on};
 use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
@@ -75,6 +75,9 @@ pub struct SimulateArgs {
     /// No progress bar
     #[arg(long, short, display_order = 270)]
     quiet: bool,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    cluster: super::cluster::ClusterArgs,
 }
 
 impl SimulateArgs {
@@ -123,8 +126,17 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let (summary, timings) =
-        super::common::with_threads(args.threads, || simulate_to_dir(&config, &opts))?;
+    #[cfg(feature = "distributed")]
+    let (exec, threads) = args.cluster.executor(args.threads)?;
+    #[cfg(not(feature = "distributed"))]
+    let (exec, threads) = (privdiffuse::distributed::Executor::Local, args.threads);
+    let done = super::common::with_threads(threads, || simulate_to_dir_on(&config, &opts, &exec))?;
+    let Some((summary, timings)) = done else {
+        if !args.quiet {
+            eprintln!("computed this process's owner chunks and sent them to process 0");
+        }
+        return Ok(());
+    };
     if !args.quiet {
         eprintln!(
             "simulated {} owners, {} answers per mechanism in {:.2} s ({} threads) → {}",

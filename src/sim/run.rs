@@ -9,6 +9,7 @@ use super::config::{Owners, SimConfig, Unreachable};
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::control::Control;
 use crate::distance::{Distances, HopLevels, LevelRow, Workspace};
+use crate::distributed::{ChunkJob, Executor};
 use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
 use crate::limits::{self, MemoryBudget, bytes_of};
@@ -25,10 +26,44 @@ use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::sync::Mutex;
 
 /// Owners per chunk: one 64-source bit-parallel BFS batch.
-const CHUNK: usize = 64;
+const CHUNK: usize = crate::distributed::CHUNK;
+
+/// The simulation as a [`ChunkJob`]: chunk `i` holds owners
+/// `64i .. 64(i+1)` of the plan; its partial is a [`ChunkOut`].
+struct SimJob<'p, 'a> {
+    plan: &'p Plan<'a>,
+    wants: Wants,
+}
+
+impl ChunkJob for SimJob<'_, '_> {
+    type Worker = Worker;
+    type Partial = ChunkOut;
+
+    fn chunks(&self) -> usize {
+        self.plan.owners.len().div_ceil(CHUNK)
+    }
+
+    fn chunk_owners(&self, index: usize) -> u64 {
+        self.plan
+            .owners
+            .chunks(CHUNK)
+            .nth(index)
+            .map_or(0, |c| c.len() as u64)
+    }
+
+    fn new_worker(&self) -> Worker {
+        self.plan.new_worker()
+    }
+
+    fn run_chunk(&self, w: &mut Worker, index: usize) -> Result<ChunkOut> {
+        let start = index * CHUNK;
+        let end = (start + CHUNK).min(self.plan.owners.len());
+        self.plan
+            .process_chunk(w, self.wants, start, &self.plan.owners[start..end])
+    }
+}
 
 /// How distances are bucketed in `by_distance.csv`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -543,8 +578,8 @@ struct Wants {
 /// Rows of one file from one chunk of owners, as CSV text.
 type Rows = table::Records;
 
-/// What one chunk of owners produces.
-struct ChunkOut {
+/// What one chunk of owners produces (its partial aggregate).
+pub(crate) struct ChunkOut {
     tables: Vec<Table>,
     counts: Counts,
     jumps: Rows,
@@ -553,6 +588,16 @@ struct ChunkOut {
     ego: Rows,
     responses: Rows,
 }
+
+crate::wire_struct!(ChunkOut {
+    tables,
+    counts,
+    jumps,
+    owners,
+    paths,
+    ego,
+    responses
+});
 
 /// A failure to format rows (into memory: never expected).
 fn row_error(e: std::io::Error) -> Error {
@@ -615,59 +660,46 @@ impl Plan<'_> {
     /// is checked before each batch of chunks and told of the owners done
     /// after it.
     pub fn run(&self, sinks: &mut Sinks<'_>, control: &Control) -> Result<SimResult> {
+        self.run_on(&Executor::Local, sinks, control)
+    }
+
+    /// [`Plan::run`] on an executor: the chunks may be computed elsewhere
+    /// (a cluster), their partials merged here in chunk order. Where the
+    /// executor does not merge (a cluster's process other than 0) nothing is
+    /// written and the result is empty; `sinks` must still name the files
+    /// process 0 writes (an `io::sink()` will do), as they decide which rows
+    /// the chunks format.
+    pub fn run_on(
+        &self,
+        exec: &Executor,
+        sinks: &mut Sinks<'_>,
+        control: &Control,
+    ) -> Result<SimResult> {
         self.write_headers(sinks)?;
-        let wants = Wants {
-            jumps: sinks.jumps.is_some(),
-            owners: sinks.owners.is_some(),
-            paths: sinks.paths.is_some(),
-            ego: sinks.ego.is_some(),
-            responses: sinks.responses.is_some(),
+        let job = SimJob {
+            plan: self,
+            wants: Wants {
+                jumps: sinks.jumps.is_some(),
+                owners: sinks.owners.is_some(),
+                paths: sinks.paths.is_some(),
+                ego: sinks.ego.is_some(),
+                responses: sinks.responses.is_some(),
+            },
         };
-        let chunks: Vec<(usize, &[u32])> = self
-            .owners
-            .chunks(CHUNK)
-            .enumerate()
-            .map(|(i, c)| (i * CHUNK, c))
-            .collect();
-        let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
-        let wave = (rayon::current_num_threads() * 4).max(1);
         let mut tables: Vec<Table> = vec![Table::default(); self.mechanisms.len()];
         let mut counts = Counts::default();
-        let mut done = 0u64;
-        let total = self.owners.len() as u64;
-        for group in chunks.chunks(wave) {
-            control.check()?;
-            let outs: Vec<Result<ChunkOut>> = group
-                .par_iter()
-                .map(|&(start, owners)| {
-                    let mut w = pool
-                        .lock()
-                        .ok()
-                        .and_then(|mut p| p.pop())
-                        .unwrap_or_else(|| self.new_worker());
-                    let r = self.process_chunk(&mut w, wants, start, owners);
-                    if let Ok(mut p) = pool.lock() {
-                        p.push(w);
-                    }
-                    r
-                })
-                .collect();
-            for out in outs {
-                let out = out?;
-                for (t, o) in tables.iter_mut().zip(&out.tables) {
-                    t.merge(o);
-                }
-                add_counts(&mut counts, &out.counts);
-                let dir = sinks.dir;
-                write_rows(&mut sinks.jumps, out.jumps, dir, "jumps.csv")?;
-                write_rows(&mut sinks.owners, out.owners, dir, "owners.csv")?;
-                write_rows(&mut sinks.paths, out.paths, dir, "paths.csv")?;
-                write_rows(&mut sinks.ego, out.ego, dir, "ego.csv")?;
-                write_rows(&mut sinks.responses, out.responses, dir, "responses.csv")?;
+        exec.execute(&job, control, &mut |_, out: ChunkOut| {
+            for (t, o) in tables.iter_mut().zip(&out.tables) {
+                t.merge(o);
             }
-            done += group.iter().map(|g| g.1.len() as u64).sum::<u64>();
-            control.report("owners", done, total);
-        }
+            add_counts(&mut counts, &out.counts);
+            let dir = sinks.dir;
+            write_rows(&mut sinks.jumps, out.jumps, dir, "jumps.csv")?;
+            write_rows(&mut sinks.owners, out.owners, dir, "owners.csv")?;
+            write_rows(&mut sinks.paths, out.paths, dir, "paths.csv")?;
+            write_rows(&mut sinks.ego, out.ego, dir, "ego.csv")?;
+            write_rows(&mut sinks.responses, out.responses, dir, "responses.csv")
+        })?;
         counts.owners = self.owners.len() as u64;
         Ok(self.finish(tables, counts))
     }

@@ -7,6 +7,7 @@ use super::rows::ByDistanceRow;
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
+use crate::distributed::Executor;
 use crate::graph::GraphStats;
 use crate::mechanism::Mechanism;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
@@ -291,8 +292,26 @@ pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<A
 /// Loads the graph, runs the simulation and writes every output into
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
+    let done = simulate_to_dir_on(config, opts, &Executor::Local)?;
+    Ok(done.expect("a local run merges and writes"))
+}
+
+/// [`simulate_to_dir`] on an executor. Where the executor merges (locally,
+/// or process 0 of a cluster) the outputs are written and the summary and
+/// timings returned, byte for byte those of a local run; elsewhere (a
+/// cluster's other processes) the graph is loaded, this process's chunks
+/// computed and sent, nothing is written, and the result is `None`.
+pub fn simulate_to_dir_on(
+    config: &SimConfig,
+    opts: &RunOptions,
+    exec: &Executor,
+) -> Result<Option<(Summary, Timings)>> {
     // Everything that needs no graph, before the graph is read.
     config.check()?;
+    if !exec.merges_here() {
+        compute_elsewhere(config, opts, exec)?;
+        return Ok(None);
+    }
     if opts.plots {
         check_plots_available()?;
     }
@@ -336,7 +355,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
             responses: responses.as_mut().map(|w| w as &mut dyn Write),
             dir: Some(dir.path()),
         };
-        plan.run(&mut sinks, &opts.control)?
+        plan.run_on(exec, &mut sinks, &opts.control)?
     };
     timings.simulate_s = t.elapsed().as_secs_f64();
     check_totals(&result.totals)?;
@@ -363,5 +382,37 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
     timings.total_s = t0.elapsed().as_secs_f64();
     write_json(&dir, "timings.json", &timings)?;
     dir.commit()?;
-    Ok((summary, timings))
+    Ok(Some((summary, timings)))
+}
+
+/// A cluster process other than 0: the same graph, distances and plan
+/// (deterministic, so the same chunks), its chunks computed and sent to
+/// process 0. The sinks are discarded here, but present exactly where
+/// process 0 has files, so every chunk formats the same rows.
+fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &Executor) -> Result<()> {
+    // The view too: every process must cut the same graph.
+    let graph = config.load_graph()?;
+    let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
+    let plan = Plan::new(config, &graph, &distances)?;
+    let (mut jumps, mut owners, mut paths, mut ego, mut responses) = (
+        std::io::sink(),
+        std::io::sink(),
+        std::io::sink(),
+        std::io::sink(),
+        std::io::sink(),
+    );
+    let mut sinks = Sinks {
+        jumps: Some(&mut jumps),
+        owners: Some(&mut owners),
+        paths: Some(&mut paths),
+        ego: Some(&mut ego),
+        responses: if config.responses {
+            Some(&mut responses)
+        } else {
+            None
+        },
+        dir: None,
+    };
+    plan.run_on(exec, &mut sinks, &opts.control)?;
+    Ok(())
 }

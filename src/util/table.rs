@@ -159,6 +159,12 @@ impl Records {
         Records::default()
     }
 
+    /// Records already formatted (each line a record ending in `\n`), e.g.
+    /// received from another process.
+    pub fn from_text(text: String) -> Records {
+        Records { text, width: None }
+    }
+
     /// Appends one record.
     #[inline]
     pub fn push<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {

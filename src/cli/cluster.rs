@@ -1,0 +1,70 @@
+//! `--cluster HOSTFILE --process I [--workers W] [--cluster-timeout SECS]`
+//! (feature `distributed`): joins a cluster before anything else runs. A
+//! build without the feature has none of these flags (clap refuses them as
+//! unknown arguments).
+
+use privdiffuse::distributed::Executor;
+use privdiffuse::distributed::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Cluster flags shared by the all-owner commands.
+#[derive(Debug, clap::Args)]
+pub struct ClusterArgs {
+    /// Run as one process of a cluster: HOSTFILE lists one host:port per
+    /// process (process 0 first); every process loads the graph itself
+    /// (shared file system), process 0 alone writes the outputs
+    #[arg(
+        long,
+        value_name = "HOSTFILE",
+        requires = "process",
+        display_order = 300
+    )]
+    pub cluster: Option<PathBuf>,
+    /// This process's index in HOSTFILE (0 = the first line)
+    #[arg(long, value_name = "I", requires = "cluster", display_order = 310)]
+    pub process: Option<usize>,
+    /// Worker threads of this process [default: all cores]
+    #[arg(
+        long,
+        value_name = "W",
+        requires = "cluster",
+        conflicts_with = "threads",
+        display_order = 320
+    )]
+    pub workers: Option<usize>,
+    /// Seconds to wait for every process to connect, and for a silent or
+    /// vanished peer before exiting with an error [default: 60]
+    #[arg(long, value_name = "SECS", requires = "cluster", display_order = 330)]
+    pub cluster_timeout: Option<f64>,
+}
+
+impl ClusterArgs {
+    /// Joins the cluster (when `--cluster` is given): the executor and the
+    /// worker threads to use.
+    pub fn executor(&self, threads: Option<usize>) -> anyhow::Result<(Executor, Option<usize>)> {
+        let (Some(hostfile), Some(process)) = (&self.cluster, self.process) else {
+            return Ok((Executor::Local, threads));
+        };
+        let secs = self.cluster_timeout.unwrap_or(DEFAULT_TIMEOUT_S);
+        if !(secs > 0.0 && secs <= 86_400.0) {
+            return Err(privdiffuse::Error::param(
+                "cluster_timeout",
+                secs,
+                "seconds, more than 0 and at most 86400",
+            )
+            .into());
+        }
+        if self.workers == Some(0) {
+            return Err(privdiffuse::Error::param("workers", 0, "at least 1 thread").into());
+        }
+        let workers = self.workers.unwrap_or_else(rayon::current_num_threads);
+        let cluster = Cluster::connect(&ClusterSpec {
+            hostfile: hostfile.clone(),
+            process,
+            workers,
+            timeout: Duration::from_secs_f64(secs),
+        })?;
+        Ok((Executor::Cluster(cluster), Some(workers)))
+    }
+}
