@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => common::show(&e),
     }
-    if let Err(e) = ego::load(&d, None) {
+    if let Err(e) = ego::load(&d, None, false) {
         common::show(&e);
     }
 });

@@ -33,6 +33,8 @@ fuzz_target!(|data: &[u8]| {
         metrics,
         at,
         only,
+        log_x: false,
+        per_seed: false,
     };
     let p = common::file("sweep.csv", csv);
     if let Err(e) = figure::load(&p, &spec) {

@@ -96,7 +96,7 @@ pub struct PlotArgs {
     #[arg(long, value_name = "COLUMN=VALUE")]
     pub only: Vec<String>,
     /// sweep: only distance buckets containing these distances (e.g. 1,2,3)
-    #[arg(long, value_name = "D,..")]
+    #[arg(long, value_name = "D,..", allow_hyphen_values = true)]
     pub at_distance: Option<String>,
     /// sweep: logarithmic x axis
     #[arg(long)]

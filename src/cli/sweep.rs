@@ -113,7 +113,7 @@ pub struct SweepArgs {
     #[arg(long)]
     dry_run: bool,
     /// Only distance buckets containing these distances (e.g. 1,2,3)
-    #[arg(long, value_name = "D,..")]
+    #[arg(long, value_name = "D,..", allow_hyphen_values = true)]
     at_distance: Option<String>,
     /// Only rows whose COLUMN is VALUE (repeatable; rows where the column is empty are kept),
     /// e.g. mechanism=correlated

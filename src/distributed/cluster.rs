@@ -531,7 +531,7 @@ fn accept_until(
                 }
                 if j <= me || j >= p {
                     return Err(cluster_error(format!(
-                        "a connection claims process index {j}: two processes started with the same --process?"
+                        "a connection claims process index {j}: two processes started with the same `process` index?"
                     )));
                 }
                 match h[24] {

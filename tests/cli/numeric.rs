@@ -25,8 +25,10 @@ const VALUES: [&str; 7] = [
 ];
 
 /// The commands (a subcommand path) whose options are checked.
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 14] = [
     "simulate",
+    "utility",
+    "subgraph",
     "collude",
     "sweep",
     "path",
@@ -58,8 +60,31 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "approx-k",
             "threads",
             "memory-budget",
+            "ego-owners",
+            "replicates",
+            "replicate",
         ],
     ),
+    (
+        "utility",
+        &[
+            "bins",
+            "eps-min",
+            "eps-max",
+            "dim",
+            "delta",
+            "sensitivity",
+            "owners",
+            "access-radius",
+            "replicates",
+            "seed",
+            "resistance-cap",
+            "approx-k",
+            "threads",
+            "memory-budget",
+        ],
+    ),
+    ("subgraph", &["ego", "memory-budget"]),
     (
         "collude",
         &[
@@ -124,12 +149,15 @@ const NUMERIC: &[(&str, &[&str])] = &[
     ("generate ba", &["n", "m", "seed", "memory-budget"]),
     ("generate ws", &["n", "k", "p", "seed", "memory-budget"]),
     ("info", &["memory-budget"]),
-    ("plot", &["width", "height", "memory-budget"]),
+    ("plot", &["width", "height", "at-distance", "memory-budget"]),
 ];
 
 /// Options that take a value that is not a number (paths, specs, names).
 const NOT_NUMERIC: &[&str] = &[
     "graph",
+    // graph views: `ID[:R]` (driven with numbers under `subgraph`) and a file
+    "ego",
+    "subgraph",
     "nodes",
     "distance",
     "eps",
@@ -265,6 +293,27 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
                 "3",
             ]),
             out_dir,
+        ),
+        "utility" => (
+            s(&[
+                "utility",
+                "--graph",
+                &karate,
+                "--no-plots",
+                "-q",
+                "--owners",
+                "3",
+            ]),
+            out_dir,
+        ),
+        "subgraph" => (
+            // `--ego` is the option under test, or the view to write.
+            if opt == "ego" {
+                s(&["subgraph", "--graph", &karate])
+            } else {
+                s(&["subgraph", "--graph", &karate, "--ego", "0"])
+            },
+            out_file("edges"),
         ),
         "collude" => (
             s(&[
@@ -455,8 +504,10 @@ fn run_all(jobs: Vec<(String, Vec<String>, PathBuf, PathBuf)>, limit: Duration) 
     failures.into_inner().unwrap()
 }
 
-fn scratch() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-numeric-{}", std::process::id()));
+/// A fresh folder per test (`name`): tests of one binary share a process id
+/// and run concurrently, so a shared root would be removed under another.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("privdiffuse-numeric-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -467,7 +518,7 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 #[test]
 fn every_numeric_option_with_extreme_values() {
-    let root = scratch();
+    let root = scratch("extremes");
     let mut jobs = Vec::new();
     for (cmd, opts) in NUMERIC {
         for opt in *opts {
@@ -530,7 +581,7 @@ fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
 /// until the disk was full); it is refused with collude's cap.
 #[test]
 fn relax_trials_beyond_the_cap_are_refused() {
-    let d = scratch().join("relax-trials");
+    let d = scratch("relax-trials");
     std::fs::create_dir_all(&d).unwrap();
     let t = Instant::now();
     let (code, err) = run(
@@ -563,7 +614,7 @@ fn relax_trials_beyond_the_cap_are_refused() {
 /// message says the CSV is complete.
 #[test]
 fn sweep_at_distance_is_checked_before_the_sweep() {
-    let d = scratch().join("sweep-at");
+    let d = scratch("sweep-at");
     std::fs::create_dir_all(&d).unwrap();
     let karate = format!("graph={}", repo("data/karate.edges"));
     let args = |at: &'static str| {

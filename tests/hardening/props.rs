@@ -283,7 +283,7 @@ proptest! {
         if let Ok(rows) = data::read_ego(&dir.join("ego.csv")) {
             let _ = ego::layout(&rows);
         }
-        let _ = ego::load(&dir, None);
+        let _ = ego::load(&dir, None, false);
         let _ = path::load(&w("paths.csv", &paths));
         let _ = coalition::load(&w("coalition.csv", &coal));
         w("jumps.csv", &jumps_csv);
@@ -295,6 +295,8 @@ proptest! {
             metrics: vec!["mse".into(), "gain".into()],
             at: vec![1.0, 3.0],
             only: vec![],
+            log_x: false,
+            per_seed: false,
         };
         let _ = figure::load(&w("sweep.csv", &sweep), &spec);
     }
