@@ -35,4 +35,6 @@ pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
 pub use summary::{ConfigEcho, SummaryFile};
-pub use write::{RunOptions, Summary, Timings, simulate_to_dir, summarize, write_by_distance};
+pub use write::{
+    RunOptions, Summary, Timings, simulate_to_dir, summarize, summarize_output, write_by_distance,
+};
