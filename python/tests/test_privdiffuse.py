@@ -23,6 +23,10 @@ nx = pytest.importorskip("networkx")
 
 
 def _cli() -> Path | None:
+    """The privdiffuse binary: $PRIVDIFFUSE_CLI, else target/{release,debug} of this repository."""
+    env = os.environ.get("PRIVDIFFUSE_CLI")
+    if env:
+        return Path(env)
     for profile in ("release", "debug"):
         p = REPO / "target" / profile / "privdiffuse"
         if p.is_file() and os.access(p, os.X_OK):
