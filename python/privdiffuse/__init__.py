@@ -545,8 +545,9 @@ def collude(
     """Coalitions pool the answers they received from each owner:
     estimator gains, exact privacy loss and a distinguishing attack.
 
-    ``coalitions``: specs as ``--coalition`` (``far:k=5``, ``near:k=3``,
-    ``random:k=4``, ``ids:1,2,3``, …; default the command line's);
+    ``coalitions``: specs as ``--coalition`` (``far:min-d=2``, ``band:d=2``,
+    ``random:m=4``, ``nearest:m=3``, ``sybil:m=3,d=2``, ``file:PATH``;
+    default the command line's);
     ``estimators``: names (default every one); other options as
     :func:`simulate` (default owners: the command line's sample)."""
     o = _sim_options(graph, options)
