@@ -57,7 +57,7 @@ def main() -> None:
         distance="resistance",
         dim=1,
         norm="l1",
-        values="bits:p=0.5",  # one private bit per owner
+        values="bits:0.5",  # one private bit per owner
         post="bit",  # answers projected back onto {0, 1}
         owners=None,  # every member of the ego network owns a bit
         path_owners=2,  # two sample paths for Fig. 7

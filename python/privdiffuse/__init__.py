@@ -474,7 +474,7 @@ def simulate(
     ``both``, ``gaussian`` or ``all``.
 
     ``eps``: an :class:`EpsilonMap` or spec string; ``values``: a spec
-    (``auto``, ``bits:p=0.5``, ``uniform:0,1``, ``normal:0,1``,
+    (``auto``, ``bits:0.5``, ``uniform:0,1``, ``normal:0,1``,
     ``const:1``, ``coords``, ``file:PATH``); ``owners``: None (all), a count
     (a seeded sample), or a list of node ids. Further options, as the command
     line's: ``eps_min``, ``eps_max``, ``distance`` (``hop``, ``weighted``,
