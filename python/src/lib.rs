@@ -12,6 +12,8 @@
 //! errors map to `ValueError` (parameters, input), `FileNotFoundError`,
 //! `FileExistsError`, `OSError`; a panic (a bug) to `RuntimeError`.
 
+#![allow(clippy::type_complexity, clippy::needless_question_mark)]
+
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use privdiffuse::collusion::{Coalition, Estimator};
 use privdiffuse::output::plot::{Kind, PlotOptions};
@@ -215,7 +217,7 @@ fn compact_int_ids(
         return Err(Error::param(
             "v",
             format!("{} ids", v.len()),
-            &format!("as many ids as `u` ({})", u.len()),
+            format!("as many ids as `u` ({})", u.len()),
         ));
     }
     let all = || u.iter().chain(v).chain(nodes);
@@ -348,7 +350,7 @@ impl PyGraph {
                 return Err(Error::param(
                     "v",
                     format!("{} ids", v.len()),
-                    &format!("as many ids as `u` ({})", u.len()),
+                    format!("as many ids as `u` ({})", u.len()),
                 ));
             }
             fn get<'a>(
