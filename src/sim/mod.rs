@@ -36,5 +36,6 @@ pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
 pub use summary::{ConfigEcho, SummaryFile};
 pub use write::{
-    RunOptions, Summary, Timings, simulate_to_dir, simulate_to_dir_on, summarize, write_by_distance,
+    RunOptions, Summary, Timings, simulate_to_dir, simulate_to_dir_on, summarize, summarize_output,
+    write_by_distance,
 };

@@ -8,7 +8,7 @@ use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::distributed::Executor;
-use crate::graph::GraphStats;
+use crate::graph::{Graph, GraphStats};
 use crate::mechanism::Mechanism;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::util::table::{self, columns};
@@ -125,21 +125,70 @@ impl MapSummary {
 
 /// Builds the summary of a finished run.
 pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
+    summary_of(
+        plan.config(),
+        MapSummary::of(plan),
+        plan.values().spec().to_string(),
+        plan.graph(),
+        result,
+    )
+}
+
+/// The summary (`summary.json`) of an in-memory run ([`Simulation::run`]) on
+/// `graph`, the graph it ran on: the same value [`simulate_to_dir`] writes
+/// for the same options. Bindings use it to save a [`SimOutput`] as the
+/// command line's files.
+///
+/// [`Simulation::run`]: super::Simulation::run
+/// [`SimOutput`]: super::SimOutput
+pub fn summarize_output(out: &super::SimOutput, graph: &Graph) -> Summary {
+    let (a, b) = out.map().exp_params().unzip();
+    let observed = out.observed_distances();
+    let eps_map = MapSummary {
+        requested: out.config().eps.to_string(),
+        spec: out.map().spec(),
+        a,
+        b,
+        observed_distance_min: observed.map(|o| o.0),
+        observed_distance_max: observed.map(|o| o.1),
+    };
+    let result = SimResult {
+        rows: Vec::new(),
+        totals: out.totals().to_vec(),
+        counts: out.counts().clone(),
+    };
+    summary_of(
+        out.config(),
+        eps_map,
+        out.values().to_string(),
+        graph,
+        &result,
+    )
+}
+
+fn summary_of(
+    config: &SimConfig,
+    eps_map: MapSummary,
+    values: String,
+    graph: &Graph,
+    result: &SimResult,
+) -> Summary {
     // One path per owner with recipients and replicate.
     let paths = ((result.counts.owners - result.counts.owners_without_recipients)
-        * plan.replicates().len() as u64)
-        .max(1) as f64;
-    let has_paths = plan
+        * u64::from(config.replicates))
+    .max(1) as f64;
+    let has_paths = config
+        .mechanism
         .mechanisms()
         .contains(&crate::mechanism::Mechanism::Correlated);
     Summary {
         tool: "privdiffuse",
         version: env!("CARGO_PKG_VERSION"),
-        config: plan.config().clone(),
-        eps_map: MapSummary::of(plan),
-        values: plan.values().spec().to_string(),
-        graph: plan.graph().stats(),
-        replicates: plan.replicates().len() as u32,
+        config: config.clone(),
+        eps_map,
+        values,
+        graph: graph.stats(),
+        replicates: config.replicates,
         counts: result.counts.clone(),
         jumps_per_path: if has_paths {
             result.counts.jumps as f64 / paths

@@ -357,3 +357,37 @@ fn control_cancels_a_run() {
     let e = Simulation::new(&g).control(control).run().unwrap_err();
     assert!(matches!(e, Error::Cancelled), "{e}");
 }
+
+#[test]
+fn summarize_output_is_the_summary_json_simulate_writes() {
+    // A range map (resolved by the run, observed distances echoed) and the
+    // default dim-2 coordinates: every field of summary.json is exercised.
+    let g = Graph::load("data/geometric150.edges").unwrap();
+    let out = Simulation::new(&g)
+        .eps(EpsilonMap::range(0.5, 15.0).unwrap())
+        .owners(Owners::Count(7))
+        .seed(11)
+        .run()
+        .unwrap();
+    let d = scratch("summary");
+    let dir = d.join("run");
+    cli(&[
+        "simulate",
+        "--eps",
+        "range:0.5..15",
+        "--owners",
+        "7",
+        "--seed",
+        "11",
+        "--out",
+        dir.to_str().unwrap(),
+        "--no-plots",
+        "-q",
+    ]);
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let ours = serde_json::to_value(privdiffuse::sim::summarize_output(&out, &g)).unwrap();
+    assert!(file["eps_map"]["observed_distance_max"].is_number());
+    assert_eq!(ours, file);
+    std::fs::remove_dir_all(&d).unwrap();
+}

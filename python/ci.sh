@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CI for the Python package: build and install it from a clean virtual
+# environment exactly as a user would (`pip install ./python`), run its tests
+# (pytest's summary line is the last line of that step) and the example.
+# Needs python3 (with venv) and network access to PyPI; the CLI equality test
+# uses target/{release,debug}/privdiffuse when a cargo build left one (CI's
+# `cargo test` does), and says why it skips otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+unset RUST_BACKTRACE
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/privdiffuse-py-ci.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== python3 -m venv (fresh, in $tmp)"
+python3 -m venv "$tmp/venv"
+py="$tmp/venv/bin/python"
+
+echo "== pip install ./python pytest numpy scipy networkx"
+t0=$(date +%s)
+"$py" -m pip install --quiet --disable-pip-version-check ./python pytest numpy scipy networkx
+echo "   built and installed in $(( $(date +%s) - t0 )) s"
+# The installed package, not the source tree.
+(cd "$tmp" && "$py" -c 'import privdiffuse, sys; print("   privdiffuse", privdiffuse.__version__, "from", privdiffuse.__file__)')
+
+echo "== pytest python/tests"
+(cd "$tmp" && "$py" -m pytest -q -rs -p no:cacheprovider "$repo/python/tests")
+
+echo "== python/examples/thesis_facebook.py"
+(cd "$tmp" && "$py" "$repo/python/examples/thesis_facebook.py" --out "$tmp/figures")
+test -s "$tmp/figures/fig6_ego.png" && test -s "$tmp/figures/fig7_jumps.png"
+echo "python CI passed"
