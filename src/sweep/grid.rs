@@ -158,13 +158,6 @@ fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(String, Slot
     if k != "distance_options" && defaults.contains_key(&k) {
         return Ok((k.clone(), Slot::Sim(k)));
     }
-    if k == "replicates" {
-        return Err(Error::Unsupported(
-            "sweep key `replicates`: this build's simulation has no replicates yet \
-             (use several seeds: a `seed` axis, e.g. seed=1..5)"
-                .into(),
-        ));
-    }
     let mut known: Vec<String> = defaults
         .keys()
         .filter(|k| *k != "distance_options")
@@ -272,6 +265,8 @@ fn default_json() -> Map<String, Value> {
         Ok(Value::Object(mut m)) => {
             // Left out of a configuration without a view, but a key all the same.
             m.entry("view").or_insert(Value::Null);
+            // Likewise left out when 1 (as `simulate --replicates`).
+            m.entry("replicates").or_insert(Value::from(1));
             m
         }
         _ => Map::new(),

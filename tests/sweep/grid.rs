@@ -196,9 +196,21 @@ fn template_mistakes_are_refused_by_name() {
     g.add_base("coalition", "random:m={m}").unwrap();
     let e = g.points().unwrap_err().to_string();
     assert!(e.contains("random:m={m}") && e.contains("m=0"), "{e}");
-    // `replicates` exists and says why it cannot run yet.
-    let e = Grid::new().add_set("replicates=2").unwrap_err().to_string();
+    // `replicates` must be ≥ 1.
+    let e = grid(&["replicates=0"])
+        .and_then(|g| g.points().map(|_| ()))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("replicates"), "{e}");
+}
+
+/// `replicates` is a key like `simulate --replicates`: each point runs K
+/// realisations (pooled in its by-distance metrics).
+#[test]
+fn replicates_is_a_sweep_key() {
+    let points = grid(&["replicates=1,3"]).unwrap().points().unwrap();
+    let k: Vec<u32> = points.iter().map(|p| p.config.replicates).collect();
+    assert_eq!(k, [1, 3]);
 }
 
 /// Defaults are the commands': without a coalition a sweep point is
