@@ -172,11 +172,11 @@ proptest! {
         if let Ok(v) = s.parse::<ValueSpec>() {
             let _ = (v.check(), v.to_string());
         }
-        if let Ok(p) = s.parse::<Post>() {
-            if p.check().is_ok() {
-                let mut y = [0.5, -1e308, f64::NAN];
-                p.apply(&mut y);
-            }
+        if let Ok(p) = s.parse::<Post>()
+            && p.check().is_ok()
+        {
+            let mut y = [0.5, -1e308, f64::NAN];
+            p.apply(&mut y);
         }
         if let Ok(o) = s.parse::<Owners>() {
             let _ = o.check();
