@@ -1600,6 +1600,8 @@ fn _plot(
         width,
         height,
         owner,
+        // The ego figure's friendship edges: not offered from Python yet.
+        edges: false,
     };
     blocking(py, &CancelToken::new(), None, || {
         privdiffuse::output::plot::draw(kind, Path::new(&input), &out, &opts)
