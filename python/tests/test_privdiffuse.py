@@ -316,7 +316,10 @@ def test_keyboard_interrupt_cancels_a_run(tmp_path):
     t0 = time.perf_counter()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        pdf.simulate(g, eps="exp:a=3,b=1", dim=1, norm="l1", seed=1)
+        # 4e8 answers in 8-D with independent noise drawn per answer: tens
+        # of seconds uninterrupted (hop-level aggregation makes a 1-D
+        # correlated run finish before the signal).
+        pdf.simulate(g, eps="exp:a=3,b=1", dim=8, norm="l1", mechanism="independent", seed=1)
     dt = time.perf_counter() - t0
     timer.cancel()
     assert dt < 0.5 + 1.0, dt
