@@ -171,40 +171,6 @@ impl PyGraph {
         Ok(out)
     }
 
-    /// The graph induced by the sorted node indices `keep`, original ids kept.
-    fn induced(&self, keep: &[u32]) -> privdiffuse::Result<Graph> {
-        let g = &self.g;
-        let mut new = vec![u32::MAX; g.n()];
-        for (k, &i) in keep.iter().enumerate() {
-            new[i as usize] = k as u32;
-        }
-        let mut edges = Vec::new();
-        let mut weights = Vec::new();
-        for &u in keep {
-            let lo = g.offsets()[u as usize];
-            for (j, &v) in g.neighbors(u).iter().enumerate() {
-                if new[v as usize] != u32::MAX && (g.is_directed() || u < v) {
-                    edges.push((new[u as usize], new[v as usize]));
-                    weights.push(g.arc_weight(lo + j));
-                }
-            }
-        }
-        let ids = if g.ids().is_integer() {
-            NodeIds::integers(
-                keep.iter()
-                    .map(|&i| g.ids().integer(i).unwrap_or(0))
-                    .collect(),
-            )
-        } else {
-            NodeIds::tokens(keep.iter().map(|&i| g.ids().label(i).to_string()).collect())
-        };
-        Graph::from_edges(
-            ids,
-            &edges,
-            g.is_weighted().then_some(&weights[..]),
-            g.is_directed(),
-        )
-    }
 }
 
 /// Ascending unique integer ids of `u`, `v` and `nodes`, and each endpoint's index.
@@ -461,28 +427,22 @@ impl PyGraph {
     /// subgraph(nodes) -> Graph: the graph induced by these node ids (in
     /// the original index order), original ids and edge lengths kept.
     fn subgraph(&self, py: Python<'_>, nodes: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut keep = self.indices(nodes, "nodes")?;
-        keep.sort_unstable();
-        keep.dedup();
-        let g = blocking(py, &CancelToken::new(), None, || self.induced(&keep))?;
+        let keep = self.indices(nodes, "nodes")?;
+        let g = blocking(py, &CancelToken::new(), None, || Ok(self.g.induced(&keep)))?;
         Ok(PyGraph::new(g))
     }
 
     /// ego(node, radius=1) -> Graph: the subgraph induced by every node
-    /// within `radius` hops of `node` (the node included), original ids kept.
+    /// within `radius` hops of `node` (the node included), original ids kept
+    /// — the command line's `--ego ID:R`, node for node.
     #[pyo3(signature = (node, radius=1))]
     fn ego(&self, py: Python<'_>, node: &Bound<'_, PyAny>, radius: u32) -> PyResult<Self> {
         let list = PyList::new(py, [node])?;
-        let owner = self.indices(list.as_any(), "node")?[0];
-        let g = blocking(py, &CancelToken::new(), None, || {
-            let hop = Distances::new(&self.g, DistanceKind::Hop, &DistanceOptions::default())?;
-            let mut d = Vec::new();
-            hop.from_owner(owner, &mut hop.workspace(), &mut d);
-            let keep: Vec<u32> = (0..self.g.n() as u32)
-                .filter(|&i| d[i as usize] <= radius as f64)
-                .collect();
-            self.induced(&keep)
-        })?;
+        let centre = self.indices(list.as_any(), "node")?[0];
+        if radius == 0 {
+            return Err(param_err("radius", 0, "a number of hops ≥ 1"));
+        }
+        let g = blocking(py, &CancelToken::new(), None, || Ok(self.g.ego_of(centre, radius)))?;
         Ok(PyGraph::new(g))
     }
 

@@ -124,6 +124,26 @@ def test_string_ids_and_ego_and_subgraph():
     k = pdf.Graph.load(KARATE)
     e0 = k.ego(0)
     assert e0.n_nodes == 1 + int((k.distances([0])[0] == 1).sum())
+    with pytest.raises(ValueError, match="radius"):
+        k.ego(0, radius=0)
+
+
+def test_ego_is_the_command_lines_ego(tmp_path):
+    """g.ego(ID, R) is `privdiffuse subgraph --ego ID:R`, node for node and edge for edge."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build --release first)")
+    for path, node, radius in ((GEO, 0, 2), (KARATE, 33, 1)):
+        out = tmp_path / f"ego-{node}.edges"
+        subprocess.run(
+            [str(cli), "subgraph", "--graph", str(path), "--ego", f"{node}:{radius}", "--out", str(out)],
+            check=True,
+            capture_output=True,
+        )
+        ref = pdf.Graph.load(out)
+        e = pdf.Graph.load(path).ego(node, radius=radius)
+        np.testing.assert_array_equal(e.ids, ref.ids)
+        assert _edge_set(e) == _edge_set(ref)
 
 
 # ------------------------------------------------------------ epsilon maps
