@@ -250,6 +250,13 @@ class Graph:
         """The subgraph induced by these node ids, original ids and lengths kept."""
         return Graph(self._g.subgraph(list(nodes)))
 
+    def save(self, path: str | os.PathLike, force: bool = False) -> None:
+        """Writes the graph as an edge list (``u v`` or ``u v length`` per
+        line, original ids) that :meth:`load` and ``--graph`` read back as
+        the same graph; atomically. FileExistsError when ``path`` exists,
+        unless ``force``."""
+        self._g.save(os.fspath(path), force)
+
     def to_networkx(self):
         """This graph as a networkx Graph/DiGraph (edge attribute ``weight`` when weighted)."""
         import networkx as nx
@@ -568,10 +575,16 @@ def plot(
     width: int = 1200,
     height: int = 800,
     owner: str | int | None = None,
+    edges: bool = False,
 ) -> str:
     """Draws the command line's figure ``kind`` (``jumps``, ``ego``,
     ``error``, ``coalition``, ``path``) of a result or a run directory
-    (or file) into ``out`` (``.png`` or ``.svg``); returns ``out``."""
+    (or file) into ``out`` (``.png`` or ``.svg``); returns ``out``.
+
+    ``edges`` (``ego``): draws the friendships among the members faintly,
+    as ``plot --edges``; for a run directory they come from the graph its
+    ``summary.json`` names, for a result from the graph it ran on (in-memory
+    graphs included)."""
     out = os.fspath(out)
     own = None if owner is None else str(owner)
     if isinstance(result_or_dir, (SimulationResult, CollusionResult)):
@@ -579,9 +592,28 @@ def plot(
             run = os.path.join(tmp, "run")
             if isinstance(result_or_dir, SimulationResult):
                 result_or_dir.save(run, plots=False)
+                if edges:
+                    _point_summary_at_saved_graph(result_or_dir, run, os.path.join(tmp, "graph.edges"))
             else:
                 result_or_dir.save(run)
-            _n._plot(run, kind, out, width, height, own)
+            _n._plot(run, kind, out, width, height, own, bool(edges))
     else:
-        _n._plot(os.fspath(result_or_dir), kind, out, width, height, own)
+        _n._plot(os.fspath(result_or_dir), kind, out, width, height, own, bool(edges))
     return out
+
+
+def _point_summary_at_saved_graph(result: "SimulationResult", run: str, path: str) -> None:
+    # The figure reads the run's graph from summary.json's config; a result
+    # may come from an in-memory graph (config.graph is empty) or a view, so
+    # write the graph it ran on and name that file instead.
+    import json
+
+    result._n._graph.save(path, True)
+    file = os.path.join(run, "summary.json")
+    with open(file, encoding="utf-8") as f:
+        summary = json.load(f)
+    config = summary.get("config", {})
+    config.update(graph=path, nodes=None)
+    config.pop("view", None)
+    with open(file, "w", encoding="utf-8") as f:
+        json.dump(summary, f)

@@ -415,6 +415,24 @@ impl PyGraph {
         (u.into_pyarray(py), v.into_pyarray(py), w.into_pyarray(py))
     }
 
+    /// save(path, force=False): writes the graph as an edge list (`u v` or
+    /// `u v length` per line, original ids; the loader reads it back
+    /// identically), atomically. FileExistsError when `path` exists, unless
+    /// `force`.
+    #[pyo3(signature = (path, force=false))]
+    fn save(&self, py: Python<'_>, path: PathBuf, force: bool) -> PyResult<()> {
+        if !force && path.exists() {
+            return Err(PyFileExistsError::new_err(format!(
+                "{} already exists (add `force` to replace it)",
+                path.display()
+            )));
+        }
+        let comment = format!("{} nodes, {} edges (privdiffuse)", self.g.n(), self.g.m());
+        blocking(py, &CancelToken::new(), None, || {
+            privdiffuse::output::write_edge_list(&self.g, &path, &comment)
+        })
+    }
+
     /// index_of(ids) -> numpy uint32 array: node indices of original ids.
     fn index_of<'py>(
         &self,
@@ -1101,6 +1119,14 @@ impl PySimOutput {
 
 #[pymethods]
 impl PySimOutput {
+    /// Internal: the graph the simulation ran on.
+    #[getter]
+    fn _graph(&self) -> PyGraph {
+        PyGraph {
+            g: self.graph.clone(),
+        }
+    }
+
     /// Internal: the columns of one of the CSV files `simulate` writes
     /// (`by_distance`, `jumps`, `owners`, `paths`, `ego`, `responses`), or
     /// None when that output was not kept.
@@ -1545,7 +1571,8 @@ impl PyGradualRelease {
 /// Internal: draws figure `kind` from a run directory or file into `out`
 /// (see `privdiffuse.plot`).
 #[pyfunction]
-#[pyo3(signature = (input, kind, out, width=1200, height=800, owner=None))]
+#[pyo3(signature = (input, kind, out, width=1200, height=800, owner=None, edges=false))]
+#[allow(clippy::too_many_arguments)]
 fn _plot(
     py: Python<'_>,
     input: PathBuf,
@@ -1554,14 +1581,14 @@ fn _plot(
     width: u32,
     height: u32,
     owner: Option<String>,
+    edges: bool,
 ) -> PyResult<()> {
     let kind: Kind = parse(kind)?;
     let opts = PlotOptions {
         width,
         height,
         owner,
-        // The ego figure's friendship edges: not offered from Python yet.
-        edges: false,
+        edges,
     };
     blocking(py, &CancelToken::new(), None, || {
         privdiffuse::output::plot::draw(kind, Path::new(&input), &out, &opts)

@@ -256,6 +256,37 @@ def test_simulate_frames_save_and_plot(tmp_path):
     assert (tmp_path / "j.svg").stat().st_size > 1000
 
 
+def test_ego_figure_with_edges_equals_the_command_lines(tmp_path):
+    """plot(result, kind="ego", edges=True) draws what `plot --kind ego --edges`
+    draws on the saved run; it works for in-memory graphs, and Graph.save
+    round-trips."""
+    g = pdf.Graph.load(KARATE)
+    g.save(tmp_path / "k.edges")
+    back = pdf.Graph.load(tmp_path / "k.edges")
+    np.testing.assert_array_equal(back.ids, g.ids)
+    assert _edge_set(back) == _edge_set(g)
+    with pytest.raises(FileExistsError):
+        g.save(tmp_path / "k.edges")
+    res = pdf.simulate(g, owners=[0], eps="exp:a=3,b=1", dim=1, norm="l1", seed=3)
+    with_edges = pdf.plot(res, kind="ego", out=tmp_path / "with.png", edges=True)
+    without = pdf.plot(res, kind="ego", out=tmp_path / "without.png")
+    assert Path(with_edges).read_bytes() != Path(without).read_bytes()
+    cli = _cli()
+    if cli is not None:
+        res.save(tmp_path / "run", plots=False)
+        subprocess.run(
+            [str(cli), "plot", "--input", str(tmp_path / "run"), "--kind", "ego", "--edges", "--out", str(tmp_path / "cli.png")],
+            check=True,
+            capture_output=True,
+        )
+        assert (tmp_path / "cli.png").read_bytes() == Path(with_edges).read_bytes()
+    mem = pdf.Graph.from_networkx(nx.karate_club_graph())
+    r2 = pdf.simulate(mem, owners=[0], eps="exp:a=3,b=1", dim=1, norm="l1", seed=3)
+    assert r2.summary["config"]["graph"] == ""
+    pdf.plot(r2, kind="ego", out=tmp_path / "mem.png", edges=True)
+    assert (tmp_path / "mem.png").read_bytes() == Path(with_edges).read_bytes()
+
+
 def test_collude_and_gradual_release(tmp_path):
     g = pdf.Graph.load(KARATE)
     r = pdf.collude(g, coalitions=["nearest:m=3", "far:min-d=2"], trials=50, owners=3, eps="exp:a=3,b=1", dim=1, norm="l1", seed=2)
