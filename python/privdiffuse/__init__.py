@@ -526,18 +526,21 @@ class CollusionResult:
         """The CSV text of ``coalition`` or ``audit``."""
         return self._n._csv(name)
 
+    @property
+    def summary(self) -> dict:
+        """``summary.json`` of the command line: configuration, ε map, graph,
+        gains and audits pooled over owners."""
+        if "summary" not in self._cache:
+            import json
+
+            self._cache["summary"] = json.loads(self._n._summary_json())
+        return self._cache["summary"]
+
     def save(self, dir: str | os.PathLike, force: bool = False) -> None:
-        """Writes ``coalition.csv`` and ``audit.csv`` into ``dir`` (created;
-        FileExistsError when it exists, unless ``force``)."""
-        d = os.fspath(dir)
-        if os.path.exists(d) and not force:
-            raise FileExistsError(f"{d} already exists (add `force` to replace it)")
-        os.makedirs(d, exist_ok=True)
-        for name in ("coalition", "audit"):
-            tmp = os.path.join(d, f".{name}.csv.tmp")
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(self._n._csv(name))
-            os.replace(tmp, os.path.join(d, f"{name}.csv"))
+        """Writes the command line's ``coalition.csv``, ``audit.csv`` and
+        ``summary.json`` into the new directory ``dir``, all or nothing
+        (FileExistsError when it exists, unless ``force``)."""
+        self._n._save(os.fspath(dir), force)
 
 
 def collude(

@@ -170,7 +170,6 @@ impl PyGraph {
         }
         Ok(out)
     }
-
 }
 
 /// Ascending unique integer ids of `u`, `v` and `nodes`, and each endpoint's index.
@@ -460,7 +459,9 @@ impl PyGraph {
         if radius == 0 {
             return Err(param_err("radius", 0, "a number of hops ≥ 1"));
         }
-        let g = blocking(py, &CancelToken::new(), None, || Ok(self.g.ego_of(centre, radius)))?;
+        let g = blocking(py, &CancelToken::new(), None, || {
+            Ok(self.g.ego_of(centre, radius))
+        })?;
         Ok(PyGraph::new(g))
     }
 
@@ -1339,6 +1340,8 @@ fn _simulate(
 struct PyCollusionOutput {
     coalition_csv: String,
     audit_csv: String,
+    /// `summary.json` as the command line writes it (pretty, newline-ended).
+    summary_json: Vec<u8>,
 }
 
 #[pymethods]
@@ -1359,6 +1362,33 @@ impl PyCollusionOutput {
             "audit" => Ok(self.audit_csv.clone()),
             _ => Err(param_err("table", name, "coalition or audit")),
         }
+    }
+
+    /// Internal: summary.json as text.
+    fn _summary_json(&self) -> String {
+        String::from_utf8_lossy(&self.summary_json).into_owned()
+    }
+
+    /// Internal: writes coalition.csv, audit.csv and summary.json into the
+    /// new directory `dir`, all or nothing (see `CollusionResult.save`).
+    #[pyo3(signature = (dir, force=false))]
+    fn _save(&self, py: Python<'_>, dir: PathBuf, force: bool) -> PyResult<()> {
+        blocking(py, &CancelToken::new(), None, || {
+            let atomic = AtomicDir::create_with(&dir, Existing::for_out(true, force))?;
+            for (name, bytes) in [
+                ("coalition.csv", self.coalition_csv.as_bytes()),
+                ("audit.csv", self.audit_csv.as_bytes()),
+                ("summary.json", &self.summary_json[..]),
+            ] {
+                let shown = dir.join(name);
+                let mut f =
+                    std::fs::File::create(atomic.join(name)).map_err(|e| Error::io(&shown, e))?;
+                f.write_all(bytes).map_err(|e| Error::io(&shown, e))?;
+                f.sync_all().map_err(|e| Error::io(&shown, e))?;
+            }
+            atomic.commit()?;
+            Ok(())
+        })
     }
 }
 
@@ -1452,9 +1482,11 @@ fn _collude(
         let mut audit = Vec::new();
         write_rows(&mut audit, out.audit_rows())
             .map_err(|e| Error::Numerical(format!("audit.csv: {e}")))?;
+        let json = |v: &dyn erased::Json| -> Vec<u8> { v.pretty() };
         Ok(PyCollusionOutput {
             coalition_csv: String::from_utf8_lossy(&coal).into_owned(),
             audit_csv: String::from_utf8_lossy(&audit).into_owned(),
+            summary_json: json(out.summary()),
         })
     })?;
     Ok(out)

@@ -292,6 +292,26 @@ def test_collude_and_gradual_release(tmp_path):
     r = pdf.collude(g, coalitions=["nearest:m=3", "far:min-d=2"], trials=50, owners=3, eps="exp:a=3,b=1", dim=1, norm="l1", seed=2)
     assert {"owner", "coalition"} <= set(r.coalition.keys())
     assert len(r.audit["owner"]) > 0 and len(r.coalition["gain"]) > 0
+    assert r.summary["command"] == "collude" and len(r.summary["pooled"]) > 0
+    r.save(tmp_path / "col")
+    assert sorted(os.listdir(tmp_path / "col")) == ["audit.csv", "coalition.csv", "summary.json"]
+    with pytest.raises(FileExistsError):
+        r.save(tmp_path / "col")
+    cli = _cli()
+    if cli is not None:
+        subprocess.run(
+            [str(cli), "collude", "--graph", str(KARATE), "--coalition", "nearest:m=3", "--coalition", "far:min-d=2",
+             "--trials", "50", "--owners", "3", "--eps", "exp:a=3,b=1", "--dim", "1", "--norm", "l1", "--seed", "2",
+             "--no-plots", "-q", "--out", str(tmp_path / "cli")],
+            check=True,
+            capture_output=True,
+        )
+        for name in ("coalition.csv", "audit.csv"):
+            assert (tmp_path / "cli" / name).read_bytes() == (tmp_path / "col" / name).read_bytes(), name
+        import json
+
+        cli_summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+        assert cli_summary["pooled"] == r.summary["pooled"] and cli_summary["audit"] == r.summary["audit"]
     gr = pdf.GradualRelease([1.0, 2.0], seed=4)
     a = gr.release(2.0)
     b = gr.release(0.5)

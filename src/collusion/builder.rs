@@ -12,7 +12,10 @@ use super::coalition::Coalition;
 use super::estimators::Estimator;
 use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, PhaseTimes, collude};
-use super::write::{ColludeConfig, PooledAudit, PooledEstimator, audit_rows, coalition_rows, pool};
+use super::write::{
+    ColludeConfig, ColludeSummary, PooledAudit, PooledEstimator, audit_rows, coalition_rows,
+    summarize_collude,
+};
 use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
@@ -146,15 +149,13 @@ impl<'g> Collusion<'g> {
         let distances = Distances::new(self.graph, sim.distance, &sim.distance_options)?;
         let plan = Plan::new(sim, self.graph, &distances)?;
         let result = collude(&plan, &opts, &self.control)?;
-        let (pooled, audit) = pool(&plan, &opts, &result.results);
+        let summary = summarize_collude(&config, &plan, &opts, &result);
         Ok(CollusionOutput {
             coalition_rows: coalition_rows(&plan, &result.results)?,
             audit_rows: audit_rows(&plan, &result.results),
             results: result.results,
-            pooled,
-            audit,
             phases: result.phases,
-            config,
+            summary,
         })
     }
 }
@@ -163,12 +164,10 @@ impl<'g> Collusion<'g> {
 #[derive(Clone, Debug)]
 pub struct CollusionOutput {
     results: Vec<CoalitionResult>,
-    pooled: Vec<PooledEstimator>,
-    audit: Vec<PooledAudit>,
     coalition_rows: Vec<CoalitionRow>,
     audit_rows: Vec<AuditRow>,
     phases: PhaseTimes,
-    config: ColludeConfig,
+    summary: ColludeSummary,
 }
 
 impl CollusionOutput {
@@ -181,12 +180,12 @@ impl CollusionOutput {
 
     /// Pooled over owners: coalition × mechanism × estimator.
     pub fn pooled(&self) -> &[PooledEstimator] {
-        &self.pooled
+        &self.summary.pooled
     }
 
     /// Pooled audits: coalition × mechanism.
     pub fn audit(&self) -> &[PooledAudit] {
-        &self.audit
+        &self.summary.audit
     }
 
     /// The rows of `coalition.csv` (owner × coalition × mechanism ×
@@ -209,6 +208,12 @@ impl CollusionOutput {
     /// The configuration that was run (the default owner sample fitted to
     /// the graph).
     pub fn config(&self) -> &ColludeConfig {
-        &self.config
+        &self.summary.config
+    }
+
+    /// What `collude` writes as `summary.json`: the configuration, the ε
+    /// map, the graph, the pooled gains and audits.
+    pub fn summary(&self) -> &ColludeSummary {
+        &self.summary
     }
 }
