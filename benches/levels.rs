@@ -12,9 +12,12 @@
 //! `cargo bench --bench levels -- --quick`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances, LevelRow};
+use privdiffuse::distance::{
+    Direction, DistanceKind, DistanceOptions, Distances, LevelRow, LevelSearch, LevelVisitor,
+};
 use privdiffuse::graph::{Graph, LoadOptions, load_graph};
 use std::hint::black_box;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -78,6 +81,17 @@ fn degree_order(g: &Graph) -> Vec<u32> {
     o
 }
 
+/// Counts the (node, level) meetings of a search.
+struct Count(u64);
+
+impl LevelVisitor for Count {
+    fn level(&mut self, _level: u32, nodes: &[u32], _masks: &[u64]) -> ControlFlow<()> {
+        self.0 += nodes.len() as u64;
+        ControlFlow::Continue(())
+    }
+    fn done(&mut self, _seen: &[u64]) {}
+}
+
 fn bench(c: &mut Criterion) {
     let path = er_path();
     if !path.exists() {
@@ -118,6 +132,22 @@ fn bench(c: &mut Criterion) {
                     black_box(t)
                 })
             });
+            // The level-by-level search the utility runs (no rows at all), in
+            // each expansion direction.
+            let mut search = LevelSearch::new();
+            for (dname, dir) in [
+                ("auto", Direction::Auto),
+                ("top_down", Direction::TopDown),
+                ("bottom_up", Direction::BottomUp),
+            ] {
+                grp.bench_function(format!("{name}/level_search_{dname}"), |b| {
+                    b.iter(|| {
+                        let mut c = Count(0);
+                        let _ = search.run_with(gg, &sources, dir, &mut c);
+                        black_box(c.0)
+                    })
+                });
+            }
             if name != "as_loaded" {
                 continue;
             }

@@ -22,8 +22,10 @@
 //! single-source BFS for that batch.
 
 use super::hop;
+use super::visit::{LevelSearch, LevelVisitor};
 use super::{HopLevels, LevelRow};
 use crate::graph::Graph;
+use std::ops::ControlFlow;
 
 const UNSEEN: u16 = u16::MAX;
 
@@ -47,6 +49,10 @@ pub(crate) struct BitBfs {
     rows: Vec<u16>,
     /// Fallback rows when the diameter exceeds `u16`.
     wide: Vec<u32>,
+    /// Histograms only: the direction-optimising level search.
+    level_search: LevelSearch,
+    /// Its per-source histograms.
+    by_level: LevelHistograms,
 }
 
 impl BitBfs {
@@ -97,6 +103,28 @@ impl BitBfs {
         assert!(sources.len() <= 64, "at most 64 sources per batch");
         let n = g.n();
         let rows = (0..sources.len()).any(want_row);
+        if !rows && sources.len() > 1 {
+            // Histograms only: counted from the level search's masks, with
+            // no per-node level stored (and no depth limit).
+            self.by_level.reset(sources.len());
+            let flow = self.level_search.run(g, sources, &mut self.by_level);
+            debug_assert!(flow.is_continue());
+            for (i, h) in self.by_level.hists.iter_mut().enumerate() {
+                while h.len() > 1 && h.last() == Some(&0) {
+                    h.pop();
+                }
+                let reached: u64 = h.iter().sum();
+                f(
+                    i,
+                    &HopLevels {
+                        hist: h,
+                        unreachable: n as u64 - reached,
+                        row: None,
+                    },
+                );
+            }
+            return;
+        }
         // One source with its row: the direction-optimising single-source
         // BFS, without filling 64 levels per node.
         if (sources.len() == 1 && rows) || !self.search(g, sources, rows) {
@@ -279,6 +307,60 @@ impl BitBfs {
         }
         true
     }
+}
+
+/// Per-source level histograms from a [`LevelSearch`]: per level, each
+/// mask's eight bytes are counted in 8 × 256 counters (eight increments per
+/// reached node, whatever the number of sources in its mask), then spread
+/// over the sources of each byte value.
+#[derive(Default)]
+struct LevelHistograms {
+    hists: Vec<Vec<u64>>,
+    bytes: Vec<[u64; 256]>,
+}
+
+impl LevelHistograms {
+    fn reset(&mut self, k: usize) {
+        self.hists.truncate(k);
+        self.hists.resize_with(k, Vec::new);
+        for h in &mut self.hists {
+            h.clear();
+            h.push(1);
+        }
+        self.bytes.clear();
+        self.bytes.resize(k.div_ceil(8), [0; 256]);
+    }
+}
+
+impl LevelVisitor for LevelHistograms {
+    fn level(&mut self, level: u32, _nodes: &[u32], masks: &[u64]) -> ControlFlow<()> {
+        let nb = self.bytes.len();
+        for &m in masks {
+            let b = m.to_le_bytes();
+            for (t, &x) in self.bytes.iter_mut().zip(&b[..nb]) {
+                t[x as usize] += 1;
+            }
+        }
+        for h in &mut self.hists {
+            h.resize(level as usize + 1, 0);
+        }
+        for (k, t) in self.bytes.iter_mut().enumerate() {
+            for (x, c) in t.iter_mut().enumerate().skip(1) {
+                if *c == 0 {
+                    continue;
+                }
+                let mut y = x;
+                while y != 0 {
+                    let i = 8 * k + y.trailing_zeros() as usize;
+                    self.hists[i][level as usize] += *c;
+                    y &= y - 1;
+                }
+                *c = 0;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+    fn done(&mut self, _seen: &[u64]) {}
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ mod weighted;
 
 pub use approx::ResistanceSketch;
 pub use resistance::ExactResistance;
-pub use visit::{LevelSearch, LevelVisitor, SubsetSums};
+pub use visit::{Direction, LevelSearch, LevelVisitor, SubsetSums};
 
 use crate::graph::Graph;
 use crate::{Error, Result};

@@ -43,7 +43,16 @@ impl LevelSearch {
     }
 
     /// Runs the BFS of every source at once along out-arcs, reporting each
-    /// level to `visitor`. Returns `Break` if the visitor stopped it.
+    /// level to `visitor`, the nodes of a level in increasing id order
+    /// whatever the direction used (so the order is a function of the graph
+    /// and the sources alone). Returns `Break` if the visitor stopped it.
+    ///
+    /// Levels are expanded top-down (frontier → out-neighbours) while the
+    /// frontier is small and bottom-up (every node not yet reached by every
+    /// source ORs its neighbours' frontier bits) once the frontier's arcs
+    /// outweigh those of the unsaturated nodes (Beamer et al., SC 2012, for
+    /// bit-parallel sources); bottom-up needs the reverse arcs, so directed
+    /// graphs stay top-down.
     ///
     /// # Panics
     /// With more than 64 sources, or a source `>= g.n()`.
@@ -51,6 +60,18 @@ impl LevelSearch {
         &mut self,
         g: &Graph,
         sources: &[u32],
+        visitor: &mut impl LevelVisitor,
+    ) -> ControlFlow<()> {
+        self.run_with(g, sources, Direction::Auto, visitor)
+    }
+
+    /// [`run`](Self::run) with the expansion direction forced (for
+    /// benchmarks and tests: every direction gives the same levels).
+    pub fn run_with(
+        &mut self,
+        g: &Graph,
+        sources: &[u32],
+        direction: Direction,
         visitor: &mut impl LevelVisitor,
     ) -> ControlFlow<()> {
         assert!(sources.len() <= 64, "at most 64 sources per search");
@@ -61,6 +82,7 @@ impl LevelSearch {
         }
         self.frontier.clear();
         self.next_frontier.clear();
+        let mut all = 0u64;
         for (i, &s) in sources.iter().enumerate() {
             assert!((s as usize) < n, "source {s} out of range (n = {n})");
             let s = s as usize;
@@ -69,27 +91,28 @@ impl LevelSearch {
             }
             self.visit[s] |= 1 << i;
             self.seen[s] |= 1 << i;
+            all |= 1 << i;
         }
+        self.frontier.sort_unstable();
         let offsets = g.offsets();
         let targets = g.targets();
+        let can_pull = !g.is_directed() && direction != Direction::TopDown;
+        // Arcs of the nodes some source has not reached yet (bottom-up cost).
+        let mut unsat_arcs = targets.len();
         let mut level = 0u32;
         while !self.frontier.is_empty() {
             level += 1;
-            let (seen, visit, next) = (&mut self.seen[..], &self.visit[..], &mut self.next[..]);
-            for &u in &self.frontier {
-                let u = u as usize;
-                let w = visit[u];
-                for &v in &targets[offsets[u]..offsets[u + 1]] {
-                    let v = v as usize;
-                    let d = w & !seen[v];
-                    if d != 0 {
-                        if next[v] == 0 {
-                            self.next_frontier.push(v as u32);
-                        }
-                        next[v] |= d;
-                        seen[v] |= d;
-                    }
-                }
+            let frontier_arcs: usize = self
+                .frontier
+                .iter()
+                .map(|&u| offsets[u as usize + 1] - offsets[u as usize])
+                .sum();
+            let pull = can_pull
+                && (direction == Direction::BottomUp || frontier_arcs * PULL_RATIO > unsat_arcs);
+            if pull {
+                unsat_arcs = self.pull_level(offsets, targets, all);
+            } else {
+                self.push_level(offsets, targets);
             }
             for &u in &self.frontier {
                 self.visit[u as usize] = 0;
@@ -110,7 +133,122 @@ impl LevelSearch {
         visitor.done(&self.seen);
         ControlFlow::Continue(())
     }
+
+    /// Top-down: every frontier node passes its bits to its out-neighbours.
+    /// The new nodes are listed sorted (a scan of `next` when they are many).
+    fn push_level(&mut self, offsets: &[usize], targets: &[u32]) {
+        let (seen, visit, next) = (&mut self.seen[..], &self.visit[..], &mut self.next[..]);
+        let list_max = (seen.len() / PUSH_LIST_DIV).max(1);
+        let mut found = 0usize;
+        for &u in &self.frontier {
+            let u = u as usize;
+            let w = visit[u];
+            for &v in &targets[offsets[u]..offsets[u + 1]] {
+                let v = v as usize;
+                let d = w & !seen[v];
+                if d != 0 {
+                    if next[v] == 0 {
+                        found += 1;
+                        if found <= list_max {
+                            self.next_frontier.push(v as u32);
+                        }
+                    }
+                    next[v] |= d;
+                    seen[v] |= d;
+                }
+            }
+        }
+        if found > list_max {
+            self.next_frontier.clear();
+            self.next_frontier.extend(
+                next.iter()
+                    .enumerate()
+                    .filter(|(_, m)| **m != 0)
+                    .map(|(v, _)| v as u32),
+            );
+        } else {
+            self.next_frontier.sort_unstable();
+        }
+    }
+
+    /// Bottom-up: every node not reached by all sources ORs the frontier
+    /// bits of its neighbours (stopping once it has them all). Returns the
+    /// arcs of the nodes still unsaturated.
+    fn pull_level(&mut self, offsets: &[usize], targets: &[u32], all: u64) -> usize {
+        let (seen, visit, next) = (&mut self.seen[..], &self.visit[..], &mut self.next[..]);
+        let mut unsat = 0usize;
+        for v in 0..seen.len() {
+            let s = seen[v];
+            if s == all {
+                continue;
+            }
+            let mut acc = 0u64;
+            let (lo, hi) = (offsets[v], offsets[v + 1]);
+            // The next node's first neighbours' frontier words: random
+            // reads, fetched while this node's are ORed.
+            if let Some(ahead) = targets.get(hi..(hi + PREFETCH).min(targets.len())) {
+                for &u in ahead {
+                    prefetch(visit, u as usize);
+                }
+            }
+            for &u in &targets[lo..hi] {
+                acc |= visit[u as usize];
+                if acc | s == all {
+                    break;
+                }
+            }
+            let d = acc & !s;
+            if d != 0 {
+                next[v] = d;
+                seen[v] = s | d;
+                self.next_frontier.push(v as u32);
+            }
+            if s | d != all {
+                unsat += offsets[v + 1] - offsets[v];
+            }
+        }
+        unsat
+    }
 }
+
+/// Neighbours of the next node prefetched by a bottom-up level.
+const PREFETCH: usize = 8;
+
+/// Hints the cache to fetch `xs[i]` (no effect off x86-64; never faults).
+#[inline(always)]
+fn prefetch(xs: &[u64], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = xs.get(i) {
+        // SAFETY: a prefetch hint on the address of an element of `xs`; it
+        // reads nothing architecturally and cannot fault.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (x as *const u64).cast::<i8>(),
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (xs, i);
+}
+
+/// How [`LevelSearch::run_with`] expands levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Top-down while the frontier is small, bottom-up after (undirected).
+    Auto,
+    /// Always top-down.
+    TopDown,
+    /// Always bottom-up (undirected graphs; directed ones stay top-down).
+    BottomUp,
+}
+
+/// Bottom-up once the frontier's arcs times this exceed the arcs of the
+/// unsaturated nodes (Beamer's α).
+const PULL_RATIO: usize = 14;
+
+/// Top-down levels list at most n / this many new nodes as they are found
+/// (then sorted); beyond, a scan of `next` (n words) is cheaper than the sort.
+const PUSH_LIST_DIV: usize = 32;
 
 /// Sums over subsets of up to 64 values, for masks of sources: eight tables
 /// of 256 partial sums, one per byte of the mask, so that
@@ -215,6 +353,22 @@ mod tests {
             };
             let mut search = LevelSearch::new();
             assert!(search.run(&g, &sources, &mut rec).is_continue());
+            // Every direction reports the same levels, each in id order.
+            for dir in [Direction::TopDown, Direction::BottomUp] {
+                let mut other = Record {
+                    levels: Vec::new(),
+                    seen: Vec::new(),
+                };
+                assert!(search.run_with(&g, &sources, dir, &mut other).is_continue());
+                assert_eq!(other.levels, rec.levels, "{dir:?} directed={directed}");
+                assert_eq!(other.seen, rec.seen);
+            }
+            for l in &rec.levels {
+                assert!(
+                    l.windows(2).all(|w| w[0].0 < w[1].0),
+                    "level not in id order"
+                );
+            }
             let mut ws = hop.workspace();
             let mut row = Vec::new();
             for (i, &s) in sources.iter().enumerate() {
