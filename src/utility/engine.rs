@@ -25,7 +25,7 @@ use crate::process::DownWalk;
 use crate::process::Norm;
 use crate::rng::{PrivRng, Purpose, rng_for, rng_for_stream};
 use crate::{Error, Result};
-use rand_distr::{Binomial, Distribution, Gamma};
+use rand_distr::{Binomial, Distribution, StandardNormal};
 use std::ops::ControlFlow;
 
 /// Owners per chunk: one bit-parallel search.
@@ -62,8 +62,8 @@ impl Fixed {
     #[inline]
     pub fn to_fixed(self, x: f64) -> Option<i128> {
         let y = (x * pow2(self.shift)).round();
-        if y.is_finite() && y.abs() < 2f64.powi(94) {
-            Some(y as i128)
+        if y.is_finite() && y.abs() < LIMIT {
+            Some(integral_to_i128(y))
         } else {
             None
         }
@@ -76,9 +76,35 @@ impl Fixed {
     }
 }
 
+/// 2^94: the largest magnitude [`Fixed::to_fixed`] accepts (exclusive).
+const LIMIT: f64 = (1u128 << 94) as f64;
+
+/// 2^k, built from its bits (no `powi` call per term); exact for
+/// −1022 ≤ k ≤ 1023, the run's shifts stay far inside.
+#[inline]
 fn pow2(k: i32) -> f64 {
-    // Exact for |k| ≤ 1022; the run's shifts stay far inside.
-    2f64.powi(k)
+    if (-1022..=1023).contains(&k) {
+        f64::from_bits(((1023 + k) as u64) << 52)
+    } else {
+        2f64.powi(k)
+    }
+}
+
+/// `y as i128` for an integral `y` with |y| < 2^94, from its bits: the
+/// mantissa shifted by the exponent (the generic conversion is a library
+/// call; this is a few instructions).
+#[inline]
+fn integral_to_i128(y: f64) -> i128 {
+    debug_assert!(y.fract() == 0.0 && y.abs() < LIMIT);
+    let bits = y.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        return 0; // ±0 (an integral y has no subnormals)
+    }
+    let mant = ((bits & ((1u64 << 52) - 1)) | (1u64 << 52)) as i128;
+    let e = exp - 1075;
+    let mag = if e >= 0 { mant << e } else { mant >> -e };
+    if bits >> 63 == 1 { -mag } else { mag }
 }
 
 /// One worker's per-recipient sums, all exact: merging two in any order
@@ -484,8 +510,8 @@ impl LevelVisitor for Visit<'_, '_, '_> {
 }
 
 impl UtilityPlan<'_> {
-    /// The sum of `c` independent Laplace answers' noise at process level
-    /// `lambda` into `out` (`dim` coordinates): Gamma(c, 1/λ) − Gamma(c, 1/λ)
+    /// The sum of `c` (1..=64) independent Laplace answers' noise at process
+    /// level `lambda` into `out` (`dim` coordinates): √(2·Gamma(c, 1))·N(0, 1)/λ
     /// per coordinate for ℓ1 or one dimension; c draws otherwise.
     pub(crate) fn independent_sum(
         &self,
@@ -497,11 +523,15 @@ impl UtilityPlan<'_> {
     ) {
         let dim = self.dim();
         if self.norm() == Norm::L1 || dim == 1 {
-            let g = Gamma::new(c as f64, 1.0 / lambda).expect("c ≥ 1 and λ > 0 finite");
+            // Laplace(b) = b·√(2W)·Z with W ~ Exp(1), Z ~ N(0, 1) (a normal
+            // scale mixture), so given the W's the sum of c draws is normal
+            // with variance 2b²·ΣW, ΣW ~ Gamma(c, 1): one gamma and one
+            // normal per coordinate, exact in law.
+            let g = &self.unit_gammas[(c as usize).clamp(1, CHUNK) - 1];
             for x in out.iter_mut() {
-                let a: f64 = g.sample(rng);
-                let b: f64 = g.sample(rng);
-                *x = a - b;
+                let w: f64 = g.sample(rng);
+                let z: f64 = StandardNormal.sample(rng);
+                *x = (2.0 * w).sqrt() * z / lambda;
             }
         } else {
             out.iter_mut().for_each(|x| *x = 0.0);
@@ -511,6 +541,36 @@ impl UtilityPlan<'_> {
                     *o += x;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod conversion_tests {
+    use super::*;
+
+    /// The bit-level conversion and `pow2` equal the library's for integral
+    /// values of every magnitude and sign up to the limit.
+    #[test]
+    fn integral_conversion_equals_the_cast() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for k in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let e = (k % 95) as i32;
+            let m = (x >> 11) as f64 / (1u64 << 53) as f64; // [0, 1)
+            let y = (m * 2f64.powi(e)).round();
+            let y = if x & 1 == 1 { -y } else { y };
+            if y.abs() < LIMIT {
+                assert_eq!(integral_to_i128(y), y as i128, "{y}");
+            }
+        }
+        for y in [0.0, -0.0, 1.0, -1.0, 2f64.powi(93), -(2f64.powi(93) + 2f64.powi(41))] {
+            assert_eq!(integral_to_i128(y), y as i128, "{y}");
+        }
+        for k in [-1022, -100, -1, 0, 1, 72, 1023] {
+            assert_eq!(pow2(k), 2f64.powi(k), "2^{k}");
         }
     }
 }

@@ -190,6 +190,8 @@ pub struct UtilityPlan<'a> {
     fx_bias: Fixed,
     fx_var_deb: Fixed,
     hop_bound: u32,
+    /// Gamma(c, 1) for c = 1..=64 (the independent sums' mixing laws).
+    unit_gammas: Vec<rand_distr::Gamma<f64>>,
 }
 
 impl<'a> UtilityPlan<'a> {
@@ -309,6 +311,9 @@ impl<'a> UtilityPlan<'a> {
             fx_bias,
             fx_var_deb,
             hop_bound,
+            unit_gammas: (1..=CHUNK)
+                .map(|c| rand_distr::Gamma::new(c as f64, 1.0).expect("shape c ≥ 1, scale 1"))
+                .collect(),
         })
     }
 

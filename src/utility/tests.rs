@@ -274,11 +274,11 @@ fn replicates_standard_error() {
     assert!(one.iter().all(|r| r.mse_se.is_none()));
 }
 
-/// Sum of c Laplace(b) drawn as Gamma(c, b) − Gamma(c, b) against c
+/// Sum of c Laplace(b) drawn as b·√(2·Gamma(c, 1))·N(0, 1) against c
 /// per-answer draws: two-sample Kolmogorov–Smirnov at the 0.1% level
 /// (critical value 1.95·√(2/m)), for c = 1, 5, 40.
 #[test]
-fn gamma_difference_is_a_sum_of_laplace_draws() {
+fn independent_sums_are_sums_of_laplace_draws() {
     let g = small_graph();
     let c = config(
         ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
