@@ -291,6 +291,29 @@ impl<'a> Plan<'a> {
         graph: &'a Graph,
         distances: &'a Distances<'a>,
     ) -> Result<Plan<'a>> {
+        Self::build(config, graph, distances, None)
+    }
+
+    /// [`Plan::new`] with the owners' observed range of hop distances
+    /// `(lo, hi)` given instead of measured by a pre-pass (hop distances
+    /// only; no level histograms are cached). The caller vouches for it:
+    /// the utility checks its guess against the deepest level its search
+    /// meets and plans again when they differ.
+    pub(crate) fn with_hop_range(
+        config: &SimConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+        range: (u32, u32),
+    ) -> Result<Plan<'a>> {
+        Self::build(config, graph, distances, Some(range))
+    }
+
+    fn build(
+        config: &SimConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+        given: Option<(u32, u32)>,
+    ) -> Result<Plan<'a>> {
         config.check()?;
         let model = NoiseModel::new(config.dim, config.norm, config.sensitivity, config.delta)?;
         let post = config.post;
@@ -304,7 +327,9 @@ impl<'a> Plan<'a> {
             config.seed,
         )?;
         let integer = distances.is_integer();
-        let (observed, levels) = if map.needs_resolution() || !integer {
+        let (observed, levels) = if let (Some((lo, hi)), true) = (given, integer) {
+            ((lo as f64, hi as f64), None)
+        } else if map.needs_resolution() || !integer {
             observed_range(distances, &owners)
         } else {
             ((f64::NAN, f64::NAN), None)
@@ -386,7 +411,7 @@ impl<'a> Plan<'a> {
 
 /// The owners: all (index order), a seeded sample (ascending index), or a
 /// list of ids (given order).
-fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
+pub(crate) fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
     let n = graph.n();
     match &config.owners {
         Owners::All => Ok((0..n as u32).collect()),

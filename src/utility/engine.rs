@@ -123,6 +123,11 @@ pub struct Accumulators {
     bits: bool,
     stride: usize,
     slots: Vec<i128>,
+    /// Hop levels counted per recipient ([`UtilityPlan::level_counts`]; 0: none).
+    levels: usize,
+    /// Independent answers per recipient and hop level, `levels` per
+    /// recipient (level `L` at `L − 1`): their noise is drawn at evaluation.
+    counts: Vec<u32>,
 }
 
 const ACCESS_ONE: i128 = 1 << 64;
@@ -135,18 +140,27 @@ impl Accumulators {
         let bits = plan.bits();
         let schemes = plan.random_schemes().len();
         let stride = 2 + dim * (2 + schemes) + if bits { 2 } else { 0 };
+        let levels = plan.level_counts();
         Accumulators {
             dim,
             schemes,
             bits,
             stride,
             slots: vec![0; n * stride],
+            levels,
+            counts: vec![0; n * levels],
         }
     }
 
-    /// Bytes per recipient (for the memory budget).
-    pub fn bytes_per_recipient(dim: usize, random_schemes: usize, bits: bool) -> u64 {
-        16 * (2 + dim * (2 + random_schemes) + if bits { 2 } else { 0 }) as u64
+    /// Bytes per recipient (for the memory budget), with `levels` counted
+    /// hop levels.
+    pub fn bytes_per_recipient(
+        dim: usize,
+        random_schemes: usize,
+        bits: bool,
+        levels: usize,
+    ) -> u64 {
+        16 * (2 + dim * (2 + random_schemes) + if bits { 2 } else { 0 }) as u64 + 4 * levels as u64
     }
 
     /// Adds `other` into `self` (exact; any order gives the same result).
@@ -154,6 +168,15 @@ impl Accumulators {
         for (x, y) in self.slots.iter_mut().zip(&other.slots) {
             *x += *y;
         }
+        for (x, y) in self.counts.iter_mut().zip(&other.counts) {
+            *x += *y;
+        }
+    }
+
+    /// Independent answers recipient `j` holds per hop level (index `L − 1`;
+    /// empty when the plan draws their noise per visit instead).
+    pub fn level_counts_of(&self, j: usize) -> &[u32] {
+        &self.counts[j * self.levels..(j + 1) * self.levels]
     }
 
     /// Dimension of the sums.
@@ -165,6 +188,12 @@ impl Accumulators {
     #[inline]
     pub(crate) fn rec(&mut self, j: usize) -> &mut [i128] {
         &mut self.slots[j * self.stride..(j + 1) * self.stride]
+    }
+
+    /// Counts `c` independent answers to `j` at hop `level` (≥ 1).
+    #[inline]
+    fn count_level(&mut self, j: usize, level: u32, c: u32) {
+        self.counts[j * self.levels + level as usize - 1] += c;
     }
 
     #[inline]
@@ -415,9 +444,13 @@ impl Visit<'_, '_, '_> {
         let schemes = p.random_schemes();
         let acc = &mut *self.acc;
         let bias_at = 2 + dim * (2 + schemes.len());
+        let counted = p.level_counts() > 0;
         for (&v, &m) in nodes.iter().zip(masks) {
             let c = m.count_ones();
             self.partial.answers += c as u64;
+            if counted {
+                acc.count_level(v as usize, level, c);
+            }
             let r = acc.rec(v as usize);
             r[0] += if access {
                 c as i128 * (1 + ACCESS_ONE)
@@ -464,6 +497,12 @@ impl Visit<'_, '_, '_> {
                             {
                                 let x = (ones as f64 - c as f64 * lv.q) / (1.0 - 2.0 * lv.q);
                                 r[2 + dim * (2 + di)] += p.fix_deb(x)?;
+                            }
+                        } else if p.level_counts() > 0 {
+                            // The values now; the noise of all of j's
+                            // answers at this level is drawn at evaluation.
+                            for d in 0..dim {
+                                r[at + d] += self.u_tables[d].sum(m);
                             }
                         } else {
                             p.independent_sum(c, lv.lambda, &mut self.ind_rng, self.v, self.noise);
@@ -558,7 +597,7 @@ mod conversion_tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let e = (k % 95) as i32;
+            let e = k % 95;
             let m = (x >> 11) as f64 / (1u64 << 53) as f64; // [0, 1)
             let y = (m * 2f64.powi(e)).round();
             let y = if x & 1 == 1 { -y } else { y };
@@ -566,7 +605,14 @@ mod conversion_tests {
                 assert_eq!(integral_to_i128(y), y as i128, "{y}");
             }
         }
-        for y in [0.0, -0.0, 1.0, -1.0, 2f64.powi(93), -(2f64.powi(93) + 2f64.powi(41))] {
+        for y in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2f64.powi(93),
+            -(2f64.powi(93) + 2f64.powi(41)),
+        ] {
             assert_eq!(integral_to_i128(y), y as i128, "{y}");
         }
         for k in [-1022, -100, -1, 0, 1, 72, 1023] {

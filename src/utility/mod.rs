@@ -46,10 +46,10 @@ mod engine;
 mod write;
 
 pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch, Fixed};
-pub use write::{UtilitySummary, UtilityTimings, utility_to_dir};
+pub use write::{RangeGuess, UtilitySummary, UtilityTimings, utility_to_dir};
 
 use crate::control::Control;
-use crate::distance::{DistanceKind, Distances};
+use crate::distance::{DistanceKind, Distances, LevelSearch, LevelVisitor};
 use crate::graph::Graph;
 use crate::limits;
 use crate::post::Post;
@@ -57,6 +57,7 @@ use crate::process::Norm;
 use crate::sim::{Plan, SimConfig, Unreachable};
 use crate::values::Values;
 use crate::{Error, Result};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,6 +118,23 @@ impl Default for UtilityConfig {
 
 /// Largest `replicates`.
 pub const MAX_REPLICATES: usize = 100_000;
+
+/// Owners per bit-parallel search when guessing the owners' maximum
+/// eccentricity (one batch).
+pub const GUESS_SOURCES: usize = 64;
+
+/// Bit-parallel searches spent guessing it.
+pub const GUESS_ROUNDS: usize = 3;
+
+/// Largest hop bound with per-level counts of independent answers (4 bytes
+/// per recipient and level; see [`UtilityPlan::level_counts`]).
+pub const LEVEL_COUNTS_MAX: usize = 32;
+
+/// Recipients per generator of the evaluation-time independent noise.
+const NOISE_BLOCK: usize = 4096;
+
+/// ChaCha stream of those generators (stream 1 is the chunks' draws).
+const NOISE_STREAM: u64 = 2;
 
 impl UtilityConfig {
     /// Checks what needs no graph.
@@ -190,6 +208,11 @@ pub struct UtilityPlan<'a> {
     fx_bias: Fixed,
     fx_var_deb: Fixed,
     hop_bound: u32,
+    level_counts: usize,
+    /// The guessed maximum hop of a `range:` map, until verified.
+    guessed: Option<u32>,
+    /// A wrong guess this plan replaced.
+    first_guess: Option<u32>,
     /// Gamma(c, 1) for c = 1..=64 (the independent sums' mixing laws).
     unit_gammas: Vec<rand_distr::Gamma<f64>>,
 }
@@ -197,13 +220,107 @@ pub struct UtilityPlan<'a> {
 impl<'a> UtilityPlan<'a> {
     /// Validates `config` against the graph and resolves owners, values,
     /// the map and the fixed-point formats.
+    ///
+    /// A `range:` map is resolved on the owners' observed hop range
+    /// `[1, max eccentricity]`. Measuring that needs a search from every
+    /// owner before the first answer, as costly as the run's own search; so
+    /// the plan *guesses* it instead from a few searches (a multi-source
+    /// double sweep: [`GUESS_ROUNDS`] searches of [`GUESS_SOURCES`] owners)
+    /// and the run verifies the guess
+    /// against the deepest level its chunks meet (which is exact, every
+    /// chunk searching to the end): see [`verify`](Self::verify). A wrong
+    /// guess costs the chunks run until one meets a deeper level (then that
+    /// depth is guessed and the run starts over), never a different number.
     pub fn new(
         config: &UtilityConfig,
         graph: &'a Graph,
         distances: &'a Distances<'a>,
     ) -> Result<UtilityPlan<'a>> {
         config.check()?;
-        let plan = Plan::new(&config.sim, graph, distances)?;
+        if config.sim.clamped_map()?.needs_resolution() && distances.is_integer() {
+            let owners = crate::sim::run::select_owners(&config.sim, graph)?;
+            if let Some(hi) = guess_max_eccentricity(distances, &owners) {
+                return Self::build(config, graph, distances, Some(hi));
+            }
+        }
+        Self::build(config, graph, distances, None)
+    }
+
+    /// The plan with the owners' hop range measured first (a search from
+    /// every owner; what [`new`](Self::new) guesses instead).
+    pub fn exact(
+        config: &UtilityConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+    ) -> Result<UtilityPlan<'a>> {
+        config.check()?;
+        Self::build(config, graph, distances, None)
+    }
+
+    /// The plan with the range guessed as `[1, hi]` (`hi` ≥ 1; tests force
+    /// wrong guesses with it).
+    #[cfg(test)]
+    pub(crate) fn with_guess(
+        config: &UtilityConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+        hi: u32,
+    ) -> Result<UtilityPlan<'a>> {
+        config.check()?;
+        Self::build(config, graph, distances, Some(hi))
+    }
+
+    /// Checks a guessed range against the merged aggregates of a complete
+    /// replicate (every chunk): `None` when the plan was not guessed or the
+    /// guess was exact — the replicate's numbers stand — else the plan with
+    /// the exact range `[1, deepest level met]`, to run again from the start.
+    /// Without any answer the exact plan is built the measuring way, so that
+    /// the error for a map with nothing to resolve on is the usual one.
+    pub fn verify(&self, all_chunks: &ChunkPartial) -> Result<Option<UtilityPlan<'a>>> {
+        let Some(hi) = self.guessed else {
+            return Ok(None);
+        };
+        let (config, graph, distances) = (&self.config, self.graph(), self.plan.distances());
+        if all_chunks.answers == 0 {
+            return Self::exact(config, graph, distances).map(Some);
+        }
+        if all_chunks.max_level == hi {
+            return Ok(None);
+        }
+        Self::build(config, graph, distances, Some(all_chunks.max_level)).map(|mut p| {
+            p.guessed = None;
+            Some(p)
+        })
+    }
+
+    /// Whether the hop range of a `range:` map was guessed (and awaits
+    /// [`verify`](Self::verify)).
+    pub fn is_guessed(&self) -> bool {
+        self.guessed.is_some()
+    }
+
+    /// The guessed maximum hop of a `range:` map and whether it held:
+    /// `(guess, true)` for a verified guess, `(wrong guess, false)` after
+    /// [`run`](Self::run) replaced this plan by the exact one; `None` when
+    /// nothing was guessed.
+    pub fn range_guess(&self) -> Option<(u32, bool)> {
+        match (self.first_guess, self.guessed) {
+            (Some(g), _) => Some((g, false)),
+            (None, Some(g)) => Some((g, true)),
+            (None, None) => None,
+        }
+    }
+
+    fn build(
+        config: &UtilityConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+        guess: Option<u32>,
+    ) -> Result<UtilityPlan<'a>> {
+        let plan = match guess {
+            Some(hi) => Plan::with_hop_range(&config.sim, graph, distances, (1, hi.max(1)))?,
+            None => Plan::new(&config.sim, graph, distances)?,
+        };
         let bits = plan.post() == &Post::Bit;
         let n = graph.n();
         let hop_bound = hop_bound(graph).max(1);
@@ -287,6 +404,14 @@ impl<'a> UtilityPlan<'a> {
         }
         let mut schemes = random.clone();
         schemes.push(Scheme::Access);
+        let level_counts = if !bits
+            && (model.norm == Norm::L1 || model.dim == 1)
+            && hop_bound as usize <= LEVEL_COUNTS_MAX
+        {
+            hop_bound as usize
+        } else {
+            0
+        };
         // One accumulator vector per worker.
         let t = limits::pool_threads();
         limits::check_memory(
@@ -294,7 +419,7 @@ impl<'a> UtilityPlan<'a> {
             t,
             limits::bytes_of(&[
                 n as u64,
-                Accumulators::bytes_per_recipient(model.dim, random.len(), bits),
+                Accumulators::bytes_per_recipient(model.dim, random.len(), bits, level_counts),
                 t + 1,
             ]),
         )?;
@@ -311,6 +436,9 @@ impl<'a> UtilityPlan<'a> {
             fx_bias,
             fx_var_deb,
             hop_bound,
+            level_counts,
+            guessed: guess,
+            first_guess: None,
             unit_gammas: (1..=CHUNK)
                 .map(|c| rand_distr::Gamma::new(c as f64, 1.0).expect("shape c ≥ 1, scale 1"))
                 .collect(),
@@ -378,6 +506,18 @@ impl<'a> UtilityPlan<'a> {
     pub fn hop_bound(&self) -> u32 {
         self.hop_bound
     }
+    /// Hop levels whose independent answers are counted per recipient
+    /// (0: none). With ℓ1 noise (or one dimension), raw answers and a hop
+    /// bound of at most [`LEVEL_COUNTS_MAX`], the engine only counts each
+    /// recipient's independent answers per level, and [`evaluate`](Self::evaluate)
+    /// draws the noise of all of them at once: given W_i ~ Exp(1), a sum of
+    /// Laplace(b_i) is normal with variance 2·Σ b_i²·W_i, and the W's of one
+    /// level sum to Gamma(count, 1) — per recipient one gamma per level and
+    /// one normal (per coordinate), exact in law. Otherwise the noise is
+    /// drawn per (recipient, level, chunk) during the search.
+    pub fn level_counts(&self) -> usize {
+        self.level_counts
+    }
     /// Fixed-point formats (values, debiased values, variances, bias, debiased variances).
     pub fn formats(&self) -> [Fixed; 5] {
         [
@@ -424,6 +564,85 @@ fn overflow(x: f64) -> Error {
         "an answer of {x} is beyond the exact accumulators' range (2^23 times the largest \
          noise scale of the run)"
     ))
+}
+
+/// A lower bound on the owners' maximum eccentricity, usually equal to it
+/// (a multi-source double sweep): peripheral nodes have the largest
+/// eccentricities, and the nodes farthest from a set of nodes are
+/// peripheral. One search from the first owner; then up to
+/// [`GUESS_ROUNDS`] bit-parallel searches, each from up to
+/// [`GUESS_SOURCES`] owners: first those farthest from the first owner,
+/// then the owners (not yet used) among the nodes the previous search met
+/// last. Every level met is the eccentricity of an owner. `None` without
+/// owners.
+fn guess_max_eccentricity(distances: &Distances<'_>, owners: &[u32]) -> Option<u32> {
+    /// The deepest level of a search and the nodes met there.
+    struct Deepest(u32, Vec<u32>);
+    impl LevelVisitor for Deepest {
+        fn level(&mut self, level: u32, nodes: &[u32], _: &[u64]) -> std::ops::ControlFlow<()> {
+            self.0 = level;
+            self.1.clear();
+            self.1.extend_from_slice(nodes);
+            std::ops::ControlFlow::Continue(())
+        }
+        fn done(&mut self, _: &[u64]) {}
+    }
+    let first = *owners.first()?;
+    let g = distances.graph();
+    let mut ws = distances.workspace();
+    let mut row = Vec::new();
+    distances.from_owner(first, &mut ws, &mut row);
+    let mut best = row
+        .iter()
+        .filter(|d| d.is_finite())
+        .fold(0.0f64, |a, &d| a.max(d)) as u32;
+    let mut far: Vec<(f64, u32)> = owners
+        .iter()
+        .map(|&o| (row[o as usize], o))
+        .filter(|(d, _)| d.is_finite())
+        .collect();
+    far.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    far.dedup_by_key(|x| x.1);
+    // The farthest owners, spread over ties (evenly spaced in id order).
+    let top = far.first().map_or(0.0, |x| x.0);
+    let ties = far.iter().take_while(|x| x.0 == top).count();
+    let mut sources: Vec<u32> = if ties > GUESS_SOURCES {
+        far[..ties]
+            .iter()
+            .step_by(ties.div_ceil(GUESS_SOURCES))
+            .map(|x| x.1)
+            .collect()
+    } else {
+        far.iter().take(GUESS_SOURCES).map(|x| x.1).collect()
+    };
+    drop(row);
+    // 0: not an owner, 1: an owner, 2: an owner already searched from.
+    let mut state = vec![0u8; g.n()];
+    for &o in owners {
+        state[o as usize] = 1;
+    }
+    let mut search = LevelSearch::new();
+    for _ in 0..GUESS_ROUNDS {
+        if sources.is_empty() {
+            break;
+        }
+        for &s in &sources {
+            state[s as usize] = 2;
+        }
+        let mut deepest = Deepest(0, Vec::new());
+        let _ = search.run(g, &sources, &mut deepest);
+        best = best.max(deepest.0);
+        // Spread over the last level (evenly spaced in id order).
+        let cand: Vec<u32> = deepest
+            .1
+            .iter()
+            .copied()
+            .filter(|&v| state[v as usize] == 1)
+            .collect();
+        let step = cand.len().div_ceil(GUESS_SOURCES).max(1);
+        sources = cand.iter().copied().step_by(step).collect();
+    }
+    Some(best)
 }
 
 /// Upper bound on any hop distance: twice the eccentricity of one node per
@@ -535,8 +754,24 @@ impl UtilityPlan<'_> {
         control: &Control,
         done: &(dyn Fn(u64) + Sync),
     ) -> Result<(Accumulators, ChunkPartial)> {
+        self.run_replicate_below(replicate, control, done, None)
+            .map(|(a, p, _)| (a, p))
+    }
+
+    /// [`run_replicate`](Self::run_replicate) that gives up as soon as a
+    /// chunk meets a level deeper than `ceiling`: then the third value is
+    /// `false` and the aggregates are incomplete (their `max_level` is the
+    /// deepest level met so far, beyond the ceiling).
+    fn run_replicate_below(
+        &self,
+        replicate: u64,
+        control: &Control,
+        done: &(dyn Fn(u64) + Sync),
+        ceiling: Option<u32>,
+    ) -> Result<(Accumulators, ChunkPartial, bool)> {
         let chunks = self.chunks();
         let next = AtomicUsize::new(0);
+        let beyond = std::sync::atomic::AtomicBool::new(false);
         let workers = rayon::current_num_threads().clamp(1, chunks.max(1));
         let out: Mutex<Vec<Result<(Accumulators, ChunkPartial)>>> = Mutex::new(Vec::new());
         rayon::scope(|sc| {
@@ -548,7 +783,7 @@ impl UtilityPlan<'_> {
                         let mut scratch = ChunkScratch::new();
                         loop {
                             let c = next.fetch_add(1, Ordering::Relaxed);
-                            if c >= chunks {
+                            if c >= chunks || beyond.load(Ordering::Relaxed) {
                                 break;
                             }
                             control.check()?;
@@ -561,6 +796,9 @@ impl UtilityPlan<'_> {
                             )?;
                             partial.merge(&p);
                             done(p.owners);
+                            if ceiling.is_some_and(|h| p.max_level > h) {
+                                beyond.store(true, Ordering::Relaxed);
+                            }
                         }
                         Ok((acc, partial))
                     })();
@@ -578,12 +816,60 @@ impl UtilityPlan<'_> {
             total.merge(&a);
             partial.merge(&p);
         }
-        Ok((total, partial))
+        Ok((total, partial, !beyond.into_inner()))
+    }
+
+    /// The independent noise of every recipient's answers (`dim` per
+    /// recipient) from the per-level counts, or `None` when the engine drew
+    /// it during the search ([`level_counts`](Self::level_counts) = 0). One
+    /// generator per block of [`NOISE_BLOCK`] recipients (keyed by block and
+    /// replicate), so the draws do not depend on the thread count.
+    fn level_noise(&self, acc: &Accumulators, replicate: u64) -> Option<Vec<f64>> {
+        use rand_distr::{Distribution, Gamma, StandardNormal};
+        if self.level_counts == 0 || !self.random.contains(&Scheme::Independent) {
+            return None;
+        }
+        let dim = self.dim();
+        let mut out = vec![0.0; self.graph().n() * dim];
+        out.par_chunks_mut(NOISE_BLOCK * dim)
+            .enumerate()
+            .for_each(|(b, block)| {
+                let mut rng = crate::rng::rng_for_stream(
+                    self.seed(),
+                    b as u64,
+                    replicate,
+                    crate::rng::Purpose::Independent,
+                    NOISE_STREAM,
+                );
+                for (k, z) in block.chunks_mut(dim).enumerate() {
+                    let j = b * NOISE_BLOCK + k;
+                    let counts = acc.level_counts_of(j);
+                    for x in z.iter_mut() {
+                        // Σ over levels of 2·Gamma(count, 1)/λ²: the variance
+                        // of the normal that the sum of the Laplace draws is,
+                        // given their exponential mixing weights.
+                        let mut var = 0.0;
+                        for (l, &c) in counts.iter().enumerate() {
+                            if c == 0 {
+                                continue;
+                            }
+                            let lambda = self.levels[l + 1].map_or(f64::NAN, |i| i.lambda);
+                            let w: f64 = Gamma::new(c as f64, 1.0)
+                                .map(|g| g.sample(&mut rng))
+                                .unwrap_or(f64::NAN);
+                            var += 2.0 * w / (lambda * lambda);
+                        }
+                        let n: f64 = StandardNormal.sample(&mut rng);
+                        *x = var.sqrt() * n;
+                    }
+                }
+            });
+        Some(out)
     }
 
     /// Per-recipient estimates and squared errors from the merged sums of
-    /// one replicate.
-    pub fn evaluate(&self, acc: &Accumulators) -> RecipientErrors {
+    /// replicate `replicate`.
+    pub fn evaluate(&self, acc: &Accumulators, replicate: u64) -> RecipientErrors {
         let n = self.graph().n();
         let dim = self.dim();
         let bits = self.bits();
@@ -601,6 +887,7 @@ impl UtilityPlan<'_> {
         };
         let mut u = vec![0.0; dim];
         let fv = self.fx_value;
+        let noise = self.level_noise(acc, replicate);
         for j in 0..n {
             self.values().value(j as u32, &mut u);
             let nj = 1 + acc.count(j);
@@ -626,8 +913,12 @@ impl UtilityPlan<'_> {
                         let deb =
                             matches!(s, Scheme::CorrelatedDebiased | Scheme::IndependentDebiased);
                         let f = if deb { self.fx_deb } else { fv };
+                        let extra = |d: usize| match (&noise, s) {
+                            (Some(z), Scheme::Independent) => z[j * dim + d],
+                            _ => 0.0,
+                        };
                         let est = (0..dim)
-                            .map(|d| (u[d] + f.to_f64(acc.sum(j, ri, d))) / nf)
+                            .map(|d| (u[d] + f.to_f64(acc.sum(j, ri, d)) + extra(d)) / nf)
                             .collect();
                         let th = if deb {
                             self.fx_var_deb.to_f64(acc.var_deb(j))
@@ -724,8 +1015,10 @@ impl UtilityPlan<'_> {
     }
 
     /// Every replicate, then the rows. `control` is checked per chunk and
-    /// told of the owners done.
-    pub fn run(&self, control: &Control) -> Result<UtilityResult> {
+    /// told of the owners done. A guessed hop range is verified after the
+    /// first replicate; if it was wrong, this plan is replaced by the exact
+    /// one (see [`range_guess`](Self::range_guess)) and the run starts over.
+    pub fn run(&mut self, control: &Control) -> Result<UtilityResult> {
         let reps = self.config.replicates as u64;
         let total = self.owners().len() as u64 * reps;
         let done = std::sync::atomic::AtomicU64::new(0);
@@ -737,9 +1030,32 @@ impl UtilityPlan<'_> {
         let mut first = None;
         let mut partial = ChunkPartial::default();
         for r in 0..reps {
-            let (acc, p) = self.run_replicate(r, control, &report)?;
+            let ceiling = if r == 0 { self.guessed } else { None };
+            let (acc, p, complete) = self.run_replicate_below(r, control, &report, ceiling)?;
+            if !complete {
+                // Some owner lies deeper than guessed: guess that depth and
+                // start over (the new guess is verified the same way).
+                let mut next = Self::build(
+                    &self.config,
+                    self.graph(),
+                    self.plan.distances(),
+                    Some(p.max_level),
+                )?;
+                next.first_guess = self.first_guess.or(self.guessed);
+                *self = next;
+                return self.run(control);
+            }
+            if r == 0
+                && let Some(mut exact) = self.verify(&p)?
+            {
+                // The guessed range was wrong: everything again, exactly,
+                // and this plan becomes the exact one.
+                exact.first_guess = self.first_guess.or(self.guessed);
+                *self = exact;
+                return self.run(control);
+            }
             partial.merge(&p);
-            let e = self.evaluate(&acc);
+            let e = self.evaluate(&acc, r);
             errs.push(e.sq_err.clone());
             if first.is_none() {
                 first = Some(e);
@@ -841,7 +1157,7 @@ impl<'g> Utility<'g> {
             self.config.sim.distance,
             &self.config.sim.distance_options,
         )?;
-        let plan = UtilityPlan::new(&self.config, self.graph, &d)?;
+        let mut plan = UtilityPlan::new(&self.config, self.graph, &d)?;
         plan.run(&self.control)
     }
 }

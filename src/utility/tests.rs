@@ -39,7 +39,7 @@ fn replicates(g: &Graph, c: &UtilityConfig, reps: u64) -> (Vec<RecipientErrors>,
     let plan = UtilityPlan::new(&c, g, &d).unwrap();
     let ctl = Control::new();
     let out: Vec<RecipientErrors> = (0..reps)
-        .map(|r| plan.evaluate(&plan.run_replicate(r, &ctl, &|_| {}).unwrap().0))
+        .map(|r| plan.evaluate(&plan.run_replicate(r, &ctl, &|_| {}).unwrap().0, r))
         .collect();
     let errs: Vec<Vec<Vec<f64>>> = out.iter().map(|e| e.sq_err.clone()).collect();
     let rows = plan.rows(&errs, &out[0]);
@@ -358,4 +358,47 @@ fn refuses_what_it_cannot_do() {
         ..UtilityConfig::default()
     };
     assert!(c.check().unwrap_err().to_string().contains("replicates"));
+}
+
+/// A `range:` map: a guessed hop range, right or wrong (too low, too high),
+/// gives exactly the numbers of the plan that measures the range first.
+#[test]
+fn guessed_ranges_give_the_measured_plans_numbers() {
+    let g = small_graph();
+    let mut c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        1,
+    );
+    c.sim.eps = EpsilonMap::range(0.5, 15.0).unwrap();
+    c.replicates = 2;
+    let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
+    let ctl = Control::new();
+    let mut exact = UtilityPlan::exact(&c, &g, &d).unwrap();
+    assert!(!exact.is_guessed());
+    let want = exact.run(&ctl).unwrap();
+    let deepest = want.partial.max_level;
+    assert!(deepest >= 3, "the test needs a few levels");
+    let guessed = UtilityPlan::new(&c, &g, &d).unwrap();
+    assert!(guessed.is_guessed());
+    for mut plan in [
+        guessed,
+        UtilityPlan::with_guess(&c, &g, &d, deepest - 1).unwrap(),
+        UtilityPlan::with_guess(&c, &g, &d, deepest + 2).unwrap(),
+    ] {
+        let guess = plan.range_guess().unwrap().0;
+        let got = plan.run(&ctl).unwrap();
+        assert_eq!(plan.range_guess(), Some((guess, guess == deepest)));
+        assert_eq!(plan.sim().map(), exact.sim().map());
+        assert_eq!(got.rows, want.rows);
+        assert_eq!(got.first, want.first);
+        assert_eq!(got.partial, want.partial);
+    }
+    // A wrong guess is caught by `verify`, a right one is not.
+    let low = UtilityPlan::with_guess(&c, &g, &d, deepest - 1).unwrap();
+    let (_, p) = low.run_replicate(0, &ctl, &|_| {}).unwrap();
+    let fixed = low.verify(&p).unwrap().expect("a wrong guess is replaced");
+    assert_eq!(fixed.sim().map(), exact.sim().map());
+    assert!(exact.verify(&p).unwrap().is_none());
 }

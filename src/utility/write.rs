@@ -42,6 +42,15 @@ pub struct UtilitySummary {
     pub totals: Vec<UtilityRow>,
 }
 
+/// A guessed hop range ([`UtilityPlan::range_guess`]).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RangeGuess {
+    /// The guessed maximum hop.
+    pub guessed: u32,
+    /// Whether it was the owners' maximum eccentricity.
+    pub held: bool,
+}
+
 /// `timings.json` of a utility run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct UtilityTimings {
@@ -57,6 +66,9 @@ pub struct UtilityTimings {
     pub plots_s: f64,
     /// Everything.
     pub total_s: f64,
+    /// The guessed maximum hop of a `range:` map (`null`: none guessed);
+    /// when it did not hold, `utility_s` includes a replicate run twice.
+    pub range_guess: Option<RangeGuess>,
 }
 
 /// The header of `utility.csv`.
@@ -174,11 +186,14 @@ pub fn utility_to_dir(
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
     let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
-    let plan = UtilityPlan::new(config, &graph, &distances)?;
+    let mut plan = UtilityPlan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let res = plan.run(&opts.control)?;
     timings.utility_s = t.elapsed().as_secs_f64();
+    timings.range_guess = plan
+        .range_guess()
+        .map(|(guessed, held)| RangeGuess { guessed, held });
     let mut w = create(&dir, "utility.csv")?;
     write_utility_csv(&mut w, &res.rows).map_err(|e| write_error(&dir, "utility.csv", e))?;
     finish(&dir, w, "utility.csv")?;
