@@ -402,3 +402,44 @@ fn guessed_ranges_give_the_measured_plans_numbers() {
     assert_eq!(fixed.sim().map(), exact.sim().map());
     assert!(exact.verify(&p).unwrap().is_none());
 }
+
+/// The independent scheme's two routes (noise per level counted and drawn at
+/// evaluation; drawn per visit when the hop bound exceeds
+/// [`LEVEL_COUNTS_MAX`]) both give the closed-form MSE per recipient.
+#[test]
+fn both_independent_routes_match_the_closed_form() {
+    let ring = |n: u32| {
+        let e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
+        Graph::from_index_edges(n as usize, &e, None, false).unwrap()
+    };
+    let c = config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        1,
+    );
+    let reps = 400u64;
+    for (g, counted) in [(small_graph(), true), (ring(50), false)] {
+        let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
+        let plan = UtilityPlan::new(&c, &g, &d).unwrap();
+        assert_eq!(
+            plan.level_counts() > 0,
+            counted,
+            "hop bound {}",
+            plan.hop_bound()
+        );
+        let (out, _) = replicates(&g, &c, reps);
+        let th = out[0].theory[1].as_ref().unwrap();
+        for j in [0usize, 7, 19, 33] {
+            let xs: Vec<f64> = out.iter().map(|e| e.sq_err[1][j]).collect();
+            let m = xs.iter().sum::<f64>() / reps as f64;
+            let sd = (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (reps - 1) as f64).sqrt();
+            let se = sd / (reps as f64).sqrt();
+            assert!(
+                (m - th[j]).abs() < 6.0 * se,
+                "counted={counted} recipient {j}: {m} vs theory {} (se {se})",
+                th[j]
+            );
+        }
+    }
+}
