@@ -3,7 +3,7 @@
 use super::sim_options::SimOptions;
 use privdiffuse::Post;
 use privdiffuse::sim::{Owners, RunOptions, SimConfig};
-use privdiffuse::utility::{UtilityConfig, utility_to_dir};
+use privdiffuse::utility::{UtilityConfig, utility_to_dir_on};
 use std::path::PathBuf;
 
 /// Network-wide utility: every recipient estimates the mean of the values it can reach
@@ -62,6 +62,9 @@ pub struct UtilityArgs {
     /// No progress bar
     #[arg(long, short, display_order = 270)]
     quiet: bool,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    cluster: super::cluster::ClusterArgs,
 }
 
 impl UtilityArgs {
@@ -110,9 +113,19 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let (summary, timings) = super::common::with_threads(args.threads, || {
-        utility_to_dir(&config, args.recipients, &opts)
+    #[cfg(feature = "distributed")]
+    let (exec, threads) = args.cluster.executor(args.threads)?;
+    #[cfg(not(feature = "distributed"))]
+    let (exec, threads) = (privdiffuse::distributed::Executor::Local, args.threads);
+    let done = super::common::with_threads(threads, || {
+        utility_to_dir_on(&config, args.recipients, &opts, &exec)
     })?;
+    let Some((summary, timings)) = done else {
+        if !args.quiet {
+            eprintln!("computed this process's share of the owners and sent it to process 0");
+        }
+        return Ok(());
+    };
     if !args.quiet {
         eprintln!(
             "utility: {} owners × {} recipients in {:.2} s ({} threads) → {}",

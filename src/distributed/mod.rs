@@ -44,6 +44,11 @@ pub trait ChunkJob: Sync {
     fn new_worker(&self) -> Self::Worker;
     /// Computes chunk `index`.
     fn run_chunk(&self, worker: &mut Self::Worker, index: usize) -> Result<Self::Partial>;
+    /// Whether chunks must run one at a time (a chunk that uses every
+    /// thread itself, with memory for one at a time); default `false`.
+    fn sequential(&self) -> bool {
+        false
+    }
 }
 
 /// The closure merging partials, called with chunk indices 0, 1, 2, … in order.
@@ -110,6 +115,10 @@ pub(crate) fn compute_wave<J: ChunkJob>(
     pool: &Mutex<Vec<J::Worker>>,
     indices: &[usize],
 ) -> Vec<Result<J::Partial>> {
+    if job.sequential() {
+        let mut w = job.new_worker();
+        return indices.iter().map(|&i| job.run_chunk(&mut w, i)).collect();
+    }
     indices
         .par_iter()
         .map(|&i| {

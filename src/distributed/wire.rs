@@ -66,6 +66,15 @@ impl Wire for u64 {
     }
 }
 
+impl Wire for u32 {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes")))
+    }
+}
+
 impl Wire for f64 {
     fn encode(&self, out: &mut Vec<u8>) {
         self.to_bits().encode(out);

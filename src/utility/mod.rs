@@ -46,7 +46,7 @@ mod engine;
 mod write;
 
 pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch, Fixed};
-pub use write::{RangeGuess, UtilitySummary, UtilityTimings, utility_to_dir};
+pub use write::{RangeGuess, UtilitySummary, UtilityTimings, utility_to_dir, utility_to_dir_on};
 
 use crate::control::Control;
 use crate::distance::{DistanceKind, Distances, LevelSearch, LevelVisitor};
@@ -754,7 +754,7 @@ impl UtilityPlan<'_> {
         control: &Control,
         done: &(dyn Fn(u64) + Sync),
     ) -> Result<(Accumulators, ChunkPartial)> {
-        self.run_replicate_below(replicate, control, done, None)
+        self.run_replicate_below(replicate, control, done, None, (0, 1))
             .map(|(a, p, _)| (a, p))
     }
 
@@ -768,8 +768,10 @@ impl UtilityPlan<'_> {
         control: &Control,
         done: &(dyn Fn(u64) + Sync),
         ceiling: Option<u32>,
+        (first, step): (usize, usize),
     ) -> Result<(Accumulators, ChunkPartial, bool)> {
-        let chunks = self.chunks();
+        // This call's chunks: first, first + step, … (a cluster process's share).
+        let chunks = self.chunks().saturating_sub(first).div_ceil(step.max(1));
         let next = AtomicUsize::new(0);
         let beyond = std::sync::atomic::AtomicBool::new(false);
         let workers = rayon::current_num_threads().clamp(1, chunks.max(1));
@@ -786,6 +788,7 @@ impl UtilityPlan<'_> {
                             if c >= chunks || beyond.load(Ordering::Relaxed) {
                                 break;
                             }
+                            let c = first + c * step.max(1);
                             control.check()?;
                             let p = self.run_chunk(
                                 c as u64,
@@ -1031,7 +1034,8 @@ impl UtilityPlan<'_> {
         let mut partial = ChunkPartial::default();
         for r in 0..reps {
             let ceiling = if r == 0 { self.guessed } else { None };
-            let (acc, p, complete) = self.run_replicate_below(r, control, &report, ceiling)?;
+            let (acc, p, complete) =
+                self.run_replicate_below(r, control, &report, ceiling, (0, 1))?;
             if !complete {
                 // Some owner lies deeper than guessed: guess that depth and
                 // start over (the new guess is verified the same way).
@@ -1068,6 +1072,146 @@ impl UtilityPlan<'_> {
             first,
             partial,
         })
+    }
+}
+
+impl<'a> UtilityPlan<'a> {
+    /// [`run`](Self::run) on an executor: locally, or over a cluster where
+    /// process `p` of `P` runs chunks `p, p + P, …` of every replicate on
+    /// its threads (one [`Accumulators`] per thread, merged in the process),
+    /// and sends per replicate one [`ProcessShare`] — its per-recipient sums
+    /// and aggregates — to process 0, which adds the shares exactly (so any
+    /// split gives the integers of a local run) and evaluates. `Some` where
+    /// the executor merges, `None` on the other processes.
+    ///
+    /// A guessed hop range is verified on process 0 once every share has
+    /// arrived; if it was wrong, process 0 alone runs everything again with
+    /// the exact range (the other processes have ended by then).
+    pub fn run_on(
+        &mut self,
+        exec: &crate::distributed::Executor,
+        control: &Control,
+    ) -> Result<Option<UtilityResult>> {
+        match exec {
+            crate::distributed::Executor::Local => self.run(control).map(Some),
+            #[cfg(feature = "distributed")]
+            crate::distributed::Executor::Cluster(c) => {
+                let job = ShareJob {
+                    plan: self,
+                    processes: c.processes(),
+                    control,
+                };
+                let reps = self.config.replicates;
+                let mut current: Option<(Accumulators, ChunkPartial)> = None;
+                let mut per_rep: Vec<(Vec<Vec<f64>>, ChunkPartial)> = Vec::new();
+                let mut first = None;
+                let np = c.processes();
+                {
+                    let this = &*self;
+                    let mut merge = |k: usize, share: ProcessShare| -> Result<()> {
+                        let (acc, part) = match current.take() {
+                            None => (share.acc, share.partial),
+                            Some((mut a, mut p)) => {
+                                a.merge(&share.acc);
+                                p.merge(&share.partial);
+                                (a, p)
+                            }
+                        };
+                        if k % np + 1 < np {
+                            current = Some((acc, part));
+                            return Ok(());
+                        }
+                        // Replicate k / np is complete.
+                        let e = this.evaluate(&acc, (k / np) as u64);
+                        per_rep.push((e.sq_err.clone(), part));
+                        if first.is_none() {
+                            first = Some(e);
+                        }
+                        Ok(())
+                    };
+                    exec.execute(&job, control, &mut merge)?;
+                }
+                if !exec.merges_here() {
+                    return Ok(None);
+                }
+                if per_rep.len() != reps {
+                    return Err(crate::distributed::cluster_error(
+                        "not every replicate's shares arrived",
+                    ));
+                }
+                if let Some(mut exact) = self.verify(&per_rep[0].1)? {
+                    exact.first_guess = self.first_guess.or(self.guessed);
+                    *self = exact;
+                    return self.run(control).map(Some);
+                }
+                let mut partial = ChunkPartial::default();
+                for (_, p) in &per_rep {
+                    partial.merge(p);
+                }
+                let errs: Vec<Vec<Vec<f64>>> = per_rep.into_iter().map(|x| x.0).collect();
+                let first = first.expect("replicates ≥ 1");
+                let rows = self.rows(&errs, &first);
+                Ok(Some(UtilityResult {
+                    rows,
+                    first,
+                    partial,
+                }))
+            }
+        }
+    }
+}
+
+/// What one cluster process sends per replicate: its per-recipient sums
+/// (once, whatever its number of chunks and threads) and its chunks'
+/// aggregates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProcessShare {
+    /// The process's per-recipient sums, its threads' merged.
+    pub acc: Accumulators,
+    /// Its chunks' aggregates.
+    pub partial: ChunkPartial,
+}
+
+crate::wire_struct!(ProcessShare { acc, partial });
+
+/// The utility as a cluster job: item `k` is replicate `k / P`'s share of
+/// process `k mod P` (so process `p` computes exactly its items), run one at
+/// a time (each already uses every thread).
+#[cfg(feature = "distributed")]
+struct ShareJob<'p, 'a> {
+    plan: &'p UtilityPlan<'a>,
+    processes: usize,
+    control: &'p Control,
+}
+
+#[cfg(feature = "distributed")]
+impl crate::distributed::ChunkJob for ShareJob<'_, '_> {
+    type Worker = ();
+    type Partial = ProcessShare;
+    fn chunks(&self) -> usize {
+        self.processes * self.plan.config.replicates
+    }
+    fn chunk_owners(&self, index: usize) -> u64 {
+        let p = index % self.processes;
+        (p..self.plan.chunks())
+            .step_by(self.processes)
+            .map(|c| self.plan.chunk(c).len() as u64)
+            .sum()
+    }
+    fn new_worker(&self) {}
+    fn sequential(&self) -> bool {
+        true
+    }
+    fn run_chunk(&self, _: &mut (), index: usize) -> Result<ProcessShare> {
+        let (r, p) = (index / self.processes, index % self.processes);
+        let (acc, partial, _) = self.plan.run_replicate_below(
+            r as u64,
+            self.control,
+            &|_| {},
+            None,
+            (p, self.processes),
+        )?;
+        Ok(ProcessShare { acc, partial })
     }
 }
 

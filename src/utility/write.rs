@@ -4,7 +4,8 @@
 
 use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
 use crate::distance::Distances;
-use crate::graph::{LoadOptions, load_graph};
+use crate::distributed::Executor;
+use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::sim::RunOptions;
 use crate::sim::write::{claim_out_dir, create, finish, write_error, write_json};
 use crate::util::fmt_f64;
@@ -158,7 +159,43 @@ pub fn utility_to_dir(
     recipients: bool,
     opts: &RunOptions,
 ) -> Result<(UtilitySummary, UtilityTimings)> {
+    let done = utility_to_dir_on(config, recipients, opts, &Executor::Local)?;
+    Ok(done.expect("a local run merges and writes"))
+}
+
+/// The graph of a utility run.
+fn load(config: &UtilityConfig) -> Result<Graph> {
+    let sim = &config.sim;
+    load_graph(
+        &sim.graph,
+        &LoadOptions {
+            directed: sim.directed,
+            nodes_file: sim.nodes.clone(),
+            ..LoadOptions::default()
+        },
+    )
+}
+
+/// [`utility_to_dir`] on an executor. Where the executor merges (locally,
+/// or process 0 of a cluster) the outputs are written and the summary and
+/// timings returned, byte for byte those of a local run (`timings.json`
+/// apart); elsewhere (a cluster's other processes) the graph is loaded,
+/// this process's share computed and sent, nothing is written, and the
+/// result is `None`.
+pub fn utility_to_dir_on(
+    config: &UtilityConfig,
+    recipients: bool,
+    opts: &RunOptions,
+    exec: &Executor,
+) -> Result<Option<(UtilitySummary, UtilityTimings)>> {
     config.check()?;
+    if !exec.merges_here() {
+        let graph = load(config)?;
+        let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
+        let mut plan = UtilityPlan::new(config, &graph, &distances)?;
+        plan.run_on(exec, &opts.control)?;
+        return Ok(None);
+    }
     if opts.plots {
         crate::output::check_plots_available()?;
     }
@@ -175,21 +212,16 @@ pub fn utility_to_dir(
             sim.graph.display()
         )));
     }
-    let graph = load_graph(
-        &sim.graph,
-        &LoadOptions {
-            directed: sim.directed,
-            nodes_file: sim.nodes.clone(),
-            ..LoadOptions::default()
-        },
-    )?;
+    let graph = load(config)?;
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
     let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
     let mut plan = UtilityPlan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let res = plan.run(&opts.control)?;
+    let res = plan
+        .run_on(exec, &opts.control)?
+        .expect("process 0 and local runs merge");
     timings.utility_s = t.elapsed().as_secs_f64();
     timings.range_guess = plan
         .range_guess()
@@ -233,5 +265,5 @@ pub fn utility_to_dir(
     timings.total_s = t0.elapsed().as_secs_f64();
     write_json(&dir, "timings.json", &timings)?;
     dir.commit()?;
-    Ok((summary, timings))
+    Ok(Some((summary, timings)))
 }

@@ -98,10 +98,49 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn two_processes_write_the_single_process_files() {
-    let d = scratch("same");
+    same_files("same", RUN, "responses.csv");
+}
+
+/// The utility: per-recipient sums travel once per process and replicate
+/// and add up exactly — the plain run (per-level counted noise, a guessed
+/// `range:` hop range), and projected bits (noise drawn per visit).
+#[test]
+fn two_processes_write_the_single_process_utility_files() {
+    let base = [
+        "utility",
+        "--graph",
+        "data/geometric150.edges",
+        "--recipients",
+        "--replicates",
+        "3",
+        "--no-plots",
+        "--quiet",
+        "--seed",
+        "7",
+    ];
+    same_files(
+        "utility",
+        &[&base[..], &["--dim", "1", "--norm", "l1"]].concat(),
+        "recipients.csv",
+    );
+    same_files(
+        "utility-bits",
+        &[
+            &base[..],
+            &["--values", "bits:0.3", "--post", "bit", "--dim", "1"],
+        ]
+        .concat(),
+        "recipients.csv",
+    );
+}
+
+/// `args` run by one process with 2 threads and by 2 processes of 1 worker:
+/// process 0 writes the same files (`must` among them), process 1 none.
+fn same_files(name: &str, args: &[&str], must: &str) {
+    let d = scratch(name);
     let single = d.join("single");
     let out = bin()
-        .args(RUN)
+        .args(args)
         .args(["--threads", "2", "--out"])
         .arg(&single)
         .output()
@@ -125,7 +164,7 @@ fn two_processes_write_the_single_process_files() {
             "--out".into(),
             cl.join(format!("p{p}")).to_string_lossy().into_owned(),
         ]);
-        children.push(spawn(RUN, &extra));
+        children.push(spawn(args, &extra));
     }
     let outs: Vec<Output> = children
         .into_iter()
@@ -142,7 +181,7 @@ fn two_processes_write_the_single_process_files() {
         a.iter().map(|f| &f.0).collect::<Vec<_>>(),
         b.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
-    assert!(a.iter().any(|f| f.0 == "responses.csv"));
+    assert!(a.iter().any(|f| f.0 == must));
     for (x, y) in a.iter().zip(&b) {
         assert!(x.1 == y.1, "{} differs between the two runs", x.0);
     }
