@@ -1,7 +1,7 @@
 //! `privdiffuse collude`: coalitions pool their answers; does it help them?
 
 use super::sim_options::SimOptions;
-use privdiffuse::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir};
+use privdiffuse::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir_on};
 use privdiffuse::sim::Owners;
 use privdiffuse::{Coalition, Estimator};
 use std::path::PathBuf;
@@ -94,6 +94,9 @@ pub struct ColludeArgs {
     /// No progress bar
     #[arg(long, short, display_order = 390)]
     quiet: bool,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    cluster: super::cluster::ClusterArgs,
 }
 
 /// `--estimators best,ivw,...`: one flag value, a list of estimators.
@@ -146,8 +149,17 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let (summary, timings) =
-        super::common::with_threads(args.threads, || collude_to_dir(&config, &opts))?;
+    #[cfg(feature = "distributed")]
+    let (exec, threads) = args.cluster.executor(args.threads)?;
+    #[cfg(not(feature = "distributed"))]
+    let (exec, threads) = (privdiffuse::distributed::Executor::Local, args.threads);
+    let done = super::common::with_threads(threads, || collude_to_dir_on(&config, &opts, &exec))?;
+    let Some((summary, timings)) = done else {
+        if !args.quiet {
+            eprintln!("computed this process's owner chunks and sent them to process 0");
+        }
+        return Ok(());
+    };
     if !args.quiet {
         eprintln!(
             "{} owners × {} coalitions × {} trials in {:.2} s ({} threads) → {}",

@@ -51,13 +51,13 @@ pub use estimators::{
 };
 pub use rows::{AuditRow, CoalitionRow};
 pub use run::{
-    AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, PhaseTimes,
-    collude,
+    AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, OwnerChunk,
+    PhaseTimes, collude, collude_on,
 };
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
 pub use write::{
     ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, PooledAudit, PooledEstimator,
-    collude_to_dir,
+    collude_to_dir, collude_to_dir_on,
 };
 
 /// Norm of the n-dimensional mechanism: the crate-wide [`crate::process::Norm`]

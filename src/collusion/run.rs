@@ -303,6 +303,96 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
     Ok(ColludeResult { results, phases })
 }
 
+/// [`collude`] on an executor: locally, or over a cluster where the owners
+/// are cut into chunks of [`crate::distributed::CHUNK`], chunk `i` computed
+/// by process `i mod P` and its results (exact encoding) merged by process 0
+/// in chunk order — the owner order of a local run, so the same results.
+/// `Some` where the executor merges, `None` on the other processes.
+pub fn collude_on(
+    plan: &Plan<'_>,
+    opts: &ColludeOptions,
+    control: &Control,
+    exec: &crate::distributed::Executor,
+) -> Result<Option<ColludeResult>> {
+    if matches!(exec, crate::distributed::Executor::Local) {
+        return collude(plan, opts, control).map(Some);
+    }
+    opts.validate()?;
+    for spec in &opts.coalitions {
+        spec.check(plan.graph().ids())?;
+    }
+    check_memory(plan, opts)?;
+    let job = OwnerChunks {
+        plan,
+        opts,
+        control,
+    };
+    let mut results = Vec::with_capacity(plan.owners().len() * opts.coalitions.len());
+    let mut phases = PhaseTimes::default();
+    exec.execute(&job, control, &mut |_, part: OwnerChunk| {
+        results.extend(part.results);
+        phases.add(&part.times);
+        Ok(())
+    })?;
+    Ok(exec
+        .merges_here()
+        .then_some(ColludeResult { results, phases }))
+}
+
+/// One chunk's results (its owners in order) and phase times.
+#[derive(Clone, Debug)]
+pub struct OwnerChunk {
+    /// Owner-major, then coalition order.
+    pub results: Vec<CoalitionResult>,
+    /// CPU seconds per phase.
+    pub times: PhaseTimes,
+}
+
+crate::wire_struct!(OwnerChunk { results, times });
+
+/// The collusion run as a [`crate::distributed::ChunkJob`].
+struct OwnerChunks<'p, 'a> {
+    plan: &'p Plan<'a>,
+    opts: &'p ColludeOptions,
+    control: &'p Control,
+}
+
+impl crate::distributed::ChunkJob for OwnerChunks<'_, '_> {
+    type Worker = Scratch;
+    type Partial = OwnerChunk;
+    fn chunks(&self) -> usize {
+        self.plan.owners().len().div_ceil(crate::distributed::CHUNK)
+    }
+    fn chunk_owners(&self, index: usize) -> u64 {
+        self.owners_of(index).len() as u64
+    }
+    fn new_worker(&self) -> Scratch {
+        new_scratch(self.plan)
+    }
+    fn run_chunk(&self, s: &mut Scratch, index: usize) -> Result<OwnerChunk> {
+        let mut part = OwnerChunk {
+            results: Vec::new(),
+            times: PhaseTimes::default(),
+        };
+        for &owner in self.owners_of(index) {
+            self.control.check()?;
+            s.times = PhaseTimes::default();
+            part.results
+                .extend(run_owner(self.plan, self.opts, s, owner)?);
+            part.times.add(&s.times);
+        }
+        Ok(part)
+    }
+}
+
+impl OwnerChunks<'_, '_> {
+    fn owners_of(&self, index: usize) -> &[u32] {
+        let o = self.plan.owners();
+        let c = crate::distributed::CHUNK;
+        &o[(index * c).min(o.len())..((index + 1) * c).min(o.len())]
+    }
+}
+
 /// Refuses coalition sizes and trial counts whose per-worker buffers need
 /// more than the memory budget, before any member is selected: the sizes a
 /// spec asks for (a sybil coalition's `m`, random's and nearest's `m` up to

@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::coalition::Coalition;
 use super::estimators::{Estimator, estimator_list};
 use super::rows::{AuditRow, CoalitionRow};
-use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude};
+use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude_on};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::graph::GraphStats;
@@ -492,6 +492,35 @@ pub fn collude_to_dir(
     config: &ColludeConfig,
     run: &ColludeRunOptions,
 ) -> Result<(ColludeSummary, ColludeTimings)> {
+    let done = collude_to_dir_on(config, run, &crate::distributed::Executor::Local)?;
+    Ok(done.expect("a local run merges and writes"))
+}
+
+/// [`collude_to_dir`] on an executor. Where the executor merges (locally,
+/// or process 0 of a cluster) the outputs are written and the summary and
+/// timings returned, byte for byte those of a local run (`timings.json`
+/// apart); elsewhere (a cluster's other processes) the graph is loaded,
+/// this process's owner chunks computed and sent, nothing is written, and
+/// the result is `None`.
+pub fn collude_to_dir_on(
+    config: &ColludeConfig,
+    run: &ColludeRunOptions,
+    exec: &crate::distributed::Executor,
+) -> Result<Option<(ColludeSummary, ColludeTimings)>> {
+    if !exec.merges_here() {
+        config.sim.check()?;
+        let opts = config.options()?;
+        let graph = config.sim.load_graph()?;
+        for spec in &opts.coalitions {
+            spec.check(graph.ids())?;
+        }
+        let mut config = config.clone();
+        config.fit_default_owners(graph.n());
+        let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
+        let plan = Plan::new(&config.sim, &graph, &distances)?;
+        collude_on(&plan, &opts, &run.control, exec)?;
+        return Ok(None);
+    }
     if run.plots {
         check_plots_available()?;
     }
@@ -519,7 +548,8 @@ pub fn collude_to_dir(
     timings.plan_s = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let result = collude(&plan, &opts, &run.control)?;
+    let result =
+        collude_on(&plan, &opts, &run.control, exec)?.expect("process 0 and local runs merge");
     timings.collude_s = t.elapsed().as_secs_f64();
     timings.phases = result.phases;
 
@@ -545,5 +575,5 @@ pub fn collude_to_dir(
     timings.total_s = t0.elapsed().as_secs_f64();
     write_json(&dir, "timings.json", &timings)?;
     dir.commit()?;
-    Ok((summary, timings))
+    Ok(Some((summary, timings)))
 }

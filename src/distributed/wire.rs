@@ -75,6 +75,54 @@ impl Wire for u32 {
     }
 }
 
+impl Wire for usize {
+    fn encode(&self, out: &mut Vec<u8>) {
+        (*self as u64).encode(out);
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        usize::try_from(u64::decode(r)?).map_err(|_| malformed())
+    }
+}
+
+impl Wire for bool {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(*self as u8);
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        match r.take(1)?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(malformed()),
+        }
+    }
+}
+
+impl<T: Wire> Wire for Option<T> {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.is_some().encode(out);
+        if let Some(x) = self {
+            x.encode(out);
+        }
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        Ok(if bool::decode(r)? {
+            Some(T::decode(r)?)
+        } else {
+            None
+        })
+    }
+}
+
+impl<A: Wire, B: Wire> Wire for (A, B) {
+    fn encode(&self, out: &mut Vec<u8>) {
+        self.0.encode(out);
+        self.1.encode(out);
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        Ok((A::decode(r)?, B::decode(r)?))
+    }
+}
+
 impl Wire for f64 {
     fn encode(&self, out: &mut Vec<u8>) {
         self.to_bits().encode(out);
@@ -153,6 +201,113 @@ wire_struct!(crate::sim::Counts {
     jumps_expected
 });
 
+impl Wire for crate::Mechanism {
+    fn encode(&self, out: &mut Vec<u8>) {
+        use crate::Mechanism as M;
+        let k: u64 = match self {
+            M::Correlated => 0,
+            M::Independent => 1,
+            M::Gaussian => 2,
+        };
+        k.encode(out);
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        use crate::Mechanism as M;
+        match u64::decode(r)? {
+            0 => Ok(M::Correlated),
+            1 => Ok(M::Independent),
+            2 => Ok(M::Gaussian),
+            _ => Err(malformed()),
+        }
+    }
+}
+
+impl Wire for crate::collusion::Estimator {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let all = crate::collusion::Estimator::ALL;
+        (all.iter()
+            .position(|e| e == self)
+            .expect("every estimator is listed") as u64)
+            .encode(out);
+    }
+    fn decode(r: &mut Reader<'_>) -> Result<Self> {
+        let k = usize::decode(r)?;
+        crate::collusion::Estimator::ALL
+            .get(k)
+            .copied()
+            .ok_or_else(malformed)
+    }
+}
+
+wire_struct!(crate::collusion::GainSummary {
+    trials,
+    mse_best,
+    mse_best_se,
+    mse,
+    mse_se,
+    gain,
+    gain_se,
+    gain_lo,
+    gain_hi,
+    win_rate
+});
+wire_struct!(crate::collusion::LossSummary {
+    count,
+    mean,
+    q99,
+    max,
+    max_abs
+});
+wire_struct!(crate::collusion::DistinguishingBound {
+    threshold,
+    trials_u,
+    trials_u1,
+    false_pos,
+    false_neg,
+    fp_upper,
+    fn_upper,
+    eps_lower_bound
+});
+wire_struct!(crate::collusion::AuditResult {
+    eps_bound,
+    eps_advanced,
+    sigma_min,
+    loss,
+    bound_exceeded,
+    chain_disagreement,
+    distinguishing
+});
+wire_struct!(crate::collusion::Accounting {
+    members,
+    eps_max,
+    eps_sum,
+    eps_advanced,
+    delta
+});
+wire_struct!(crate::collusion::MechanismResult {
+    mechanism,
+    estimators,
+    audit
+});
+wire_struct!(crate::collusion::CoalitionResult {
+    owner,
+    coalition,
+    label,
+    size,
+    sybils,
+    distance_range,
+    accounting,
+    eps_sq_sum,
+    mechanisms
+});
+wire_struct!(crate::collusion::PhaseTimes {
+    select_s,
+    sample_s,
+    estimate_s,
+    audit_s,
+    attack_s
+});
+
 impl Wire for crate::util::table::Records {
     fn encode(&self, out: &mut Vec<u8>) {
         let t = self.as_str();
@@ -179,5 +334,12 @@ mod tests {
         let b = v.to_bytes();
         assert!(Vec::<f64>::from_bytes(&b[..b.len() - 1]).is_err());
         assert!(Vec::<f64>::from_bytes(&u64::MAX.to_bytes()).is_err());
+        // Options, pairs, flags and sizes; a flag byte other than 0/1 is refused.
+        let x: Vec<(Option<f64>, (bool, usize))> =
+            vec![(Some(-0.0), (true, 7)), (None, (false, 0))];
+        let b = x.to_bytes();
+        let back = Vec::<(Option<f64>, (bool, usize))>::from_bytes(&b).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{x:?}"));
+        assert!(bool::from_bytes(&[2]).is_err());
     }
 }

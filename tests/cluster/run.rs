@@ -1,5 +1,5 @@
 //! `--cluster`: two processes over 127.0.0.1 give the single-process files
-//! byte for byte; a dead, silent or missing peer ends the others with exit
+//! byte for byte (simulate, utility, collude); a dead, silent or missing peer ends the others with exit
 //! code 1 and a one-line message naming it, within the timeout.
 
 use std::fs;
@@ -131,6 +131,33 @@ fn two_processes_write_the_single_process_utility_files() {
         ]
         .concat(),
         "recipients.csv",
+    );
+}
+
+/// Collusion: owner chunks of 64, their results merged in chunk order by
+/// process 0 (150 owners: chunks 0 and 2 on process 0, chunk 1 on process 1).
+#[test]
+fn two_processes_write_the_single_process_collude_files() {
+    same_files(
+        "collude",
+        &[
+            "collude",
+            "--graph",
+            "data/geometric150.edges",
+            "--owners",
+            "150",
+            "--coalition",
+            "far:min-d=4",
+            "--coalition",
+            "sybil:m=20,d=6",
+            "--trials",
+            "100",
+            "--no-plots",
+            "--quiet",
+            "--seed",
+            "7",
+        ],
+        "audit.csv",
     );
 }
 
