@@ -1,14 +1,31 @@
 //! `--cluster HOSTFILE --process I [--workers W] [--cluster-timeout SECS]`
 //! (feature `distributed`): joins a cluster before anything else runs. A
 //! build without the feature has none of these flags (clap refuses them as
-//! unknown arguments).
+//! unknown arguments): [`ClusterArgs`] is then empty and always local.
 
 use privdiffuse::distributed::Executor;
+#[cfg(feature = "distributed")]
 use privdiffuse::distributed::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
+#[cfg(feature = "distributed")]
 use std::path::PathBuf;
+#[cfg(feature = "distributed")]
 use std::time::Duration;
 
+/// Without the `distributed` feature: no flags, this process only.
+#[cfg(not(feature = "distributed"))]
+#[derive(Debug, clap::Args)]
+pub struct ClusterArgs {}
+
+#[cfg(not(feature = "distributed"))]
+impl ClusterArgs {
+    /// This process, with `threads`.
+    pub fn executor(&self, threads: Option<usize>) -> anyhow::Result<(Executor, Option<usize>)> {
+        Ok((Executor::Local, threads))
+    }
+}
+
 /// Cluster flags shared by the all-owner commands.
+#[cfg(feature = "distributed")]
 #[derive(Debug, clap::Args)]
 pub struct ClusterArgs {
     /// Run as one process of a cluster: HOSTFILE lists one host:port per
@@ -39,6 +56,7 @@ pub struct ClusterArgs {
     pub cluster_timeout: Option<f64>,
 }
 
+#[cfg(feature = "distributed")]
 impl ClusterArgs {
     /// Joins the cluster (when `--cluster` is given): the executor and the
     /// worker threads to use.

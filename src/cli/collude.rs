@@ -94,7 +94,6 @@ pub struct ColludeArgs {
     /// No progress bar
     #[arg(long, short, display_order = 390)]
     quiet: bool,
-    #[cfg(feature = "distributed")]
     #[command(flatten)]
     cluster: super::cluster::ClusterArgs,
 }
@@ -149,15 +148,10 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    #[cfg(feature = "distributed")]
-    let (exec, threads) = args.cluster.executor(args.threads)?;
-    #[cfg(not(feature = "distributed"))]
-    let (exec, threads) = (privdiffuse::distributed::Executor::Local, args.threads);
-    let done = super::common::with_threads(threads, || collude_to_dir_on(&config, &opts, &exec))?;
+    let done = super::common::on_executor(&args.cluster, args.threads, args.quiet, |exec| {
+        collude_to_dir_on(&config, &opts, exec)
+    })?;
     let Some((summary, timings)) = done else {
-        if !args.quiet {
-            eprintln!("computed this process's owner chunks and sent them to process 0");
-        }
         return Ok(());
     };
     if !args.quiet {

@@ -84,6 +84,24 @@ pub fn with_threads<T: Send>(
     })
 }
 
+/// Runs an all-owner command's `work` on its executor (a cluster's with
+/// `--cluster`, else this process) with its threads: `Some` on the process
+/// that writes the outputs; on a cluster's other processes `None`, after
+/// saying (unless `quiet`) that this process's share went to process 0.
+pub fn on_executor<T: Send>(
+    cluster: &super::cluster::ClusterArgs,
+    threads: Option<usize>,
+    quiet: bool,
+    work: impl FnOnce(&privdiffuse::distributed::Executor) -> privdiffuse::Result<Option<T>> + Send,
+) -> anyhow::Result<Option<T>> {
+    let (exec, threads) = cluster.executor(threads)?;
+    let done = with_threads(threads, || work(&exec))?;
+    if done.is_none() && !quiet {
+        eprintln!("computed this process's share of the owners and sent it to process 0");
+    }
+    Ok(done)
+}
+
 /// `--ego ID[:R]` and `--subgraph FILE`: the view of the graph a command
 /// works on (shared by every command that reads `--graph`).
 #[derive(Debug, Default, clap::Args)]

@@ -1,7 +1,6 @@
 //! Command-line definitions (clap) and dispatch. No mathematics lives here:
 //! each subcommand file turns its flags into library calls.
 
-#[cfg(feature = "distributed")]
 mod cluster;
 mod collude;
 mod common;

@@ -62,7 +62,6 @@ pub struct UtilityArgs {
     /// No progress bar
     #[arg(long, short, display_order = 270)]
     quiet: bool,
-    #[cfg(feature = "distributed")]
     #[command(flatten)]
     cluster: super::cluster::ClusterArgs,
 }
@@ -113,17 +112,10 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    #[cfg(feature = "distributed")]
-    let (exec, threads) = args.cluster.executor(args.threads)?;
-    #[cfg(not(feature = "distributed"))]
-    let (exec, threads) = (privdiffuse::distributed::Executor::Local, args.threads);
-    let done = super::common::with_threads(threads, || {
-        utility_to_dir_on(&config, args.recipients, &opts, &exec)
+    let done = super::common::on_executor(&args.cluster, args.threads, args.quiet, |exec| {
+        utility_to_dir_on(&config, args.recipients, &opts, exec)
     })?;
     let Some((summary, timings)) = done else {
-        if !args.quiet {
-            eprintln!("computed this process's share of the owners and sent it to process 0");
-        }
         return Ok(());
     };
     if !args.quiet {
