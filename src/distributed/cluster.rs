@@ -301,7 +301,8 @@ impl Cluster {
     }
 
     /// Runs `job` over the cluster (see the [module](self)); `merge` is
-    /// called on process 0 only, in chunk order.
+    /// called on process 0 only, in chunk order (as the partials arrive
+    /// for a job that is not [`ordered`](ChunkJob::ordered)).
     pub fn execute<J>(
         &self,
         job: &J,
@@ -370,7 +371,10 @@ impl Cluster {
         let total_owners: u64 = (0..total_chunks).map(|i| job.chunk_owners(i)).sum();
         let mine: Vec<usize> = (0..total_chunks).filter(|i| i % np == me).collect();
         let pool = Mutex::new(Vec::new());
-        let mut order = InOrder::default();
+        let mut order = InOrder {
+            ordered: job.ordered(),
+            ..InOrder::default()
+        };
         let mut computed = 0u64;
         for group in mine.chunks(wave_size()) {
             control.check()?;
@@ -429,12 +433,15 @@ impl Cluster {
     }
 }
 
-/// Partials received out of order wait here until their turn.
+/// Partials received out of order wait here until their turn (unless the
+/// job's merge commutes: then each is merged as it arrives).
 #[derive(Default)]
 struct InOrder {
     pending: BTreeMap<usize, Vec<u8>>,
+    /// Partials merged so far (in order: the next chunk index).
     next: usize,
     merged: u64,
+    ordered: bool,
 }
 
 impl InOrder {
@@ -451,6 +458,12 @@ impl InOrder {
         J: ChunkJob,
         J::Partial: Wire,
     {
+        if !self.ordered {
+            merge(i as usize, J::Partial::from_bytes(&bytes)?)?;
+            self.merged += job.chunk_owners(i as usize);
+            self.next += 1;
+            return Ok(());
+        }
         self.pending.insert(i as usize, bytes);
         while let Some(bytes) = self.pending.remove(&self.next) {
             merge(self.next, J::Partial::from_bytes(&bytes)?)?;

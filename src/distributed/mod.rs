@@ -49,6 +49,13 @@ pub trait ChunkJob: Sync {
     fn sequential(&self) -> bool {
         false
     }
+    /// Whether partials must be merged in chunk order (default `true`). A
+    /// job whose merge commutes (exact integer sums) returns `false`: a
+    /// cluster's process 0 then merges each partial as it arrives and holds
+    /// none back, whatever the number of processes.
+    fn ordered(&self) -> bool {
+        true
+    }
 }
 
 /// The closure merging partials, called with chunk indices 0, 1, 2, … in order.

@@ -1080,8 +1080,10 @@ impl<'a> UtilityPlan<'a> {
     /// process `p` of `P` runs chunks `p, p + P, …` of every replicate on
     /// its threads (one [`Accumulators`] per thread, merged in the process),
     /// and sends per replicate one [`ProcessShare`] — its per-recipient sums
-    /// and aggregates — to process 0, which adds the shares exactly (so any
-    /// split gives the integers of a local run) and evaluates. `Some` where
+    /// and aggregates — to process 0, which adds the shares exactly as they
+    /// arrive (so any split and any arrival order give the integers of a
+    /// local run; at most one running sum per unfinished replicate is held)
+    /// and evaluates each replicate once all its shares are in. `Some` where
     /// the executor merges, `None` on the other processes.
     ///
     /// A guessed hop range is verified on process 0 once every share has
@@ -1102,29 +1104,35 @@ impl<'a> UtilityPlan<'a> {
                     control,
                 };
                 let reps = self.config.replicates;
-                let mut current: Option<(Accumulators, ChunkPartial)> = None;
-                let mut per_rep: Vec<(Vec<Vec<f64>>, ChunkPartial)> = Vec::new();
-                let mut first = None;
                 let np = c.processes();
+                // Shares are added as they arrive (exact sums commute): one
+                // running sum per replicate still missing shares.
+                let mut open: std::collections::BTreeMap<
+                    usize,
+                    (Accumulators, ChunkPartial, usize),
+                > = std::collections::BTreeMap::new();
+                let mut done: Vec<Option<(Vec<Vec<f64>>, ChunkPartial)>> = vec![None; reps];
+                let mut first = None;
                 {
                     let this = &*self;
                     let mut merge = |k: usize, share: ProcessShare| -> Result<()> {
-                        let (acc, part) = match current.take() {
-                            None => (share.acc, share.partial),
-                            Some((mut a, mut p)) => {
+                        let r = k / np;
+                        let entry = match open.remove(&r) {
+                            None => (share.acc, share.partial, 1),
+                            Some((mut a, mut p, n)) => {
                                 a.merge(&share.acc);
                                 p.merge(&share.partial);
-                                (a, p)
+                                (a, p, n + 1)
                             }
                         };
-                        if k % np + 1 < np {
-                            current = Some((acc, part));
+                        if entry.2 < np {
+                            open.insert(r, entry);
                             return Ok(());
                         }
-                        // Replicate k / np is complete.
-                        let e = this.evaluate(&acc, (k / np) as u64);
-                        per_rep.push((e.sq_err.clone(), part));
-                        if first.is_none() {
+                        // Every process's share of replicate r is in.
+                        let e = this.evaluate(&entry.0, r as u64);
+                        done[r] = Some((e.sq_err.clone(), entry.1));
+                        if r == 0 {
                             first = Some(e);
                         }
                         Ok(())
@@ -1134,11 +1142,10 @@ impl<'a> UtilityPlan<'a> {
                 if !exec.merges_here() {
                     return Ok(None);
                 }
-                if per_rep.len() != reps {
-                    return Err(crate::distributed::cluster_error(
-                        "not every replicate's shares arrived",
-                    ));
-                }
+                let per_rep: Vec<(Vec<Vec<f64>>, ChunkPartial)> =
+                    done.into_iter().collect::<Option<_>>().ok_or_else(|| {
+                        crate::distributed::cluster_error("not every replicate's shares arrived")
+                    })?;
                 if let Some(mut exact) = self.verify(&per_rep[0].1)? {
                     exact.first_guess = self.first_guess.or(self.guessed);
                     *self = exact;
@@ -1201,6 +1208,9 @@ impl crate::distributed::ChunkJob for ShareJob<'_, '_> {
     fn new_worker(&self) {}
     fn sequential(&self) -> bool {
         true
+    }
+    fn ordered(&self) -> bool {
+        false
     }
     fn run_chunk(&self, _: &mut (), index: usize) -> Result<ProcessShare> {
         let (r, p) = (index / self.processes, index % self.processes);
