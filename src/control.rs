@@ -29,7 +29,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -19,7 +19,7 @@
 //! [`resolve`](EpsilonMap::resolve)s it once on the smallest and largest
 //! distance its owners observe (it evaluates to NaN until then).
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::fmt;
 
 /// The shape of a privacy map before clamping.

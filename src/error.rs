@@ -62,8 +62,8 @@ pub enum Error {
     /// estimate and the budget with where it comes from.
     #[error(
         "{name} = {value} needs about {} of memory, over the budget of {} ({origin}); {hint}",
-        crate::limits::human_bytes(*need),
-        crate::limits::human_bytes(*budget)
+        crate::util::num::human_bytes(*need),
+        crate::util::num::human_bytes(*budget)
     )]
     Budget {
         /// The parameter whose value drives the size.
@@ -93,7 +93,7 @@ pub enum Error {
         /// Why nothing can be drawn.
         reason: String,
     },
-    /// The call was cancelled through its [`CancelToken`](crate::CancelToken).
+    /// The call was cancelled through its [`CancelToken`](crate::control::CancelToken).
     #[error("interrupted")]
     Cancelled,
     /// A numerical routine failed (e.g. a factorisation of a singular matrix).

@@ -74,7 +74,7 @@
 //! ([`crate::util::table::CsvRow`] lists the columns documented to hold `inf`
 //! or `NaN`), so no other overflow can reach a file silently.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::fmt::Display;
 use std::sync::Mutex;
 use std::sync::OnceLock;
@@ -413,24 +413,6 @@ pub fn readable(spec: &str) -> String {
     out
 }
 
-/// Bytes as a short human figure (`1.5 GiB`).
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = bytes as f64;
-    let mut u = 0;
-    while x >= 1024.0 && u + 1 < UNITS.len() {
-        x /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else if x >= 1e4 {
-        format!("{x:.3e} {}", UNITS[u])
-    } else {
-        format!("{x:.1} {}", UNITS[u])
-    }
-}
-
 /// Parses a size such as `1500000000`, `1.5G`, `800M`, `2GiB`, `512k`
 /// (powers of 1024).
 pub fn parse_size(text: &str) -> Result<u64> {
@@ -684,7 +666,7 @@ mod tests {
 
     #[test]
     fn human_bytes_reads_well() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+        assert_eq!(crate::util::num::human_bytes(512), "512 B");
+        assert_eq!(crate::util::num::human_bytes(3 << 29), "1.5 GiB");
     }
 }

@@ -10,9 +10,9 @@
 //!
 //! Sensitivity Δ ≠ 1 runs the process at level ε/Δ (noise scale Δ/ε).
 
+use crate::error::{Error, Result};
 use crate::process::laplace::std_normal;
 use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
-use crate::{Error, Result};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 

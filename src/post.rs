@@ -3,8 +3,8 @@
 //! example) and `round` (nearest integer). Post-processing never weakens
 //! privacy; it can only change accuracy.
 
+use crate::error::{Error, Result};
 use crate::util::fmt_f64;
-use crate::{Error, Result};
 
 /// A post-processing step applied coordinate-wise to an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]

@@ -14,10 +14,10 @@
 //! Synthetic values of node `i` come from `rng_for(seed, i, 0, Purpose::Values)`,
 //! so they do not depend on which owners are simulated or in what order.
 
+use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::rng::{Purpose, rng_for};
 use crate::util::fmt_f64;
-use crate::{Error, Result};
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@
 //! * Gaussian mechanism: exactly as private as the smallest-σ member (its whole
 //!   privacy profile).
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// ε of a coalition view under the mechanisms compared by `collude`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -2,7 +2,7 @@
 //! in memory — the library's face of `privdiffuse collude` (example on
 //! [`Collusion`]).
 //!
-//! It takes every option of [`Simulation`](crate::Simulation) (the same
+//! It takes every option of [`Simulation`](crate::sim::Simulation) (the same
 //! setters) plus the coalitions, estimators, trials and δ'. Defaults are those
 //! of `collude`: 20 sampled owners (every node on a smaller graph), every
 //! estimator, 1000 trials. [`Collusion::run`] validates, runs on the caller's
@@ -16,9 +16,9 @@ use super::write::{
     ColludeConfig, ColludeSummary, PooledAudit, PooledEstimator, audit_rows, coalition_rows,
     summarize_collude,
 };
-use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
+use crate::error::Result;
 use crate::graph::Graph;
 use crate::sim::builder::sim_setters;
 use crate::sim::{Plan, SimConfig};

@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 
 use rand::RngExt;
 
+use crate::error::{Error, Result};
 use crate::graph::NodeIds;
 use crate::rng::{Purpose, rng_for_stream, splitmix64};
-use crate::{Error, Result};
 
 const KINDS: &str =
     "far:min-d=X, band:d=X, random:m=M[,min-d=X], nearest:m=M, sybil:m=M,d=X or file:PATH";

@@ -18,7 +18,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::stats::{GainAccumulator, GainSummary, squared_error};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A pooled estimator of the owner's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

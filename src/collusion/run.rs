@@ -50,12 +50,12 @@ use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise
 use super::stats::GainSummary;
 use crate::control::Control;
 use crate::distance::Workspace;
+use crate::error::{Error, Result};
 use crate::limits;
 use crate::mechanism::{Mechanism, brownian_at, independent_noise, sample_owner_path};
 use crate::process::{NoisePath, Norm};
 use crate::rng::{Purpose, rng_for_stream};
 use crate::sim::{Buckets, Plan};
-use crate::{Error, Result};
 
 /// Largest `--trials` (views under u and u' use trial indices 1..=2T).
 pub const MAX_TRIALS: usize = (u32::MAX / 2) as usize;

@@ -20,6 +20,7 @@ use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, ColludeOptions, ColludeResult, PhaseTimes, collude_on};
 use crate::control::Control;
 use crate::distance::Distances;
+use crate::error::{Error, Result};
 use crate::graph::GraphStats;
 use crate::output::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::write::{
@@ -27,7 +28,6 @@ use crate::sim::write::{
 };
 use crate::sim::{Owners, Plan, SimConfig};
 use crate::util::table::{self, columns};
-use crate::{Error, Result};
 
 /// Default `--trials`.
 pub const DEFAULT_TRIALS: usize = 1000;

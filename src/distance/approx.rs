@@ -43,9 +43,9 @@
 
 use super::DistanceOptions;
 use super::resistance::components;
+use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::rng::{Purpose, rng_for};
-use crate::{Error, Result};
 use rand::Rng;
 use rayon::prelude::*;
 

@@ -32,8 +32,8 @@ pub use approx::ResistanceSketch;
 pub use resistance::ExactResistance;
 pub use visit::{Direction, LevelSearch, LevelVisitor, SubsetSums};
 
+use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::{Error, Result};
 use std::fmt;
 use std::str::FromStr;
 

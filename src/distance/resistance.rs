@@ -15,8 +15,8 @@
 //! cores (`benches/distance.rs`, `benches/peers/peers.py`).
 
 use super::DistanceOptions;
+use crate::error::{Error, Result};
 use crate::graph::Graph;
-use crate::{Error, Result};
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::matmul::triangular::{BlockStructure, matmul};

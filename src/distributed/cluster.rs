@@ -24,7 +24,7 @@
 
 use super::{ChunkJob, Merge, Wire, cluster_error, compute_wave, wave_size};
 use crate::control::Control;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};

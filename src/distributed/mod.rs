@@ -16,7 +16,7 @@
 //!   channel to process 0, which alone merges them and writes the outputs.
 
 use crate::control::Control;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::sync::Mutex;
 

@@ -4,7 +4,7 @@
 //! back the value that was encoded, bit for bit, so a merge of decoded
 //! partials equals the local merge.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// A value that travels between processes.
 pub trait Wire: Sized {
@@ -170,7 +170,7 @@ macro_rules! wire_struct {
             fn encode(&self, out: &mut Vec<u8>) {
                 $( $crate::distributed::Wire::encode(&self.$f, out); )*
             }
-            fn decode(r: &mut $crate::distributed::Reader<'_>) -> $crate::Result<Self> {
+            fn decode(r: &mut $crate::distributed::Reader<'_>) -> $crate::error::Result<Self> {
                 Ok(Self { $( $f: $crate::distributed::Wire::decode(r)?, )* })
             }
         }
@@ -201,9 +201,9 @@ wire_struct!(crate::sim::Counts {
     jumps_expected
 });
 
-impl Wire for crate::Mechanism {
+impl Wire for crate::mechanism::Mechanism {
     fn encode(&self, out: &mut Vec<u8>) {
-        use crate::Mechanism as M;
+        use crate::mechanism::Mechanism as M;
         let k: u64 = match self {
             M::Correlated => 0,
             M::Independent => 1,
@@ -212,7 +212,7 @@ impl Wire for crate::Mechanism {
         k.encode(out);
     }
     fn decode(r: &mut Reader<'_>) -> Result<Self> {
-        use crate::Mechanism as M;
+        use crate::mechanism::Mechanism as M;
         match u64::decode(r)? {
             0 => Ok(M::Correlated),
             1 => Ok(M::Independent),

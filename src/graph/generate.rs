@@ -8,9 +8,9 @@
 
 use super::Graph;
 use super::load::IdSet;
+use crate::error::{Error, Result};
 use crate::limits;
 use crate::rng::{PrivRng, Purpose, rng_for};
-use crate::{Error, Result};
 use rand::RngExt;
 use std::collections::HashSet;
 

@@ -63,9 +63,9 @@
 //! otherwise, so there is no allocation per line.
 use super::ids::canonical_id;
 use super::{Dropped, Graph, NodeIds};
+use crate::error::{Error, Result};
 use crate::limits::{self, MemoryBudget};
 use crate::util::lines::{self, LineRead, MAX_LINE};
-use crate::{Error, Result};
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -50,7 +50,7 @@ pub use view::{GraphView, ViewOf};
 
 use rayon::prelude::*;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Nodes per parallel task when building the CSR arrays.
 const NODE_BLOCK: usize = 4096;

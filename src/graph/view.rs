@@ -15,7 +15,7 @@
 //! weighted graphs.
 
 use super::Graph;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn ego_of_a_path_and_directed_arcs() {
         // 10 – 20 – 30 – 40, weighted.
-        let ids = crate::NodeIds::integers(vec![10, 20, 30, 40]);
+        let ids = crate::graph::NodeIds::integers(vec![10, 20, 30, 40]);
         let g = Graph::from_edges(
             ids,
             &[(0, 1), (1, 2), (2, 3)],

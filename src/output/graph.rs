@@ -2,9 +2,9 @@
 //! and the node coordinates of a generated geometric graph. The generators in
 //! [`graph::generate`](crate::graph::generate) return data; these write it.
 
+use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeIds};
 use crate::util::{AtomicFile, write_f64};
-use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
 

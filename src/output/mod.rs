@@ -21,7 +21,7 @@ pub mod release;
 pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
 pub use release::{save_release, save_release_with};
 
-use crate::Result;
+use crate::error::Result;
 use std::path::Path;
 
 /// The default figures of a run directory.
@@ -43,7 +43,7 @@ pub fn check_plots_available() -> Result<()> {
     if cfg!(feature = "plots") {
         Ok(())
     } else {
-        Err(crate::Error::Unsupported(
+        Err(crate::error::Error::Unsupported(
             "this build of privdiffuse draws no figures (enable the `plots` feature)".into(),
         ))
     }

@@ -1,9 +1,9 @@
 //! The state file of a gradual release: [`GradualRelease::to_json`] plus a
 //! final newline, written atomically. [`GradualRelease::load`] reads it back.
 
+use crate::error::{Error, Result};
 use crate::process::GradualRelease;
 use crate::util::Existing;
-use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
 

@@ -11,7 +11,7 @@
 //! approximations (Math. Comp. 1969; SPECFUN CALERF), accurate to a few ulps
 //! including the far tails.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// How σ is derived from (ε, δ, Δ₂).

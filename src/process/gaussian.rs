@@ -9,7 +9,7 @@
 //! Brownian bridge. Values are stored once and copied, never recomputed.
 
 use super::laplace::std_normal;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 

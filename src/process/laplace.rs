@@ -38,11 +38,11 @@ pub struct Laplace {
 
 impl Laplace {
     /// `Lap(scale)`; `scale` must be finite and > 0.
-    pub fn new(scale: f64) -> crate::Result<Self> {
+    pub fn new(scale: f64) -> crate::error::Result<Self> {
         if scale.is_finite() && scale > 0.0 {
             Ok(Laplace { scale })
         } else {
-            Err(crate::Error::param(
+            Err(crate::error::Error::param(
                 "Laplace scale",
                 scale,
                 "a finite number > 0",

@@ -73,11 +73,11 @@ pub mod sampler;
 pub const MAX_DIM: usize = 1000;
 
 /// Checks 1 ≤ `dim` ≤ [`MAX_DIM`]; `name` is the parameter named in the error.
-pub fn check_dim(name: &str, dim: usize) -> crate::Result<()> {
+pub fn check_dim(name: &str, dim: usize) -> crate::error::Result<()> {
     if (1..=MAX_DIM).contains(&dim) {
         Ok(())
     } else {
-        Err(crate::Error::param(
+        Err(crate::error::Error::param(
             name,
             dim,
             format!("an integer from 1 to {MAX_DIM} (path memory grows as n²)"),

@@ -44,12 +44,12 @@ impl Norm {
 }
 
 impl std::str::FromStr for Norm {
-    type Err = crate::Error;
-    fn from_str(s: &str) -> crate::Result<Norm> {
+    type Err = crate::error::Error;
+    fn from_str(s: &str) -> crate::error::Result<Norm> {
         match s.trim().to_ascii_lowercase().as_str() {
             "l1" => Ok(Norm::L1),
             "l2" => Ok(Norm::L2),
-            _ => Err(crate::Error::param("norm", s, "l1 or l2")),
+            _ => Err(crate::error::Error::param("norm", s, "l1 or l2")),
         }
     }
 }
@@ -94,9 +94,9 @@ struct NoisePathParts {
 }
 
 impl TryFrom<NoisePathParts> for NoisePath {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
-    fn try_from(p: NoisePathParts) -> crate::Result<Self> {
+    fn try_from(p: NoisePathParts) -> crate::error::Result<Self> {
         if p.eps.is_empty() && p.values.is_empty() && p.dim > 0 {
             return Ok(NoisePath::empty(p.dim));
         }
@@ -155,7 +155,7 @@ impl NoisePath {
         eps: Vec<f64>,
         values: Vec<f64>,
         eps_hi: f64,
-    ) -> crate::Result<Self> {
+    ) -> crate::error::Result<Self> {
         let ok = dim > 0
             && !eps.is_empty()
             && values.len() == eps.len() * dim
@@ -164,7 +164,7 @@ impl NoisePath {
             && eps_hi.is_finite()
             && *eps.last().unwrap_or(&f64::INFINITY) <= eps_hi;
         if !ok {
-            return Err(crate::Error::param(
+            return Err(crate::error::Error::param(
                 "path breakpoints",
                 format!("{} levels, {} values, dim {dim}", eps.len(), values.len()),
                 "ascending positive levels up to eps_hi with dim values each",

@@ -31,8 +31,8 @@ use super::gaussian::BrownianPath;
 use super::laplace::std_normal;
 use super::path::{NoisePath, Norm};
 use super::sampler::walk_down;
+use crate::error::{Error, Result};
 use crate::rng::{Purpose, rng_for};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -364,7 +364,12 @@ impl GradualRelease {
 
     /// `V_q` of the Laplace process at process level `q`, extending the path
     /// as needed (memo §3 cases i–iii).
-    fn laplace_noise(&mut self, norm: Norm, q: f64, rng: &mut crate::PrivRng) -> Result<Vec<f64>> {
+    fn laplace_noise(
+        &mut self,
+        norm: Norm,
+        q: f64,
+        rng: &mut crate::rng::PrivRng,
+    ) -> Result<Vec<f64>> {
         check_level(q)?;
         let n = self.dim();
         let (path, top_latent) = match &mut self.noise {

@@ -8,7 +8,7 @@
 
 use super::laplace::{exp1, laplace, std_normal};
 use super::path::{NoisePath, Norm};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, Gamma};
 

@@ -2,7 +2,7 @@
 //! the library's face of `privdiffuse simulate` (example on [`Simulation`]).
 //!
 //! Setters only record; [`Simulation::run`] validates the whole description
-//! (through [`Plan::new`]) and fails with an [`Error`](crate::Error) naming
+//! (through [`Plan::new`]) and fails with an [`Error`](crate::error::Error) naming
 //! the parameter. Nothing is written to disk. The owners run in parallel on
 //! the caller's rayon pool (`pool.install(|| sim.run())` to choose the
 //! threads); results do not depend on it. The numbers are those of
@@ -11,10 +11,10 @@
 use super::config::SimConfig;
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
-use crate::Result;
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::epsilon::EpsilonMap;
+use crate::error::Result;
 use crate::graph::Graph;
 use crate::util::table::{CsvRow, Reader};
 use crate::values::ValueSpec;
@@ -93,7 +93,7 @@ macro_rules! sim_setters {
     ($($field:ident).+) => {
         /// The privacy map ε(d), with its clamps if it has any (replacing
         /// earlier ones). Default `range:0.5..15`.
-        pub fn eps(mut self, map: $crate::EpsilonMap) -> Self {
+        pub fn eps(mut self, map: $crate::epsilon::EpsilonMap) -> Self {
             let c = &mut self.$($field).+;
             c.eps_min = map.eps_min();
             c.eps_max = map.eps_max();
@@ -112,13 +112,13 @@ macro_rules! sim_setters {
         }
 
         /// How distances are measured (default hop).
-        pub fn distance(mut self, kind: $crate::DistanceKind) -> Self {
+        pub fn distance(mut self, kind: $crate::distance::DistanceKind) -> Self {
             self.$($field).+.distance = kind;
             self
         }
 
         /// Options of the resistance routes (cap, sketch size, tolerance, seed).
-        pub fn distance_options(mut self, options: $crate::DistanceOptions) -> Self {
+        pub fn distance_options(mut self, options: $crate::distance::DistanceOptions) -> Self {
             self.$($field).+.distance_options = options;
             self
         }
@@ -136,13 +136,13 @@ macro_rules! sim_setters {
         }
 
         /// Norm of the Laplace noise (default ℓ2).
-        pub fn norm(mut self, norm: $crate::Norm) -> Self {
+        pub fn norm(mut self, norm: $crate::process::Norm) -> Self {
             self.$($field).+.norm = norm;
             self
         }
 
         /// Mechanism(s) compared (default correlated and independent).
-        pub fn mechanism(mut self, mechanism: $crate::MechanismChoice) -> Self {
+        pub fn mechanism(mut self, mechanism: $crate::mechanism::MechanismChoice) -> Self {
             self.$($field).+.mechanism = mechanism;
             self
         }
@@ -155,7 +155,7 @@ macro_rules! sim_setters {
 
         /// The owners' private values (default `auto`: the coordinates beside
         /// the graph file when n = 2, else uniform on [0, 1)).
-        pub fn values(mut self, values: $crate::ValueSpec) -> Self {
+        pub fn values(mut self, values: $crate::values::ValueSpec) -> Self {
             self.$($field).+.values = values;
             self
         }
@@ -167,13 +167,13 @@ macro_rules! sim_setters {
         }
 
         /// Post-processing of the answers (default none).
-        pub fn post(mut self, post: $crate::Post) -> Self {
+        pub fn post(mut self, post: $crate::post::Post) -> Self {
             self.$($field).+.post = post;
             self
         }
 
         /// Which owners share their values.
-        pub fn owners(mut self, owners: $crate::Owners) -> Self {
+        pub fn owners(mut self, owners: $crate::sim::Owners) -> Self {
             self.$($field).+.owners = owners;
             self
         }
@@ -194,7 +194,7 @@ macro_rules! sim_setters {
 
         /// Cancellation token and progress callback, checked and told between
         /// batches of owners.
-        pub fn control(mut self, control: $crate::Control) -> Self {
+        pub fn control(mut self, control: $crate::control::Control) -> Self {
             self.control = control;
             self
         }
@@ -418,7 +418,7 @@ impl SimOutput {
     /// [`csv`](SimOutput::csv), read back by the reader the figures use, so
     /// they equal the rows of the file `simulate` writes, bit for bit.
     ///
-    /// Errors: [`Error::Parameter`](crate::Error::Parameter) naming `keep`
+    /// Errors: [`Error::Parameter`](crate::error::Error::Parameter) naming `keep`
     /// when `T`'s rows were not kept.
     ///
     /// ```
@@ -450,7 +450,7 @@ impl SimOutput {
         let kind = T::KIND;
         let text = self.csv(kind).ok_or_else(|| {
             let kept: Vec<Rows> = self.rows.iter().map(|(r, _)| *r).collect();
-            crate::Error::param(
+            crate::error::Error::param(
                 "keep",
                 format!("{kept:?}"),
                 format!(

@@ -4,12 +4,12 @@
 
 use crate::distance::{DistanceKind, DistanceOptions};
 use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
 use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
 use crate::mechanism::{MechanismChoice, NoiseModel};
 use crate::post::Post;
 use crate::process::Norm;
 use crate::values::ValueSpec;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -308,7 +308,7 @@ mod tests {
             .unwrap()
             .rows(&[], |_, r: T| {
                 back.push(r);
-                Ok::<_, crate::Error>(())
+                Ok::<_, crate::error::Error>(())
             })
             .unwrap();
         std::fs::remove_file(&p).unwrap();

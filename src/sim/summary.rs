@@ -8,9 +8,9 @@
 
 use super::write::MapSummary;
 use crate::distance::DistanceKind;
+use crate::error::{Error, Result};
 use crate::graph::GraphStats;
 use crate::process::Norm;
-use crate::{Error, Result};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -101,9 +101,14 @@ mod tests {
     }
 
     fn graph() -> GraphStats {
-        crate::graph::Graph::from_edges(crate::NodeIds::range(3), &[(0, 1), (1, 2)], None, false)
-            .unwrap()
-            .stats()
+        crate::graph::Graph::from_edges(
+            crate::graph::NodeIds::range(3),
+            &[(0, 1), (1, 2)],
+            None,
+            false,
+        )
+        .unwrap()
+        .stats()
     }
 
     fn echo(c: &SimConfig) -> ConfigEcho {

@@ -26,8 +26,8 @@ use super::grid::{Grid, OUTPUT_COLUMNS};
 use super::metrics::METRICS;
 use super::rows::SweepRow;
 use super::summary::{POOLED_KEYS, SweepTable, aggregate, t975};
+use crate::error::{Error, Result};
 use crate::util::fmt_f64;
-use crate::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
 

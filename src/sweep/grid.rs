@@ -13,10 +13,11 @@
 use crate::collusion::run::MAX_TRIALS;
 use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 use crate::collusion::{Coalition, ColludeOptions, Estimator};
+use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
 use crate::post::Post;
 use crate::sim::{Owners, SimConfig};
 use crate::values::ValueSpec;
-use crate::{EpsilonMap, Error, Result};
 use serde_json::{Map, Value};
 use std::path::Path;
 

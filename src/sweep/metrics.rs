@@ -13,8 +13,8 @@
 
 use super::grid::ColludePoint;
 use super::rows::SweepRow;
-use crate::Result;
 use crate::collusion::run::collude;
+use crate::error::Result;
 use crate::mechanism::Mechanism;
 use crate::sim::{Plan, simulate};
 
@@ -129,7 +129,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 /// plan, pooled over owners (owners whose coalition is empty are left out).
 pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<SweepRow>> {
     let opts = &cp.options;
-    let res = collude(plan, opts, &crate::Control::default())?;
+    let res = collude(plan, opts, &crate::control::Control::default())?;
     let mut rows = Vec::new();
     for (c, spec) in opts.coalitions.iter().enumerate() {
         let label = spec.label().to_string();

@@ -14,8 +14,8 @@
 
 use super::grid::OUTPUT_COLUMNS;
 use super::rows::SweepRow;
+use crate::error::{Error, Result};
 use crate::util::table::{self, CsvRow, Reader};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;

@@ -32,7 +32,7 @@
 //! [`remove_staged`] (a Ctrl-C / SIGTERM handler, which then exits) removes
 //! them, since destructors do not run on a signal.
 
-use super::PathIoError as Error;
+use super::file_error::PathIoError as Error;
 
 type Result<T> = std::result::Result<T, Error>;
 use std::fs;

@@ -6,8 +6,8 @@
 //!
 //! Leaf module: it knows `std` and `memchr`, nothing of privdiffuse.
 
-use super::PathIoError;
-use super::table::TableError;
+use super::file_error::PathIoError;
+use super::file_error::TableError;
 use std::io::{self, BufRead, Read};
 use std::path::Path;
 

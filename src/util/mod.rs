@@ -7,7 +7,7 @@
 //!   number read back is the number written, bit for bit.
 //! * [`table`] — CSV files with one serde row type each ([`CsvRow`]): the
 //!   writers serialise the row type, the figures and
-//!   [`SimOutput::rows`](crate::SimOutput::rows) read the same type back, so
+//!   [`SimOutput::rows`](crate::sim::SimOutput::rows) read the same type back, so
 //!   each file's format exists once; errors say `file:line: column …`.
 //! * [`lines`] — reading text with bounds: lines of at most 1 MiB, whole
 //!   files up to a size, so no input can make a reader allocate without limit.
@@ -16,41 +16,13 @@
 //!   call fails or is interrupted).
 
 pub mod atomic;
+mod file_error;
 pub mod lines;
 pub mod num;
 pub(crate) mod spec;
 pub mod table;
 
 pub use atomic::{AtomicDir, AtomicFile, AtomicPath, Existing, Refusal};
+pub use file_error::{PathIoError, TableError};
 pub use num::{fmt_f64, write_f64};
-pub use table::{CsvRow, TableError};
-
-use std::path::{Path, PathBuf};
-
-/// An I/O error on a named path (the leaf's error type; the crate's
-/// [`Error::Io`](crate::Error::Io) converts from it).
-#[derive(Debug)]
-pub struct PathIoError {
-    /// The file or directory concerned.
-    pub path: PathBuf,
-    /// What went wrong.
-    pub error: std::io::Error,
-}
-
-impl PathIoError {
-    /// An error on `path`.
-    pub fn io(path: impl AsRef<Path>, error: std::io::Error) -> Self {
-        PathIoError {
-            path: path.as_ref().to_path_buf(),
-            error,
-        }
-    }
-}
-
-impl std::fmt::Display for PathIoError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.error)
-    }
-}
-
-impl std::error::Error for PathIoError {}
+pub use table::CsvRow;

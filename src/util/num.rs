@@ -66,3 +66,21 @@ mod tests {
         assert_eq!(fmt_f64(-2.5), "-2.5");
     }
 }
+
+/// Bytes as a short human figure (`1.5 GiB`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = bytes as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else if x >= 1e4 {
+        format!("{x:.3e} {}", UNITS[u])
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}

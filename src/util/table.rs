@@ -20,7 +20,7 @@
 //!
 //! Leaf module: it knows serde and csv, nothing of privdiffuse.
 
-use super::PathIoError;
+use super::file_error::{PathIoError, TableError, input};
 use super::lines::LineLimit;
 use super::num::write_f64;
 use serde::de::{self, DeserializeOwned, Visitor};
@@ -588,45 +588,6 @@ pub fn cells(line: &str) -> Vec<String> {
     match r.read_record(&mut rec) {
         Ok(true) => rec.iter().map(String::from).collect(),
         _ => Vec::new(),
-    }
-}
-
-/// What can go wrong reading a table.
-#[derive(Debug)]
-pub enum TableError {
-    /// The file could not be read.
-    Io(PathIoError),
-    /// Malformed content: the file, the 1-based line, what was expected.
-    Input {
-        /// The file.
-        file: PathBuf,
-        /// 1-based line (1 = the header).
-        line: usize,
-        /// What is wrong, naming the column.
-        message: String,
-    },
-}
-
-impl std::fmt::Display for TableError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TableError::Io(e) => e.fmt(f),
-            TableError::Input {
-                file,
-                line,
-                message,
-            } => write!(f, "{}:{line}: {message}", file.display()),
-        }
-    }
-}
-
-impl std::error::Error for TableError {}
-
-fn input(file: &Path, line: usize, message: impl Into<String>) -> TableError {
-    TableError::Input {
-        file: file.to_path_buf(),
-        line,
-        message: message.into(),
     }
 }
 

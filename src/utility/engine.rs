@@ -21,10 +21,10 @@
 
 use super::{Scheme, UtilityPlan};
 use crate::distance::{LevelSearch, LevelVisitor, SubsetSums};
+use crate::error::{Error, Result};
 use crate::process::DownWalk;
 use crate::process::Norm;
 use crate::rng::{PrivRng, Purpose, rng_for, rng_for_stream};
-use crate::{Error, Result};
 use rand_distr::{Binomial, Distribution, StandardNormal};
 use std::ops::ControlFlow;
 

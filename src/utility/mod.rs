@@ -50,13 +50,13 @@ pub use write::{RangeGuess, UtilitySummary, UtilityTimings, utility_to_dir, util
 
 use crate::control::Control;
 use crate::distance::{DistanceKind, Distances, LevelSearch, LevelVisitor};
+use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::limits;
 use crate::post::Post;
 use crate::process::Norm;
 use crate::sim::{Plan, SimConfig, Unreachable};
 use crate::values::Values;
-use crate::{Error, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Mutex;
@@ -1251,12 +1251,12 @@ impl<'g> Utility<'g> {
         }
     }
     /// Privacy map.
-    pub fn eps(mut self, map: crate::EpsilonMap) -> Self {
+    pub fn eps(mut self, map: crate::epsilon::EpsilonMap) -> Self {
         self.config.sim.eps = map;
         self
     }
     /// Private values.
-    pub fn values(mut self, v: crate::ValueSpec) -> Self {
+    pub fn values(mut self, v: crate::values::ValueSpec) -> Self {
         self.config.sim.values = v;
         self
     }
@@ -1276,7 +1276,7 @@ impl<'g> Utility<'g> {
         self
     }
     /// Owners.
-    pub fn owners(mut self, owners: crate::Owners) -> Self {
+    pub fn owners(mut self, owners: crate::sim::Owners) -> Self {
         self.config.sim.owners = owners;
         self
     }

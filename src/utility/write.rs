@@ -5,11 +5,11 @@
 use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
 use crate::distance::Distances;
 use crate::distributed::Executor;
+use crate::error::{Error, Result};
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::sim::RunOptions;
 use crate::sim::write::{claim_out_dir, create, finish, write_error, write_json};
 use crate::util::fmt_f64;
-use crate::{Error, Result};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;

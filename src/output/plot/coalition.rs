@@ -14,7 +14,7 @@
 
 use super::data::{CoalitionRow, read_coalition};
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;

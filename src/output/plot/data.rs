@@ -13,9 +13,9 @@ pub use crate::sim::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow};
 
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
 use crate::sim::{ConfigEcho, SummaryFile};
 use crate::util::table::{CsvRow, Reader};
-use crate::{Error, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

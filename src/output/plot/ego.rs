@@ -19,7 +19,7 @@
 
 use super::data::{EgoRow, read_ego, read_jumps, read_owners, read_summary_if_present};
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::{HashMap, HashSet};

@@ -9,7 +9,7 @@
 
 use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;

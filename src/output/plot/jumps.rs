@@ -22,7 +22,7 @@ use super::data::{
 };
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::epsilon::EpsilonMap;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::HashMap;

@@ -11,7 +11,7 @@
 //! | [`Kind::Path`] | a `path` CSV or `paths.csv` | sample paths against ε on a log axis, arctan scale |
 //!
 //! Files are written atomically (temporary sibling, then rename). Missing or
-//! malformed inputs give [`crate::Error`]s naming the file and line.
+//! malformed inputs give [`crate::error::Error`]s naming the file and line.
 
 pub mod coalition;
 pub mod data;
@@ -26,8 +26,8 @@ pub mod utility;
 pub use jumps::{JumpHistogram, expected_jump_counts};
 pub use style::{Figure, render, render_with};
 
+use crate::error::{Error, Result};
 use crate::util::Existing;
-use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@
 
 use super::data::{PathTable, read_owners, read_paths};
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::HashMap;

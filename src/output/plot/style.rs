@@ -2,8 +2,8 @@
 //! map, fonts (DejaVu bytes registered once, no system font libraries) and the
 //! PNG/SVG backends with atomic writes.
 
+use crate::error::{Error, Result};
 use crate::util::{AtomicFile, AtomicPath, Existing};
-use crate::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};

@@ -2,7 +2,7 @@
 //! drawn from the [`SweepFigure`] data read back from a sweep CSV.
 
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::Result;
+use crate::error::Result;
 use crate::sweep::figure::{Panel, PlotSpec, SweepFigure, load};
 use crate::sweep::side_file;
 use plotters::coord::Shift;

@@ -6,7 +6,7 @@
 //! error is a deterministic bias).
 
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::Result;
+use crate::error::Result;
 use crate::utility::UtilityRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
