@@ -132,7 +132,9 @@
 pub mod collusion;
 pub mod control;
 pub mod distance;
-pub mod distributed;
+#[cfg(feature = "distributed")]
+pub mod cluster;
+pub mod exec;
 pub mod epsilon;
 pub mod error;
 pub mod graph;

@@ -3,9 +3,10 @@
 //! build without the feature has none of these flags (clap refuses them as
 //! unknown arguments): [`ClusterArgs`] is then empty and always local.
 
-use privdiffuse::distributed::Executor;
 #[cfg(feature = "distributed")]
-use privdiffuse::distributed::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
+use privdiffuse::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
+#[cfg(feature = "distributed")]
+use std::sync::Arc;
 #[cfg(feature = "distributed")]
 use std::path::PathBuf;
 #[cfg(feature = "distributed")]
@@ -16,11 +17,19 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 pub struct ClusterArgs {}
 
+/// The cluster this process joined: none without the feature.
+#[cfg(not(feature = "distributed"))]
+pub type Joined = Option<std::convert::Infallible>;
+
+/// The cluster this process joined (`None`: this process alone).
+#[cfg(feature = "distributed")]
+pub type Joined = Option<Arc<Cluster>>;
+
 #[cfg(not(feature = "distributed"))]
 impl ClusterArgs {
     /// This process, with `threads`.
-    pub fn executor(&self, threads: Option<usize>) -> anyhow::Result<(Executor, Option<usize>)> {
-        Ok((Executor::Local, threads))
+    pub fn join(&self, threads: Option<usize>) -> anyhow::Result<(Joined, Option<usize>)> {
+        Ok((None, threads))
     }
 }
 
@@ -58,11 +67,11 @@ pub struct ClusterArgs {
 
 #[cfg(feature = "distributed")]
 impl ClusterArgs {
-    /// Joins the cluster (when `--cluster` is given): the executor and the
+    /// Joins the cluster (when `--cluster` is given): the cluster and the
     /// worker threads to use.
-    pub fn executor(&self, threads: Option<usize>) -> anyhow::Result<(Executor, Option<usize>)> {
+    pub fn join(&self, threads: Option<usize>) -> anyhow::Result<(Joined, Option<usize>)> {
         let (Some(hostfile), Some(process)) = (&self.cluster, self.process) else {
-            return Ok((Executor::Local, threads));
+            return Ok((None, threads));
         };
         let secs = self.cluster_timeout.unwrap_or(DEFAULT_TIMEOUT_S);
         if !(secs > 0.0 && secs <= 86_400.0) {
@@ -83,6 +92,6 @@ impl ClusterArgs {
             workers,
             timeout: Duration::from_secs_f64(secs),
         })?;
-        Ok((Executor::Cluster(cluster), Some(workers)))
+        Ok((Some(cluster), Some(workers)))
     }
 }

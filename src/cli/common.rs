@@ -88,19 +88,36 @@ pub fn with_threads<T: Send>(
 /// `--cluster`, else this process) with its threads: `Some` on the process
 /// that writes the outputs; on a cluster's other processes `None`, after
 /// saying (unless `quiet`) that this process's share went to process 0.
-pub fn on_executor<T: Send>(
-    cluster: &super::cluster::ClusterArgs,
-    threads: Option<usize>,
-    quiet: bool,
-    work: impl FnOnce(&privdiffuse::distributed::Executor) -> privdiffuse::Result<Option<T>> + Send,
-) -> anyhow::Result<Option<T>> {
-    let (exec, threads) = cluster.executor(threads)?;
-    let done = with_threads(threads, || work(&exec))?;
-    if done.is_none() && !quiet {
-        eprintln!("computed this process's share of the owners and sent it to process 0");
-    }
-    Ok(done)
+///
+/// `on_executor!(cluster_args, threads, quiet, |exec| work)`: `work` is
+/// written once and compiled for each executor type (the engines are generic
+/// over [`privdiffuse::exec::Executor`]).
+macro_rules! on_executor {
+    ($cluster:expr, $threads:expr, $quiet:expr, |$exec:ident| $work:expr) => {{
+        let (joined, threads) = $cluster.join($threads)?;
+        let done = match joined {
+            None => $crate::cli::common::with_threads(threads, || {
+                let $exec = &privdiffuse::exec::Local;
+                $work
+            })?,
+            #[allow(unreachable_code, unused_variables)]
+            Some(c) => {
+                #[cfg(not(feature = "distributed"))]
+                match c {}
+                #[cfg(feature = "distributed")]
+                $crate::cli::common::with_threads(threads, || {
+                    let $exec = &*c;
+                    $work
+                })?
+            }
+        };
+        if done.is_none() && !$quiet {
+            eprintln!("computed this process's share of the owners and sent it to process 0");
+        }
+        done
+    }};
 }
+pub(crate) use on_executor;
 
 /// `--ego ID[:R]` and `--subgraph FILE`: the view of the graph a command
 /// works on (shared by every command that reads `--graph`).

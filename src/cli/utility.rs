@@ -112,9 +112,7 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor(&args.cluster, args.threads, args.quiet, |exec| {
-        utility_to_dir_on(&config, args.recipients, &opts, exec)
-    })?;
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| utility_to_dir_on(&config, args.recipients, &opts, exec));
     let Some((summary, timings)) = done else {
         return Ok(());
     };

@@ -10,7 +10,7 @@
 use crate::error::{Error, Result};
 
 /// ε of a coalition view under the mechanisms compared by `collude`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Accounting {
     /// Number of members.
     pub members: usize,

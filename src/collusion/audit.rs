@@ -177,7 +177,7 @@ pub fn correlated_loss_full_chain(
 }
 
 /// Mean, 99% quantile and maximum of per-trial losses.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LossSummary {
     /// Number of samples.
     pub count: usize,
@@ -209,7 +209,7 @@ impl LossSummary {
 }
 
 /// Result of the distinguishing attack u vs u' = u + Δ.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DistinguishingBound {
     /// Decide "u'" when the estimate exceeds this (u + Δ/2).
     pub threshold: f64,

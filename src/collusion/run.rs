@@ -34,6 +34,7 @@
 //!
 //! Memory per worker: O(N) for the distance row plus O(m·n) for one view.
 
+use crate::exec::{CHUNK, ChunkJob, Executor};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -134,7 +135,7 @@ impl ColludeOptions {
 }
 
 /// Privacy-loss audit of one coalition under one mechanism.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AuditResult {
     /// The accounted ε of the coalition's view: max ε_j (correlated), Σ ε_j
     /// (independent, basic composition — holds on every view), the ε at which
@@ -158,7 +159,7 @@ pub struct AuditResult {
 }
 
 /// One mechanism's results for one owner and coalition.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MechanismResult {
     /// The mechanism.
     pub mechanism: Mechanism,
@@ -170,7 +171,7 @@ pub struct MechanismResult {
 }
 
 /// One owner × coalition.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CoalitionResult {
     /// Owner node index.
     pub owner: u32,
@@ -195,7 +196,7 @@ pub struct CoalitionResult {
 
 /// CPU seconds per phase, summed over workers (they exceed wall time with
 /// several threads). Not deterministic; reported in `timings.json`.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, serde::Deserialize)]
 pub struct PhaseTimes {
     /// Distance rows and coalition selection.
     pub select_s: f64,
@@ -304,7 +305,7 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
 }
 
 /// [`collude`] on an executor: locally, or over a cluster where the owners
-/// are cut into chunks of [`crate::distributed::CHUNK`], chunk `i` computed
+/// are cut into chunks of [`CHUNK`](crate::exec::CHUNK), chunk `i` computed
 /// by process `i mod P` and its results (exact encoding) merged by process 0
 /// in chunk order — the owner order of a local run, so the same results.
 /// `Some` where the executor merges, `None` on the other processes.
@@ -312,9 +313,9 @@ pub fn collude_on(
     plan: &Plan<'_>,
     opts: &ColludeOptions,
     control: &Control,
-    exec: &crate::distributed::Executor,
+    exec: &impl Executor,
 ) -> Result<Option<ColludeResult>> {
-    if matches!(exec, crate::distributed::Executor::Local) {
+    if exec.peers() == 1 {
         return collude(plan, opts, control).map(Some);
     }
     opts.validate()?;
@@ -340,7 +341,7 @@ pub fn collude_on(
 }
 
 /// One chunk's results (its owners in order) and phase times.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct OwnerChunk {
     /// Owner-major, then coalition order.
     pub results: Vec<CoalitionResult>,
@@ -348,20 +349,18 @@ pub struct OwnerChunk {
     pub times: PhaseTimes,
 }
 
-crate::wire_struct!(OwnerChunk { results, times });
-
-/// The collusion run as a [`crate::distributed::ChunkJob`].
+/// The collusion run as a [`ChunkJob`].
 struct OwnerChunks<'p, 'a> {
     plan: &'p Plan<'a>,
     opts: &'p ColludeOptions,
     control: &'p Control,
 }
 
-impl crate::distributed::ChunkJob for OwnerChunks<'_, '_> {
+impl ChunkJob for OwnerChunks<'_, '_> {
     type Worker = Scratch;
     type Partial = OwnerChunk;
     fn chunks(&self) -> usize {
-        self.plan.owners().len().div_ceil(crate::distributed::CHUNK)
+        self.plan.owners().len().div_ceil(CHUNK)
     }
     fn chunk_owners(&self, index: usize) -> u64 {
         self.owners_of(index).len() as u64
@@ -388,7 +387,7 @@ impl crate::distributed::ChunkJob for OwnerChunks<'_, '_> {
 impl OwnerChunks<'_, '_> {
     fn owners_of(&self, index: usize) -> &[u32] {
         let o = self.plan.owners();
-        let c = crate::distributed::CHUNK;
+        let c = CHUNK;
         &o[(index * c).min(o.len())..((index + 1) * c).min(o.len())]
     }
 }

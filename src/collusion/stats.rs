@@ -28,7 +28,7 @@ pub struct GainAccumulator {
 
 /// What a [`GainAccumulator`] reports. NaN where undefined (no trials; CI
 /// with fewer than two trials).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GainSummary {
     /// Number of trials.
     pub trials: u64,

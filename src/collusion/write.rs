@@ -492,7 +492,7 @@ pub fn collude_to_dir(
     config: &ColludeConfig,
     run: &ColludeRunOptions,
 ) -> Result<(ColludeSummary, ColludeTimings)> {
-    let done = collude_to_dir_on(config, run, &crate::distributed::Executor::Local)?;
+    let done = collude_to_dir_on(config, run, &crate::exec::Local)?;
     Ok(done.expect("a local run merges and writes"))
 }
 
@@ -505,7 +505,7 @@ pub fn collude_to_dir(
 pub fn collude_to_dir_on(
     config: &ColludeConfig,
     run: &ColludeRunOptions,
-    exec: &crate::distributed::Executor,
+    exec: &impl crate::exec::Executor,
 ) -> Result<Option<(ColludeSummary, ColludeTimings)>> {
     if !exec.merges_here() {
         config.sim.check()?;

@@ -9,7 +9,7 @@
 //! computed from the running sums ΣS², ΣSc, Σc².
 
 /// Running sums for one (mechanism, bucket).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BucketAcc {
     /// Responses.
     pub count: u64,
@@ -118,7 +118,7 @@ impl OwnerCell {
 }
 
 /// Accumulators for every bucket of one mechanism; grows as buckets appear.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     /// Per bucket index.
     pub buckets: Vec<BucketAcc>,

@@ -9,7 +9,7 @@ use super::config::{Owners, SimConfig, Unreachable};
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::control::Control;
 use crate::distance::{Distances, HopLevels, LevelRow, Workspace};
-use crate::distributed::{ChunkJob, Executor};
+use crate::exec::{CHUNK, ChunkJob, Executor, Local};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -26,9 +26,6 @@ use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
-
-/// Owners per chunk: one 64-source bit-parallel BFS batch.
-const CHUNK: usize = crate::distributed::CHUNK;
 
 /// The simulation as a [`ChunkJob`]: chunk `i` holds owners
 /// `64i .. 64(i+1)` of the plan; its partial is a [`ChunkOut`].
@@ -242,7 +239,7 @@ pub struct Sinks<'w> {
 }
 
 /// Totals of a run (echoed in `summary.json`).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct Counts {
     /// Owners simulated.
     pub owners: u64,
@@ -604,6 +601,7 @@ struct Wants {
 type Rows = table::Records;
 
 /// What one chunk of owners produces (its partial aggregate).
+#[derive(Serialize, serde::Deserialize)]
 pub(crate) struct ChunkOut {
     tables: Vec<Table>,
     counts: Counts,
@@ -613,16 +611,6 @@ pub(crate) struct ChunkOut {
     ego: Rows,
     responses: Rows,
 }
-
-crate::wire_struct!(ChunkOut {
-    tables,
-    counts,
-    jumps,
-    owners,
-    paths,
-    ego,
-    responses
-});
 
 /// A failure to format rows (into memory: never expected).
 fn row_error(e: std::io::Error) -> Error {
@@ -685,7 +673,7 @@ impl Plan<'_> {
     /// is checked before each batch of chunks and told of the owners done
     /// after it.
     pub fn run(&self, sinks: &mut Sinks<'_>, control: &Control) -> Result<SimResult> {
-        self.run_on(&Executor::Local, sinks, control)
+        self.run_on(&Local, sinks, control)
     }
 
     /// [`Plan::run`] on an executor: the chunks may be computed elsewhere
@@ -696,7 +684,7 @@ impl Plan<'_> {
     /// the chunks format.
     pub fn run_on(
         &self,
-        exec: &Executor,
+        exec: &impl Executor,
         sinks: &mut Sinks<'_>,
         control: &Control,
     ) -> Result<SimResult> {

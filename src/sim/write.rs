@@ -7,7 +7,7 @@ use super::rows::ByDistanceRow;
 use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
-use crate::distributed::Executor;
+use crate::exec::{Executor, Local};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, GraphStats};
 use crate::mechanism::Mechanism;
@@ -341,7 +341,7 @@ pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<A
 /// Loads the graph, runs the simulation and writes every output into
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
-    let done = simulate_to_dir_on(config, opts, &Executor::Local)?;
+    let done = simulate_to_dir_on(config, opts, &Local)?;
     Ok(done.expect("a local run merges and writes"))
 }
 
@@ -353,7 +353,7 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
 pub fn simulate_to_dir_on(
     config: &SimConfig,
     opts: &RunOptions,
-    exec: &Executor,
+    exec: &impl Executor,
 ) -> Result<Option<(Summary, Timings)>> {
     // Everything that needs no graph, before the graph is read.
     config.check()?;
@@ -438,7 +438,7 @@ pub fn simulate_to_dir_on(
 /// (deterministic, so the same chunks), its chunks computed and sent to
 /// process 0. The sinks are discarded here, but present exactly where
 /// process 0 has files, so every chunk formats the same rows.
-fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &Executor) -> Result<()> {
+fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &impl Executor) -> Result<()> {
     // The view too: every process must cut the same graph.
     let graph = config.load_graph()?;
     let distances = Distances::new(&graph, config.distance, &config.distance_options)?;

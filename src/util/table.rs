@@ -147,10 +147,23 @@ impl ser::Error for RowError {
 /// written with `Display` (floats in shortest round-trip form: `15`,
 /// `0.0000001`, `inf`, `NaN`), `None` and `()` as empty cells, unit enum
 /// variants by name. Every record must have as many cells as the first.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(from = "String", into = "String")]
 pub struct Records {
     text: String,
     width: Option<usize>,
+}
+
+impl From<String> for Records {
+    fn from(text: String) -> Records {
+        Records::from_text(text)
+    }
+}
+
+impl From<Records> for String {
+    fn from(r: Records) -> String {
+        r.text
+    }
 }
 
 impl Records {

@@ -116,7 +116,7 @@ fn integral_to_i128(y: f64) -> i128 {
 /// Σ u_i (`dim`), Σ u_i within the access radius (`dim`), Σ answers per
 /// random scheme (`dim` each, [`UtilityPlan::random_schemes`] order), and
 /// for projected bits Σ q_i(1 − 2u_i) and Σ q(1 − q)/(1 − 2q)².
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Accumulators {
     dim: usize,
     schemes: usize,
@@ -165,12 +165,22 @@ impl Accumulators {
 
     /// Adds `other` into `self` (exact; any order gives the same result).
     pub fn merge(&mut self, other: &Accumulators) {
+        debug_assert!(self.same_layout(other));
         for (x, y) in self.slots.iter_mut().zip(&other.slots) {
             *x += *y;
         }
         for (x, y) in self.counts.iter_mut().zip(&other.counts) {
             *x += *y;
         }
+    }
+
+    /// Whether `other` has this layout (dimension, schemes, recipients,
+    /// levels): sums that arrived from elsewhere are checked before merging.
+    pub fn same_layout(&self, other: &Accumulators) -> bool {
+        (self.dim, self.schemes, self.bits, self.stride, self.levels)
+            == (other.dim, other.schemes, other.bits, other.stride, other.levels)
+            && self.slots.len() == other.slots.len()
+            && self.counts.len() == other.counts.len()
     }
 
     /// Independent answers recipient `j` holds per hop level (index `L − 1`;
@@ -241,7 +251,7 @@ impl Accumulators {
 
 /// The small aggregates of one chunk (merged in chunk order, or in any
 /// order: they are integer counts).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChunkPartial {
     /// Owners in the chunk.
     pub owners: u64,
@@ -621,68 +631,3 @@ mod conversion_tests {
     }
 }
 
-/// Exact encoding for the cluster: every `i128` sum and `u32` count as
-/// little-endian bytes, with the layout first (a peer with another layout is
-/// refused as malformed).
-impl crate::distributed::Wire for Accumulators {
-    fn encode(&self, out: &mut Vec<u8>) {
-        use crate::distributed::Wire as W;
-        for x in [self.dim, self.schemes, self.stride, self.levels] {
-            W::encode(&(x as u64), out);
-        }
-        W::encode(&(self.bits as u64), out);
-        W::encode(&(self.slots.len() as u64), out);
-        W::encode(&(self.counts.len() as u64), out);
-        out.reserve(self.slots.len() * 16 + self.counts.len() * 4);
-        for s in &self.slots {
-            out.extend_from_slice(&s.to_le_bytes());
-        }
-        for c in &self.counts {
-            out.extend_from_slice(&c.to_le_bytes());
-        }
-    }
-    fn decode(r: &mut crate::distributed::Reader<'_>) -> Result<Self> {
-        let mut head = [0usize; 7];
-        for h in &mut head {
-            let x = <u64 as crate::distributed::Wire>::decode(r)?;
-            *h = usize::try_from(x).map_err(|_| malformed_acc())?;
-        }
-        let [dim, schemes, stride, levels, bits, slots, counts] = head;
-        let n = slots.checked_div(stride).unwrap_or(0);
-        if bits > 1 || n.checked_mul(stride) != Some(slots) || n.checked_mul(levels) != Some(counts)
-        {
-            return Err(malformed_acc());
-        }
-        // `take` checks the bytes are there before anything is allocated.
-        let sb = r.take(slots.checked_mul(16).ok_or_else(malformed_acc)?)?;
-        let cb = r.take(counts.checked_mul(4).ok_or_else(malformed_acc)?)?;
-        Ok(Accumulators {
-            dim,
-            schemes,
-            bits: bits == 1,
-            stride,
-            slots: sb
-                .chunks_exact(16)
-                .map(|b| i128::from_le_bytes(b.try_into().expect("16 bytes")))
-                .collect(),
-            levels,
-            counts: cb
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-                .collect(),
-        })
-    }
-}
-
-fn malformed_acc() -> Error {
-    Error::Unsupported(
-        "cluster: malformed utility sums arrived (peers built from different versions?)".into(),
-    )
-}
-
-crate::wire_struct!(ChunkPartial {
-    owners,
-    answers,
-    jumps,
-    max_level
-});

@@ -51,6 +51,7 @@ pub use write::{RangeGuess, UtilitySummary, UtilityTimings, utility_to_dir, util
 use crate::control::Control;
 use crate::distance::{DistanceKind, Distances, LevelSearch, LevelVisitor};
 use crate::error::{Error, Result};
+use crate::exec::{ChunkJob, Executor};
 use crate::graph::Graph;
 use crate::limits;
 use crate::post::Post;
@@ -1091,20 +1092,18 @@ impl<'a> UtilityPlan<'a> {
     /// the exact range (the other processes have ended by then).
     pub fn run_on(
         &mut self,
-        exec: &crate::distributed::Executor,
+        exec: &impl Executor,
         control: &Control,
     ) -> Result<Option<UtilityResult>> {
-        match exec {
-            crate::distributed::Executor::Local => self.run(control).map(Some),
-            #[cfg(feature = "distributed")]
-            crate::distributed::Executor::Cluster(c) => {
+        match exec.peers() {
+            1 => self.run(control).map(Some),
+            np => {
                 let job = ShareJob {
                     plan: self,
-                    processes: c.processes(),
+                    processes: np,
                     control,
                 };
                 let reps = self.config.replicates;
-                let np = c.processes();
                 // Shares are added as they arrive (exact sums commute): one
                 // running sum per replicate still missing shares.
                 let mut open: std::collections::BTreeMap<
@@ -1119,6 +1118,13 @@ impl<'a> UtilityPlan<'a> {
                         let r = k / np;
                         let entry = match open.remove(&r) {
                             None => (share.acc, share.partial, 1),
+                            Some((a, _, _)) if !a.same_layout(&share.acc) => {
+                                return Err(Error::Unsupported(
+                                    "cluster: utility sums of another layout arrived (peers \
+                                     built from different versions?)"
+                                        .into(),
+                                ));
+                            }
                             Some((mut a, mut p, n)) => {
                                 a.merge(&share.acc);
                                 p.merge(&share.partial);
@@ -1144,7 +1150,7 @@ impl<'a> UtilityPlan<'a> {
                 }
                 let per_rep: Vec<(Vec<Vec<f64>>, ChunkPartial)> =
                     done.into_iter().collect::<Option<_>>().ok_or_else(|| {
-                        crate::distributed::cluster_error("not every replicate's shares arrived")
+                        Error::Unsupported("cluster: not every replicate's shares arrived".into())
                     })?;
                 if let Some(mut exact) = self.verify(&per_rep[0].1)? {
                     exact.first_guess = self.first_guess.or(self.guessed);
@@ -1171,7 +1177,7 @@ impl<'a> UtilityPlan<'a> {
 /// What one cluster process sends per replicate: its per-recipient sums
 /// (once, whatever its number of chunks and threads) and its chunks'
 /// aggregates.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProcessShare {
     /// The process's per-recipient sums, its threads' merged.
     pub acc: Accumulators,
@@ -1179,20 +1185,16 @@ pub struct ProcessShare {
     pub partial: ChunkPartial,
 }
 
-crate::wire_struct!(ProcessShare { acc, partial });
-
 /// The utility as a cluster job: item `k` is replicate `k / P`'s share of
 /// process `k mod P` (so process `p` computes exactly its items), run one at
 /// a time (each already uses every thread).
-#[cfg(feature = "distributed")]
 struct ShareJob<'p, 'a> {
     plan: &'p UtilityPlan<'a>,
     processes: usize,
     control: &'p Control,
 }
 
-#[cfg(feature = "distributed")]
-impl crate::distributed::ChunkJob for ShareJob<'_, '_> {
+impl ChunkJob for ShareJob<'_, '_> {
     type Worker = ();
     type Partial = ProcessShare;
     fn chunks(&self) -> usize {

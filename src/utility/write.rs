@@ -4,7 +4,7 @@
 
 use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
 use crate::distance::Distances;
-use crate::distributed::Executor;
+use crate::exec::{Executor, Local};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::sim::RunOptions;
@@ -159,7 +159,7 @@ pub fn utility_to_dir(
     recipients: bool,
     opts: &RunOptions,
 ) -> Result<(UtilitySummary, UtilityTimings)> {
-    let done = utility_to_dir_on(config, recipients, opts, &Executor::Local)?;
+    let done = utility_to_dir_on(config, recipients, opts, &Local)?;
     Ok(done.expect("a local run merges and writes"))
 }
 
@@ -186,7 +186,7 @@ pub fn utility_to_dir_on(
     config: &UtilityConfig,
     recipients: bool,
     opts: &RunOptions,
-    exec: &Executor,
+    exec: &impl Executor,
 ) -> Result<Option<(UtilitySummary, UtilityTimings)>> {
     config.check()?;
     if !exec.merges_here() {

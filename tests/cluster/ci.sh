@@ -7,6 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 unset RUST_BACKTRACE
-# The cluster tests plus the unit tests of src/distributed (encoding, host file).
+# The cluster tests plus the unit tests of src/cluster (encoding, host file).
 timeout 900 cargo test --locked --features distributed --test tests cluster::
-timeout 600 cargo test --locked --features distributed --lib distributed::
+timeout 600 cargo test --locked --features distributed --lib cluster::

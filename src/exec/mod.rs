@@ -1,30 +1,26 @@
-//! Owner chunks: the one aggregation path of the all-owner jobs, on one
-//! machine or over a cluster.
+//! Where the work of a run happens: owner chunks, the [`Executor`] trait and
+//! the local executor. The bottom floor of the engines: it knows no engine,
+//! no file format and no cluster.
 //!
 //! A job ([`ChunkJob`]) splits its owners into chunks of [`CHUNK`] (one
 //! 64-source bit-parallel BFS batch), computes a partial aggregate per chunk
 //! and hands the partials to a merge closure **in chunk order**. Because
 //! every chunk's partial is a function of the chunk alone and the merge order
 //! is fixed, the results do not depend on the number of threads, workers or
-//! processes: byte identity holds by construction.
+//! peers: byte identity holds by construction.
 //!
-//! * [`run_local`]: rayon over waves of chunks in this process (what
-//!   `simulate` has always done).
-//! * `Executor::Cluster` (feature `distributed`): chunk `i` is computed by
-//!   process `i mod P` (its `W` worker threads take chunks as they free up);
-//!   the encoded partials ([`Wire`]) travel through a timely-dataflow exchange
-//!   channel to process 0, which alone merges them and writes the outputs.
+//! * [`Local`]: rayon over waves of chunks in this process.
+//! * Another implementation of [`Executor`] (the timely-dataflow cluster of
+//!   feature `distributed`) computes chunk `i` on peer `i mod P` and merges
+//!   on peer 0. Partials travel as serde values; the encoding belongs to that
+//!   executor, never to the engines.
 
 use crate::control::Control;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use rayon::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::sync::Mutex;
-
-#[cfg(feature = "distributed")]
-pub mod cluster;
-pub mod wire;
-
-pub use wire::{Reader, Wire};
 
 /// Owners per chunk: one 64-source bit-parallel BFS batch.
 pub const CHUNK: usize = 64;
@@ -50,68 +46,60 @@ pub trait ChunkJob: Sync {
         false
     }
     /// Whether partials must be merged in chunk order (default `true`). A
-    /// job whose merge commutes (exact integer sums) returns `false`: a
-    /// cluster's process 0 then merges each partial as it arrives and holds
-    /// none back, whatever the number of processes.
+    /// job whose merge commutes (exact integer sums) returns `false`: an
+    /// executor may then merge each partial as it arrives.
     fn ordered(&self) -> bool {
         true
     }
 }
 
-/// The closure merging partials, called with chunk indices 0, 1, 2, … in order.
+/// The closure merging partials, called with chunk indices 0, 1, 2, … in
+/// order (as they arrive for a job that is not [`ordered`](ChunkJob::ordered)).
 pub type Merge<'m, P> = dyn FnMut(usize, P) -> Result<()> + 'm;
 
-/// Where the chunks of a job run.
-#[derive(Clone, Default)]
-pub enum Executor {
-    /// This process, on the current rayon pool.
-    #[default]
-    Local,
-    /// A cluster of processes (feature `distributed`).
-    #[cfg(feature = "distributed")]
-    Cluster(std::sync::Arc<cluster::Cluster>),
-}
-
-impl std::fmt::Debug for Executor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Executor::Local => write!(f, "Local"),
-            #[cfg(feature = "distributed")]
-            Executor::Cluster(c) => {
-                write!(f, "Cluster(process {} of {})", c.process(), c.processes())
-            }
-        }
+/// Runs chunk jobs: here ([`Local`]) or spread over peers.
+///
+/// Generic over the job, so an engine runs on any executor without naming
+/// it; partials must be serde values so that an executor spreading work
+/// over processes can move them (exactly: decoding gives back the value
+/// encoded, bit for bit).
+pub trait Executor: Sync {
+    /// Number of peers sharing the work (1 for [`Local`]).
+    fn peers(&self) -> usize {
+        1
     }
-}
 
-impl Executor {
-    /// Whether this process merges the partials and writes the outputs
-    /// (always locally; process 0 of a cluster).
-    pub fn merges_here(&self) -> bool {
-        match self {
-            Executor::Local => true,
-            #[cfg(feature = "distributed")]
-            Executor::Cluster(c) => c.process() == 0,
-        }
+    /// This peer's index, from 0.
+    fn rank(&self) -> usize {
+        0
+    }
+
+    /// Whether this peer merges the partials and writes the outputs (peer 0).
+    fn merges_here(&self) -> bool {
+        self.rank() == 0
     }
 
     /// Runs `job`, calling `merge` in chunk order where
-    /// [`Executor::merges_here`] (elsewhere `merge` is never called).
-    pub fn execute<J>(
-        &self,
-        job: &J,
-        control: &Control,
-        merge: &mut Merge<'_, J::Partial>,
-    ) -> Result<()>
+    /// [`merges_here`](Executor::merges_here) (elsewhere `merge` is never
+    /// called); `control` is checked between waves of chunks and told of the
+    /// owners done.
+    fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
     where
         J: ChunkJob,
-        J::Partial: Wire,
+        J::Partial: Serialize + DeserializeOwned;
+}
+
+/// This process, on the current rayon pool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Local;
+
+impl Executor for Local {
+    fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    where
+        J: ChunkJob,
+        J::Partial: Serialize + DeserializeOwned,
     {
-        match self {
-            Executor::Local => run_local(job, control, merge),
-            #[cfg(feature = "distributed")]
-            Executor::Cluster(c) => c.execute(job, control, merge),
-        }
+        run_local(job, control, merge)
     }
 }
 
@@ -152,7 +140,7 @@ pub(crate) fn wave_size() -> usize {
 /// Runs `job` in this process: waves of chunks in parallel, each wave's
 /// partials merged in chunk order; `control` is checked before each wave
 /// and told of the owners done after it.
-pub fn run_local<J: ChunkJob>(
+pub(crate) fn run_local<J: ChunkJob>(
     job: &J,
     control: &Control,
     merge: &mut Merge<'_, J::Partial>,
@@ -171,9 +159,4 @@ pub fn run_local<J: ChunkJob>(
         control.report("owners", done, total);
     }
     Ok(())
-}
-
-/// An error of the cluster layer (one line, naming the peer where there is one).
-pub(crate) fn cluster_error(message: impl Into<String>) -> Error {
-    Error::Unsupported(format!("cluster: {}", message.into()))
 }

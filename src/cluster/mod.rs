@@ -1,10 +1,11 @@
-//! A cluster of processes on timely-dataflow (feature `distributed`).
+//! A cluster of processes on timely-dataflow (feature `distributed`): an
+//! [`Executor`] whose peers are processes. The engines never name it.
 //!
 //! Every process loads the graph itself (a shared file system is assumed),
 //! builds the same plan, computes the chunks `i` with `i mod P` equal to its
 //! index on its own `W` threads, and sends each encoded partial through a
 //! timely exchange channel to process 0, which merges them in chunk order
-//! (see the [module](super)) and alone writes the outputs.
+//! (see [`crate::exec`]) and alone writes the outputs.
 //!
 //! Robustness, around timely (which retries connections forever and panics
 //! when a peer's socket breaks):
@@ -22,8 +23,12 @@
 //!   (`timely:send-j`, `timely:recv-j`, `timely:work-k`) into the same
 //!   one-line message; staged outputs are removed before exiting.
 
-use super::{ChunkJob, Merge, Wire, cluster_error, compute_wave, wave_size};
+mod codec;
+
+use crate::exec::{ChunkJob, Executor, Merge, compute_wave, wave_size};
 use crate::control::Control;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -303,7 +308,7 @@ impl Cluster {
     /// Runs `job` over the cluster (see the [module](self)); `merge` is
     /// called on process 0 only, in chunk order (as the partials arrive
     /// for a job that is not [`ordered`](ChunkJob::ordered)).
-    pub fn execute<J>(
+    fn run_job<J>(
         &self,
         job: &J,
         control: &Control,
@@ -311,7 +316,7 @@ impl Cluster {
     ) -> Result<()>
     where
         J: ChunkJob,
-        J::Partial: Wire,
+        J::Partial: Serialize + DeserializeOwned,
     {
         let np = self.processes();
         let me = self.process;
@@ -381,7 +386,7 @@ impl Cluster {
             let outs = compute_wave(job, &pool, group);
             for (&i, out) in group.iter().zip(outs) {
                 tx_local
-                    .send((i as u64, out?.to_bytes()))
+                    .send((i as u64, codec::encode(&out?)?))
                     .map_err(|_| cluster_error("the timely worker stopped"))?;
                 computed += job.chunk_owners(i);
             }
@@ -433,6 +438,29 @@ impl Cluster {
     }
 }
 
+impl Executor for Cluster {
+    fn peers(&self) -> usize {
+        self.processes()
+    }
+
+    fn rank(&self) -> usize {
+        self.process
+    }
+
+    fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    where
+        J: ChunkJob,
+        J::Partial: Serialize + DeserializeOwned,
+    {
+        self.run_job(job, control, merge)
+    }
+}
+
+/// An error of the cluster layer (one line, naming the peer where there is one).
+pub(crate) fn cluster_error(message: impl Into<String>) -> Error {
+    Error::Unsupported(format!("cluster: {}", message.into()))
+}
+
 /// Partials received out of order wait here until their turn (unless the
 /// job's merge commutes: then each is merged as it arrives).
 #[derive(Default)]
@@ -456,17 +484,17 @@ impl InOrder {
     ) -> Result<()>
     where
         J: ChunkJob,
-        J::Partial: Wire,
+        J::Partial: Serialize + DeserializeOwned,
     {
         if !self.ordered {
-            merge(i as usize, J::Partial::from_bytes(&bytes)?)?;
+            merge(i as usize, codec::decode::<J::Partial>(&bytes)?)?;
             self.merged += job.chunk_owners(i as usize);
             self.next += 1;
             return Ok(());
         }
         self.pending.insert(i as usize, bytes);
         while let Some(bytes) = self.pending.remove(&self.next) {
-            merge(self.next, J::Partial::from_bytes(&bytes)?)?;
+            merge(self.next, codec::decode::<J::Partial>(&bytes)?)?;
             self.merged += job.chunk_owners(self.next);
             self.next += 1;
         }
