@@ -129,18 +129,18 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "distributed")]
+pub mod cluster;
 pub mod collusion;
 pub mod control;
 pub mod distance;
-#[cfg(feature = "distributed")]
-pub mod cluster;
-pub mod exec;
 pub mod epsilon;
 pub mod error;
+pub mod exec;
 pub mod graph;
+pub mod io;
 pub mod limits;
 pub mod mechanism;
-pub mod output;
 pub mod post;
 pub mod process;
 pub mod rng;
@@ -157,10 +157,11 @@ pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
 pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};
 pub use graph::{Graph, GraphView, LoadOptions, NodeIds};
+pub use io::{SweepOptions, SweepReport, run_sweep};
 pub use mechanism::{Mechanism, MechanismChoice};
 pub use post::Post;
 pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
 pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
 pub use sim::{ByDistanceRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
-pub use sweep::{Grid, SweepOptions, SweepReport, run_sweep};
+pub use sweep::Grid;
 pub use values::ValueSpec;

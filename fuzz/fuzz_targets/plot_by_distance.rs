@@ -2,7 +2,7 @@
 #[path = "common.rs"]
 mod common;
 use libfuzzer_sys::fuzz_target;
-use privdiffuse::output::plot::{data, error};
+use privdiffuse::io::plot::{data, error};
 
 // by_distance.csv through the table reader and the error figure's loader
 // (series, intervals, axis ranges).

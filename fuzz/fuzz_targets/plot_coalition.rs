@@ -2,7 +2,7 @@
 #[path = "common.rs"]
 mod common;
 use libfuzzer_sys::fuzz_target;
-use privdiffuse::output::plot::{coalition, data};
+use privdiffuse::io::plot::{coalition, data};
 
 // coalition.csv through the table reader, the aggregation and the loader.
 fuzz_target!(|data: &[u8]| {

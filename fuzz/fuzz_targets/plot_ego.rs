@@ -2,7 +2,7 @@
 #[path = "common.rs"]
 mod common;
 use libfuzzer_sys::fuzz_target;
-use privdiffuse::output::plot::{data, ego};
+use privdiffuse::io::plot::{data, ego};
 
 // ego.csv through the table reader, the layout and the ego figure's loader.
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 #[path = "common.rs"]
 mod common;
 use libfuzzer_sys::fuzz_target;
-use privdiffuse::output::plot::{data, jumps};
+use privdiffuse::io::plot::{data, jumps};
 
 // A run directory for the jumps figure: jumps.csv, then after a line
 // "----" owners.csv, then after another "----" summary.json (each optional).

@@ -2,7 +2,7 @@
 #[path = "common.rs"]
 mod common;
 use libfuzzer_sys::fuzz_target;
-use privdiffuse::output::plot::{data, path};
+use privdiffuse::io::plot::{data, path};
 
 // paths.csv (or a `privdiffuse path` CSV) through the table reader and the
 // path figure's loader.

@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
             common::show(&e);
         }
     }
-    let r = privdiffuse::output::plot::data::RunSummary::read(&path);
+    let r = privdiffuse::io::plot::data::RunSummary::read(&path);
     if let Ok(r) = r {
         let _ = r.map();
         let _ = r.jump_rate();

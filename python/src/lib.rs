@@ -16,7 +16,7 @@
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use privdiffuse::collusion::{Coalition, Estimator};
-use privdiffuse::output::plot::{Kind, PlotOptions};
+use privdiffuse::io::plot::{Kind, PlotOptions};
 use privdiffuse::process::release::ReleaseNoise;
 use privdiffuse::sim::{MechanismTotal, Rows, SimOutput, Summary};
 use privdiffuse::util::atomic::{AtomicDir, Existing};
@@ -428,7 +428,7 @@ impl PyGraph {
         }
         let comment = format!("{} nodes, {} edges (privdiffuse)", self.g.n(), self.g.m());
         blocking(py, &CancelToken::new(), None, || {
-            privdiffuse::output::write_edge_list(&self.g, &path, &comment)
+            privdiffuse::io::write_edge_list(&self.g, &path, &comment)
         })
     }
 
@@ -1108,7 +1108,7 @@ fn csv_columns<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>>
 impl PySimOutput {
     fn by_distance_csv(&self) -> PyResult<String> {
         let mut buf = Vec::new();
-        privdiffuse::sim::write_by_distance(&mut buf, self.out.by_distance())
+        privdiffuse::io::write_by_distance(&mut buf, self.out.by_distance())
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
@@ -1183,10 +1183,10 @@ impl PySimOutput {
         let token = CancelToken::new();
         blocking(py, &token, None, || {
             if plots {
-                privdiffuse::output::check_plots_available()?;
+                privdiffuse::io::check_plots_available()?;
             }
             let summary = self.summary_value();
-            privdiffuse::sim::write::check_totals(&summary.mse)?;
+            privdiffuse::io::simulate::check_totals(&summary.mse)?;
             let atomic = AtomicDir::create_with(&dir, Existing::for_out(true, force))?;
             let put = |name: &str, bytes: &[u8]| -> privdiffuse::Result<()> {
                 let shown = dir.join(name);
@@ -1201,7 +1201,7 @@ impl PySimOutput {
                 }
             }
             let mut bd = Vec::new();
-            privdiffuse::sim::write_by_distance(&mut bd, self.out.by_distance()).map_err(|e| {
+            privdiffuse::io::write_by_distance(&mut bd, self.out.by_distance()).map_err(|e| {
                 Error::Numerical(format!("{}: {e}", dir.join("by_distance.csv").display()))
             })?;
             put("by_distance.csv", &bd)?;
@@ -1215,13 +1215,13 @@ impl PySimOutput {
                     .mechanism
                     .mechanisms()
                     .contains(&privdiffuse::Mechanism::Correlated);
-                privdiffuse::output::draw_run_figures(
+                privdiffuse::io::draw_run_figures(
                     atomic.staging(),
-                    privdiffuse::output::RunFigures::Simulation { laplace },
+                    privdiffuse::io::RunFigures::Simulation { laplace },
                 )?;
                 plots_s = t.elapsed().as_secs_f64();
             }
-            let timings = privdiffuse::sim::Timings {
+            let timings = privdiffuse::io::Timings {
                 threads: self.threads,
                 simulate_s: self.seconds,
                 plots_s,
@@ -1477,7 +1477,7 @@ fn _collude(
             .control(Control::new().with_cancel(token.clone()));
         let out = c.run()?;
         let mut coal = Vec::new();
-        privdiffuse::collusion::write::write_coalition_csv(&mut coal, out.coalition_rows())
+        privdiffuse::io::collude::write_coalition_csv(&mut coal, out.coalition_rows())
             .map_err(|e| Error::Numerical(format!("coalition.csv: {e}")))?;
         let mut audit = Vec::new();
         write_rows(&mut audit, out.audit_rows())
@@ -1571,7 +1571,7 @@ impl PyGradualRelease {
     /// save(path, force=False): writes the state (value, history, path) as JSON atomically.
     #[pyo3(signature = (path, force=false))]
     fn save(&self, path: PathBuf, force: bool) -> PyResult<()> {
-        privdiffuse::output::save_release_with(&self.r, &path, Existing::for_out(true, force))
+        privdiffuse::io::save_release_with(&self.r, &path, Existing::for_out(true, force))
             .map_err(to_py)
     }
 
@@ -1623,7 +1623,7 @@ fn _plot(
         edges,
     };
     blocking(py, &CancelToken::new(), None, || {
-        privdiffuse::output::plot::draw(kind, Path::new(&input), &out, &opts)
+        privdiffuse::io::plot::draw(kind, Path::new(&input), &out, &opts)
     })
 }
 

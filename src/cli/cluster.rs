@@ -6,9 +6,9 @@
 #[cfg(feature = "distributed")]
 use privdiffuse::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
 #[cfg(feature = "distributed")]
-use std::sync::Arc;
-#[cfg(feature = "distributed")]
 use std::path::PathBuf;
+#[cfg(feature = "distributed")]
+use std::sync::Arc;
 #[cfg(feature = "distributed")]
 use std::time::Duration;
 

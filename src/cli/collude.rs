@@ -1,7 +1,8 @@
 //! `privdiffuse collude`: coalitions pool their answers; does it help them?
 
 use super::sim_options::SimOptions;
-use privdiffuse::collusion::{ColludeConfig, ColludeRunOptions, collude_to_dir_on};
+use privdiffuse::collusion::ColludeConfig;
+use privdiffuse::io::{ColludeRunOptions, collude_to_dir_on};
 use privdiffuse::sim::Owners;
 use privdiffuse::{Coalition, Estimator};
 use std::path::PathBuf;
@@ -114,7 +115,7 @@ impl ColludeArgs {
     /// summary.json), then explicit flags.
     pub fn config(&self) -> anyhow::Result<ColludeConfig> {
         let mut c = match &self.sim.config {
-            Some(p) => ColludeConfig::from_summary(p)?,
+            Some(p) => privdiffuse::io::collude_config_from_summary(p)?,
             None => ColludeConfig::default(),
         };
         self.sim.apply(&mut c.sim);
@@ -140,7 +141,10 @@ impl ColludeArgs {
 /// Runs `privdiffuse collude`.
 pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
     let config = args.config()?;
-    let out = args.out.clone().unwrap_or_else(|| config.default_out_dir());
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| privdiffuse::io::collude_default_out_dir(&config));
     let opts = ColludeRunOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),
@@ -148,7 +152,9 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| collude_to_dir_on(&config, &opts, exec));
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| {
+        collude_to_dir_on(&config, &opts, exec)
+    });
     let Some((summary, timings)) = done else {
         return Ok(());
     };

@@ -4,7 +4,7 @@ use privdiffuse::Error;
 use privdiffuse::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
 };
-use privdiffuse::output::{coords_to, edge_list_to};
+use privdiffuse::io::{coords_to, edge_list_to};
 use privdiffuse::util::{AtomicFile, Existing, fmt_f64};
 use std::path::{Path, PathBuf};
 

@@ -311,7 +311,7 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
         .filter(regular)
     {
         Some(p) => {
-            let json = privdiffuse::output::plot::path::sidecar_path(p);
+            let json = privdiffuse::io::plot::path::sidecar_path(p);
             let f = privdiffuse::util::AtomicFile::create_with(
                 &json,
                 privdiffuse::util::Existing::for_out(true, args.force),

@@ -1,7 +1,7 @@
 //! `privdiffuse plot`: draws one figure from a run directory (or a CSV file)
 //! to PNG or SVG.
 
-use privdiffuse::output::plot::{self, Kind, PlotOptions};
+use privdiffuse::io::plot::{self, Kind, PlotOptions};
 use privdiffuse::util::Existing;
 use std::path::PathBuf;
 
@@ -130,7 +130,7 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
 #[cfg(feature = "plots")]
 fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
     use privdiffuse::Error;
-    use privdiffuse::sweep::PlotSpec;
+    use privdiffuse::io::PlotSpec;
     use privdiffuse::sweep::metrics::canonical_metric;
     let only = args
         .only
@@ -155,7 +155,7 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
     let metric = match &args.metric {
         Some(m) => m.clone(),
         None => {
-            let t = privdiffuse::sweep::summary::SweepTable::read(&args.input)?;
+            let t = privdiffuse::io::sweep_summary::SweepTable::read(&args.input)?;
             if t.rows.iter().any(|(_, r)| r.metric == "gain_median") {
                 "gain_median".into()
             } else {
@@ -185,7 +185,7 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
     });
     let size = (args.width != plot::DEFAULT_SIZE.0 || args.height != plot::DEFAULT_SIZE.1)
         .then_some((args.width, args.height));
-    privdiffuse::sweep::draw_sweep_to(&args.input, &spec, &out, size, existing)?;
+    privdiffuse::io::plot::sweep::draw_sweep_to(&args.input, &spec, &out, size, existing)?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }
@@ -193,6 +193,6 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
 /// Without the `plots` feature there is no figure.
 #[cfg(not(feature = "plots"))]
 fn sweep(_args: PlotArgs, _existing: Existing) -> anyhow::Result<()> {
-    privdiffuse::output::check_plots_available()?;
+    privdiffuse::io::check_plots_available()?;
     Ok(())
 }

@@ -220,7 +220,7 @@ pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
         } else {
             Existing::Refuse
         };
-        privdiffuse::output::save_release_with(g, path, existing)?;
+        privdiffuse::io::save_release_with(g, path, existing)?;
     }
 
     if args.trials.is_some() {

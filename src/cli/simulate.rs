@@ -2,7 +2,8 @@
 
 use super::sim_options::SimOptions;
 use privdiffuse::Post;
-use privdiffuse::sim::{Owners, RunOptions, SimConfig, simulate_to_dir_on};
+use privdiffuse::io::{RunOptions, simulate_to_dir_on};
+use privdiffuse::sim::{Owners, SimConfig};
 use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
@@ -83,7 +84,7 @@ impl SimulateArgs {
     /// The configuration: defaults, then `--config`, then explicit flags.
     pub fn config(&self) -> anyhow::Result<SimConfig> {
         let mut c = match &self.sim.config {
-            Some(p) => SimConfig::from_summary(p)?,
+            Some(p) => privdiffuse::io::sim_config_from_summary(p)?,
             None => SimConfig::default(),
         };
         self.sim.apply(&mut c);
@@ -117,7 +118,10 @@ impl SimulateArgs {
 /// Runs `privdiffuse simulate`.
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let config = args.config()?;
-    let out = args.out.clone().unwrap_or_else(|| config.default_out_dir());
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| privdiffuse::io::sim_default_out_dir(&config));
     let opts = RunOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),
@@ -125,7 +129,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| simulate_to_dir_on(&config, &opts, exec));
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| {
+        simulate_to_dir_on(&config, &opts, exec)
+    });
     let Some((summary, timings)) = done else {
         return Ok(());
     };

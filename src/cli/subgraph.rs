@@ -3,7 +3,7 @@
 
 use super::common::ViewArgs;
 use privdiffuse::graph::{Graph, LoadOptions};
-use privdiffuse::output::edge_list_to;
+use privdiffuse::io::edge_list_to;
 use privdiffuse::util::{AtomicFile, Existing};
 use privdiffuse::{Error, GraphView};
 use std::io::Write;

@@ -1,6 +1,7 @@
 //! `privdiffuse sweep`: a grid of simulations (and collusion evaluations).
 
-use privdiffuse::sweep::{DEFAULT_OUT, Grid, PlotSpec, SweepOptions, run_sweep};
+use privdiffuse::io::{PlotSpec, SWEEP_DEFAULT_OUT as DEFAULT_OUT, SweepOptions, run_sweep};
+use privdiffuse::sweep::Grid;
 use std::path::PathBuf;
 
 /// Run a grid of simulations and collusion runs into one long-format CSV and a figure

@@ -2,8 +2,9 @@
 
 use super::sim_options::SimOptions;
 use privdiffuse::Post;
-use privdiffuse::sim::{Owners, RunOptions, SimConfig};
-use privdiffuse::utility::{UtilityConfig, utility_to_dir_on};
+use privdiffuse::io::{RunOptions, utility_to_dir_on};
+use privdiffuse::sim::{Owners, SimConfig};
+use privdiffuse::utility::UtilityConfig;
 use std::path::PathBuf;
 
 /// Network-wide utility: every recipient estimates the mean of the values it can reach
@@ -69,7 +70,7 @@ pub struct UtilityArgs {
 impl UtilityArgs {
     fn config(&self) -> anyhow::Result<UtilityConfig> {
         let mut c = match &self.sim.config {
-            Some(p) => UtilityConfig::from_summary(p)?,
+            Some(p) => privdiffuse::io::utility_config_from_summary(p)?,
             None => UtilityConfig {
                 sim: SimConfig::default(),
                 ..UtilityConfig::default()
@@ -96,7 +97,7 @@ impl UtilityArgs {
 pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
     let config = args.config()?;
     let out = args.out.clone().unwrap_or_else(|| {
-        let d = config.sim.default_out_dir();
+        let d = privdiffuse::io::sim_default_out_dir(&config.sim);
         let name = format!(
             "{}-utility",
             d.file_name()
@@ -112,7 +113,9 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| utility_to_dir_on(&config, args.recipients, &opts, exec));
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| {
+        utility_to_dir_on(&config, args.recipients, &opts, exec)
+    });
     let Some((summary, timings)) = done else {
         return Ok(());
     };

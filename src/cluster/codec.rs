@@ -71,6 +71,9 @@ mod tests {
     #[test]
     fn garbage_is_an_error_naming_the_cluster() {
         let e = decode::<Sample>(&[0xff, 0x00, 0x13]).unwrap_err();
-        assert!(e.to_string().starts_with("cluster: a malformed partial"), "{e}");
+        assert!(
+            e.to_string().starts_with("cluster: a malformed partial"),
+            "{e}"
+        );
     }
 }

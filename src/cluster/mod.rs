@@ -25,11 +25,11 @@
 
 mod codec;
 
-use crate::exec::{ChunkJob, Executor, Merge, compute_wave, wave_size};
 use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::exec::{ChunkJob, Executor, Merge, compute_wave, wave_size};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -447,7 +447,12 @@ impl Executor for Cluster {
         self.process
     }
 
-    fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    fn execute<J>(
+        &self,
+        job: &J,
+        control: &Control,
+        merge: &mut Merge<'_, J::Partial>,
+    ) -> Result<()>
     where
         J: ChunkJob,
         J::Partial: Serialize + DeserializeOwned,

@@ -9,13 +9,12 @@
 //! rayon pool and writes nothing.
 
 use super::coalition::Coalition;
+use super::config::ColludeConfig;
 use super::estimators::Estimator;
+use super::pool::{PooledAudit, PooledEstimator, audit_rows, coalition_rows};
 use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, PhaseTimes, collude};
-use super::write::{
-    ColludeConfig, ColludeSummary, PooledAudit, PooledEstimator, audit_rows, coalition_rows,
-    summarize_collude,
-};
+use super::summary::{ColludeSummary, summarize_collude};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::Result;

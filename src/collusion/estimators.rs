@@ -21,7 +21,9 @@ use super::stats::{GainAccumulator, GainSummary, squared_error};
 use crate::error::{Error, Result};
 
 /// A pooled estimator of the owner's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Estimator {
     /// The answer of the member with the largest ε (smallest σ); ties: the
     /// lowest member position.

@@ -33,11 +33,13 @@ pub mod accounting;
 pub mod audit;
 pub mod builder;
 pub mod coalition;
+pub mod config;
 pub mod estimators;
+pub mod pool;
 pub mod rows;
 pub mod run;
 pub mod stats;
-pub mod write;
+pub mod summary;
 
 pub use accounting::Accounting;
 pub use audit::{
@@ -46,19 +48,18 @@ pub use audit::{
 };
 pub use builder::{Collusion, CollusionOutput};
 pub use coalition::{Coalition, CoalitionMembers, Member};
+pub use config::{ColludeConfig, DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 pub use estimators::{
     Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimator_list,
 };
+pub use pool::{PooledAudit, PooledEstimator, audit_rows, coalition_rows, pool};
 pub use rows::{AuditRow, CoalitionRow};
 pub use run::{
     AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, OwnerChunk,
     PhaseTimes, collude, collude_on,
 };
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
-pub use write::{
-    ColludeConfig, ColludeRunOptions, ColludeSummary, ColludeTimings, PooledAudit, PooledEstimator,
-    collude_to_dir, collude_to_dir_on,
-};
+pub use summary::{ColludeSummary, summarize_collude};
 
 /// Norm of the n-dimensional mechanism: the crate-wide [`crate::process::Norm`]
 /// (1-D views are the same under both).

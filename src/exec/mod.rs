@@ -83,7 +83,12 @@ pub trait Executor: Sync {
     /// [`merges_here`](Executor::merges_here) (elsewhere `merge` is never
     /// called); `control` is checked between waves of chunks and told of the
     /// owners done.
-    fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    fn execute<J>(
+        &self,
+        job: &J,
+        control: &Control,
+        merge: &mut Merge<'_, J::Partial>,
+    ) -> Result<()>
     where
         J: ChunkJob,
         J::Partial: Serialize + DeserializeOwned;
@@ -94,7 +99,12 @@ pub trait Executor: Sync {
 pub struct Local;
 
 impl Executor for Local {
-    fn execute<J>(&self, job: &J, control: &Control, merge: &mut Merge<'_, J::Partial>) -> Result<()>
+    fn execute<J>(
+        &self,
+        job: &J,
+        control: &Control,
+        merge: &mut Merge<'_, J::Partial>,
+    ) -> Result<()>
     where
         J: ChunkJob,
         J::Partial: Serialize + DeserializeOwned,

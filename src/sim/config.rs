@@ -11,7 +11,7 @@ use crate::post::Post;
 use crate::process::Norm;
 use crate::values::ValueSpec;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The bundled default network (the thesis' 150-node random geometric graph).
 pub const DEFAULT_GRAPH: &str = "data/geometric150.edges";
@@ -248,18 +248,6 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
-    /// Reads the `config` object of a `summary.json` written by `simulate`.
-    pub fn from_summary(path: &Path) -> Result<SimConfig> {
-        let text = crate::util::lines::read_text(path, crate::sim::summary::MAX_SUMMARY_BYTES)?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-        let cfg = v.get("config").cloned().ok_or_else(|| {
-            Error::input(path, 1, "expected a summary.json with a \"config\" object")
-        })?;
-        serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
-    }
-
     /// The checks that need no graph: the noise model (`dim`, `sensitivity`,
     /// `delta`), the clamps of the map, `unreachable` against `eps_min`,
     /// `bins` (against the memory budget for continuous distances), `owners`,
@@ -337,34 +325,6 @@ impl SimConfig {
     pub fn clamped_map(&self) -> Result<EpsilonMap> {
         self.eps.clone().with_clamp(self.eps_min, self.eps_max)
     }
-
-    /// The default output directory: `results/<graph file stem>`, with the
-    /// view appended (`-ego0`, `-ego0-r2`, `-sub-<list file stem>`) so that a
-    /// view never replaces the whole graph's results.
-    pub fn default_out_dir(&self) -> PathBuf {
-        let stem = self
-            .graph
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "run".into());
-        // `foo.edges.gz` → `foo`
-        let stem = stem
-            .strip_suffix(".edges")
-            .or_else(|| stem.strip_suffix(".txt"))
-            .map(String::from)
-            .unwrap_or(stem);
-        let stem = match &self.view {
-            None => stem,
-            Some(GraphView::Ego { id, radius: 1 }) => format!("{stem}-ego{id}"),
-            Some(GraphView::Ego { id, radius }) => format!("{stem}-ego{id}-r{radius}"),
-            Some(GraphView::Subgraph(f)) => format!(
-                "{stem}-sub-{}",
-                f.file_stem()
-                    .map_or_else(|| "list".into(), |s| s.to_string_lossy())
-            ),
-        };
-        PathBuf::from("results").join(stem)
-    }
 }
 
 #[cfg(test)]
@@ -398,7 +358,6 @@ mod tests {
         let c = SimConfig::default();
         let s = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<SimConfig>(&s).unwrap(), c);
-        assert_eq!(c.default_out_dir(), PathBuf::from("results/geometric150"));
         // Specs travel as their strings, as they always did.
         let v = serde_json::to_value(&c).unwrap();
         assert_eq!(v["eps"], "range:0.5..15");

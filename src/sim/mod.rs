@@ -27,15 +27,10 @@ pub mod config;
 pub mod rows;
 pub mod run;
 pub mod summary;
-pub mod write;
 
 pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
-pub use summary::{ConfigEcho, SummaryFile};
-pub use write::{
-    RunOptions, Summary, Timings, simulate_to_dir, simulate_to_dir_on, summarize, summarize_output,
-    write_by_distance,
-};
+pub use summary::{MapSummary, Summary, summarize, summarize_output};

@@ -11,8 +11,8 @@
 //! runs; [`Grid::points`] builds every point's configuration.
 
 use crate::collusion::run::MAX_TRIALS;
-use crate::collusion::write::{DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 use crate::collusion::{Coalition, ColludeOptions, Estimator};
+use crate::collusion::{DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::post::Post;

@@ -178,7 +178,13 @@ impl Accumulators {
     /// levels): sums that arrived from elsewhere are checked before merging.
     pub fn same_layout(&self, other: &Accumulators) -> bool {
         (self.dim, self.schemes, self.bits, self.stride, self.levels)
-            == (other.dim, other.schemes, other.bits, other.stride, other.levels)
+            == (
+                other.dim,
+                other.schemes,
+                other.bits,
+                other.stride,
+                other.levels,
+            )
             && self.slots.len() == other.slots.len()
             && self.counts.len() == other.counts.len()
     }
@@ -630,4 +636,3 @@ mod conversion_tests {
         }
     }
 }
-

@@ -43,10 +43,10 @@
 //! (`benches/utility.rs`).
 
 mod engine;
-mod write;
+mod summary;
 
 pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch, Fixed};
-pub use write::{RangeGuess, UtilitySummary, UtilityTimings, utility_to_dir, utility_to_dir_on};
+pub use summary::{RangeGuess, UtilitySummary};
 
 use crate::control::Control;
 use crate::distance::{DistanceKind, Distances, LevelSearch, LevelVisitor};
@@ -1315,28 +1315,6 @@ impl<'g> Utility<'g> {
         )?;
         let mut plan = UtilityPlan::new(&self.config, self.graph, &d)?;
         plan.run(&self.control)
-    }
-}
-
-impl UtilityConfig {
-    /// Reads the `config` object of a `summary.json` written by `utility`
-    /// (or the simulation options of one written by `simulate`).
-    pub fn from_summary(path: &std::path::Path) -> Result<UtilityConfig> {
-        let text = crate::util::lines::read_text(path, crate::sim::summary::MAX_SUMMARY_BYTES)?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-        let cfg = v.get("config").cloned().ok_or_else(|| {
-            Error::input(path, 1, "expected a summary.json with a \"config\" object")
-        })?;
-        if cfg.get("sim").is_some() {
-            serde_json::from_value(cfg)
-                .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
-        } else {
-            Ok(UtilityConfig {
-                sim: SimConfig::from_summary(path)?,
-                ..UtilityConfig::default()
-            })
-        }
     }
 }
 

@@ -443,4 +443,3 @@ fn both_independent_routes_match_the_closed_form() {
         }
     }
 }
-

@@ -380,17 +380,17 @@ fn sidecar_records_the_range_and_the_figure_uses_it() {
         .map(|l| l.split(',').nth(1).unwrap().parse::<f64>().unwrap())
         .fold(0.0, f64::max);
     assert!(last_break < 15.0);
-    let fig = privdiffuse::output::plot::path::load(&csv).unwrap();
+    let fig = privdiffuse::io::plot::path::load(&csv).unwrap();
     assert_eq!(fig.eps_range, (0.5, 15.0));
     for t in &fig.traces {
         assert_eq!(t.line.last().unwrap().0, 15.0);
     }
     std::fs::remove_file(d.join("p.json")).unwrap();
-    let fig = privdiffuse::output::plot::path::load(&csv).unwrap();
+    let fig = privdiffuse::io::plot::path::load(&csv).unwrap();
     assert_eq!(fig.eps_range.1, last_break);
     // A broken sidecar is an error naming it.
     std::fs::write(d.join("p.json"), "{\"eps_lo\": 2}").unwrap();
-    let e = privdiffuse::output::plot::path::load(&csv)
+    let e = privdiffuse::io::plot::path::load(&csv)
         .unwrap_err()
         .to_string();
     assert!(e.contains("p.json") && e.contains("eps_hi"), "{e}");

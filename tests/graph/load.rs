@@ -430,7 +430,7 @@ fn facebook_combined_if_present() {
 
 mod round_trip {
     use super::*;
-    use privdiffuse::output::write_edge_list;
+    use privdiffuse::io::write_edge_list;
     use privdiffuse::{Graph, NodeIds};
     use proptest::prelude::*;
     use std::collections::BTreeSet;

@@ -7,11 +7,10 @@
 //! panicking. Cases are few (fast in debug builds); the fuzz targets run the
 //! long searches.
 
-use privdiffuse::output::plot::{coalition, data, ego, error, jumps, path};
-use privdiffuse::sweep::{PlotSpec, figure};
+use privdiffuse::io::plot::{coalition, data, ego, error, jumps, path};
+use privdiffuse::io::{PlotSpec, sweep_figure as figure};
 use privdiffuse::{
-    Coalition, EpsilonMap, GradualRelease, Graph, Grid, LoadOptions, Owners, Post, SimConfig,
-    ValueSpec,
+    Coalition, EpsilonMap, GradualRelease, Graph, Grid, LoadOptions, Owners, Post, ValueSpec,
 };
 use proptest::prelude::*;
 use std::io::Write;
@@ -245,7 +244,7 @@ proptest! {
         let dir = scratch("json");
         let p = dir.join("summary.json");
         std::fs::write(&p, &summary).unwrap();
-        if let Ok(c) = SimConfig::from_summary(&p)
+        if let Ok(c) = privdiffuse::io::sim_config_from_summary(&p)
             && c.check().is_ok()
         {
             let _ = c.clamped_map();

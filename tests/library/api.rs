@@ -1,7 +1,7 @@
 //! The library's builders against the command line: the same description
 //! gives the same numbers, value for value, with nothing written to disk.
 
-use privdiffuse::sim::write_by_distance;
+use privdiffuse::io::write_by_distance;
 use privdiffuse::{
     Coalition, Collusion, EpsilonMap, Error, Estimator, Graph, MechanismChoice, Norm, Owners, Rows,
     Simulation,

@@ -5,8 +5,9 @@
 
 use privdiffuse::collusion::{ColludeOptions, collude};
 use privdiffuse::distance::Distances;
+use privdiffuse::io::{PlotSpec, SweepOptions, run_sweep};
 use privdiffuse::sim::{Plan, SimConfig};
-use privdiffuse::sweep::{Grid, PlotSpec, SweepOptions, run_sweep};
+use privdiffuse::sweep::Grid;
 use privdiffuse::{
     Coalition, Collusion, DistanceKind, DistanceOptions, EpsilonMap, Error, Estimator, Graph,
     LoadOptions, MechanismChoice, Norm, Owners, Post, Simulation, Unreachable, ValueSpec,
@@ -182,12 +183,12 @@ fn no_library_error_names_a_flag() {
     }
     check(
         "default graph elsewhere",
-        privdiffuse::sim::simulate_to_dir(
+        privdiffuse::io::simulate_to_dir(
             &SimConfig {
                 graph: PathBuf::from("nowhere/geometric150.edges"),
                 ..SimConfig::default()
             },
-            &privdiffuse::sim::RunOptions {
+            &privdiffuse::io::RunOptions {
                 out: d.join("run"),
                 explicit_out: true,
                 force: false,
@@ -200,9 +201,9 @@ fn no_library_error_names_a_flag() {
     std::fs::write(d.join("keep.txt"), "x").unwrap();
     check(
         "non-empty out",
-        privdiffuse::sim::simulate_to_dir(
+        privdiffuse::io::simulate_to_dir(
             &SimConfig::default(),
-            &privdiffuse::sim::RunOptions {
+            &privdiffuse::io::RunOptions {
                 out: d.clone(),
                 explicit_out: true,
                 force: false,
@@ -273,7 +274,7 @@ fn no_library_error_names_a_flag() {
     // Figures.
     #[cfg(feature = "plots")]
     {
-        use privdiffuse::output::plot::{self, Kind, PlotOptions};
+        use privdiffuse::io::plot::{self, Kind, PlotOptions};
         let small = PlotOptions {
             width: 5,
             ..PlotOptions::default()

@@ -3,7 +3,7 @@
 //! CLI and `draw_default_figures` write where they promise.
 
 use super::common::{png_size, png_stats, scratch, svg_texts, write_run};
-use privdiffuse::output::plot::{self, Kind, PlotOptions};
+use privdiffuse::io::plot::{self, Kind, PlotOptions};
 use std::path::Path;
 
 fn opts(w: u32, h: u32) -> PlotOptions {

@@ -3,7 +3,7 @@
 
 use super::common::{scratch, write_run};
 use privdiffuse::Error;
-use privdiffuse::output::plot::{self, Kind, PlotOptions};
+use privdiffuse::io::plot::{self, Kind, PlotOptions};
 use std::path::Path;
 
 fn small() -> PlotOptions {

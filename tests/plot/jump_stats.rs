@@ -5,7 +5,7 @@
 //! rate or slope is rejected, so the test has power.
 
 use super::common::{A, B, sample_owners, scratch, write_jump_files};
-use privdiffuse::output::plot::jumps::{chi_square, expected_jump_counts, gamma_q, load_histogram};
+use privdiffuse::io::plot::jumps::{chi_square, expected_jump_counts, gamma_q, load_histogram};
 use privdiffuse::process::Norm;
 
 fn pearson(obs: &[f64], exp: &[f64]) -> (f64, usize) {

@@ -648,7 +648,7 @@ fn answers_survive_save_and_load() {
         for e in [1.0, 0.2, 8.0, 0.9, 1e-3, 300.0] {
             given.push((e, g.release(e).unwrap()));
         }
-        privdiffuse::output::save_release(&g, &file).unwrap();
+        privdiffuse::io::save_release(&g, &file).unwrap();
         let mut h = GradualRelease::load(&file).unwrap();
         assert_eq!(h, g, "mechanism {k}");
         for (e, y) in &given {

@@ -2,7 +2,8 @@
 //! interruption, the shared distance cache, jumps per path against theory.
 
 use privdiffuse::DistanceKind;
-use privdiffuse::sweep::{Grid, SweepOptions, run_sweep, side_file};
+use privdiffuse::io::{SweepOptions, run_sweep, side_file};
+use privdiffuse::sweep::Grid;
 use std::path::{Path, PathBuf};
 
 fn tmp(name: &str) -> PathBuf {
@@ -31,7 +32,7 @@ fn karate(sets: &[&str]) -> Grid {
     g
 }
 
-fn run_with(threads: usize, grid: &Grid, opts: &SweepOptions) -> privdiffuse::sweep::SweepReport {
+fn run_with(threads: usize, grid: &Grid, opts: &SweepOptions) -> privdiffuse::io::SweepReport {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -191,7 +192,7 @@ fn plots_are_drawn_beside_the_csv() {
     let g = karate(&["dim=1,2", "norm=l1,l2"]);
     let out = tmp("plot");
     let mut opts = SweepOptions::new(&out);
-    opts.plot = Some(privdiffuse::sweep::PlotSpec {
+    opts.plot = Some(privdiffuse::io::PlotSpec {
         x: "dim".into(),
         metrics: vec!["mse".into(), "jumps_per_path".into()],
         at: vec![1.0, 2.0],
@@ -209,7 +210,7 @@ fn plots_are_drawn_beside_the_csv() {
     }
     // An --x that is not a grid key is refused before anything runs.
     let mut opts = SweepOptions::new(tmp("plot2"));
-    opts.plot = Some(privdiffuse::sweep::PlotSpec {
+    opts.plot = Some(privdiffuse::io::PlotSpec {
         x: "delta".into(),
         metrics: vec!["mse".into()],
         at: vec![],
@@ -222,7 +223,7 @@ fn plots_are_drawn_beside_the_csv() {
     for (metric, needle) in [("msee", "one of mse"), ("gain", "need a coalition")] {
         let out = tmp("plot3");
         let mut opts = SweepOptions::new(&out);
-        opts.plot = Some(privdiffuse::sweep::PlotSpec {
+        opts.plot = Some(privdiffuse::io::PlotSpec {
             x: "dim".into(),
             metrics: vec![metric.into()],
             at: vec![],
@@ -322,7 +323,7 @@ fn dry_run_runs_nothing() {
     let out = tmp("dry");
     let mut opts = SweepOptions::new(&out);
     opts.dry_run = true;
-    opts.plot = Some(privdiffuse::sweep::PlotSpec {
+    opts.plot = Some(privdiffuse::io::PlotSpec {
         x: "m".into(),
         metrics: vec!["gain_median".into()],
         ..Default::default()

@@ -2,19 +2,16 @@
 //! replaces DIR only when complete (an interrupted or failing run leaves no
 //! partial DIR).
 
-use super::config::SimConfig;
-use super::rows::ByDistanceRow;
-use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
-use crate::exec::{Executor, Local};
 use crate::error::{Error, Result};
-use crate::graph::{Graph, GraphStats};
+use crate::exec::{Executor, Local};
+use crate::io::{RunFigures, check_plots_available, draw_run_figures};
 use crate::mechanism::Mechanism;
-use crate::output::{RunFigures, check_plots_available, draw_run_figures};
+use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, Sinks, Summary, summarize};
 use crate::util::table::{self, columns};
 use crate::util::{AtomicDir, Existing};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -34,54 +31,6 @@ pub struct RunOptions {
     pub plots: bool,
     /// Cancellation and progress reports.
     pub control: Control,
-}
-
-/// The resolved privacy map, as recorded in `summary.json` (and read back
-/// by [`SummaryFile`](super::SummaryFile)).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MapSummary {
-    /// The `--eps` spec as given (empty when a hand-written summary has none).
-    #[serde(default)]
-    pub requested: String,
-    /// Canonical spec of the map used (a `range:` map as its `exp:` form).
-    pub spec: String,
-    /// `a` of the equivalent `exp:a,b` map, when there is one.
-    pub a: Option<f64>,
-    /// `b` of the equivalent `exp:a,b` map, when there is one.
-    pub b: Option<f64>,
-    /// Smallest observed owner-to-member distance (when it was needed).
-    pub observed_distance_min: Option<f64>,
-    /// Largest observed owner-to-member distance (when it was needed).
-    pub observed_distance_max: Option<f64>,
-}
-
-/// `summary.json`.
-#[derive(Clone, Debug, Serialize)]
-pub struct Summary {
-    /// Always "privdiffuse".
-    pub tool: &'static str,
-    /// Crate version.
-    pub version: &'static str,
-    /// Everything needed to re-run (`--config summary.json`).
-    pub config: SimConfig,
-    /// The privacy map used.
-    pub eps_map: MapSummary,
-    /// The private values used (`auto` resolved).
-    pub values: String,
-    /// Graph statistics.
-    pub graph: GraphStats,
-    /// Replicates run (each owner's mechanism realised this many times on
-    /// the same distances; see `config.first_replicate` for the first).
-    pub replicates: u32,
-    /// Counts of owners, responses, jumps (responses and jumps summed over
-    /// the replicates).
-    pub counts: Counts,
-    /// Mean jumps per correlated path, empirical.
-    pub jumps_per_path: f64,
-    /// Mean jumps per correlated path, theory (rate · ln(ε_hi/ε_lo) averaged).
-    pub jumps_per_path_expected: f64,
-    /// Overall empirical vs theoretical MSE per mechanism.
-    pub mse: Vec<MechanismTotal>,
 }
 
 /// `timings.json` (kept apart so that every other file is a pure function of
@@ -104,104 +53,6 @@ pub struct Timings {
     pub plots_s: f64,
     /// Total seconds.
     pub total_s: f64,
-}
-
-impl MapSummary {
-    /// The map of a resolved plan.
-    pub fn of(plan: &Plan<'_>) -> MapSummary {
-        let (a, b) = plan.map().exp_params().unzip();
-        let observed = plan.observed();
-        let known = observed.0.is_finite();
-        MapSummary {
-            requested: plan.config().eps.to_string(),
-            spec: plan.map().spec(),
-            a,
-            b,
-            observed_distance_min: known.then_some(observed.0),
-            observed_distance_max: known.then_some(observed.1),
-        }
-    }
-}
-
-/// Builds the summary of a finished run.
-pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
-    summary_of(
-        plan.config(),
-        MapSummary::of(plan),
-        plan.values().spec().to_string(),
-        plan.graph(),
-        result,
-    )
-}
-
-/// The summary (`summary.json`) of an in-memory run ([`Simulation::run`]) on
-/// `graph`, the graph it ran on: the same value [`simulate_to_dir`] writes
-/// for the same options. Bindings use it to save a [`SimOutput`] as the
-/// command line's files.
-///
-/// [`Simulation::run`]: super::Simulation::run
-/// [`SimOutput`]: super::SimOutput
-pub fn summarize_output(out: &super::SimOutput, graph: &Graph) -> Summary {
-    let (a, b) = out.map().exp_params().unzip();
-    let observed = out.observed_distances();
-    let eps_map = MapSummary {
-        requested: out.config().eps.to_string(),
-        spec: out.map().spec(),
-        a,
-        b,
-        observed_distance_min: observed.map(|o| o.0),
-        observed_distance_max: observed.map(|o| o.1),
-    };
-    let result = SimResult {
-        rows: Vec::new(),
-        totals: out.totals().to_vec(),
-        counts: out.counts().clone(),
-    };
-    summary_of(
-        out.config(),
-        eps_map,
-        out.values().to_string(),
-        graph,
-        &result,
-    )
-}
-
-fn summary_of(
-    config: &SimConfig,
-    eps_map: MapSummary,
-    values: String,
-    graph: &Graph,
-    result: &SimResult,
-) -> Summary {
-    // One path per owner with recipients and replicate.
-    let paths = ((result.counts.owners - result.counts.owners_without_recipients)
-        * u64::from(config.replicates))
-    .max(1) as f64;
-    let has_paths = config
-        .mechanism
-        .mechanisms()
-        .contains(&crate::mechanism::Mechanism::Correlated);
-    Summary {
-        tool: "privdiffuse",
-        version: env!("CARGO_PKG_VERSION"),
-        config: config.clone(),
-        eps_map,
-        values,
-        graph: graph.stats(),
-        replicates: config.replicates,
-        counts: result.counts.clone(),
-        jumps_per_path: if has_paths {
-            result.counts.jumps as f64 / paths
-        } else {
-            0.0
-        },
-        jumps_per_path_expected: if has_paths {
-            result.counts.jumps_expected / paths
-        } else {
-            0.0
-        },
-        mse: result.totals.clone(),
-    }
 }
 
 /// Writes `by_distance.csv` rows (the `post_*` and `correct_*` columns when
@@ -370,7 +221,7 @@ pub fn simulate_to_dir_on(
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
-    if config.graph == Path::new(super::config::DEFAULT_GRAPH) && !config.graph.exists() {
+    if config.graph == Path::new(crate::sim::config::DEFAULT_GRAPH) && !config.graph.exists() {
         return Err(Error::Unsupported(format!(
             "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
             config.graph.display()
@@ -464,4 +315,59 @@ fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &impl Executor
     };
     plan.run_on(exec, &mut sinks, &opts.control)?;
     Ok(())
+}
+
+/// Reads the `config` object of a `summary.json` written by `simulate`.
+pub fn sim_config_from_summary(path: &Path) -> Result<SimConfig> {
+    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
+    let cfg = v
+        .get("config")
+        .cloned()
+        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
+    serde_json::from_value(cfg)
+        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+}
+
+/// The default output directory: `results/<graph file stem>`, with the
+/// view appended (`-ego0`, `-ego0-r2`, `-sub-<list file stem>`) so that a
+/// view never replaces the whole graph's results.
+pub fn sim_default_out_dir(config: &SimConfig) -> PathBuf {
+    let stem = config
+        .graph
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into());
+    // `foo.edges.gz` → `foo`
+    let stem = stem
+        .strip_suffix(".edges")
+        .or_else(|| stem.strip_suffix(".txt"))
+        .map(String::from)
+        .unwrap_or(stem);
+    let stem = match &config.view {
+        None => stem,
+        Some(crate::graph::GraphView::Ego { id, radius: 1 }) => format!("{stem}-ego{id}"),
+        Some(crate::graph::GraphView::Ego { id, radius }) => format!("{stem}-ego{id}-r{radius}"),
+        Some(crate::graph::GraphView::Subgraph(f)) => format!(
+            "{stem}-sub-{}",
+            f.file_stem()
+                .map_or_else(|| "list".into(), |s| s.to_string_lossy())
+        ),
+    };
+    PathBuf::from("results").join(stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_out_dir_is_the_graph_stem() {
+        let c = SimConfig::default();
+        assert_eq!(
+            sim_default_out_dir(&c),
+            PathBuf::from("results/geometric150")
+        );
+    }
 }

@@ -13,13 +13,32 @@
 //! [`check_plots_available`] reports that no figure can be drawn, before any
 //! work is done.
 
+pub mod collude;
 pub mod graph;
 #[cfg(feature = "plots")]
 pub mod plot;
 pub mod release;
+pub mod simulate;
+pub mod summary;
+pub mod sweep;
+pub mod sweep_figure;
+pub mod sweep_summary;
+pub mod utility;
 
+pub use collude::{
+    ColludeRunOptions, ColludeTimings, collude_config_from_summary, collude_default_out_dir,
+    collude_to_dir, collude_to_dir_on,
+};
 pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
 pub use release::{save_release, save_release_with};
+pub use simulate::{
+    RunOptions, Timings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir,
+    simulate_to_dir_on, write_by_distance,
+};
+pub use summary::{ConfigEcho, SummaryFile};
+pub use sweep::{DEFAULT_OUT as SWEEP_DEFAULT_OUT, SweepOptions, SweepReport, run_sweep};
+pub use sweep_figure::{PlotSpec, side_file};
+pub use utility::{UtilityTimings, utility_config_from_summary, utility_to_dir, utility_to_dir_on};
 
 use crate::error::Result;
 use std::path::Path;

@@ -2,55 +2,19 @@
 //! `summary.json`, `timings.json` and the figure, in a staging directory
 //! that replaces DIR only when complete (same rules as `simulate`).
 
-use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
 use crate::distance::Distances;
-use crate::exec::{Executor, Local};
 use crate::error::{Error, Result};
+use crate::exec::{Executor, Local};
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::sim::RunOptions;
-use crate::sim::write::{claim_out_dir, create, finish, write_error, write_json};
+use crate::io::simulate::{RunOptions, claim_out_dir, create, finish, write_error, write_json};
 use crate::util::fmt_f64;
+use crate::utility::{
+    RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
+};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
-
-/// `summary.json` of a utility run.
-#[derive(Clone, Debug, Serialize)]
-pub struct UtilitySummary {
-    /// The configuration (re-run with it).
-    pub config: UtilityConfig,
-    /// The resolved privacy map's canonical spec.
-    pub map: String,
-    /// Nodes (= recipients).
-    pub recipients: u64,
-    /// Owners per replicate.
-    pub owners: u64,
-    /// Answers per scheme per replicate.
-    pub answers: u64,
-    /// Jumps of the correlated paths (all replicates).
-    pub jumps: u64,
-    /// Deepest hop level met.
-    pub max_level: u32,
-    /// Hop bound used for the fixed-point scale.
-    pub hop_bound: u32,
-    /// Fraction bits of the fixed-point formats (values, debiased values,
-    /// variances, bias, debiased variances).
-    pub fixed_point_shifts: Vec<i32>,
-    /// Degree buckets.
-    pub degree_buckets: &'static str,
-    /// Rows over all recipients.
-    pub totals: Vec<UtilityRow>,
-}
-
-/// A guessed hop range ([`UtilityPlan::range_guess`]).
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct RangeGuess {
-    /// The guessed maximum hop.
-    pub guessed: u32,
-    /// Whether it was the owners' maximum eccentricity.
-    pub held: bool,
-}
 
 /// `timings.json` of a utility run.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -197,7 +161,7 @@ pub fn utility_to_dir_on(
         return Ok(None);
     }
     if opts.plots {
-        crate::output::check_plots_available()?;
+        crate::io::check_plots_available()?;
     }
     let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
     let t0 = Instant::now();
@@ -258,12 +222,33 @@ pub fn utility_to_dir_on(
     if opts.plots {
         let t = Instant::now();
         #[cfg(feature = "plots")]
-        crate::output::plot::utility::draw(dir.staging(), &res.rows)
-            .map_err(|e| crate::sim::write::at_destination(&dir, e))?;
+        crate::io::plot::utility::draw(dir.staging(), &res.rows)
+            .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();
     write_json(&dir, "timings.json", &timings)?;
     dir.commit()?;
     Ok(Some((summary, timings)))
+}
+
+/// Reads the `config` object of a `summary.json` written by `utility`
+/// (or the simulation options of one written by `simulate`).
+pub fn utility_config_from_summary(path: &std::path::Path) -> Result<UtilityConfig> {
+    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
+    let cfg = v
+        .get("config")
+        .cloned()
+        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
+    if cfg.get("sim").is_some() {
+        serde_json::from_value(cfg)
+            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+    } else {
+        Ok(UtilityConfig {
+            sim: super::simulate::sim_config_from_summary(path)?,
+            ..UtilityConfig::default()
+        })
+    }
 }

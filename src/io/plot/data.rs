@@ -14,7 +14,7 @@ pub use crate::sim::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow};
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
-use crate::sim::{ConfigEcho, SummaryFile};
+use crate::io::summary::{ConfigEcho, SummaryFile};
 use crate::util::table::{CsvRow, Reader};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -276,7 +276,7 @@ impl Figure for PathFigure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::plot::data::PathSeries;
+    use crate::io::plot::data::PathSeries;
 
     #[test]
     fn steps_extend_to_the_top_level() {

@@ -10,11 +10,11 @@
 //! `mean ± t(0.975, n−1)·se` ([`t975`]). Values that are NaN (a metric
 //! undefined at its point) are left out of `mean` and `n`.
 //!
-//! The sweep figure ([`super::figure`]) draws the same aggregate.
+//! The sweep figure ([`super::sweep_figure`]) draws the same aggregate.
 
-use super::grid::OUTPUT_COLUMNS;
-use super::rows::SweepRow;
 use crate::error::{Error, Result};
+use crate::sweep::grid::OUTPUT_COLUMNS;
+use crate::sweep::rows::SweepRow;
 use crate::util::table::{self, CsvRow, Reader};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -3,7 +3,7 @@
 //!
 //! * Seeds (and replicates) are pooled: each line is the mean over the seeds
 //!   with a band of its 95 % interval, mean ± t(0.975, n−1)·se (the same
-//!   aggregate as `STEM.summary.csv`, see [`super::summary`]);
+//!   aggregate as `STEM.summary.csv`, see [`super::sweep_summary`]);
 //!   `per_seed` draws each seed as a line of its own instead.
 //! * One line per combination of the columns that still vary after `only`
 //!   (other keys, mechanism, estimator, coalition, distance bucket), except
@@ -22,11 +22,11 @@
 //! Same look as the plot module: DejaVu Sans, Okabe–Ito colours, PNG + SVG
 //! written atomically; the legend sits beside the panels, off the data.
 
-use super::grid::{Grid, OUTPUT_COLUMNS};
-use super::metrics::METRICS;
-use super::rows::SweepRow;
-use super::summary::{POOLED_KEYS, SweepTable, aggregate, t975};
+use super::sweep_summary::{POOLED_KEYS, SweepTable, aggregate, t975};
 use crate::error::{Error, Result};
+use crate::sweep::grid::{Grid, OUTPUT_COLUMNS};
+use crate::sweep::metrics::METRICS;
+use crate::sweep::rows::SweepRow;
 use crate::util::fmt_f64;
 use std::collections::HashMap;
 use std::path::Path;
@@ -84,7 +84,7 @@ impl PlotSpec {
         if let Some(m) = self
             .metrics
             .iter()
-            .find(|m| !METRICS.contains(&super::metrics::canonical_metric(m)))
+            .find(|m| !METRICS.contains(&crate::sweep::metrics::canonical_metric(m)))
         {
             return Err(Error::param(
                 "metrics",
@@ -256,7 +256,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
     let metrics: Vec<String> = spec
         .metrics
         .iter()
-        .map(|m| super::metrics::canonical_metric(m).to_string())
+        .map(|m| crate::sweep::metrics::canonical_metric(m).to_string())
         .collect();
     let pooled_names = |i: usize| POOLED_KEYS.contains(&keys[i].as_str());
     // The x column: named, or the first numeric key column that varies.
@@ -387,7 +387,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
             (Some(lo), Some(hi)) => spec.at.iter().any(|d| lo - 1e-12 <= *d && *d <= hi + 1e-12),
         }
     };
-    let cell = |a: &super::summary::Aggregate, d: Dim| -> String {
+    let cell = |a: &super::sweep_summary::Aggregate, d: Dim| -> String {
         match d {
             Dim::Key(i) => a.keys[i].clone(),
             Dim::Mechanism => a.row.mechanism.clone(),
@@ -409,7 +409,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
     let mut panels = Vec::new();
     for metric in &metrics {
         let theory = format!("{metric}_theory");
-        let main: Vec<&super::summary::Aggregate> = aggs
+        let main: Vec<&super::sweep_summary::Aggregate> = aggs
             .iter()
             .filter(|a| a.row.metric == *metric && in_at(&a.row))
             .collect();
@@ -464,7 +464,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                 .is_some_and(|(k, _)| named.iter().any(|n| n == k)),
             _ => true,
         });
-        let ident = |a: &super::summary::Aggregate| -> Vec<String> {
+        let ident = |a: &super::sweep_summary::Aggregate| -> Vec<String> {
             dims.iter().map(|&d| cell(a, d)).collect()
         };
         let mut series: Vec<(Vec<String>, Series)> = Vec::new();
@@ -637,6 +637,15 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         x_ticks,
         panels,
     })
+}
+
+/// `FILE.csv` → `FILE.<suffix>` beside it.
+pub fn side_file(out: &Path, suffix: &str) -> std::path::PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sweep".into());
+    out.with_file_name(format!("{stem}.{suffix}"))
 }
 
 #[cfg(test)]

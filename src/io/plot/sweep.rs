@@ -3,8 +3,7 @@
 
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::Result;
-use crate::sweep::figure::{Panel, PlotSpec, SweepFigure, load};
-use crate::sweep::side_file;
+use crate::io::sweep_figure::{Panel, PlotSpec, SweepFigure, load, side_file};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::element::DashedPathElement;
