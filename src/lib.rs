@@ -145,6 +145,7 @@ pub mod post;
 pub mod process;
 pub mod rng;
 pub mod sim;
+pub mod sink;
 pub mod special;
 pub mod sweep;
 pub mod util;

@@ -2,13 +2,16 @@
 //! replaces DIR only when complete (an interrupted or failing run leaves no
 //! partial DIR).
 
+use super::csv::{CsvSink, Discard};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
 use crate::io::{RunFigures, check_plots_available, draw_run_figures};
 use crate::mechanism::Mechanism;
+use crate::post::Post;
 use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, Sinks, Summary, summarize};
+use crate::sim::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::util::table::{self, columns};
 use crate::util::{AtomicDir, Existing};
 use serde::Serialize;
@@ -237,12 +240,25 @@ pub fn simulate_to_dir_on(
     timings.plan_s = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let mut jumps = create(&dir, "jumps.csv")?;
-    let mut owners = create(&dir, "owners.csv")?;
-    let mut paths = create(&dir, "paths.csv")?;
-    let mut ego = create(&dir, "ego.csv")?;
+    const WHAT: &str = "a row of the simulation's output";
+    let n = config.dim;
+    let mut jumps = CsvSink::<JumpRow>::create(&dir, "jumps.csv", WHAT, n, &[])?;
+    let mut owners = CsvSink::<OwnerRow>::create(&dir, "owners.csv", WHAT, n, &[])?;
+    let mut paths = CsvSink::<PathRow>::create(&dir, "paths.csv", WHAT, n, &[])?;
+    let ego_leave: &[&str] = if config.post == Post::Bit {
+        &[]
+    } else {
+        &["correct"]
+    };
+    let mut ego = CsvSink::<EgoRow>::create(&dir, "ego.csv", WHAT, n, ego_leave)?;
     let mut responses = if config.responses {
-        Some(create(&dir, "responses.csv")?)
+        Some(CsvSink::<ResponseRow>::create(
+            &dir,
+            "responses.csv",
+            WHAT,
+            n,
+            &[],
+        )?)
     } else {
         None
     };
@@ -252,19 +268,18 @@ pub fn simulate_to_dir_on(
             owners: Some(&mut owners),
             paths: Some(&mut paths),
             ego: Some(&mut ego),
-            responses: responses.as_mut().map(|w| w as &mut dyn Write),
-            dir: Some(dir.path()),
+            responses: responses.as_mut().map(|w| w as _),
         };
         plan.run_on(exec, &mut sinks, &opts.control)?
     };
     timings.simulate_s = t.elapsed().as_secs_f64();
     check_totals(&result.totals)?;
-    finish(&dir, jumps, "jumps.csv")?;
-    finish(&dir, owners, "owners.csv")?;
-    finish(&dir, paths, "paths.csv")?;
-    finish(&dir, ego, "ego.csv")?;
+    jumps.finish()?;
+    owners.finish()?;
+    paths.finish()?;
+    ego.finish()?;
     if let Some(r) = responses {
-        finish(&dir, r, "responses.csv")?;
+        r.finish()?;
     }
     let mut bd = create(&dir, "by_distance.csv")?;
     write_by_distance(&mut bd, &result.rows)
@@ -294,13 +309,8 @@ fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &impl Executor
     let graph = config.load_graph()?;
     let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
     let plan = Plan::new(config, &graph, &distances)?;
-    let (mut jumps, mut owners, mut paths, mut ego, mut responses) = (
-        std::io::sink(),
-        std::io::sink(),
-        std::io::sink(),
-        std::io::sink(),
-        std::io::sink(),
-    );
+    let (mut jumps, mut owners, mut paths, mut ego, mut responses) =
+        (Discard, Discard, Discard, Discard, Discard);
     let mut sinks = Sinks {
         jumps: Some(&mut jumps),
         owners: Some(&mut owners),
@@ -311,7 +321,6 @@ fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &impl Executor
         } else {
             None
         },
-        dir: None,
     };
     plan.run_on(exec, &mut sinks, &opts.control)?;
     Ok(())

@@ -9,16 +9,16 @@
 //! `privdiffuse simulate` with the same options, bit for bit.
 
 use super::config::SimConfig;
+use super::plan::Plan;
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-use super::run::{Counts, MechanismTotal, Plan, SimResult, Sinks};
+use super::run::{Counts, MechanismTotal, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::epsilon::EpsilonMap;
 use crate::error::Result;
 use crate::graph::Graph;
-use crate::util::table::{CsvRow, Reader};
+use crate::sink::RecordSink;
 use crate::values::ValueSpec;
-use std::io::Write;
 use std::path::Path;
 
 /// The per-row outputs a run can keep in memory (by default none is built;
@@ -59,32 +59,52 @@ impl Rows {
     }
 }
 
-/// A row type [`Simulation::keep`] can keep: the row of one [`Rows`] file,
+/// The rows a run kept in memory ([`Simulation::keep`]), one list per
+/// output (`None`: not kept).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeptRows {
+    /// `jumps.csv`.
+    pub jumps: Option<Vec<JumpRow>>,
+    /// `owners.csv`.
+    pub owners: Option<Vec<OwnerRow>>,
+    /// `paths.csv`.
+    pub paths: Option<Vec<PathRow>>,
+    /// `ego.csv`.
+    pub ego: Option<Vec<EgoRow>>,
+    /// `responses.csv`.
+    pub responses: Option<Vec<ResponseRow>>,
+}
+
+/// A kept list as the sink of its rows.
+fn as_sink<R: Send>(rows: &mut Option<Vec<R>>) -> Option<&mut dyn RecordSink<R>> {
+    rows.as_mut().map(|v| v as &mut dyn RecordSink<R>)
+}
+
+/// A row type [`Simulation::keep`] can keep: the row of one [`Rows`] output,
 /// read from a [`SimOutput`] with [`SimOutput::rows`].
-pub trait KeptRow: CsvRow {
+pub trait KeptRow: Sized {
     /// The output these rows belong to.
     const KIND: Rows;
+    /// These rows among the kept ones, if kept.
+    fn kept(rows: &KeptRows) -> Option<&[Self]>;
 }
 
-impl KeptRow for JumpRow {
-    const KIND: Rows = Rows::Jumps;
+macro_rules! kept_row {
+    ($t:ty, $kind:ident, $field:ident) => {
+        impl KeptRow for $t {
+            const KIND: Rows = Rows::$kind;
+            fn kept(rows: &KeptRows) -> Option<&[Self]> {
+                rows.$field.as_deref()
+            }
+        }
+    };
 }
 
-impl KeptRow for OwnerRow {
-    const KIND: Rows = Rows::Owners;
-}
-
-impl KeptRow for PathRow {
-    const KIND: Rows = Rows::Paths;
-}
-
-impl KeptRow for EgoRow {
-    const KIND: Rows = Rows::Ego;
-}
-
-impl KeptRow for ResponseRow<'static> {
-    const KIND: Rows = Rows::Responses;
-}
+kept_row!(JumpRow, Jumps, jumps);
+kept_row!(OwnerRow, Owners, owners);
+kept_row!(PathRow, Paths, paths);
+kept_row!(EgoRow, Ego, ego);
+kept_row!(ResponseRow, Responses, responses);
 
 /// The setters shared by [`Simulation`] and
 /// [`Collusion`](crate::collusion::Collusion): each records one option of the
@@ -325,36 +345,31 @@ impl<'g> Simulation<'g> {
             &self.config.distance_options,
         )?;
         let plan = Plan::new(&self.config, self.graph, &distances)?;
-        let mut bufs: Vec<Option<Vec<u8>>> = Rows::ALL
-            .iter()
-            .map(|r| self.keep.contains(r).then(Vec::new))
-            .collect();
+        let keeps = |r: Rows| self.keep.contains(&r);
+        let mut kept = KeptRows {
+            jumps: keeps(Rows::Jumps).then(Vec::new),
+            owners: keeps(Rows::Owners).then(Vec::new),
+            paths: keeps(Rows::Paths).then(Vec::new),
+            ego: keeps(Rows::Ego).then(Vec::new),
+            responses: keeps(Rows::Responses).then(Vec::new),
+        };
         let result = {
-            let mut it = bufs
-                .iter_mut()
-                .map(|b| b.as_mut().map(|v| v as &mut dyn Write));
             let mut sinks = Sinks {
-                jumps: it.next().flatten(),
-                owners: it.next().flatten(),
-                paths: it.next().flatten(),
-                ego: it.next().flatten(),
-                responses: it.next().flatten(),
-                dir: None,
+                jumps: as_sink(&mut kept.jumps),
+                owners: as_sink(&mut kept.owners),
+                paths: as_sink(&mut kept.paths),
+                ego: as_sink(&mut kept.ego),
+                responses: as_sink(&mut kept.responses),
             };
             plan.run(&mut sinks, &self.control)?
         };
-        let rows = Rows::ALL
-            .iter()
-            .zip(bufs)
-            .filter_map(|(r, b)| b.map(|b| (*r, String::from_utf8_lossy(&b).into_owned())))
-            .collect();
         let observed = plan.observed();
         Ok(SimOutput {
             result,
             map: plan.map().clone(),
             values: plan.values().spec().clone(),
             observed: observed.0.is_finite().then_some(observed),
-            rows,
+            kept,
             config: self.config.clone(),
         })
     }
@@ -367,7 +382,7 @@ pub struct SimOutput {
     map: EpsilonMap,
     values: ValueSpec,
     observed: Option<(f64, f64)>,
-    rows: Vec<(Rows, String)>,
+    kept: KeptRows,
     config: SimConfig,
 }
 
@@ -404,19 +419,14 @@ impl SimOutput {
         self.observed
     }
 
-    /// Kept per-row output ([`Simulation::keep`]) as the CSV text `simulate`
-    /// writes to [`Rows::file_name`], header included; `None` if not kept.
-    pub fn csv(&self, rows: Rows) -> Option<&str> {
-        self.rows
-            .iter()
-            .find(|(r, _)| *r == rows)
-            .map(|(_, s)| s.as_str())
+    /// Every kept row list ([`Simulation::keep`]).
+    pub fn kept(&self) -> &KeptRows {
+        &self.kept
     }
 
     /// Kept rows as typed values, in file order: [`JumpRow`], [`OwnerRow`],
-    /// [`PathRow`], [`EgoRow`] or [`ResponseRow`] — the rows of
-    /// [`csv`](SimOutput::csv), read back by the reader the figures use, so
-    /// they equal the rows of the file `simulate` writes, bit for bit.
+    /// [`PathRow`], [`EgoRow`] or [`ResponseRow`] — the rows `simulate`
+    /// writes to [`Rows::file_name`], the same values (no text in between).
     ///
     /// Errors: [`Error::Parameter`](crate::error::Error::Parameter) naming `keep`
     /// when `T`'s rows were not kept.
@@ -431,14 +441,14 @@ impl SimOutput {
     ///     .owners(Owners::Count(5))
     ///     .keep([Rows::Jumps, Rows::Owners])
     ///     .run()?;
-    /// let owners: Vec<OwnerRow> = out.rows()?;
-    /// let jumps: Vec<JumpRow> = out.rows()?;
+    /// let owners: &[OwnerRow] = out.rows()?;
+    /// let jumps: &[JumpRow] = out.rows()?;
     /// // Every jump belongs to an owner's path, and owners.csv counts them.
     /// assert_eq!(owners.len(), 5);
     /// assert_eq!(jumps.len() as u64, owners.iter().map(|o| o.jumps).sum::<u64>());
     /// assert_eq!(jumps.len() as u64, out.counts().jumps);
     /// // Each jump lies inside its owner's range of levels.
-    /// for j in &jumps {
+    /// for j in jumps {
     ///     let o = owners.iter().find(|o| o.owner == j.owner).unwrap();
     ///     let r = o.range().unwrap();
     ///     assert!(r.eps_lo <= j.eps && j.eps <= r.eps_hi);
@@ -446,44 +456,42 @@ impl SimOutput {
     /// assert!(out.rows::<privdiffuse::sim::EgoRow>().is_err()); // not kept
     /// # Ok(()) }
     /// ```
-    pub fn rows<T: KeptRow>(&self) -> Result<Vec<T>> {
-        let kind = T::KIND;
-        let text = self.csv(kind).ok_or_else(|| {
-            let kept: Vec<Rows> = self.rows.iter().map(|(r, _)| *r).collect();
+    pub fn rows<T: KeptRow>(&self) -> Result<&[T]> {
+        T::kept(&self.kept).ok_or_else(|| {
+            let kind = T::KIND;
             crate::error::Error::param(
                 "keep",
-                format!("{kept:?}"),
+                format!("{kind:?}"),
                 format!(
                     "a list with Rows::{kind:?} to read the rows of {}",
                     kind.file_name()
                 ),
             )
-        })?;
-        Ok(Reader::from_text(kind.file_name(), text)?.collect()?)
+        })
     }
 
     /// Every jump of every correlated path ([`Rows::Jumps`] kept).
-    pub fn jumps(&self) -> Result<Vec<JumpRow>> {
+    pub fn jumps(&self) -> Result<&[JumpRow]> {
         self.rows()
     }
 
     /// One row per owner ([`Rows::Owners`] kept).
-    pub fn owners(&self) -> Result<Vec<OwnerRow>> {
+    pub fn owners(&self) -> Result<&[OwnerRow]> {
         self.rows()
     }
 
     /// The first owners' paths, breakpoint by breakpoint ([`Rows::Paths`] kept).
-    pub fn paths(&self) -> Result<Vec<PathRow>> {
+    pub fn paths(&self) -> Result<&[PathRow]> {
         self.rows()
     }
 
-    /// The first owner's recipients ([`Rows::Ego`] kept).
-    pub fn ego(&self) -> Result<Vec<EgoRow>> {
+    /// The recorded owners' recipients ([`Rows::Ego`] kept).
+    pub fn ego(&self) -> Result<&[EgoRow]> {
         self.rows()
     }
 
     /// Every answer ([`Rows::Responses`] kept): as many rows as answers.
-    pub fn responses(&self) -> Result<Vec<ResponseRow<'static>>> {
+    pub fn responses(&self) -> Result<&[ResponseRow]> {
         self.rows()
     }
 

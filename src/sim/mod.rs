@@ -24,6 +24,8 @@
 pub mod aggregate;
 pub mod builder;
 pub mod config;
+mod owner;
+pub(crate) mod plan;
 pub mod rows;
 pub mod run;
 pub mod summary;
@@ -31,6 +33,7 @@ pub mod summary;
 pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
+pub use plan::{Buckets, Plan};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-pub use run::{Buckets, Counts, MechanismTotal, Plan, SimResult, Sinks, simulate};
+pub use run::{Counts, MechanismTotal, SimResult, Sinks, simulate};
 pub use summary::{MapSummary, Summary, summarize, summarize_output};

@@ -17,9 +17,9 @@
 //! | `ego.csv` | [`EgoRow`] | per recipient of the recorded owners (`--ego-owners`), per replicate |
 //! | `responses.csv` | [`ResponseRow`] | per answer (`--responses`) |
 
+use crate::mechanism::Mechanism;
 use crate::util::table::CsvRow;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 
 /// A replicate cell: an empty one (a file written before replicates, read
 /// with the column missing) is replicate 0.
@@ -235,37 +235,36 @@ impl EgoRow {
 }
 
 /// One row of `responses.csv`: the answer one recipient got from one owner
-/// under one mechanism (after post-processing). Borrows its text and
-/// vector, so that writing millions of rows allocates nothing per row.
+/// under one mechanism (after post-processing).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResponseRow<'a> {
+pub struct ResponseRow {
     /// Owner id.
-    pub owner: Cow<'a, str>,
+    pub owner: String,
     /// Replicate.
     #[serde(default, deserialize_with = "empty_is_zero")]
     pub replicate: u32,
     /// Recipient id.
-    pub recipient: Cow<'a, str>,
+    pub recipient: String,
     /// Distance from the owner.
     pub distance: f64,
     /// ε of the answer.
     pub eps: f64,
-    /// Mechanism name.
-    pub mechanism: Cow<'a, str>,
+    /// Mechanism.
+    pub mechanism: Mechanism,
     /// The owner's value u, the raw answer u + noise and the released
     /// answer y = post(raw), concatenated: columns `u1..un,raw1..rawn,y1..yn`
     /// (see [`ResponseRow::u`], [`ResponseRow::raw`], [`ResponseRow::y`]).
-    pub values: Cow<'a, [f64]>,
+    pub values: Vec<f64>,
 }
 
-impl CsvRow for ResponseRow<'_> {
+impl CsvRow for ResponseRow {
     const VECTOR: Option<&'static str> = Some("values");
     const VECTOR_PARTS: &'static [&'static str] = &["u", "raw", "y"];
     const OPTIONAL: &'static [&'static str] = &["replicate"];
     const INFINITE: &'static [&'static str] = &["distance"];
 }
 
-impl ResponseRow<'_> {
+impl ResponseRow {
     /// The owner's value u.
     pub fn u(&self) -> &[f64] {
         part(&self.values, 0)
@@ -430,8 +429,8 @@ mod tests {
                 recipient: "1".into(),
                 distance: 2.0,
                 eps: 2.0,
-                mechanism: "correlated".into(),
-                values: vec![0.5, 0.25, 0.25].into(),
+                mechanism: Mechanism::Correlated,
+                values: vec![0.5, 0.25, 0.25],
             }],
             "owner,replicate,recipient,distance,eps,mechanism,u1,raw1,y1\n0,0,1,2,2,correlated,0.5,0.25,0.25\n",
         );

@@ -3,7 +3,8 @@
 //! [`crate::io`]).
 
 use super::config::SimConfig;
-use super::run::{Counts, MechanismTotal, Plan, SimResult};
+use super::plan::Plan;
+use super::run::{Counts, MechanismTotal, SimResult};
 use crate::graph::{Graph, GraphStats};
 use serde::{Deserialize, Serialize};
 

@@ -239,7 +239,7 @@ impl<'a> UtilityPlan<'a> {
     ) -> Result<UtilityPlan<'a>> {
         config.check()?;
         if config.sim.clamped_map()?.needs_resolution() && distances.is_integer() {
-            let owners = crate::sim::run::select_owners(&config.sim, graph)?;
+            let owners = crate::sim::plan::select_owners(&config.sim, graph)?;
             if let Some(hi) = guess_max_eccentricity(distances, &owners) {
                 return Self::build(config, graph, distances, Some(hi));
             }

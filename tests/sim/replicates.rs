@@ -29,17 +29,36 @@ fn sim(g: &Graph) -> Simulation<'_> {
         ])
 }
 
-/// Rows of `csv` text whose `replicate` column (2nd) is `r`, header first.
-fn of_replicate(text: &str, r: u32) -> Vec<String> {
-    let mut lines = text.lines();
-    let mut out = vec![lines.next().unwrap().to_string()];
-    let col = out[0].split(',').position(|c| c == "replicate").unwrap();
-    out.extend(
-        lines
-            .filter(|l| l.split(',').nth(col) == Some(&r.to_string()))
-            .map(String::from),
+/// The rows of replicate `r`.
+fn of_replicate<T: Clone>(rows: &[T], r: u32, rep: impl Fn(&T) -> u32) -> Vec<T> {
+    rows.iter().filter(|x| rep(x) == r).cloned().collect()
+}
+
+/// Replicate 2 of three equals the run of replicate 2 alone; replicate 0 of
+/// any K is the run without replicates; replicates differ.
+fn check_replicates<T: Clone + PartialEq + std::fmt::Debug>(
+    all: &[T],
+    one: &[T],
+    first: &[T],
+    rep: impl Fn(&T) -> u32 + Copy,
+    name: &str,
+) {
+    assert_eq!(
+        of_replicate(all, 2, rep),
+        of_replicate(one, 2, rep),
+        "{name}: replicate 2 alone"
     );
-    out
+    assert_eq!(
+        of_replicate(all, 0, rep),
+        of_replicate(first, 0, rep),
+        "{name}"
+    );
+    assert!(!of_replicate(all, 0, rep).is_empty(), "{name}");
+    assert_ne!(
+        of_replicate(all, 0, rep),
+        of_replicate(all, 1, rep),
+        "{name}"
+    );
 }
 
 #[test]
@@ -48,26 +67,22 @@ fn replicate_r_alone_has_the_numbers_it_has_among_k() {
     let all = sim(&g).replicates(3).run().unwrap();
     let one = sim(&g).replicate_range(2..3).run().unwrap();
     let first = sim(&g).run().unwrap();
-    for rows in [
-        Rows::Jumps,
-        Rows::Owners,
-        Rows::Paths,
-        Rows::Ego,
-        Rows::Responses,
-    ] {
-        let k = all.csv(rows).unwrap();
-        assert_eq!(
-            of_replicate(k, 2),
-            of_replicate(one.csv(rows).unwrap(), 2),
-            "{rows:?}: replicate 2 alone"
-        );
-        // Replicate 0 of any K is the run without replicates.
-        assert_eq!(
-            of_replicate(k, 0),
-            of_replicate(first.csv(rows).unwrap(), 0)
-        );
-        assert_ne!(of_replicate(k, 0)[1..], of_replicate(k, 1)[1..], "{rows:?}");
+    macro_rules! same {
+        ($f:ident, $rep:expr) => {
+            check_replicates(
+                all.$f().unwrap(),
+                one.$f().unwrap(),
+                first.$f().unwrap(),
+                $rep,
+                stringify!($f),
+            )
+        };
     }
+    same!(jumps, |r| r.replicate);
+    same!(owners, |r| r.replicate);
+    same!(paths, |r| r.replicate.unwrap_or(0));
+    same!(ego, |r| r.replicate);
+    same!(responses, |r| r.replicate);
     assert_eq!(all.owners().unwrap().len(), 36);
     assert_eq!(all.counts().responses, 3 * first.counts().responses);
     assert!(
@@ -83,15 +98,15 @@ fn replicate_r_alone_has_the_numbers_it_has_among_k() {
 /// Cluster standard error of the MSE per (mechanism, distance) from the
 /// responses, with clusters keyed by `key`.
 fn clustered_se(
-    resp: &[ResponseRow<'_>],
-    key: impl Fn(&ResponseRow<'_>) -> String,
+    resp: &[ResponseRow],
+    key: impl Fn(&ResponseRow) -> String,
 ) -> BTreeMap<(String, u64), f64> {
     // (mech, d) → cluster → (S, c)
     let mut m: BTreeMap<(String, u64), BTreeMap<String, (f64, f64)>> = BTreeMap::new();
     for r in resp {
         let e = r.raw()[0] - r.u()[0];
         let c = m
-            .entry((r.mechanism.to_string(), r.distance as u64))
+            .entry((r.mechanism.name().to_string(), r.distance as u64))
             .or_default()
             .entry(key(r))
             .or_default();
@@ -149,19 +164,19 @@ fn mse_se_treats_owner_and_replicate_as_the_cluster() {
 /// bucket share their noise for the correlated and Gaussian mechanisms).
 fn correct_z(
     rows: &[ByDistanceRow],
-    resp: &[ResponseRow<'_>],
+    resp: &[ResponseRow],
     theory: impl Fn(&ByDistanceRow) -> f64,
 ) -> Vec<(String, f64, f64)> {
     let mut m: BTreeMap<(String, u64), BTreeMap<String, (f64, f64)>> = BTreeMap::new();
     for r in resp {
-        let independent = r.mechanism == "independent";
+        let independent = r.mechanism.name() == "independent";
         let key = if independent {
             format!("{}#{}#{}", r.owner, r.replicate, r.recipient)
         } else {
             format!("{}#{}", r.owner, r.replicate)
         };
         let c = m
-            .entry((r.mechanism.to_string(), r.distance as u64))
+            .entry((r.mechanism.name().to_string(), r.distance as u64))
             .or_default()
             .entry(key)
             .or_default();
@@ -248,7 +263,7 @@ fn ego_owners_are_recorded_with_their_owner_column() {
     assert_eq!(ego[0].owner.as_deref(), Some("0"));
     assert_eq!(ego.last().unwrap().owner.as_deref(), Some("33"));
     assert_eq!(ego.last().unwrap().replicate, 1);
-    for e in &ego {
+    for e in ego {
         let err: f64 = e
             .raw()
             .iter()
