@@ -18,7 +18,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use privdiffuse::collusion::{Coalition, Estimator};
 use privdiffuse::io::plot::{Kind, PlotOptions};
 use privdiffuse::process::release::ReleaseNoise;
-use privdiffuse::sim::{MechanismTotal, Rows, SimOutput, Summary};
+use privdiffuse::sim::{MechanismTotal, Rows, SimOutput, SimSummary};
 use privdiffuse::util::atomic::{AtomicDir, Existing};
 use privdiffuse::{
     CancelToken, Control, DistanceKind, DistanceOptions, Distances, EpsilonMap, Error,
@@ -1113,7 +1113,7 @@ impl PySimOutput {
         Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
-    fn summary_value(&self) -> Summary {
+    fn summary_value(&self) -> SimSummary {
         privdiffuse::sim::summarize_output(&self.out, &self.graph)
     }
 }
@@ -1221,7 +1221,7 @@ impl PySimOutput {
                 )?;
                 plots_s = t.elapsed().as_secs_f64();
             }
-            let timings = privdiffuse::io::Timings {
+            let timings = privdiffuse::io::SimTimings {
                 threads: self.threads,
                 simulate_s: self.seconds,
                 plots_s,

@@ -1,8 +1,8 @@
 //! `privdiffuse collude`: coalitions pool their answers; does it help them?
 
 use super::sim_options::SimOptions;
-use privdiffuse::collusion::ColludeConfig;
-use privdiffuse::io::{ColludeRunOptions, collude_to_dir_on};
+use privdiffuse::collusion::CollusionConfig;
+use privdiffuse::io::{OutputOptions, collude_to_dir_on};
 use privdiffuse::sim::Owners;
 use privdiffuse::{Coalition, Estimator};
 use std::path::PathBuf;
@@ -113,10 +113,10 @@ impl std::str::FromStr for EstimatorList {
 impl ColludeArgs {
     /// The configuration: defaults, then `--config` (a collude or simulate
     /// summary.json), then explicit flags.
-    pub fn config(&self) -> anyhow::Result<ColludeConfig> {
+    pub fn config(&self) -> anyhow::Result<CollusionConfig> {
         let mut c = match &self.sim.config {
             Some(p) => privdiffuse::io::collude_config_from_summary(p)?,
-            None => ColludeConfig::default(),
+            None => CollusionConfig::default(),
         };
         self.sim.apply(&mut c.sim);
         if let Some(v) = &self.owners {
@@ -145,7 +145,7 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| privdiffuse::io::collude_default_out_dir(&config));
-    let opts = ColludeRunOptions {
+    let opts = OutputOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),
         force: args.force,

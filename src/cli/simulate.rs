@@ -2,7 +2,7 @@
 
 use super::sim_options::SimOptions;
 use privdiffuse::Post;
-use privdiffuse::io::{RunOptions, simulate_to_dir_on};
+use privdiffuse::io::{OutputOptions, simulate_to_dir_on};
 use privdiffuse::sim::{Owners, SimConfig};
 use std::path::PathBuf;
 
@@ -122,7 +122,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| privdiffuse::io::sim_default_out_dir(&config));
-    let opts = RunOptions {
+    let opts = OutputOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),
         force: args.force,

@@ -2,7 +2,7 @@
 
 use super::sim_options::SimOptions;
 use privdiffuse::Post;
-use privdiffuse::io::{RunOptions, utility_to_dir_on};
+use privdiffuse::io::{OutputOptions, utility_to_dir_on};
 use privdiffuse::sim::{Owners, SimConfig};
 use privdiffuse::utility::UtilityConfig;
 use std::path::PathBuf;
@@ -106,7 +106,7 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         );
         d.with_file_name(name)
     });
-    let opts = RunOptions {
+    let opts = OutputOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),
         force: args.force,

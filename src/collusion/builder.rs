@@ -9,12 +9,12 @@
 //! rayon pool and writes nothing.
 
 use super::coalition::Coalition;
-use super::config::ColludeConfig;
+use super::config::CollusionConfig;
 use super::estimators::Estimator;
 use super::pool::{PooledAudit, PooledEstimator, audit_rows, coalition_rows};
 use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, PhaseTimes, collude};
-use super::summary::{ColludeSummary, summarize_collude};
+use super::summary::{CollusionSummary, summarize_collusion};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::Result;
@@ -67,14 +67,14 @@ use std::path::Path;
 #[derive(Clone)]
 pub struct Collusion<'g> {
     graph: &'g Graph,
-    config: ColludeConfig,
+    config: CollusionConfig,
     control: Control,
 }
 
 impl<'g> Collusion<'g> {
     /// An evaluation of `graph` with `collude`'s defaults and no coalition yet.
     pub fn new(graph: &'g Graph) -> Self {
-        let mut config = ColludeConfig::default();
+        let mut config = CollusionConfig::default();
         config.sim.graph = graph.source().map(Path::to_path_buf).unwrap_or_default();
         config.sim.directed = graph.is_directed();
         Collusion::with_config(graph, config)
@@ -82,7 +82,7 @@ impl<'g> Collusion<'g> {
 
     /// An evaluation described by `config` (as read from a `summary.json`;
     /// its graph fields are not read again).
-    pub fn with_config(graph: &'g Graph, config: ColludeConfig) -> Self {
+    pub fn with_config(graph: &'g Graph, config: CollusionConfig) -> Self {
         Collusion {
             graph,
             config,
@@ -131,7 +131,7 @@ impl<'g> Collusion<'g> {
     }
 
     /// The configuration as recorded so far.
-    pub fn config(&self) -> &ColludeConfig {
+    pub fn config(&self) -> &CollusionConfig {
         &self.config
     }
 
@@ -148,7 +148,7 @@ impl<'g> Collusion<'g> {
         let distances = Distances::new(self.graph, sim.distance, &sim.distance_options)?;
         let plan = Plan::new(sim, self.graph, &distances)?;
         let result = collude(&plan, &opts, &self.control)?;
-        let summary = summarize_collude(&config, &plan, &opts, &result);
+        let summary = summarize_collusion(&config, &plan, &opts, &result);
         Ok(CollusionOutput {
             coalition_rows: coalition_rows(&plan, &result.results)?,
             audit_rows: audit_rows(&plan, &result.results),
@@ -166,7 +166,7 @@ pub struct CollusionOutput {
     coalition_rows: Vec<CoalitionRow>,
     audit_rows: Vec<AuditRow>,
     phases: PhaseTimes,
-    summary: ColludeSummary,
+    summary: CollusionSummary,
 }
 
 impl CollusionOutput {
@@ -206,13 +206,13 @@ impl CollusionOutput {
 
     /// The configuration that was run (the default owner sample fitted to
     /// the graph).
-    pub fn config(&self) -> &ColludeConfig {
+    pub fn config(&self) -> &CollusionConfig {
         &self.summary.config
     }
 
     /// What `collude` writes as `summary.json`: the configuration, the ε
     /// map, the graph, the pooled gains and audits.
-    pub fn summary(&self) -> &ColludeSummary {
+    pub fn summary(&self) -> &CollusionSummary {
         &self.summary
     }
 }

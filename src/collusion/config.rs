@@ -3,7 +3,7 @@
 
 use super::coalition::Coalition;
 use super::estimators::{Estimator, estimator_list};
-use super::run::ColludeOptions;
+use super::run::CollusionOptions;
 use crate::error::Result;
 use crate::sim::{Owners, SimConfig};
 use serde::Serialize;
@@ -22,7 +22,7 @@ pub const DEFAULT_COMPOSITION_DELTA: f64 = 1e-6;
 /// coalitions, estimators, trials and δ'. Echoed in `summary.json` (flattened,
 /// so `--config` accepts a `simulate` summary too).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ColludeConfig {
+pub struct CollusionConfig {
     /// Graph, distances, ε map, values, mechanisms, owners, seed.
     #[serde(flatten)]
     pub sim: SimConfig,
@@ -37,11 +37,11 @@ pub struct ColludeConfig {
     pub composition_delta: f64,
 }
 
-impl Default for ColludeConfig {
+impl Default for CollusionConfig {
     /// Simulate's defaults with [`DEFAULT_OWNERS`] sampled owners, every
     /// estimator, [`DEFAULT_TRIALS`] trials and no coalition.
     fn default() -> Self {
-        ColludeConfig {
+        CollusionConfig {
             sim: SimConfig {
                 owners: Owners::Count(DEFAULT_OWNERS),
                 ..SimConfig::default()
@@ -57,10 +57,10 @@ impl Default for ColludeConfig {
 /// The keys of a `collude` configuration beyond the simulation's.
 pub(crate) const OWN_KEYS: [&str; 4] = ["coalitions", "estimators", "trials", "composition_delta"];
 
-impl ColludeConfig {
+impl CollusionConfig {
     /// The runner's options (validated).
-    pub fn options(&self) -> Result<ColludeOptions> {
-        let opts = ColludeOptions {
+    pub fn options(&self) -> Result<CollusionOptions> {
+        let opts = CollusionOptions {
             coalitions: self.coalitions.clone(),
             estimators: self.estimators.clone(),
             trials: self.trials,

@@ -48,18 +48,18 @@ pub use audit::{
 };
 pub use builder::{Collusion, CollusionOutput};
 pub use coalition::{Coalition, CoalitionMembers, Member};
-pub use config::{ColludeConfig, DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
+pub use config::{CollusionConfig, DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 pub use estimators::{
     Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimator_list,
 };
 pub use pool::{PooledAudit, PooledEstimator, audit_rows, coalition_rows, pool};
 pub use rows::{AuditRow, CoalitionRow};
 pub use run::{
-    AuditResult, CoalitionResult, ColludeOptions, ColludeResult, MechanismResult, OwnerChunk,
+    AuditResult, CoalitionResult, CollusionOptions, CollusionResult, MechanismResult, OwnerChunk,
     PhaseTimes, collude, collude_on,
 };
 pub use stats::{GainAccumulator, GainSummary, clopper_pearson};
-pub use summary::{ColludeSummary, summarize_collude};
+pub use summary::{CollusionSummary, summarize_collusion};
 
 /// Norm of the n-dimensional mechanism: the crate-wide [`crate::process::Norm`]
 /// (1-D views are the same under both).

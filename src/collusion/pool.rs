@@ -2,7 +2,7 @@
 //! `audit.csv` and the pooled estimates of `summary.json`.
 
 use super::rows::{AuditRow, CoalitionRow};
-use super::run::{CoalitionResult, ColludeOptions};
+use super::run::{CoalitionResult, CollusionOptions};
 use crate::error::{Error, Result};
 use crate::sim::Plan;
 use serde::Serialize;
@@ -154,7 +154,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 /// Pools the per-owner results (owners with an empty coalition are left out).
 pub fn pool(
     plan: &Plan<'_>,
-    opts: &ColludeOptions,
+    opts: &CollusionOptions,
     results: &[CoalitionResult],
 ) -> (Vec<PooledEstimator>, Vec<PooledAudit>) {
     let mut pooled = Vec::new();

@@ -67,7 +67,7 @@ pub const BOUND_SLACK: f64 = 1e-12;
 
 /// What `collude` evaluates, besides the simulation plan.
 #[derive(Clone, Debug)]
-pub struct ColludeOptions {
+pub struct CollusionOptions {
     /// Coalitions, in output order.
     pub coalitions: Vec<Coalition>,
     /// Estimators, in output order.
@@ -78,7 +78,7 @@ pub struct ColludeOptions {
     pub composition_delta: f64,
 }
 
-impl ColludeOptions {
+impl CollusionOptions {
     /// Checks the counts and δ'.
     pub fn validate(&self) -> Result<()> {
         if self.coalitions.is_empty() {
@@ -175,7 +175,7 @@ pub struct MechanismResult {
 pub struct CoalitionResult {
     /// Owner node index.
     pub owner: u32,
-    /// Index of the coalition in [`ColludeOptions::coalitions`].
+    /// Index of the coalition in [`CollusionOptions::coalitions`].
     pub coalition: usize,
     /// The spec text.
     pub label: String,
@@ -222,7 +222,7 @@ impl PhaseTimes {
 
 /// Everything a run produces.
 #[derive(Clone, Debug)]
-pub struct ColludeResult {
+pub struct CollusionResult {
     /// Owner-major, then coalition order.
     pub results: Vec<CoalitionResult>,
     /// Where the time went.
@@ -272,7 +272,11 @@ fn secs(d: Duration) -> f64 {
 /// Runs every owner × coalition × mechanism of `plan` (owners in parallel on the
 /// current rayon pool). `control` is checked before each owner and told of
 /// the owners done after it.
-pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Result<ColludeResult> {
+pub fn collude(
+    plan: &Plan<'_>,
+    opts: &CollusionOptions,
+    control: &Control,
+) -> Result<CollusionResult> {
     opts.validate()?;
     for spec in &opts.coalitions {
         spec.check(plan.graph().ids())?;
@@ -301,7 +305,7 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
         results.extend(v);
         phases.add(&t);
     }
-    Ok(ColludeResult { results, phases })
+    Ok(CollusionResult { results, phases })
 }
 
 /// [`collude`] on an executor: locally, or over a cluster where the owners
@@ -311,10 +315,10 @@ pub fn collude(plan: &Plan<'_>, opts: &ColludeOptions, control: &Control) -> Res
 /// `Some` where the executor merges, `None` on the other processes.
 pub fn collude_on(
     plan: &Plan<'_>,
-    opts: &ColludeOptions,
+    opts: &CollusionOptions,
     control: &Control,
     exec: &impl Executor,
-) -> Result<Option<ColludeResult>> {
+) -> Result<Option<CollusionResult>> {
     if exec.peers() == 1 {
         return collude(plan, opts, control).map(Some);
     }
@@ -337,7 +341,7 @@ pub fn collude_on(
     })?;
     Ok(exec
         .merges_here()
-        .then_some(ColludeResult { results, phases }))
+        .then_some(CollusionResult { results, phases }))
 }
 
 /// One chunk's results (its owners in order) and phase times.
@@ -352,7 +356,7 @@ pub struct OwnerChunk {
 /// The collusion run as a [`ChunkJob`].
 struct OwnerChunks<'p, 'a> {
     plan: &'p Plan<'a>,
-    opts: &'p ColludeOptions,
+    opts: &'p CollusionOptions,
     control: &'p Control,
 }
 
@@ -397,7 +401,7 @@ impl OwnerChunks<'_, '_> {
 /// spec asks for (a sybil coalition's `m`, random's and nearest's `m` up to
 /// the graph); the coalitions that the distances decide (far, band, file)
 /// are checked per owner once selected ([`check_selected`]).
-fn check_memory(plan: &Plan<'_>, opts: &ColludeOptions) -> Result<()> {
+fn check_memory(plan: &Plan<'_>, opts: &CollusionOptions) -> Result<()> {
     let t = limits::pool_threads();
     let others = plan.graph().n().saturating_sub(1);
     let dim = plan.model().dim;
@@ -420,7 +424,7 @@ fn check_memory(plan: &Plan<'_>, opts: &ColludeOptions) -> Result<()> {
 /// selected for one owner.
 fn check_selected(
     plan: &Plan<'_>,
-    opts: &ColludeOptions,
+    opts: &CollusionOptions,
     spec: &Coalition,
     size: usize,
 ) -> Result<()> {
@@ -466,7 +470,7 @@ fn new_scratch(plan: &Plan<'_>) -> Scratch {
 
 fn run_owner(
     plan: &Plan<'_>,
-    opts: &ColludeOptions,
+    opts: &CollusionOptions,
     s: &mut Scratch,
     owner: u32,
 ) -> Result<Vec<CoalitionResult>> {
@@ -658,7 +662,7 @@ fn draw_view(
 #[allow(clippy::too_many_arguments)]
 fn run_mechanism(
     plan: &Plan<'_>,
-    opts: &ColludeOptions,
+    opts: &CollusionOptions,
     s: &mut Scratch,
     owner: u32,
     stream: u64,

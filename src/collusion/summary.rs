@@ -1,15 +1,15 @@
 //! `summary.json` of a collusion run as a typed record.
 
-use super::config::ColludeConfig;
+use super::config::CollusionConfig;
 use super::pool::{PooledAudit, PooledEstimator, pool};
-use super::run::{ColludeOptions, ColludeResult};
+use super::run::{CollusionOptions, CollusionResult};
 use crate::graph::GraphStats;
 use crate::sim::{MapSummary, Plan};
 use serde::Serialize;
 
 /// `summary.json` of `collude`.
 #[derive(Clone, Debug, Serialize)]
-pub struct ColludeSummary {
+pub struct CollusionSummary {
     /// Always "privdiffuse".
     pub tool: &'static str,
     /// Always "collude".
@@ -17,7 +17,7 @@ pub struct ColludeSummary {
     /// Crate version.
     pub version: &'static str,
     /// Everything needed to re-run (`--config summary.json`).
-    pub config: ColludeConfig,
+    pub config: CollusionConfig,
     /// The privacy map used.
     pub eps_map: MapSummary,
     /// The private values used (`auto` resolved).
@@ -40,12 +40,12 @@ pub struct ColludeSummary {
 }
 
 /// Builds `summary.json`.
-pub fn summarize_collude(
-    config: &ColludeConfig,
+pub fn summarize_collusion(
+    config: &CollusionConfig,
     plan: &Plan<'_>,
-    opts: &ColludeOptions,
-    result: &ColludeResult,
-) -> ColludeSummary {
+    opts: &CollusionOptions,
+    result: &CollusionResult,
+) -> CollusionSummary {
     let (pooled, audit) = pool(plan, opts, &result.results);
     let max_chain = audit
         .iter()
@@ -56,7 +56,7 @@ pub fn summarize_collude(
         .filter(|a| a.mechanism != "gaussian")
         .map(|a| a.bound_exceeded)
         .sum();
-    ColludeSummary {
+    CollusionSummary {
         tool: "privdiffuse",
         command: "collude",
         version: env!("CARGO_PKG_VERSION"),

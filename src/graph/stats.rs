@@ -1,4 +1,4 @@
-//! Summary statistics of a graph (`privdiffuse info`, `summary.json`) and its
+//! SimSummary statistics of a graph (`privdiffuse info`, `summary.json`) and its
 //! connected components.
 
 use super::Graph;
@@ -43,7 +43,7 @@ pub struct GraphStats {
 }
 
 impl Graph {
-    /// Summary statistics (one pass over the arcs plus a union–find).
+    /// SimSummary statistics (one pass over the arcs plus a union–find).
     pub fn stats(&self) -> GraphStats {
         let n = self.n();
         let (count, labels) = self.components();

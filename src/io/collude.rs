@@ -16,36 +16,20 @@ use serde::Serialize;
 
 use crate::collusion::estimator_list;
 use crate::collusion::{
-    AuditRow, CoalitionResult, CoalitionRow, ColludeConfig, ColludeSummary, PhaseTimes, audit_rows,
-    coalition_rows, collude_on, summarize_collude,
+    AuditRow, CoalitionResult, CoalitionRow, CollusionConfig, CollusionSummary, PhaseTimes,
+    audit_rows, coalition_rows, collude_on, summarize_collusion,
 };
-use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
+use crate::io::simulate::OutputOptions;
 use crate::io::simulate::{at_destination, claim_out_dir, create, finish, write_error, write_json};
 use crate::io::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::Plan;
 use crate::util::table::{self, columns};
 
-/// Where and how a run is written (options that do not change the numbers).
-#[derive(Clone, Debug)]
-pub struct ColludeRunOptions {
-    /// Output directory.
-    pub out: PathBuf,
-    /// The directory was given explicitly: it must not exist yet (unless
-    /// `force`); a new one is claimed at once. A default one is replaced.
-    pub explicit_out: bool,
-    /// Replace an existing output directory.
-    pub force: bool,
-    /// Draw the figures.
-    pub plots: bool,
-    /// Cancellation and progress reports.
-    pub control: Control,
-}
-
 /// `timings.json` of `collude`.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct ColludeTimings {
+pub struct CollusionTimings {
     /// Worker threads.
     pub threads: usize,
     /// Seconds loading the graph.
@@ -94,9 +78,9 @@ pub fn write_audit_csv(
 /// atomically. Returns the summary and timings. On any error nothing is left
 /// behind (the staging directory is removed).
 pub fn collude_to_dir(
-    config: &ColludeConfig,
-    run: &ColludeRunOptions,
-) -> Result<(ColludeSummary, ColludeTimings)> {
+    config: &CollusionConfig,
+    run: &OutputOptions,
+) -> Result<(CollusionSummary, CollusionTimings)> {
     let done = collude_to_dir_on(config, run, &crate::exec::Local)?;
     Ok(done.expect("a local run merges and writes"))
 }
@@ -108,10 +92,10 @@ pub fn collude_to_dir(
 /// this process's owner chunks computed and sent, nothing is written, and
 /// the result is `None`.
 pub fn collude_to_dir_on(
-    config: &ColludeConfig,
-    run: &ColludeRunOptions,
+    config: &CollusionConfig,
+    run: &OutputOptions,
     exec: &impl crate::exec::Executor,
-) -> Result<Option<(ColludeSummary, ColludeTimings)>> {
+) -> Result<Option<(CollusionSummary, CollusionTimings)>> {
     if !exec.merges_here() {
         config.sim.check()?;
         let opts = config.options()?;
@@ -134,7 +118,7 @@ pub fn collude_to_dir_on(
     let dir = claim_out_dir(&run.out, run.explicit_out, run.force)?;
     let opts = config.options()?;
     let t0 = Instant::now();
-    let mut timings = ColludeTimings {
+    let mut timings = CollusionTimings {
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
@@ -167,7 +151,7 @@ pub fn collude_to_dir_on(
     write_audit_csv(&mut w, &plan, &result.results)
         .map_err(|e| write_error(&dir, "audit.csv", e))?;
     finish(&dir, w, "audit.csv")?;
-    let summary = summarize_collude(&config, &plan, &opts, &result);
+    let summary = summarize_collusion(&config, &plan, &opts, &result);
     write_json(&dir, "summary.json", &summary)?;
     timings.write_s = t.elapsed().as_secs_f64();
     if run.plots {
@@ -186,7 +170,7 @@ pub fn collude_to_dir_on(
 /// Reads the `config` object of a `summary.json` written by `collude` or by
 /// `simulate` (whose config lacks the collusion keys: they keep their
 /// defaults; its `owners` is kept).
-pub fn collude_config_from_summary(path: &Path) -> Result<ColludeConfig> {
+pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
     let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
@@ -197,7 +181,7 @@ pub fn collude_config_from_summary(path: &Path) -> Result<ColludeConfig> {
             "expected a summary.json with a \"config\" object",
         ));
     };
-    let mut c = ColludeConfig::default();
+    let mut c = CollusionConfig::default();
     let bad = |key: &str, e: serde_json::Error| {
         Error::input(path, 1, format!("invalid \"config\".{key}: {e}"))
     };
@@ -223,7 +207,7 @@ pub fn collude_config_from_summary(path: &Path) -> Result<ColludeConfig> {
 }
 
 /// The default output directory: `results/<graph stem>-collude`.
-pub fn collude_default_out_dir(config: &ColludeConfig) -> PathBuf {
+pub fn collude_default_out_dir(config: &CollusionConfig) -> PathBuf {
     let base = super::simulate::sim_default_out_dir(&config.sim);
     let name = base
         .file_name()

@@ -27,13 +27,13 @@ pub mod sweep_summary;
 pub mod utility;
 
 pub use collude::{
-    ColludeRunOptions, ColludeTimings, collude_config_from_summary, collude_default_out_dir,
-    collude_to_dir, collude_to_dir_on,
+    CollusionTimings, collude_config_from_summary, collude_default_out_dir, collude_to_dir,
+    collude_to_dir_on,
 };
 pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
 pub use release::{save_release, save_release_with};
 pub use simulate::{
-    RunOptions, Timings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir,
+    OutputOptions, SimTimings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir,
     simulate_to_dir_on, write_by_distance,
 };
 pub use summary::{ConfigEcho, SummaryFile};

@@ -10,7 +10,7 @@ use crate::exec::{Executor, Local};
 use crate::io::{RunFigures, check_plots_available, draw_run_figures};
 use crate::mechanism::Mechanism;
 use crate::post::Post;
-use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, Sinks, Summary, summarize};
+use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, SimSummary, Sinks, summarize};
 use crate::sim::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::util::table::{self, columns};
 use crate::util::{AtomicDir, Existing};
@@ -22,7 +22,7 @@ use std::time::Instant;
 
 /// How and where a run is written (options that do not change the numbers).
 #[derive(Clone, Debug)]
-pub struct RunOptions {
+pub struct OutputOptions {
     /// Output directory.
     pub out: PathBuf,
     /// The directory was given explicitly: it must not exist yet (unless
@@ -39,7 +39,7 @@ pub struct RunOptions {
 /// `timings.json` (kept apart so that every other file is a pure function of
 /// the configuration).
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Timings {
+pub struct SimTimings {
     /// Worker threads.
     pub threads: usize,
     /// Seconds loading the graph.
@@ -194,7 +194,10 @@ pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<A
 
 /// Loads the graph, runs the simulation and writes every output into
 /// `opts.out` atomically. Returns the summary and timings.
-pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary, Timings)> {
+pub fn simulate_to_dir(
+    config: &SimConfig,
+    opts: &OutputOptions,
+) -> Result<(SimSummary, SimTimings)> {
     let done = simulate_to_dir_on(config, opts, &Local)?;
     Ok(done.expect("a local run merges and writes"))
 }
@@ -206,9 +209,9 @@ pub fn simulate_to_dir(config: &SimConfig, opts: &RunOptions) -> Result<(Summary
 /// computed and sent, nothing is written, and the result is `None`.
 pub fn simulate_to_dir_on(
     config: &SimConfig,
-    opts: &RunOptions,
+    opts: &OutputOptions,
     exec: &impl Executor,
-) -> Result<Option<(Summary, Timings)>> {
+) -> Result<Option<(SimSummary, SimTimings)>> {
     // Everything that needs no graph, before the graph is read.
     config.check()?;
     if !exec.merges_here() {
@@ -220,7 +223,7 @@ pub fn simulate_to_dir_on(
     }
     let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
     let t0 = Instant::now();
-    let mut timings = Timings {
+    let mut timings = SimTimings {
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
@@ -304,7 +307,7 @@ pub fn simulate_to_dir_on(
 /// (deterministic, so the same chunks), its chunks computed and sent to
 /// process 0. The sinks are discarded here, but present exactly where
 /// process 0 has files, so every chunk formats the same rows.
-fn compute_elsewhere(config: &SimConfig, opts: &RunOptions, exec: &impl Executor) -> Result<()> {
+fn compute_elsewhere(config: &SimConfig, opts: &OutputOptions, exec: &impl Executor) -> Result<()> {
     // The view too: every process must cut the same graph.
     let graph = config.load_graph()?;
     let distances = Distances::new(&graph, config.distance, &config.distance_options)?;

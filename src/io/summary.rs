@@ -1,5 +1,5 @@
-//! `summary.json` read back. `simulate` writes a [`Summary`](super::Summary)
-//! and `collude` a [`ColludeSummary`](crate::collusion::ColludeSummary); both
+//! `summary.json` read back. `simulate` writes a [`SimSummary`](super::SimSummary)
+//! and `collude` a [`CollusionSummary`](crate::collusion::CollusionSummary); both
 //! begin with the same keys — tool, version, the configuration (collude's
 //! adds the collusion keys to simulate's), the privacy map, the values and the
 //! graph — and [`SummaryFile`] is those keys, typed. Every key is optional so
@@ -86,8 +86,8 @@ impl SummaryFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collusion::{ColludeConfig, ColludeSummary};
-    use crate::sim::{Counts, SimConfig, Summary};
+    use crate::collusion::{CollusionConfig, CollusionSummary};
+    use crate::sim::{Counts, SimConfig, SimSummary};
 
     fn map() -> MapSummary {
         MapSummary {
@@ -133,7 +133,7 @@ mod tests {
             distance: DistanceKind::ResistanceApprox,
             ..SimConfig::default()
         };
-        let sim = Summary {
+        let sim = SimSummary {
             tool: "privdiffuse",
             version: "9.9.9",
             config: config.clone(),
@@ -160,13 +160,13 @@ mod tests {
                 graph: Some(graph()),
             }
         );
-        let collude = ColludeSummary {
+        let collude = CollusionSummary {
             tool: "privdiffuse",
             command: "collude",
             version: "9.9.9",
-            config: ColludeConfig {
+            config: CollusionConfig {
                 sim: config.clone(),
-                ..ColludeConfig::default()
+                ..CollusionConfig::default()
             },
             eps_map: map(),
             values: "auto".into(),

@@ -6,7 +6,7 @@ use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::io::simulate::{RunOptions, claim_out_dir, create, finish, write_error, write_json};
+use crate::io::simulate::{OutputOptions, claim_out_dir, create, finish, write_error, write_json};
 use crate::util::fmt_f64;
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
@@ -121,7 +121,7 @@ pub fn write_recipients_csv(
 pub fn utility_to_dir(
     config: &UtilityConfig,
     recipients: bool,
-    opts: &RunOptions,
+    opts: &OutputOptions,
 ) -> Result<(UtilitySummary, UtilityTimings)> {
     let done = utility_to_dir_on(config, recipients, opts, &Local)?;
     Ok(done.expect("a local run merges and writes"))
@@ -149,7 +149,7 @@ fn load(config: &UtilityConfig) -> Result<Graph> {
 pub fn utility_to_dir_on(
     config: &UtilityConfig,
     recipients: bool,
-    opts: &RunOptions,
+    opts: &OutputOptions,
     exec: &impl Executor,
 ) -> Result<Option<(UtilitySummary, UtilityTimings)>> {
     config.check()?;

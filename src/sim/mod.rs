@@ -36,4 +36,4 @@ pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use plan::{Buckets, Plan};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Counts, MechanismTotal, SimResult, Sinks, simulate};
-pub use summary::{MapSummary, Summary, summarize, summarize_output};
+pub use summary::{MapSummary, SimSummary, summarize, summarize_output};

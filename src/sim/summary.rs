@@ -29,7 +29,7 @@ pub struct MapSummary {
 
 /// `summary.json`.
 #[derive(Clone, Debug, Serialize)]
-pub struct Summary {
+pub struct SimSummary {
     /// Always "privdiffuse".
     pub tool: &'static str,
     /// Crate version.
@@ -74,7 +74,7 @@ impl MapSummary {
 }
 
 /// Builds the summary of a finished run.
-pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
+pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> SimSummary {
     summary_of(
         plan.config(),
         MapSummary::of(plan),
@@ -91,7 +91,7 @@ pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> Summary {
 ///
 /// [`Simulation::run`]: super::Simulation::run
 /// [`SimOutput`]: crate::sim::SimOutput
-pub fn summarize_output(out: &crate::sim::SimOutput, graph: &Graph) -> Summary {
+pub fn summarize_output(out: &crate::sim::SimOutput, graph: &Graph) -> SimSummary {
     let (a, b) = out.map().exp_params().unzip();
     let observed = out.observed_distances();
     let eps_map = MapSummary {
@@ -122,7 +122,7 @@ fn summary_of(
     values: String,
     graph: &Graph,
     result: &SimResult,
-) -> Summary {
+) -> SimSummary {
     // One path per owner with recipients and replicate.
     let paths = ((result.counts.owners - result.counts.owners_without_recipients)
         * u64::from(config.replicates))
@@ -131,7 +131,7 @@ fn summary_of(
         .mechanism
         .mechanisms()
         .contains(&crate::mechanism::Mechanism::Correlated);
-    Summary {
+    SimSummary {
         tool: "privdiffuse",
         version: env!("CARGO_PKG_VERSION"),
         config: config.clone(),

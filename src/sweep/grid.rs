@@ -11,7 +11,7 @@
 //! runs; [`Grid::points`] builds every point's configuration.
 
 use crate::collusion::run::MAX_TRIALS;
-use crate::collusion::{Coalition, ColludeOptions, Estimator};
+use crate::collusion::{Coalition, CollusionOptions, Estimator};
 use crate::collusion::{DEFAULT_COMPOSITION_DELTA, DEFAULT_OWNERS, DEFAULT_TRIALS};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
@@ -112,7 +112,7 @@ pub struct Grid {
 #[derive(Clone, Debug)]
 pub struct ColludePoint {
     /// The runner's options.
-    pub options: ColludeOptions,
+    pub options: CollusionOptions,
 }
 
 /// One point of the grid: its index in grid order, its key values (one per
@@ -1059,7 +1059,7 @@ fn collude_point(keys: &[(&'static str, &str)]) -> Result<Option<ColludePoint>> 
             .map_err(|_| Error::param("composition_delta", s, "a number in (0, 1)"))?,
         None => DEFAULT_COMPOSITION_DELTA,
     };
-    let options = ColludeOptions {
+    let options = CollusionOptions {
         coalitions,
         estimators,
         trials,

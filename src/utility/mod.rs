@@ -1080,7 +1080,7 @@ impl<'a> UtilityPlan<'a> {
     /// [`run`](Self::run) on an executor: locally, or over a cluster where
     /// process `p` of `P` runs chunks `p, p + P, …` of every replicate on
     /// its threads (one [`Accumulators`] per thread, merged in the process),
-    /// and sends per replicate one [`ProcessShare`] — its per-recipient sums
+    /// and sends per replicate one [`PeerShare`] — its per-recipient sums
     /// and aggregates — to process 0, which adds the shares exactly as they
     /// arrive (so any split and any arrival order give the integers of a
     /// local run; at most one running sum per unfinished replicate is held)
@@ -1114,7 +1114,7 @@ impl<'a> UtilityPlan<'a> {
                 let mut first = None;
                 {
                     let this = &*self;
-                    let mut merge = |k: usize, share: ProcessShare| -> Result<()> {
+                    let mut merge = |k: usize, share: PeerShare| -> Result<()> {
                         let r = k / np;
                         let entry = match open.remove(&r) {
                             None => (share.acc, share.partial, 1),
@@ -1178,7 +1178,7 @@ impl<'a> UtilityPlan<'a> {
 /// (once, whatever its number of chunks and threads) and its chunks'
 /// aggregates.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ProcessShare {
+pub struct PeerShare {
     /// The process's per-recipient sums, its threads' merged.
     pub acc: Accumulators,
     /// Its chunks' aggregates.
@@ -1196,7 +1196,7 @@ struct ShareJob<'p, 'a> {
 
 impl ChunkJob for ShareJob<'_, '_> {
     type Worker = ();
-    type Partial = ProcessShare;
+    type Partial = PeerShare;
     fn chunks(&self) -> usize {
         self.processes * self.plan.config.replicates
     }
@@ -1214,7 +1214,7 @@ impl ChunkJob for ShareJob<'_, '_> {
     fn ordered(&self) -> bool {
         false
     }
-    fn run_chunk(&self, _: &mut (), index: usize) -> Result<ProcessShare> {
+    fn run_chunk(&self, _: &mut (), index: usize) -> Result<PeerShare> {
         let (r, p) = (index / self.processes, index % self.processes);
         let (acc, partial, _) = self.plan.run_replicate_below(
             r as u64,
@@ -1223,7 +1223,7 @@ impl ChunkJob for ShareJob<'_, '_> {
             None,
             (p, self.processes),
         )?;
-        Ok(ProcessShare { acc, partial })
+        Ok(PeerShare { acc, partial })
     }
 }
 

@@ -7,7 +7,7 @@
 //! z = 4.5 where dozens of intervals are checked at once.
 
 use privdiffuse::collusion::{
-    Coalition, CoalitionResult, ColludeOptions, ColludeResult, Estimator, collude,
+    Coalition, CoalitionResult, CollusionOptions, CollusionResult, Estimator, collude,
 };
 use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
 use privdiffuse::graph::Graph;
@@ -43,10 +43,10 @@ fn config(dim: usize, norm: Norm, mech: MechanismChoice, owners: &str) -> SimCon
     }
 }
 
-fn run(g: &Graph, cfg: &SimConfig, specs: &[&str], trials: usize) -> ColludeResult {
+fn run(g: &Graph, cfg: &SimConfig, specs: &[&str], trials: usize) -> CollusionResult {
     let d = Distances::new(g, DistanceKind::Hop, &DistanceOptions::default()).unwrap();
     let plan = Plan::new(cfg, g, &d).unwrap();
-    let opts = ColludeOptions {
+    let opts = CollusionOptions {
         coalitions: specs.iter().map(|s| Coalition::parse(s).unwrap()).collect(),
         estimators: Estimator::ALL.to_vec(),
         trials,
@@ -434,7 +434,7 @@ fn coalition_numbers_do_not_depend_on_list_position() {
     let first = run(&g, &cfg, &["random:m=10", "nearest:m=5", "far:min-d=3"], 40);
     let third = run(&g, &cfg, &["far:min-d=3", "random:m=20", "random:m=10"], 40);
     let alone = run(&g, &cfg, &["random:m=10"], 40);
-    let pick = |r: &ColludeResult, label: &str| -> Vec<CoalitionResult> {
+    let pick = |r: &CollusionResult, label: &str| -> Vec<CoalitionResult> {
         r.results
             .iter()
             .filter(|c| c.label == label)
@@ -479,7 +479,7 @@ fn random_coalitions_of_different_sizes_draw_apart() {
 /// A spec listed twice, even spelled differently, is refused by name.
 #[test]
 fn a_coalition_listed_twice_is_refused() {
-    let opts = ColludeOptions {
+    let opts = CollusionOptions {
         coalitions: vec![
             Coalition::parse("random:m=10").unwrap(),
             Coalition::parse("random: m=10").unwrap(),

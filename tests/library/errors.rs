@@ -3,7 +3,7 @@
 //! `eps_min`), and the command line maps them to its flags in one place
 //! (`src/cli/flags.rs`).
 
-use privdiffuse::collusion::{ColludeOptions, collude};
+use privdiffuse::collusion::{CollusionOptions, collude};
 use privdiffuse::distance::Distances;
 use privdiffuse::io::{PlotSpec, SweepOptions, run_sweep};
 use privdiffuse::sim::{Plan, SimConfig};
@@ -188,7 +188,7 @@ fn no_library_error_names_a_flag() {
                 graph: PathBuf::from("nowhere/geometric150.edges"),
                 ..SimConfig::default()
             },
-            &privdiffuse::io::RunOptions {
+            &privdiffuse::io::OutputOptions {
                 out: d.join("run"),
                 explicit_out: true,
                 force: false,
@@ -203,7 +203,7 @@ fn no_library_error_names_a_flag() {
         "non-empty out",
         privdiffuse::io::simulate_to_dir(
             &SimConfig::default(),
-            &privdiffuse::io::RunOptions {
+            &privdiffuse::io::OutputOptions {
                 out: d.clone(),
                 explicit_out: true,
                 force: false,
@@ -228,7 +228,7 @@ fn no_library_error_names_a_flag() {
     };
     // The plan is fine (hop 1 overflows only at answer time); the members' ε is not.
     if let Ok(plan) = Plan::new(&cfg, &karate, &dist) {
-        let opts = ColludeOptions {
+        let opts = CollusionOptions {
             coalitions: vec![Coalition::nearest(2).unwrap()],
             estimators: vec![Estimator::Best],
             trials: 2,
