@@ -1,0 +1,532 @@
+//! CSV files with one serde row type each: the type's field names are the
+//! file's columns, in order, and the same type is what the writer serialises
+//! and the reader deserialises, so a format exists once.
+//!
+//! * A trailing vector field (`v: Vec<f64>`) is written as columns
+//!   `v1..vn` ([`CsvRow::VECTOR`]): records flatten sequences, but serde
+//!   cannot name a sequence's elements, so headers come from [`columns`]
+//!   (the field names, the vector expanded) and are never derived from a row.
+//! * An optional column (`#[serde(skip_serializing_if = "Option::is_none")]`,
+//!   listed in [`CsvRow::OPTIONAL`]) is left out of a file whose rows all
+//!   lack it; a reader then reads it as `None`.
+//! * Readers find columns by name (any order, extra columns ignored, so the
+//!   writers may grow), accept any `n` of a vector, and report
+//!   `file:line: column 'x': expected …, found '…'`.
+//! * Writing goes through this module's own serde serializer ([`Records`]):
+//!   floats in shortest round-trip form (the csv crate's serializer would
+//!   write `15.0` and `1e-7`), [`push_field`]'s quoting, and the speed of
+//!   hand-formatted text (`responses.csv` can have tens of millions of rows).
+//!   Reading goes through the csv crate (`str::parse` for numbers).
+//!
+//! Leaf module: it knows serde and csv, nothing of privdiffuse.
+
+use super::file_error::{PathIoError, TableError, input};
+use super::lines::LineLimit;
+use super::num::write_f64;
+use serde::de::{self, DeserializeOwned, Visitor};
+use serde::{Serialize, ser};
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+mod cells;
+mod read;
+
+pub use cells::*;
+pub use read::*;
+
+/// A row type of one CSV file.
+pub trait CsvRow: Serialize + DeserializeOwned {
+    /// The name of a last field holding a vector, written as the columns
+    /// `{name}1..{name}n`.
+    const VECTOR: Option<&'static str> = None;
+    /// When not empty, the [`CsvRow::VECTOR`] field holds several vectors of
+    /// one width `n`, concatenated: written as `{part}1..{part}n` for each
+    /// part in turn (`u1..un,raw1..rawn,y1..yn`). A vector field listed in
+    /// [`CsvRow::OPTIONAL`] reads as empty from a file without its columns.
+    const VECTOR_PARTS: &'static [&'static str] = &[];
+    /// Fields a file may lack (read as empty cells, i.e. `None`).
+    const OPTIONAL: &'static [&'static str] = &[];
+    /// Fields documented to hold `inf` (e.g. the distance of unreachable
+    /// members). Every other number must be finite.
+    const INFINITE: &'static [&'static str] = &[];
+    /// Fields documented to hold `NaN` (e.g. a standard error from one
+    /// owner). Every other number must be a number.
+    const UNDEFINED: &'static [&'static str] = &[];
+
+    /// Whether this row may hold the non-finite `value` in `field`: `+inf`
+    /// in an [`CsvRow::INFINITE`] field, `NaN` in an [`CsvRow::UNDEFINED`]
+    /// one. Row types whose rule depends on other fields (an empty
+    /// coalition's statistics are all `NaN`) override it. Writers refuse
+    /// other non-finite numbers ([`Records::push_row`]) and readers too
+    /// ([`Reader::rows`]).
+    fn allows(&self, field: &str, value: f64) -> bool {
+        (value == f64::INFINITY && Self::INFINITE.contains(&field))
+            || (value.is_nan() && Self::UNDEFINED.contains(&field))
+    }
+}
+
+/// The message of a non-finite number in a field that promises one.
+pub fn not_finite(field: &str, value: f64) -> String {
+    format!("column '{field}': expected a finite number, found '{value}'")
+}
+
+/// The field names of a struct, as serde sees them (renames applied).
+pub fn fields<T: DeserializeOwned>() -> &'static [&'static str] {
+    let mut names = FieldNames(&[]);
+    let _ = T::deserialize(&mut names);
+    names.0
+}
+
+/// A deserializer that only records the field list a struct asks for.
+struct FieldNames(&'static [&'static str]);
+
+impl<'de> de::Deserializer<'de> for &mut FieldNames {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        Err(de::Error::custom("field names recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The header of a file of `T` rows: its fields, the vector as `n` columns,
+/// without the fields in `leave_out` (optional ones this file does not have).
+pub fn columns<T: CsvRow>(n: usize, leave_out: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for &f in fields::<T>() {
+        if leave_out.contains(&f) {
+            continue;
+        }
+        if T::VECTOR == Some(f) {
+            if T::VECTOR_PARTS.is_empty() {
+                out.extend((1..=n).map(|i| format!("{f}{i}")));
+            } else {
+                for p in T::VECTOR_PARTS {
+                    out.extend((1..=n).map(|i| format!("{p}{i}")));
+                }
+            }
+        } else {
+            out.push(f.to_string());
+        }
+    }
+    out
+}
+
+impl std::error::Error for RowError {}
+
+/// CSV records as text in memory, each ending in `\n`. A row is anything
+/// serde can flatten to a sequence of cells: a row struct, a tuple of cells
+/// and rows, a slice of strings. Cells are quoted only when they hold a
+/// comma, a quote or a line break (RFC 4180, quotes doubled), numbers are
+/// written with `Display` (floats in shortest round-trip form: `15`,
+/// `0.0000001`, `inf`, `NaN`), `None` and `()` as empty cells, unit enum
+/// variants by name. Every record must have as many cells as the first.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(from = "String", into = "String")]
+pub struct Records {
+    text: String,
+    width: Option<usize>,
+}
+
+impl From<String> for Records {
+    fn from(text: String) -> Records {
+        Records::from_text(text)
+    }
+}
+
+impl From<Records> for String {
+    fn from(r: Records) -> String {
+        r.text
+    }
+}
+
+impl Records {
+    /// No records yet.
+    pub fn new() -> Records {
+        Records::default()
+    }
+
+    /// Records already formatted (each line a record ending in `\n`), e.g.
+    /// received from another process.
+    pub fn from_text(text: String) -> Records {
+        Records { text, width: None }
+    }
+
+    /// Appends one record.
+    #[inline]
+    pub fn push<T: Serialize + ?Sized>(&mut self, row: &T) -> io::Result<()> {
+        self.push_with(row, None, &[])
+    }
+
+    /// Appends one row of a file, refusing a non-finite number in a field
+    /// that promises one ([`CsvRow::allows`]): an error of kind
+    /// `InvalidData` naming the column, and nothing appended.
+    #[inline]
+    pub fn push_row<T: CsvRow>(&mut self, row: &T) -> io::Result<()> {
+        self.push_with(row, Some(&|f, v| row.allows(f, v)), T::VECTOR_PARTS)
+    }
+
+    #[inline]
+    fn push_with<T: Serialize + ?Sized>(
+        &mut self,
+        row: &T,
+        allow: Option<&Allow<'_>>,
+        parts: &'static [&'static str],
+    ) -> io::Result<()> {
+        let start = self.text.len();
+        let mut cells = Cells {
+            text: &mut self.text,
+            count: 0,
+            allow,
+            field: "",
+            elem: 0,
+            bound: f64::INFINITY,
+            parts,
+            seq_len: 0,
+        };
+        let r = row.serialize(&mut cells);
+        let count = cells.count;
+        if let Err(e) = r {
+            self.text.truncate(start);
+            let kind = if e.0.contains("expected a finite number") {
+                io::ErrorKind::InvalidData
+            } else {
+                io::ErrorKind::Other
+            };
+            return Err(io::Error::new(kind, e));
+        }
+        if *self.width.get_or_insert(count) != count {
+            self.text.truncate(start);
+            return Err(io::Error::other(format!(
+                "a record of {count} fields after records of {}",
+                self.width.unwrap_or(0)
+            )));
+        }
+        if count == 1 && self.text.len() == start {
+            // A lone empty cell would read as an empty line.
+            self.text.push_str("\"\"");
+        }
+        self.text.push('\n');
+        Ok(())
+    }
+
+    /// The text so far.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Bytes of text so far.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// No text yet.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Forgets the text (the record width stays).
+    pub fn clear(&mut self) {
+        self.text.clear();
+    }
+
+    /// The text.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+}
+
+/// Writes records to `W` in blocks.
+pub struct Writer<W: io::Write> {
+    out: W,
+    records: Records,
+}
+
+impl<W: io::Write> Writer<W> {
+    /// A writer without header.
+    pub fn new(out: W) -> Self {
+        Writer {
+            out,
+            records: Records::new(),
+        }
+    }
+
+    /// A writer that first writes `header`.
+    pub fn with_header<I, S>(out: W, header: I) -> io::Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut w = Writer::new(out);
+        let names: Vec<S> = header.into_iter().collect();
+        let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+        w.records.push(&names)?;
+        Ok(w)
+    }
+
+    /// Writes one row (see [`Records`]; non-finite numbers only where
+    /// [`CsvRow::allows`] them).
+    #[inline]
+    pub fn row<T: CsvRow>(&mut self, row: &T) -> io::Result<()> {
+        self.records.push_row(row)?;
+        if self.records.len() >= 1 << 16 {
+            self.out.write_all(self.records.as_str().as_bytes())?;
+            self.records.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes what is buffered and returns the destination.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.write_all(self.records.as_str().as_bytes())?;
+        Ok(self.out)
+    }
+}
+
+/// One record as CSV text without its line break (for files kept as lines).
+pub fn line<T: Serialize + ?Sized>(record: &T) -> io::Result<String> {
+    let mut r = Records::new();
+    r.push(record)?;
+    let mut text = r.into_string();
+    text.pop();
+    Ok(text)
+}
+
+impl ser::Serializer for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = ser::Impossible<(), RowError>;
+    type SerializeMap = ser::Impossible<(), RowError>;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = ser::Impossible<(), RowError>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), RowError> {
+        self.display(v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), RowError> {
+        self.display(v)
+    }
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<(), RowError> {
+        let column = || {
+            if self.elem > 0 && !self.parts.is_empty() && self.seq_len >= self.parts.len() {
+                let n = self.seq_len / self.parts.len();
+                let k = ((self.elem - 1) / n).min(self.parts.len() - 1);
+                format!("{}{}", self.parts[k], self.elem - k * n)
+            } else if self.elem > 0 {
+                format!("{}{}", self.field, self.elem)
+            } else {
+                self.field.to_string()
+            }
+        };
+        if !v.is_finite()
+            && let Some(allow) = self.allow
+            && !allow(self.field, v)
+        {
+            return Err(RowError(not_finite(&column(), v)));
+        }
+        if v.is_finite() && v.abs() > self.bound {
+            return Err(RowError(format!(
+                "column '{}': expected a number within ±{:e}, found '{v:e}'",
+                column(),
+                self.bound
+            )));
+        }
+        self.start();
+        write_f64(self.text, v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), RowError> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<(), RowError> {
+        self.start();
+        push_field(self.text, v);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), RowError> {
+        let s = std::str::from_utf8(v).map_err(|e| RowError(e.to_string()))?;
+        self.serialize_str(s)
+    }
+    fn serialize_none(self) -> Result<(), RowError> {
+        self.start();
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), RowError> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), RowError> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), RowError> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), RowError> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<(), RowError> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        v: &T,
+    ) -> Result<(), RowError> {
+        v.serialize(self)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Self, RowError> {
+        self.seq_len = len.unwrap_or(0);
+        Ok(self)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, RowError> {
+        Err(RowError(
+            "a CSV cell cannot hold an enum tuple variant".into(),
+        ))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
+        Err(RowError("a CSV record cannot hold a map".into()))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
+        Ok(self)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, RowError> {
+        Err(RowError(
+            "a CSV cell cannot hold an enum struct variant".into(),
+        ))
+    }
+}
+
+impl ser::SerializeSeq for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    #[inline]
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        self.elem += 1;
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for &mut Cells<'_> {
+    type Ok = ();
+    type Error = RowError;
+    #[inline]
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        v: &T,
+    ) -> Result<(), RowError> {
+        self.field = name;
+        self.elem = 0;
+        v.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), RowError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

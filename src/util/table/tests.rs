@@ -1,0 +1,215 @@
+use super::*;
+use crate::util::fmt_f64;
+use proptest::prelude::*;
+use serde::Deserialize;
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Demo {
+    id: String,
+    count: u64,
+    x: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<f64>,
+    v: Vec<f64>,
+}
+
+impl CsvRow for Demo {
+    const VECTOR: Option<&'static str> = Some("v");
+    const OPTIONAL: &'static [&'static str] = &["note"];
+    const INFINITE: &'static [&'static str] = &["v"];
+    const UNDEFINED: &'static [&'static str] = &["v"];
+}
+
+#[test]
+fn non_finite_numbers_only_where_documented() {
+    let row = |x: f64, v: f64| Demo {
+        id: "a".into(),
+        count: 1,
+        x,
+        note: None,
+        v: vec![v],
+    };
+    let mut w = Writer::with_header(Vec::new(), columns::<Demo>(1, &["note"])).unwrap();
+    // `v` documents inf and NaN; `x` documents neither; -inf is never allowed.
+    w.row(&row(1.0, f64::INFINITY)).unwrap();
+    w.row(&row(1.0, f64::NAN)).unwrap();
+    for (x, v) in [
+        (f64::NAN, 0.0),
+        (f64::INFINITY, 0.0),
+        (1.0, f64::NEG_INFINITY),
+    ] {
+        let e = w.row(&row(x, v)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("expected a finite number"), "{e}");
+    }
+    let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    assert_eq!(text, "id,count,x,v1\na,1,1,inf\na,1,1,NaN\n");
+    // Readers keep the same promise, naming file, line and column.
+    let p = scratch("nonfinite", "id,count,x,v1\na,1,1,inf\nb,2,-inf,0\n");
+    let m = read(&p).unwrap_err().to_string();
+    assert!(
+        m.ends_with(":3: column 'x': expected a finite number, found '-inf'"),
+        "{m}"
+    );
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("privdiffuse-table-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn read(p: &Path) -> Result<Vec<(usize, Demo)>, TableError> {
+    let mut out = Vec::new();
+    Reader::open(p)?.rows(&[], |line, r| {
+        out.push((line, r));
+        Ok::<_, TableError>(())
+    })?;
+    Ok(out)
+}
+
+#[test]
+fn field_names_and_headers() {
+    assert_eq!(fields::<Demo>(), ["id", "count", "x", "note", "v"]);
+    assert_eq!(
+        columns::<Demo>(2, &["note"]),
+        ["id", "count", "x", "v1", "v2"]
+    );
+}
+
+#[test]
+fn writes_shortest_floats_and_reads_them_back() {
+    let rows = [
+        Demo {
+            id: "a,b".into(),
+            count: 3,
+            x: 15.0,
+            note: None,
+            v: vec![1e-7, f64::INFINITY, f64::NAN],
+        },
+        Demo {
+            id: "q\"".into(),
+            count: 0,
+            x: -0.5,
+            note: None,
+            v: vec![0.1, 2.0, -3.0],
+        },
+    ];
+    let mut w = Writer::with_header(Vec::new(), columns::<Demo>(3, &["note"])).unwrap();
+    for r in &rows {
+        w.row(r).unwrap();
+    }
+    let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    assert_eq!(
+        text,
+        "id,count,x,v1,v2,v3\n\"a,b\",3,15,0.0000001,inf,NaN\n\"q\"\"\",0,-0.5,0.1,2,-3\n"
+    );
+    // Reordered columns, an extra one, the optional one present.
+    let p = scratch("back", &text);
+    let back = read(&p).unwrap();
+    assert_eq!(back[0].0, 2);
+    assert_eq!(back[1].1, rows[1]);
+    assert!(back[0].1.v[2].is_nan());
+    let p2 = scratch("order", "v1,extra,x,note,count,id\n4,zz,1,2.5,7,k\n");
+    let r = read(&p2).unwrap();
+    assert_eq!(
+        r[0].1,
+        Demo {
+            id: "k".into(),
+            count: 7,
+            x: 1.0,
+            note: Some(2.5),
+            v: vec![4.0]
+        }
+    );
+    std::fs::remove_file(p).unwrap();
+    std::fs::remove_file(p2).unwrap();
+}
+
+#[test]
+fn text_reads_back_exactly_and_files_are_trimmed() {
+    let text = "id,count,x,v1\n a ,1,2,3\n\" b\",4,5,6\n";
+    let rows: Vec<Demo> = Reader::from_text("kept", text).unwrap().collect().unwrap();
+    assert_eq!(rows[0].id, " a ");
+    assert_eq!(rows[1].id, " b");
+    assert_eq!(rows[1].v, [6.0]);
+    let p = scratch("trim", text);
+    assert_eq!(read(&p).unwrap()[0].1.id, "a");
+    std::fs::remove_file(p).unwrap();
+    let m = Reader::from_text("kept.csv", "id,count,x,v1\na,1,y,3\n")
+        .unwrap()
+        .collect::<Demo>()
+        .unwrap_err()
+        .to_string();
+    assert_eq!(m, "kept.csv:2: column 'x': expected a number, found 'y'");
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let msg = |text: &str| {
+        let p = scratch("err", text);
+        let m = read(&p).unwrap_err().to_string();
+        std::fs::remove_file(p).unwrap();
+        m
+    };
+    let m = msg("id,count,x,v1\na,1,2,3\nb,1,abc,3\n");
+    assert!(
+        m.ends_with(":3: column 'x': expected a number, found 'abc'"),
+        "{m}"
+    );
+    let m = msg("id,count,x,v1,v2\na,-1,2,3,4\n");
+    assert!(
+        m.ends_with(":2: column 'count': expected a non-negative integer, found '-1'"),
+        "{m}"
+    );
+    let m = msg("id,count,x,v1,v2\na,1,2,3,x\n");
+    assert!(
+        m.contains("column 'v2': expected a number, found 'x'"),
+        "{m}"
+    );
+    let m = msg("id,cnt,x,v1\n");
+    assert!(
+        m.ends_with(":1: missing column 'count': expected a header with id,count,x,v1..vn, found 'id,cnt,x,v1'"),
+        "{m}"
+    );
+    let m = msg("id,count,x\n");
+    assert!(m.contains("missing column 'v1'"), "{m}");
+    let m = msg("id,count,x,v1\na,1,2\n");
+    assert!(
+        m.contains(":2: expected 4 fields (as in the header), found 3"),
+        "{m}"
+    );
+}
+
+proptest! {
+    #[test]
+    fn floats_are_written_as_display(bits in any::<u64>(), label in "[a-z,\"]{0,4}") {
+        let x = f64::from_bits(bits);
+        let mut want = String::new();
+        push_field(&mut want, &label);
+        want.push(',');
+        want.push_str(&fmt_f64(x));
+        prop_assert_eq!(line(&(&label, x)).unwrap(), want);
+    }
+}
+
+#[test]
+fn records_keep_their_width() {
+    let mut r = Records::new();
+    r.push(&("a", 1u64, None::<f64>)).unwrap();
+    assert!(r.push(&("a", 1u64)).is_err());
+    r.push(&((), "x\ny", Some(1e-7))).unwrap();
+    assert_eq!(r.as_str(), "a,1,\n,\"x\ny\",0.0000001\n");
+    let mut one = Records::new();
+    one.push(&[""]).unwrap();
+    assert_eq!(one.as_str(), "\"\"\n");
+    assert!(line(&std::collections::HashMap::from([(1, 2)])).is_err());
+}
+
+#[test]
+fn lines_and_cells_round_trip() {
+    let fields = ["exp:a=4,b=1", "plain", "say \"hi\"", "", "d∈[1, 2]"];
+    let l = line(&fields).unwrap();
+    assert_eq!(l, "\"exp:a=4,b=1\",plain,\"say \"\"hi\"\"\",,\"d∈[1, 2]\"");
+    assert_eq!(cells(&l), fields);
+}
