@@ -22,9 +22,17 @@ fn main() -> ExitCode {
     let matches = match Cli::command().version(VERSION).try_get_matches() {
         Ok(m) => m,
         Err(e) if !e.use_stderr() => {
-            // --help, --version: printed as clap lays them out.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help, --version: printed as clap lays them out; a reader that
+            // left (`| head`) is no error, a full or broken stdout is.
+            use std::io::Write as _;
+            return match e.print().and_then(|()| std::io::stdout().flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(w) => {
+                    eprintln!("error: <stdout>: {w}");
+                    ExitCode::from(1)
+                }
+            };
         }
         Err(e) => return usage_error(&e),
     };

@@ -56,6 +56,14 @@ pub struct ColludeArgs {
     /// [default: 20, or all nodes on a smaller graph]
     #[arg(long, value_name = "SPEC", display_order = 160)]
     owners: Option<Owners>,
+    /// One owner by node id (repeatable; instead of --owners)
+    #[arg(
+        long,
+        value_name = "ID",
+        conflicts_with = "owners",
+        display_order = 161
+    )]
+    owner: Vec<String>,
     /// A coalition (repeatable): far:min-d=X | band:d=X | random:m=M[,min-d=X] |
     /// nearest:m=M | sybil:m=M,d=X | file:PATH (required unless --config gives some)
     #[arg(
@@ -119,7 +127,9 @@ impl ColludeArgs {
             None => CollusionConfig::default(),
         };
         self.sim.apply(&mut c.sim);
-        if let Some(v) = &self.owners {
+        if !self.owner.is_empty() {
+            c.sim.owners = Owners::Ids(self.owner.clone());
+        } else if let Some(v) = &self.owners {
             c.sim.owners = v.clone();
         }
         if !self.coalitions.is_empty() {

@@ -4,7 +4,7 @@ use super::Output;
 use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
 use privdiffuse::graph::{Graph, LoadOptions};
 use privdiffuse::util::write_f64;
-use privdiffuse::{Error, Result};
+use privdiffuse::{Error, Owners, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -37,9 +37,14 @@ pub struct DistancesArgs {
     /// --resistance-cap nodes) or resistance-approx (JL sketch, any size).
     #[arg(long, value_name = "KIND")]
     pub distance: DistanceKind,
-    /// Comma-separated owner ids as written in the edge list, e.g. `0,33`.
-    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',', required = true)]
-    pub owners: Vec<String>,
+    /// Owners: all | ID,ID,... (ids as written in the edge list, e.g. `0,33`;
+    /// one id: `42,` or --owner 42). A bare number N is refused: it means N
+    /// sampled owners elsewhere and node N here.
+    #[arg(long, value_name = "SPEC", required_unless_present = "owner")]
+    pub owners: Option<Owners>,
+    /// One owner by node id (repeatable; instead of --owners)
+    #[arg(long, value_name = "ID", conflicts_with = "owners")]
+    pub owner: Vec<String>,
     /// Output CSV file (written atomically; an existing FILE is refused
     /// without --force); standard output if omitted or `-`.
     #[arg(long, value_name = "FILE")]
@@ -107,7 +112,26 @@ pub fn run(args: DistancesArgs) -> anyhow::Result<()> {
     if let Some(w) = g.dropped().warning() {
         eprintln!("{w}");
     }
-    let owners = owner_indices(&g, &args.owners, &args.graph)?;
+    let owners = match (&args.owners, args.owner.is_empty()) {
+        (_, false) => owner_indices(&g, &args.owner, &args.graph)?,
+        (Some(Owners::All), true) => (0..g.n() as u32).collect(),
+        (Some(Owners::Ids(ids)), true) => owner_indices(&g, ids, &args.graph)?,
+        (Some(Owners::Count(n)), true) => {
+            return Err(Error::param(
+                "owners",
+                n,
+                format!(
+                    "all or a list of ids: write `--owner {n}` (or `--owners {n},`) for node \
+                     {n}; a bare number means {n} sampled owners in simulate, which distances \
+                     does not draw"
+                ),
+            )
+            .into());
+        }
+        (None, true) => {
+            return Err(Error::param("owners", "(missing)", "--owners SPEC or --owner ID").into());
+        }
+    };
     let opts = DistanceOptions {
         resistance_cap: args.resistance_cap,
         approx_k: args.approx_k,

@@ -35,6 +35,14 @@ pub struct UtilityArgs {
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
     #[arg(long, value_name = "SPEC", display_order = 160)]
     owners: Option<Owners>,
+    /// One owner by node id (repeatable; instead of --owners)
+    #[arg(
+        long,
+        value_name = "ID",
+        conflicts_with = "owners",
+        display_order = 161
+    )]
+    owner: Vec<String>,
     /// Hops within which the access scheme sees exact values [default: 1]
     #[arg(long, value_name = "R", display_order = 161)]
     access_radius: Option<u32>,
@@ -80,7 +88,9 @@ impl UtilityArgs {
         if let Some(v) = &self.post {
             c.sim.post = *v;
         }
-        if let Some(v) = &self.owners {
+        if !self.owner.is_empty() {
+            c.sim.owners = Owners::Ids(self.owner.clone());
+        } else if let Some(v) = &self.owners {
             c.sim.owners = v.clone();
         }
         if let Some(r) = self.access_radius {

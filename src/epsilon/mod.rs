@@ -279,7 +279,7 @@ impl EpsilonMap {
                 "finite distances (are any recipients reachable?)",
             ));
         }
-        Ok(EpsilonMap {
+        let map = EpsilonMap {
             shape: Shape::Resolved {
                 lo,
                 hi,
@@ -288,7 +288,23 @@ impl EpsilonMap {
             },
             eps_min: self.eps_min,
             eps_max: self.eps_max,
-        })
+        };
+        // Distances so close (sub-normal edge lengths) that the slope
+        // ln(hi/lo)/(d_max − d_min) overflows: no finite map to record.
+        if let Some((a, b)) = map.exp_params()
+            && !(a.is_finite() && b.is_finite())
+        {
+            return Err(Error::param(
+                "eps",
+                self.spec(),
+                format!(
+                    "a map that resolves to finite exp:a,b over the observed distances \
+                     {d_min:e}..{d_max:e} (here b = ln({hi}/{lo})/(d_max − d_min) = {b}): \
+                     rescale the edge lengths or give an explicit map such as exp:a=A,b=B"
+                ),
+            ));
+        }
+        Ok(map)
     }
 
     /// For a resolved range: the equivalent `exp:a=..,b=..` parameters.

@@ -149,3 +149,13 @@ fn spec_round_trips() {
         assert_eq!(EpsilonMap::parse(&m.spec()).unwrap(), m);
     }
 }
+
+#[test]
+fn a_range_over_subnormal_distances_is_refused_naming_eps() {
+    let m = EpsilonMap::range(0.5, 15.0).unwrap();
+    let e = m.resolve(5e-324, 5e-323).unwrap_err().to_string();
+    assert!(e.contains("eps") && e.contains("finite"), "{e}");
+    // Ordinary distances resolve, and the recorded parameters are finite.
+    let (a, b) = m.resolve(1.0, 9.0).unwrap().exp_params().unwrap();
+    assert!(a.is_finite() && b.is_finite());
+}

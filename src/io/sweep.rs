@@ -433,6 +433,27 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         Existing::for_out(opts.explicit_out, opts.force)
     };
     let progress_path = side_file(out, "progress");
+    // `--out s.progress` would be its own progress file (and `s.timings.csv`
+    // its own timings): refused before anything is claimed.
+    if let Some(clash) = std::iter::once(progress_path.clone())
+        .chain(side_outputs(out, opts.plot.is_some()))
+        .find(|p| p == out)
+    {
+        return Err(Error::param(
+            "out",
+            out.display(),
+            format!(
+                "a CSV file other than its own side files ({} is where the sweep keeps \
+                 {}): name it STEM.csv",
+                clash.display(),
+                if clash == progress_path {
+                    "its progress"
+                } else {
+                    "another of its outputs"
+                }
+            ),
+        ));
+    }
     if existing == Existing::Refuse {
         crate::util::atomic::check_new(out, existing)?;
         for p in side_outputs(out, opts.plot.is_some()) {

@@ -98,7 +98,7 @@ fn resistance_to_a_file() {
             "distances",
             "--distance",
             "resistance",
-            "--owners",
+            "--owner",
             "5",
             "--graph",
         ])
@@ -161,7 +161,7 @@ fn resistance_on_a_directed_graph_is_refused() {
             "--distance",
             "resistance",
             "--directed",
-            "--owners",
+            "--owner",
             "0",
             "--graph",
         ])
@@ -176,7 +176,7 @@ fn resistance_on_a_directed_graph_is_refused() {
             "--distance",
             "hop",
             "--directed",
-            "--owners",
+            "--owner",
             "33",
             "--graph",
         ])
@@ -192,11 +192,52 @@ fn bad_kind_is_a_usage_error() {
             "distances",
             "--distance",
             "euclid",
-            "--owners",
+            "--owner",
             "0",
             "--graph",
         ])
         .arg(golden("karate.edges")));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("resistance-approx"));
+}
+
+#[test]
+fn a_bare_number_of_owners_is_refused_naming_both_readings() {
+    // `simulate --owners 42` samples 42 owners; `distances --owners 42`
+    // meant node 42. One syntax everywhere, and no silent switch.
+    let o = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+        .env_remove("RUST_BACKTRACE")
+        .args([
+            "distances",
+            "--graph",
+            "data/karate.edges",
+            "--distance",
+            "hop",
+        ])
+        .args(["--owners", "5"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("--owner 5") && e.contains("--owners 5,"), "{e}");
+    // Both spellings of the single owner give the same rows; `all` is every
+    // node as a source.
+    let rows = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+            .args([
+                "distances",
+                "--graph",
+                "data/karate.edges",
+                "--distance",
+                "hop",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert_eq!(rows(&["--owner", "5"]), rows(&["--owners", "5,"]));
+    assert_eq!(rows(&["--owners", "all"]).lines().count(), 1 + 34 * 33);
 }

@@ -327,7 +327,7 @@ fn lengths_that_would_overflow_a_distance_are_refused_naming_the_edge() {
             g.to_str().unwrap(),
             "--distance",
             kind,
-            "--owners",
+            "--owner",
             "a",
         ]);
         let e = stderr(&o);
@@ -358,7 +358,7 @@ fn lengths_that_would_overflow_a_distance_are_refused_naming_the_edge() {
         g.to_str().unwrap(),
         "--distance",
         "weighted",
-        "--owners",
+        "--owner",
         "a",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -524,5 +524,36 @@ fn figures_refuse_non_finite_coordinates_and_never_hang() {
         );
         let _ = fs::remove_file(&png);
     }
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_range_map_over_subnormal_lengths_is_refused_naming_eps() {
+    // 5e-324 on every edge of a 10-edge chain: the range map's slope
+    // ln(15/0.5)/(d_max − d_min) overflowed and summary.json said
+    // "exp:a=inf,b=inf" with exit 0.
+    let d = scratch("subnormal");
+    let g = d.join("chain.edges");
+    let text: String = (0..10).map(|i| format!("{i} {} 5e-324\n", i + 1)).collect();
+    fs::write(&g, text).unwrap();
+    let out = d.join("run");
+    let o = run(&[
+        "simulate",
+        "--graph",
+        g.to_str().unwrap(),
+        "--distance",
+        "weighted",
+        "--dim",
+        "1",
+        "--no-plots",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("eps") && e.contains("range:0.5..15"), "{e}");
+    assert!(!out.exists(), "left an output behind");
     fs::remove_dir_all(&d).unwrap();
 }

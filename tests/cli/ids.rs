@@ -70,7 +70,7 @@ fn edge_list_and_node_list_agree_on_zero_padded_ids() {
             "fam.nodes",
             "--distance",
             "hop",
-            "--owners",
+            "--owner",
             "007",
         ],
     );
@@ -182,7 +182,7 @@ fn all_integer_files_keep_their_numbering() {
             "g.edges",
             "--distance",
             "hop",
-            "--owners",
+            "--owner",
             "2",
         ],
     );

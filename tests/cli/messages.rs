@@ -282,3 +282,36 @@ fn a_full_disk_names_the_file_being_written() {
         assert!(!err.contains(".tmp"), "staging path in {err}");
     }
 }
+
+/// `--help` and `--version` into a full device fail with one line (the text
+/// was lost); a reader that leaves early (`| head`) is no error.
+#[test]
+fn help_into_a_full_device_is_an_error() {
+    if !Path::new("/dev/full").exists() {
+        crate::skip::skipped("/dev/full absent");
+        return;
+    }
+    for args in [
+        &["simulate", "--help"][..],
+        &["generate", "--help"],
+        &["--help"],
+        &["--version"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = bin().args(args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.matches('\n').count(), 1, "{args:?}: {err:?}");
+        assert!(err.starts_with("error: <stdout>: "), "{args:?}: {err}");
+    }
+    let mut child = bin()
+        .args(["simulate", "--help"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader leaves at once
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

@@ -364,7 +364,7 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
         ),
         "relax" => (s(&["relax", "--value", "1", "--eps", "1"]), out_file("csv")),
         "distances" => (
-            s(&["distances", "--graph", &karate, "--owners", "0"]),
+            s(&["distances", "--graph", &karate, "--owner", "0"]),
             out_file("csv"),
         ),
         "generate geometric" => (

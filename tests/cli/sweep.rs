@@ -242,3 +242,18 @@ fn plot_kind_sweep_redraws_from_the_csv() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn an_output_that_is_its_own_side_file_is_refused_and_nothing_is_left() {
+    let d = tmpdir("own-side-file");
+    for name in ["s.progress", "sweep.progress"] {
+        let out = d.join(name);
+        let o = sweep(&["--set", "dim=1", "--out", out.to_str().unwrap(), "-q"]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains("STEM.csv") && !e.contains("another run"), "{e}");
+        assert!(!out.exists(), "{name} left behind");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

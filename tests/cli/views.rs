@@ -99,7 +99,7 @@ fn bad_views_are_one_line_errors() {
         for cmd in ["info", "distances"] {
             let mut a = vec![cmd, "--graph", "data/karate.edges"];
             if cmd == "distances" {
-                a.extend(["--distance", "hop", "--owners", "0"]);
+                a.extend(["--distance", "hop", "--owner", "0"]);
             }
             a.extend(&args);
             let o = run(&a);

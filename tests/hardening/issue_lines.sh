@@ -107,7 +107,7 @@ row() {
 rm -rf /tmp/x1 /tmp/x2
 echo "status | exit | seconds | command | message"
 # Panics
-row fail - distances --graph $K --distance resistance-approx --owners 0 --approx-k 18446744073709551615
+row fail - distances --graph $K --distance resistance-approx --owner 0 --approx-k 18446744073709551615
 row fail "$T/s1.csv" sweep -q --set graph=$K --set distance=resistance-approx --set approx-k=18446744073709551615 --out "$T/s1.csv"
 row fail "$T/o1" simulate --config "$T/tampered.json" --no-plots -q --out "$T/o1"
 row fail /tmp/x1 simulate --distance resistance --bins 18446744073709551615 --no-plots -q --out /tmp/x1
@@ -128,7 +128,7 @@ row fail "$T/o6" collude --coalition sybil:m=100000000,d=3 --trials 10 --no-plot
 row fail "$T/g1.edges" generate er --n 1000000000 --m 10 --out "$T/g1.edges"
 row fail "$T/g2.edges" generate ba --n 100000000 --m 40 --out "$T/g2.edges"
 row fail "$T/g3.edges" generate geometric --n 100000 --edges 2000000000 --out "$T/g3.edges"
-row fail - distances --graph $K --distance resistance-approx --owners 0 --approx-k 50000000
+row fail - distances --graph $K --distance resistance-approx --owner 0 --approx-k 50000000
 # NaN or inf in outputs
 row fail "$T/o7" simulate --graph $K --eps exp:a=-700,b=1 --no-plots -q --out "$T/o7"
 row fail "$T/o8" simulate --graph $K --eps power:c=1e-200,p=0 --no-plots -q --out "$T/o8"
@@ -139,8 +139,8 @@ row fail "$T/o12" simulate --graph $K --sensitivity 1e-308 --no-plots -q --out "
 row any "$T/o13" simulate --graph $K --eps 'table:1=1e-90,*=1e-90' --dim 1 --norm l1 --owners 20 --no-plots -q --out "$T/o13"
 row fail "$T/p.csv" path --dim 1 --norm l1 --eps-lo 5e-324 --eps-hi 1.7e308 --out "$T/p.csv"
 row fail "$T/p2.csv" path --dim 1 --norm l1 --eps-lo 1e-300 --eps-hi 1e300 --out "$T/p2.csv"
-row fail "$T/d1.csv" distances --graph "$T/heavy.edges" --distance weighted --owners 0 --out "$T/d1.csv"
-row fail "$T/d2.csv" distances --graph "$T/heavy.edges" --distance resistance-approx --owners 0 --out "$T/d2.csv"
+row fail "$T/d1.csv" distances --graph "$T/heavy.edges" --distance weighted --owner 0 --out "$T/d1.csv"
+row fail "$T/d2.csv" distances --graph "$T/heavy.edges" --distance resistance-approx --owner 0 --out "$T/d2.csv"
 # Messages
 row fail - sweep --config "$T/bad.toml" --out "$T/s2.csv"
 row fail - info --graph "$T/cr.edges"
@@ -153,7 +153,7 @@ for f in "$T/exists.csv"; do
     : >"$f"
     row fail - sweep -q --set graph=$K --set trials=10 --out "$f"
     row fail - path --dim 1 --norm l1 --eps-lo 1 --eps-hi 2 --out "$f"
-    row fail - distances --graph $K --distance hop --owners 0 --out "$f"
+    row fail - distances --graph $K --distance hop --owner 0 --out "$f"
     row fail - generate er --n 10 --m 5 --out "$f"
     : >"$T/exists.png"
     row fail - plot --input results/geometric150 --kind error --out "$T/exists.png"
