@@ -480,9 +480,27 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
-/// The soft `RLIMIT_AS` minus the address space mapped now, less a quarter
-/// kept for allocator arenas and stacks; `None` when unlimited.
-fn address_space_left() -> Option<u64> {
+/// Under an address-space limit (`ulimit -v`), makes the allocator fit it:
+/// glibc gives every thread that allocates an arena reserving 64 MiB of
+/// address space, which `ulimit -v` counts although nothing is used — two
+/// worker threads took 128 MiB of a 250 MB limit and a later 8 MB
+/// allocation aborted the process. One arena for all threads costs nothing
+/// measurable here (the hot paths allocate per chunk, not per answer).
+/// Without a limit, or off glibc, it does nothing. Call it first thing in a
+/// process (the command line and the Python module do).
+pub fn fit_address_space_limit() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if address_space_limit().is_some() {
+        // SAFETY: mallopt only changes allocator tuning; M_ARENA_MAX = 1 is
+        // a documented value.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+}
+
+/// The soft `RLIMIT_AS` in bytes; `None` when unlimited or unreadable.
+fn address_space_limit() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
     let line = limits
         .lines()
@@ -490,10 +508,22 @@ fn address_space_left() -> Option<u64> {
     let soft = line["Max address space".len()..]
         .split_whitespace()
         .next()?;
-    let limit: u64 = soft.parse().ok()?; // "unlimited" → None
+    soft.parse().ok() // "unlimited" → None
+}
+
+/// Address space a worker thread maps beyond its allocations: its stack
+/// (2 MiB for Rust's threads) and a guard page, rounded up.
+const THREAD_ADDRESS_SPACE: u64 = 4 << 20;
+
+/// The soft `RLIMIT_AS` minus the address space mapped now and the stacks of
+/// the worker threads still to start, less a quarter kept for the
+/// allocator's own overhead; `None` when unlimited.
+fn address_space_left() -> Option<u64> {
+    let limit = address_space_limit()?;
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let used = kib_field(&status, "VmSize:").unwrap_or(0);
-    Some(limit.saturating_sub(used) / 4 * 3)
+    let threads = bytes_of(&[pool_threads() + 1, THREAD_ADDRESS_SPACE]);
+    Some(limit.saturating_sub(used).saturating_sub(threads) / 4 * 3)
 }
 
 /// What the memory cgroups leave: `memory.max − memory.current` (cgroup v2)

@@ -13,6 +13,8 @@ use std::process::ExitCode;
 const VERSION: &str = env!("PRIVDIFFUSE_VERSION");
 
 fn main() -> ExitCode {
+    // Before any thread allocates: one allocator arena under `ulimit -v`.
+    privdiffuse::limits::fit_address_space_limit();
     // Ctrl-C or SIGTERM: remove staged outputs (no destructor runs on a
     // signal), then exit as a shell expects of an interrupted command.
     let _ = ctrlc::set_handler(|| {

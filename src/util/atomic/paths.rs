@@ -82,9 +82,34 @@ pub(super) fn without_staging_path(e: std::io::Error) -> std::io::Error {
     }
 }
 
-/// Removes staging files and directories of `dest` left by runs that were killed
-/// (Ctrl-C, SIGKILL: no destructor ran). Only entries named like ours whose
-/// process no longer exists are touched; without `/proc` nothing is removed.
+/// The process id in a staging name of ours, `.NAME.tmp-PID-XXXXXX[.ext]`
+/// ([`staging_name`], tempfile's random part, the writer's suffix).
+pub(super) fn stale_staging_pid(file_name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix('.')?;
+    let at = rest.rfind(".tmp-")?;
+    if at == 0 {
+        return None;
+    }
+    // tempfile's random part (six characters), then maybe a suffix (`.csv`);
+    // earlier versions had no random part.
+    let (pid, ours) = match rest[at + 5..].split_once('-') {
+        Some((pid, random)) => (
+            pid,
+            random.bytes().take_while(u8::is_ascii_alphanumeric).count() >= 6,
+        ),
+        None => (&rest[at + 5..], true),
+    };
+    if !ours || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Removes staging files and directories left in `dest`'s directory by runs
+/// that were killed (Ctrl-C, SIGKILL, an allocation abort: no destructor
+/// ran) — of any output written there, not only `dest`. Only entries named
+/// like ours whose process no longer exists are touched; without `/proc`
+/// nothing is removed.
 pub(super) fn remove_stale_siblings(dest: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
@@ -92,17 +117,18 @@ pub(super) fn remove_stale_siblings(dest: &Path) {
     let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return;
     };
-    let prefix = format!(".{name}.tmp-");
+    let _ = name;
     let Ok(entries) = fs::read_dir(parent_dir(dest)) else {
         return;
     };
     for e in entries.flatten() {
         let file_name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file_name.strip_prefix(&prefix) else {
+        // Any output's staging in this place, not only `dest`'s: a run that
+        // was killed (SIGKILL, an allocation abort) left it behind.
+        let Some(pid) = stale_staging_pid(&file_name) else {
             continue;
         };
-        let pid = rest.split_once('-').map_or(rest, |(pid, _)| pid);
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+        if !Path::new("/proc").join(pid.to_string()).exists() {
             let p = e.path();
             let _ = if p.is_dir() {
                 fs::remove_dir_all(p)

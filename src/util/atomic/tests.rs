@@ -79,16 +79,19 @@ fn stale_staging_of_a_dead_process_is_removed() {
     // As earlier versions named it (no random suffix).
     let older = d.join(".out.tmp-4294967291");
     fs::write(&older, "x").unwrap();
-    // Ours (a live process) and another destination's stay.
+    // Another destination's, of a dead run, goes too; ours (a live
+    // process) and names not ours stay.
     let live = d.join(format!(".out.tmp-{}-zzzzzz", std::process::id()));
     let other = d.join(".outer.tmp-4294967290-a1B2c3");
+    let foreign = d.join(".notes.tmp-4294967290-ab");
     fs::write(&live, "x").unwrap();
     fs::write(&other, "x").unwrap();
+    fs::write(&foreign, "x").unwrap();
     let a = AtomicDir::create(&dest).unwrap();
     if Path::new("/proc/self").exists() {
-        assert!(!stale.exists() && !older.exists());
+        assert!(!stale.exists() && !older.exists() && !other.exists());
     }
-    assert!(live.exists() && other.exists());
+    assert!(live.exists() && foreign.exists());
     a.commit().unwrap();
     fs::remove_dir_all(&d).unwrap();
 }
@@ -271,4 +274,39 @@ fn dir_replaces_or_vanishes() {
     assert!(dest.join("new.txt").exists());
     assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
     fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn staging_names_of_ours_and_no_others_give_their_pid() {
+    assert_eq!(stale_staging_pid(".sweep.csv.tmp-4242-a1B2c3"), Some(4242));
+    assert_eq!(stale_staging_pid(".fig.png.tmp-7-Zz9yX8.png"), Some(7));
+    assert_eq!(stale_staging_pid(".run.tmp-123-abcdef"), Some(123));
+    for other in [
+        "run.tmp-123-abcdef",  // not hidden
+        ".run.tmp-abc-abcdef", // no pid
+        ".run.tmp-123-ab",     // not tempfile's random part
+        ".tmp-123-abcdef",     // no name
+        ".notes.txt",
+    ] {
+        assert_eq!(stale_staging_pid(other), None, "{other}");
+    }
+}
+
+#[test]
+fn a_dead_runs_staging_of_another_output_is_removed_by_the_next_run_there() {
+    let d = tempfile::tempdir().unwrap();
+    // A pid that cannot be alive (above the kernel's pid_max).
+    let dead = d.path().join(".other.csv.tmp-4294967290-Qw3rTy");
+    std::fs::write(&dead, "partial").unwrap();
+    let dead_dir = d.path().join(".run.tmp-4294967291-AbCdEf");
+    std::fs::create_dir(&dead_dir).unwrap();
+    let alive = d.path().join(".kept.tmp-1-Alive1"); // pid 1 is alive
+    std::fs::write(&alive, "x").unwrap();
+    let mut f = AtomicFile::create(d.path().join("new.csv")).unwrap();
+    f.write_all(b"a\n").unwrap();
+    f.commit().unwrap();
+    if Path::new("/proc/self").exists() {
+        assert!(!dead.exists() && !dead_dir.exists());
+    }
+    assert!(alive.exists());
 }
