@@ -20,12 +20,13 @@
 //! | privacy map | [`epsilon`] | [`EpsilonMap`]: ε(d), validated non-increasing |
 //! | noise | [`process`] | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`] |
 //! | answers | [`mechanism`], [`values`], [`post`] | correlated / independent / Gaussian noise on the owners' values |
-//! | runs | [`sim`], [`collusion`], [`sweep`] | the builders below, and the same runs written to directories as the CLI does |
-//! | output | [`output`] | files and, with feature `plots`, figures — the top layer |
+//! | runs | [`sim`], [`collusion`], [`utility`], [`sweep`] | the engines: builders run in memory, typed rows handed to a [`sink::RecordSink`] |
+//! | files | [`io`] | CSV writers and readers, summaries, resume files, the runs written to directories as the CLI does, and (feature `plots`) figures |
 //!
-//! Beside the pipeline: [`util`] (leaf: number formatting, CSV rows, atomic
-//! files), [`rng`] (random streams), [`control`] (cancel and progress),
-//! [`limits`] (size caps, memory budget), [`error`].
+//! Beside the pipeline: [`exec`] (chunk jobs and the executors that run
+//! them), [`util`] (leaf: number formatting, CSV rows, atomic files),
+//! [`rng`] (random streams), [`control`] (cancel and progress), [`limits`]
+//! (size caps, memory budget), [`error`].
 //!
 //! A run is described by typed values, each validated when built
 //! ([`EpsilonMap::exp`], [`Owners::Count`], [`Coalition::far`], …; every one

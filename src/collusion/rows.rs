@@ -1,5 +1,5 @@
 //! The rows of the CSV files `collude` writes, one type per file: written by
-//! [`write`](super::write), read back by the coalition figure (see
+//! [`crate::io::collude`], read back by the coalition figure (see
 //! [`crate::util::table`]). Field names are the columns; floats are written in
 //! shortest round-trip form.
 

@@ -309,7 +309,7 @@ pub fn collude(
 }
 
 /// [`collude`] on an executor: locally, or over a cluster where the owners
-/// are cut into chunks of [`CHUNK`](crate::exec::CHUNK), chunk `i` computed
+/// are cut into chunks of [`CHUNK`], chunk `i` computed
 /// by process `i mod P` and its results (exact encoding) merged by process 0
 /// in chunk order — the owner order of a local run, so the same results.
 /// `Some` where the executor merges, `None` on the other processes.

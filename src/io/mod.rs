@@ -1,15 +1,13 @@
-//! The top layer: what goes to files. Figures (feature `plots`: the drawing
-//! code, and the entry points the run writers call whether or not the feature
-//! is built), and the writers of data the lower layers return — edge lists and
-//! coordinates of generated graphs, the state of a gradual release — so that
-//! `graph` and `process` never write files.
-//!
-//! The CSV and JSON files of a run are written by the runs' own writers
-//! ([`sim::write`](crate::sim::write), [`collusion::write`](crate::collusion::write),
-//! [`sweep`](crate::sweep)) with the row types of
-//! [`sim::rows`](crate::sim::rows), [`collusion::rows`](crate::collusion::rows)
-//! and [`sweep::rows`](crate::sweep::rows); the figures read those files
-//! back with the same types. Without the `plots` feature
+//! Files: everything the engines produce, written and read back. The engines
+//! hand typed rows to [`RecordSink`](crate::sink::RecordSink)s and return
+//! typed summaries; this layer implements the sinks as CSV files
+//! ([`csv::CsvSink`]), writes whole run directories as the command line does
+//! ([`simulate_to_dir`], [`collude_to_dir`], [`utility_to_dir`],
+//! [`run_sweep`] with its resume file), reads `summary.json` back
+//! ([`summary`]), writes edge lists and release states, and (feature
+//! `plots`) draws the figures from the files with the same row types
+//! ([`sim::rows`](crate::sim::rows), [`collusion::rows`](crate::collusion::rows),
+//! [`sweep::rows`](crate::sweep::rows)). No engine imports this layer. Without the `plots` feature
 //! [`check_plots_available`] reports that no figure can be drawn, before any
 //! work is done.
 

@@ -1,4 +1,4 @@
-//! `summary.json` read back. `simulate` writes a [`SimSummary`](super::SimSummary)
+//! `summary.json` read back. `simulate` writes a [`SimSummary`](crate::sim::SimSummary)
 //! and `collude` a [`CollusionSummary`](crate::collusion::CollusionSummary); both
 //! begin with the same keys — tool, version, the configuration (collude's
 //! adds the collusion keys to simulate's), the privacy map, the values and the
@@ -36,7 +36,7 @@ pub struct SummaryFile {
 
 /// The keys of `summary.json`'s `config` that readers use: the figures
 /// need the map's clamps, the dimension and norm, the distance kind and the
-/// sensitivity. The file holds every field of [`SimConfig`](super::SimConfig)
+/// sensitivity. The file holds every field of [`SimConfig`](crate::sim::SimConfig)
 /// under the same names (a test keeps them in step).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]

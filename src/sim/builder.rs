@@ -318,9 +318,8 @@ impl<'g> Simulation<'g> {
         self
     }
 
-    /// Keeps these per-row outputs in memory, read back as typed rows
-    /// ([`SimOutput::rows`], [`SimOutput::jumps`], …) or as CSV text
-    /// ([`SimOutput::csv`]).
+    /// Keeps these per-row outputs in memory, as typed rows
+    /// ([`SimOutput::rows`], [`SimOutput::jumps`], …).
     pub fn keep(mut self, rows: impl IntoIterator<Item = Rows>) -> Self {
         for r in rows {
             if !self.keep.contains(&r) {

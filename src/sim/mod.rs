@@ -17,9 +17,9 @@
 //! * [`SimConfig`] — the options that change the numbers (echoed in `summary.json`).
 //! * [`Plan`] — a validated, resolved run over a loaded graph; [`Plan::run`]
 //!   streams optional per-row outputs and returns the aggregates.
-//! * [`simulate_to_dir`] — the `simulate` command as a library call.
-//! * [`rows`] — one row type per CSV file, shared by the writers and readers;
-//!   [`SummaryFile`] — `summary.json` read back.
+//! * [`crate::io::simulate_to_dir`] — the `simulate` command as a library call.
+//! * [`rows`] — one row type per output, shared by the engine, the writers and
+//!   the readers; [`SimSummary`] — `summary.json` as a typed record.
 
 pub mod aggregate;
 pub mod builder;

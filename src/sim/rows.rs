@@ -1,7 +1,7 @@
-//! The rows of the CSV files `simulate` writes, one type per file: the runner
-//! and [`write_by_distance`](super::write_by_distance) serialise them, the
-//! figures and [`SimOutput::rows`](super::SimOutput::rows) read them back with
-//! the same types (see [`crate::util::table`]).
+//! The rows `simulate` produces, one type per output file: the engine hands
+//! them to its sinks, [`crate::io`] writes them as CSV and the figures read
+//! them back with the same types (see [`crate::util::table`]);
+//! [`SimOutput::rows`](super::SimOutput::rows) keeps them in memory.
 //! Field names are the columns; floats are written in shortest round-trip
 //! form; an empty cell is a `None`. Numbers are finite except where a row
 //! type lists them ([`CsvRow::INFINITE`]: `inf` for unreachable members,

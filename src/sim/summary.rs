@@ -9,7 +9,7 @@ use crate::graph::{Graph, GraphStats};
 use serde::{Deserialize, Serialize};
 
 /// The resolved privacy map, as recorded in `summary.json` (and read back
-/// by [`SummaryFile`](super::SummaryFile)).
+/// by [`SummaryFile`](crate::io::summary::SummaryFile)).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MapSummary {
     /// The `--eps` spec as given (empty when a hand-written summary has none).
@@ -85,7 +85,7 @@ pub fn summarize(plan: &Plan<'_>, result: &SimResult) -> SimSummary {
 }
 
 /// The summary (`summary.json`) of an in-memory run ([`Simulation::run`]) on
-/// `graph`, the graph it ran on: the same value [`simulate_to_dir`] writes
+/// `graph`, the graph it ran on: the same value [`crate::io::simulate_to_dir`] writes
 /// for the same options. Bindings use it to save a [`SimOutput`] as the
 /// command line's files.
 ///

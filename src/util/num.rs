@@ -44,6 +44,24 @@ pub fn short(x: f64) -> String {
     }
 }
 
+/// Bytes as a short human figure (`1.5 GiB`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = bytes as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else if x >= 1e4 {
+        format!("{x:.3e} {}", UNITS[u])
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,23 +82,5 @@ mod tests {
         assert_eq!(fmt_f64(0.1), "0.1");
         assert_eq!(fmt_f64(15.0), "15");
         assert_eq!(fmt_f64(-2.5), "-2.5");
-    }
-}
-
-/// Bytes as a short human figure (`1.5 GiB`).
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = bytes as f64;
-    let mut u = 0;
-    while x >= 1024.0 && u + 1 < UNITS.len() {
-        x /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else if x >= 1e4 {
-        format!("{x:.3e} {}", UNITS[u])
-    } else {
-        format!("{x:.1} {}", UNITS[u])
     }
 }

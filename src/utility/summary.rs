@@ -31,7 +31,7 @@ pub struct UtilitySummary {
     pub totals: Vec<UtilityRow>,
 }
 
-/// A guessed hop range ([`UtilityPlan::range_guess`]).
+/// A guessed hop range ([`UtilityPlan::range_guess`](super::UtilityPlan::range_guess)).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct RangeGuess {
     /// The guessed maximum hop.

@@ -133,9 +133,9 @@ fn mse_se_treats_owner_and_replicate_as_the_cluster() {
         .run()
         .unwrap();
     let resp = out.responses().unwrap();
-    let by_cluster = clustered_se(&resp, |r| format!("{}#{}", r.owner, r.replicate));
-    let by_owner = clustered_se(&resp, |r| r.owner.to_string());
-    let by_answer = clustered_se(&resp, |r| {
+    let by_cluster = clustered_se(resp, |r| format!("{}#{}", r.owner, r.replicate));
+    let by_owner = clustered_se(resp, |r| r.owner.to_string());
+    let by_answer = clustered_se(resp, |r| {
         format!("{}#{}#{}", r.owner, r.replicate, r.recipient)
     });
     let mut differs_answer = 0;
@@ -216,14 +216,14 @@ fn correct_rate_matches_its_theory() {
             .unwrap();
         let rows = out.by_distance();
         let resp = out.responses().unwrap();
-        let zs = correct_z(rows, &resp, |r| r.correct_theory.flatten().unwrap());
+        let zs = correct_z(rows, resp, |r| r.correct_theory.flatten().unwrap());
         assert!(zs.len() >= 4, "{mech}: {zs:?}");
         for (m, d, z) in &zs {
             assert!(z.abs() < 6.0, "{mech} dim {dim}: {m} d={d}: z = {z}");
         }
         if mech == "both" && dim == 1 {
             // The check can fail: the rate of noise of scale 1/ε (Δ forgotten).
-            let wrong = correct_z(rows, &resp, |r| 1.0 - 0.5 * (-r.mean_eps / 2.0).exp());
+            let wrong = correct_z(rows, resp, |r| 1.0 - 0.5 * (-r.mean_eps / 2.0).exp());
             assert!(wrong.iter().any(|(_, _, z)| z.abs() > 6.0), "{wrong:?}");
         }
         // ego.csv's `correct` says whether y = u.
