@@ -1,7 +1,7 @@
 //! A serde value flattened to `(dotted key, value)` strings in the order it
 //! serialises: `{"a": {"b": 1}, "c": [true]}` → `a.b = 1`, `c.0 = true`.
-//! Numbers read as JSON writes them (shortest round-trip form), so equal
-//! values give equal text; an empty list or map keeps its key (`[]`, `{}`).
+//! Numbers read as `summary.json` writes them (a form that reads back
+//! exactly), so equal values give equal text; an empty list or map keeps its key (`[]`, `{}`).
 
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -84,8 +84,8 @@ impl<'de> Visitor<'de> for Leaf<'_> {
     }
 
     fn visit_f64<E>(self, v: f64) -> std::result::Result<(), E> {
-        // As `summary.json` writes it (shortest round-trip form, `1e-5`);
-        // JSON has no NaN or infinity (serde_json writes them as null).
+        // As `summary.json` writes it (serde_json: a form that reads back
+        // exactly); JSON has no NaN or infinity (written as null).
         self.push(serde_json::to_string(&v).unwrap_or_else(|_| "null".into()));
         Ok(())
     }
@@ -176,7 +176,7 @@ mod tests {
             ("list.1", "y"),
             ("empty", "[]"),
             ("none", "null"),
-            ("tiny", "1e-5"),
+            ("tiny", "0.00001"), // serde_json's text of 1e-5
             ("negative", "-2"),
             ("flag", "true"),
         ];
