@@ -8,17 +8,6 @@ use privdiffuse::collusion::ColludeConfig;
 use privdiffuse::sim::SimConfig;
 use privdiffuse::utility::UtilityConfig;
 
-/// The job a command runs: what the processes of a cluster must agree on.
-#[cfg_attr(not(feature = "distributed"), allow(dead_code))]
-pub enum Job<'a> {
-    /// `simulate`.
-    Simulate(&'a SimConfig),
-    /// `collude`.
-    Collude(&'a ColludeConfig),
-    /// `utility`.
-    Utility(&'a UtilityConfig),
-}
-
 #[cfg(feature = "distributed")]
 use privdiffuse::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
 #[cfg(feature = "distributed")]
@@ -29,6 +18,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 #[cfg(feature = "distributed")]
 use std::time::Duration;
+
+/// The job a command runs: what the processes of a cluster must agree on.
+#[cfg_attr(not(feature = "distributed"), allow(dead_code))]
+pub enum Job<'a> {
+    /// `simulate`.
+    Simulate(&'a SimConfig),
+    /// `collude`.
+    Collude(&'a ColludeConfig),
+    /// `utility`.
+    Utility(&'a UtilityConfig),
+}
 
 /// Without the `distributed` feature: no flags, this process only.
 #[cfg(not(feature = "distributed"))]
