@@ -138,6 +138,8 @@ pub mod distance;
 pub mod epsilon;
 pub mod error;
 pub mod exec;
+#[cfg(feature = "distributed")]
+pub mod fingerprint;
 pub mod graph;
 pub mod io;
 pub mod limits;

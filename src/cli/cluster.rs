@@ -1,16 +1,34 @@
 //! `--cluster HOSTFILE --process I [--workers W] [--cluster-timeout SECS]`
-//! (feature `distributed`): joins a cluster before anything else runs. A
+//! (feature `distributed`): joins a cluster before anything else runs, the
+//! job's fingerprint ([`Job`]) compared with every other process's. A
 //! build without the feature has none of these flags (clap refuses them as
 //! unknown arguments): [`ClusterArgs`] is then empty and always local.
 
+use privdiffuse::collusion::ColludeConfig;
+use privdiffuse::sim::SimConfig;
+use privdiffuse::utility::UtilityConfig;
+
 #[cfg(feature = "distributed")]
 use privdiffuse::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
+#[cfg(feature = "distributed")]
+use privdiffuse::fingerprint::Fingerprint;
 #[cfg(feature = "distributed")]
 use std::path::PathBuf;
 #[cfg(feature = "distributed")]
 use std::sync::Arc;
 #[cfg(feature = "distributed")]
 use std::time::Duration;
+
+/// The job a command runs: what the processes of a cluster must agree on.
+#[cfg_attr(not(feature = "distributed"), allow(dead_code))]
+pub enum Job<'a> {
+    /// `simulate`.
+    Simulate(&'a SimConfig),
+    /// `collude`.
+    Collude(&'a ColludeConfig),
+    /// `utility`.
+    Utility(&'a UtilityConfig),
+}
 
 /// Without the `distributed` feature: no flags, this process only.
 #[cfg(not(feature = "distributed"))]
@@ -28,7 +46,11 @@ pub type Joined = Option<Arc<Cluster>>;
 #[cfg(not(feature = "distributed"))]
 impl ClusterArgs {
     /// This process, with `threads`.
-    pub fn join(&self, threads: Option<usize>) -> anyhow::Result<(Joined, Option<usize>)> {
+    pub fn join(
+        &self,
+        threads: Option<usize>,
+        _job: Job<'_>,
+    ) -> anyhow::Result<(Joined, Option<usize>)> {
         Ok((None, threads))
     }
 }
@@ -67,9 +89,15 @@ pub struct ClusterArgs {
 
 #[cfg(feature = "distributed")]
 impl ClusterArgs {
-    /// Joins the cluster (when `--cluster` is given): the cluster and the
-    /// worker threads to use.
-    pub fn join(&self, threads: Option<usize>) -> anyhow::Result<(Joined, Option<usize>)> {
+    /// Joins the cluster (when `--cluster` is given) to run `job`: the
+    /// cluster and the worker threads to use. The job's fingerprint (its
+    /// input files hashed) is built first, then compared with every other
+    /// process's while joining.
+    pub fn join(
+        &self,
+        threads: Option<usize>,
+        job: Job<'_>,
+    ) -> anyhow::Result<(Joined, Option<usize>)> {
         let (Some(hostfile), Some(process)) = (&self.cluster, self.process) else {
             return Ok((None, threads));
         };
@@ -86,12 +114,87 @@ impl ClusterArgs {
             return Err(privdiffuse::Error::param("workers", 0, "at least 1 thread").into());
         }
         let workers = self.workers.unwrap_or_else(rayon::current_num_threads);
+        let fingerprint = match job {
+            Job::Simulate(c) => Fingerprint::simulate(c),
+            Job::Collude(c) => Fingerprint::collude(c),
+            Job::Utility(c) => Fingerprint::utility(c),
+        }?;
         let cluster = Cluster::connect(&ClusterSpec {
             hostfile: hostfile.clone(),
-            process,
+            rank: process,
             workers,
             timeout: Duration::from_secs_f64(secs),
+            fingerprint: fingerprint.into_entries(),
         })?;
         Ok((Some(cluster), Some(workers)))
+    }
+}
+
+/// Output-only flags never reach a fingerprint: two processes may differ in
+/// them (the options they do compare are tested in the library).
+#[cfg(all(test, feature = "distributed"))]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Simulate {
+        #[command(flatten)]
+        args: super::super::simulate::SimulateArgs,
+    }
+
+    #[derive(Parser)]
+    struct Collude {
+        #[command(flatten)]
+        args: super::super::collude::ColludeArgs,
+    }
+
+    const BASE: [&str; 5] = [
+        "x",
+        "--graph",
+        "data/geometric150.edges",
+        "--coalition",
+        "far:min-d=3",
+    ];
+
+    /// Every output-only flag a cluster's process may set differently.
+    const OUTPUT_ONLY: [&str; 13] = [
+        "--out",
+        "elsewhere",
+        "--force",
+        "--no-plots",
+        "--quiet",
+        "--cluster",
+        "hosts",
+        "--process",
+        "1",
+        "--workers",
+        "2",
+        "--cluster-timeout",
+        "9",
+    ];
+
+    fn simulate(more: &[&str]) -> Vec<(String, String)> {
+        let a = Simulate::try_parse_from(BASE[..3].iter().chain(more)).unwrap();
+        Fingerprint::simulate(&a.args.config().unwrap())
+            .unwrap()
+            .into_entries()
+    }
+
+    fn collude(more: &[&str]) -> Vec<(String, String)> {
+        let a = Collude::try_parse_from(BASE.iter().chain(more)).unwrap();
+        Fingerprint::collude(&a.args.config().unwrap())
+            .unwrap()
+            .into_entries()
+    }
+
+    #[test]
+    fn output_only_flags_leave_the_fingerprint_alone() {
+        assert_eq!(simulate(&[]), simulate(&OUTPUT_ONLY));
+        assert_eq!(simulate(&[]), simulate(&["--threads", "1", "--plots"]));
+        assert_eq!(collude(&[]), collude(&OUTPUT_ONLY));
+        // …and options that matter do change it.
+        assert_ne!(simulate(&[]), simulate(&["--seed", "2"]));
+        assert_ne!(collude(&[]), collude(&["--trials", "7"]));
     }
 }

@@ -162,7 +162,8 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| {
+    let job = super::cluster::Job::Collude(&config);
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
         collude_to_dir_on(&config, &opts, exec)
     });
     let Some((summary, timings)) = done else {

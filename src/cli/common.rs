@@ -89,12 +89,15 @@ pub fn with_threads<T: Send>(
 /// that writes the outputs; on a cluster's other processes `None`, after
 /// saying (unless `quiet`) that this process's share went to process 0.
 ///
-/// `on_executor!(cluster_args, threads, quiet, |exec| work)`: `work` is
+/// `on_executor!(cluster_args, threads, quiet, job, |exec| work)`: `work` is
 /// written once and compiled for each executor type (the engines are generic
-/// over [`privdiffuse::exec::Executor`]).
+/// over [`privdiffuse::exec::Executor`]); `job` (a
+/// [`Job`](super::cluster::Job)) is what the processes of a cluster compare
+/// before any work. On a cluster every process concludes, so that all exit
+/// non-zero when the job fails on any of them.
 macro_rules! on_executor {
-    ($cluster:expr, $threads:expr, $quiet:expr, |$exec:ident| $work:expr) => {{
-        let (joined, threads) = $cluster.join($threads)?;
+    ($cluster:expr, $threads:expr, $quiet:expr, $job:expr, |$exec:ident| $work:expr) => {{
+        let (joined, threads) = $cluster.join($threads, $job)?;
         let done = match joined {
             None => $crate::cli::common::with_threads(threads, || {
                 let $exec = &privdiffuse::exec::Local;
@@ -105,10 +108,14 @@ macro_rules! on_executor {
                 #[cfg(not(feature = "distributed"))]
                 match c {}
                 #[cfg(feature = "distributed")]
-                $crate::cli::common::with_threads(threads, || {
-                    let $exec = &*c;
-                    $work
-                })?
+                {
+                    let done = $crate::cli::common::with_threads(threads, || {
+                        let $exec = &*c;
+                        $work
+                    });
+                    c.conclude(done.is_ok())?;
+                    done?
+                }
             }
         };
         if done.is_none() && !$quiet {

@@ -48,7 +48,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("access_radius", "--access-radius"),
     ("replicates", "--replicates"),
     // cluster
-    ("process", "--process"),
+    ("rank", "--process"),
     ("workers", "--workers"),
     ("cluster_timeout", "--cluster-timeout"),
     ("memory_budget", "--memory-budget"),

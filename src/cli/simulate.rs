@@ -129,7 +129,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| {
+    let job = super::cluster::Job::Simulate(&config);
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
         simulate_to_dir_on(&config, &opts, exec)
     });
     let Some((summary, timings)) = done else {

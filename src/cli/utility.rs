@@ -123,7 +123,8 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         plots: !args.no_plots,
         control: super::progress::control(!args.quiet),
     };
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, |exec| {
+    let job = super::cluster::Job::Utility(&config);
+    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
         utility_to_dir_on(&config, args.recipients, &opts, exec)
     });
     let Some((summary, timings)) = done else {

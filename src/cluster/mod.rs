@@ -1,29 +1,38 @@
 //! A cluster of processes on timely-dataflow (feature `distributed`): an
-//! [`Executor`] whose peers are processes. The engines never name it.
+//! [`Executor`] whose peers are processes, each with a rank. The engines
+//! never name it. (In this library "process" is the stochastic process; a
+//! member of a cluster is a peer. Messages say "process 1", as the user
+//! typed `--process 1`.)
 //!
-//! Every process loads the graph itself (a shared file system is assumed),
+//! Every peer loads the graph itself (a shared file system is assumed),
 //! builds the same plan, computes the chunks `i` with `i mod P` equal to its
-//! index on its own `W` threads, and sends each encoded partial through a
-//! timely exchange channel to process 0, which merges them in chunk order
+//! rank on its own `W` threads, and sends each encoded partial through a
+//! timely exchange channel to rank 0, which merges them in chunk order
 //! (see [`crate::exec`]) and alone writes the outputs.
 //!
 //! Robustness, around timely (which retries connections forever and panics
 //! when a peer's socket breaks):
 //! * **Connection deadline**: this module opens the sockets itself (timely's
-//!   convention: connect to lower indices, accept higher ones, each stream
+//!   convention: connect to lower ranks, accept higher ones, each stream
 //!   starting with a small header) and gives up after the timeout, naming the
-//!   processes that did not connect.
-//! * **Watchdog**: a second connection per pair carries heartbeats (a byte
-//!   every `timeout / 4`, at most 2 s apart) on threads of their own, so a
-//!   long chunk never looks like silence. A peer whose connection closes
-//!   before its goodbye byte, or that stays silent for the timeout, ends this
-//!   process with exit code 1 and a one-line message naming it
-//!   (`process 1 (10.0.0.2:4000)`).
+//!   peers that did not connect.
+//! * **Agreement**: before any work the peers exchange their fingerprints
+//!   ([`ClusterSpec::fingerprint`]) and all stop, with one message naming the
+//!   first differing key, when any differs from rank 0's (`agree`).
+//! * **Watchdog**: a second connection per pair carries heartbeats on
+//!   threads of their own, and each peer's last word (`watch`): a peer that
+//!   fails, closes its connection before its last word, or stays silent for
+//!   the timeout ends the others with exit code 1 and a one-line message
+//!   naming it (`process 1 (10.0.0.2:4000)`). Every peer calls
+//!   [`Cluster::conclude`] at the end, so a failure of rank 0 after the
+//!   others' work (writing the outputs) still ends them with exit code 1.
 //! * **No panic traces**: a panic hook turns a panic on timely's threads
 //!   (`timely:send-j`, `timely:recv-j`, `timely:work-k`) into the same
 //!   one-line message; staged outputs are removed before exiting.
 
+mod agree;
 mod codec;
+mod watch;
 
 use crate::control::Control;
 use crate::error::{Error, Result};
@@ -37,7 +46,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use timely::communication::Hooks;
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
@@ -51,21 +59,23 @@ pub const DEFAULT_TIMEOUT_S: f64 = 60.0;
 const MAGIC: &[u8; 8] = b"PDIFFUS1";
 const KIND_DATA: u8 = 0;
 const KIND_BEAT: u8 = 1;
-const BEAT: u8 = 1;
-const BYE: u8 = 2;
 const HEADER: usize = 8 + 8 + 8 + 1;
 
 /// How to join a cluster.
 #[derive(Clone, Debug)]
 pub struct ClusterSpec {
-    /// One `host:port` per process, in process order.
+    /// One `host:port` per peer, in rank order.
     pub hostfile: PathBuf,
-    /// This process's index (its line among the addresses, from 0).
-    pub process: usize,
-    /// Worker threads of this process.
+    /// This peer's rank (its line among the addresses, from 0).
+    pub rank: usize,
+    /// Worker threads of this peer.
     pub workers: usize,
     /// Connection deadline and watchdog timeout.
     pub timeout: Duration,
+    /// What this peer will run, as ordered `(key, value)` strings that every
+    /// peer must share (typically `Fingerprint::into_entries` of the
+    /// `fingerprint` module); compared before any work.
+    pub fingerprint: Vec<(String, String)>,
 }
 
 /// The addresses of a host file: one `host:port` per line; blank lines and
@@ -100,25 +110,19 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>> {
     Ok(seen.into_iter().map(|(a, _)| a).collect())
 }
 
-/// A joined cluster: sockets open, heartbeats running.
+/// A joined cluster: sockets open, fingerprints agreed, heartbeats running.
 pub struct Cluster {
-    process: usize,
+    rank: usize,
     addresses: Vec<String>,
     workers: usize,
     timeout: Duration,
     data: Mutex<Option<Vec<Option<TcpStream>>>>,
-    stop: Arc<AtomicBool>,
-    beats: Mutex<Vec<JoinHandle<()>>>,
+    watch: watch::Watch,
 }
 
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Cluster(process {} of {})",
-            self.process,
-            self.addresses.len()
-        )
+        write!(f, "Cluster(rank {} of {})", self.rank, self.addresses.len())
     }
 }
 
@@ -162,7 +166,12 @@ fn install_panic_hook() {
                 .or_else(|| name.strip_prefix("timely:recv-"))
                 .and_then(|j| j.parse::<usize>().ok());
             match peer {
-                Some(j) => fatal(format!("lost {}: the connection broke", peer_name(j))),
+                Some(j) => {
+                    // The watchdog knows how the peer ended (it failed, or
+                    // vanished): give it a moment to say so first.
+                    std::thread::sleep(Duration::from_millis(300));
+                    fatal(format!("lost {}: the connection broke", peer_name(j)))
+                }
                 None => {
                     // Usually the consequence of a lost peer: give the
                     // watchdog, which names it, a moment to report first.
@@ -186,11 +195,11 @@ fn resolve(addr: &str) -> std::io::Result<SocketAddr> {
         .ok_or_else(|| std::io::Error::other("no address"))
 }
 
-fn header(me: usize, processes: usize, kind: u8) -> [u8; HEADER] {
+fn header(me: usize, peers: usize, kind: u8) -> [u8; HEADER] {
     let mut h = [0u8; HEADER];
     h[..8].copy_from_slice(MAGIC);
     h[8..16].copy_from_slice(&(me as u64).to_le_bytes());
-    h[16..24].copy_from_slice(&(processes as u64).to_le_bytes());
+    h[16..24].copy_from_slice(&(peers as u64).to_le_bytes());
     h[24] = kind;
     h
 }
@@ -201,8 +210,10 @@ fn secs(d: Duration) -> String {
 
 impl Cluster {
     /// Joins the cluster described by `spec`: reads the host file, listens
-    /// on this process's address, connects to every other process within
-    /// `spec.timeout`, and starts the watchdog.
+    /// on this peer's address, connects to every other peer within
+    /// `spec.timeout`, checks that every peer's fingerprint equals rank 0's
+    /// (else every peer returns the same error naming the first differing
+    /// key), and starts the watchdog.
     pub fn connect(spec: &ClusterSpec) -> Result<Arc<Cluster>> {
         if spec.timeout.is_zero() {
             return Err(Error::param(
@@ -213,10 +224,10 @@ impl Cluster {
         }
         let addresses = read_hostfile(&spec.hostfile)?;
         let p = addresses.len();
-        let me = spec.process;
+        let me = spec.rank;
         if me >= p {
             return Err(Error::param(
-                "process",
+                "rank",
                 me,
                 format!(
                     "an index below the number of processes in {} ({p}: 0 to {})",
@@ -264,38 +275,50 @@ impl Cluster {
                 spec.timeout,
             )?;
         }
+        // Before the watchdog starts: a peer that leaves after seeing the
+        // disagreement must not be reported as lost by the others.
+        let all = agree::exchange(me, &spec.fingerprint, &data, spec.timeout)?;
+        if let Some(m) = agree::disagreement(&all) {
+            return Err(cluster_error(m));
+        }
         for s in data.iter().flatten() {
             let _ = s.set_nodelay(true);
             let _ = s.set_read_timeout(None);
+            let _ = s.set_write_timeout(None);
         }
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut beats = Vec::new();
-        for (j, s) in beat.into_iter().enumerate() {
-            let Some(s) = s else { continue };
-            beats.push(start_heartbeat(j, s, spec.timeout, stop.clone())?);
-        }
+        let watch = watch::Watch::start(beat, spec.timeout)?;
         Ok(Arc::new(Cluster {
-            process: me,
+            rank: me,
             addresses,
             workers: spec.workers.max(1),
             timeout: spec.timeout,
             data: Mutex::new(Some(data)),
-            stop,
-            beats: Mutex::new(beats),
+            watch,
         }))
     }
 
-    /// This process's index.
-    pub fn process(&self) -> usize {
-        self.process
+    /// This peer's rank, from 0.
+    pub fn rank(&self) -> usize {
+        self.rank
     }
 
-    /// Number of processes.
-    pub fn processes(&self) -> usize {
+    /// Number of peers.
+    pub fn peers(&self) -> usize {
         self.addresses.len()
     }
 
-    /// Worker threads of this process.
+    /// Ends this peer's part; call it once the command is over, with whether
+    /// it `succeeded` here. Rank 0 (after writing its outputs) tells every
+    /// peer; another rank whose part succeeded waits for that word and
+    /// returns an error if the job failed (in practice the watchdog has
+    /// already ended this process with exit code 1 and a line naming rank
+    /// 0). A failed part tells every peer, which stop with exit code 1.
+    /// Without this call the others see this peer vanish and stop too.
+    pub fn conclude(&self, succeeded: bool) -> Result<()> {
+        self.watch.conclude(self.rank, succeeded)
+    }
+
+    /// Worker threads of this peer.
     pub fn workers(&self) -> usize {
         self.workers
     }
@@ -306,7 +329,7 @@ impl Cluster {
     }
 
     /// Runs `job` over the cluster (see the [module](self)); `merge` is
-    /// called on process 0 only, in chunk order (as the partials arrive
+    /// called on rank 0 only, in chunk order (as the partials arrive
     /// for a job that is not [`ordered`](ChunkJob::ordered)).
     fn run_job<J>(
         &self,
@@ -318,8 +341,8 @@ impl Cluster {
         J: ChunkJob,
         J::Partial: Serialize + DeserializeOwned,
     {
-        let np = self.processes();
-        let me = self.process;
+        let np = self.peers();
+        let me = self.rank;
         let sockets = self
             .data
             .lock()
@@ -419,32 +442,17 @@ impl Cluster {
         for r in guards.join() {
             r.map_err(|e| cluster_error(format!("a timely worker failed: {e}")))?;
         }
-        self.finish();
         Ok(())
-    }
-
-    /// Says goodbye on every heartbeat connection (peers stop watching this
-    /// process) and waits for the heartbeat writers to end.
-    fn finish(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let handles = self
-            .beats
-            .lock()
-            .map(|mut b| std::mem::take(&mut *b))
-            .unwrap_or_default();
-        for h in handles {
-            let _ = h.join();
-        }
     }
 }
 
 impl Executor for Cluster {
     fn peers(&self) -> usize {
-        self.processes()
+        self.addresses.len()
     }
 
     fn rank(&self) -> usize {
-        self.process
+        self.rank
     }
 
     fn execute<J>(
@@ -577,7 +585,7 @@ fn accept_until(
                 }
                 if j <= me || j >= p {
                     return Err(cluster_error(format!(
-                        "a connection claims process index {j}: two processes started with the same `process` index?"
+                        "a connection claims rank {j}: two processes started with the same `rank`?"
                     )));
                 }
                 match h[24] {
@@ -592,68 +600,6 @@ fn accept_until(
             Err(e) => return Err(cluster_error(format!("accepting connections: {e}"))),
         }
     }
-}
-
-/// Heartbeats with process `j`: a writer thread (returned, joined at the
-/// end after its goodbye) and a reader thread that ends this process when
-/// `j` goes silent or away before saying goodbye.
-fn start_heartbeat(
-    j: usize,
-    s: TcpStream,
-    timeout: Duration,
-    stop: Arc<AtomicBool>,
-) -> Result<JoinHandle<()>> {
-    let interval = (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(2));
-    let io = |e: std::io::Error| cluster_error(format!("heartbeat with {}: {e}", peer_name(j)));
-    let mut reader = s.try_clone().map_err(io)?;
-    reader.set_read_timeout(Some(timeout)).map_err(io)?;
-    let mut writer = s;
-    std::thread::Builder::new()
-        .name(format!("privdiffuse:watch-{j}"))
-        .spawn(move || {
-            let mut b = [0u8; 1];
-            loop {
-                match reader.read(&mut b) {
-                    Ok(1) if b[0] == BYE => return,
-                    Ok(1) => continue,
-                    Ok(_) => fatal(format!(
-                        "lost {}: its connection closed (the process ended or was killed)",
-                        peer_name(j)
-                    )),
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) =>
-                    {
-                        fatal(format!(
-                            "lost {}: no heartbeat for {} s (`cluster_timeout`)",
-                            peer_name(j),
-                            secs(timeout)
-                        ))
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => fatal(format!("lost {}: {e}", peer_name(j))),
-                }
-            }
-        })
-        .map_err(io)?;
-    std::thread::Builder::new()
-        .name(format!("privdiffuse:beat-{j}"))
-        .spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
-                if writer.write_all(&[BEAT]).is_err() {
-                    return; // the reader side reports
-                }
-                let t = Instant::now();
-                while t.elapsed() < interval && !stop.load(Ordering::SeqCst) {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-            let _ = writer.write_all(&[BYE]);
-            let _ = writer.flush();
-        })
-        .map_err(io)
 }
 
 #[cfg(test)]

@@ -1,6 +1,10 @@
 //! `--cluster`: two processes over 127.0.0.1 give the single-process files
-//! byte for byte (simulate, utility, collude); a dead, silent or missing peer ends the others with exit
-//! code 1 and a one-line message naming it, within the timeout.
+//! byte for byte (simulate, utility, collude), process 1 reading a copy of
+//! the inputs at another path; two processes that differ in one option, an
+//! input file's content or the command both stop before any work with exit
+//! code 1 and the same line naming the option; a dead, silent, missing or
+//! failing peer ends the others with exit code 1 and a one-line message
+//! naming it, within the timeout.
 
 use std::fs;
 use std::net::TcpListener;
@@ -176,8 +180,27 @@ fn same_files(name: &str, args: &[&str], must: &str) {
     let (hosts, _) = hostfile(&d, 2);
     let hosts = hosts.to_string_lossy().into_owned();
     let cl = d.join("cluster");
+    // Process 1 reads the same content from another path (inputs are
+    // compared by content), and asks for figures and --force (output-only
+    // options are not compared).
+    let copy = d.join("copy");
+    fs::create_dir_all(&copy).unwrap();
+    for f in ["geometric150.edges", "geometric150.coords.csv"] {
+        fs::copy(Path::new("data").join(f), copy.join(f)).unwrap();
+    }
+    let copied = copy
+        .join("geometric150.edges")
+        .to_string_lossy()
+        .into_owned();
     let mut children = Vec::new();
     for p in 0..2 {
+        let mut own: Vec<&str> = args.to_vec();
+        if p == 1 {
+            for a in own.iter_mut().filter(|a| **a == "data/geometric150.edges") {
+                *a = &copied;
+            }
+            own.extend(["--plots", "--force"]);
+        }
         let mut extra: Vec<String> = ["--cluster", &hosts, "--process", &p.to_string()]
             .map(String::from)
             .into();
@@ -191,7 +214,7 @@ fn same_files(name: &str, args: &[&str], must: &str) {
             "--out".into(),
             cl.join(format!("p{p}")).to_string_lossy().into_owned(),
         ]);
-        children.push(spawn(args, &extra));
+        children.push(spawn(&own, &extra));
     }
     let outs: Vec<Output> = children
         .into_iter()
@@ -215,59 +238,71 @@ fn same_files(name: &str, args: &[&str], must: &str) {
     let _ = fs::remove_dir_all(&d);
 }
 
-/// A graph file that never delivers a line: a process given it stays in
-/// loading (after joining the cluster) until it is killed.
-fn endless_graph(dir: &Path) -> PathBuf {
-    let f = dir.join("fifo.edges");
-    let ok = Command::new("mkfifo")
-        .arg(&f)
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "mkfifo");
-    f
+/// A job far longer than any test waits (a chunk of 64 owners × 2,000,000
+/// views for each process): both processes are mid-work, past the
+/// agreement on their fingerprints, when one is stopped or killed.
+const LONG: &[&str] = &[
+    "collude",
+    "--graph",
+    "data/geometric150.edges",
+    "--owners",
+    "150",
+    "--coalition",
+    "nearest:m=3",
+    "--estimators",
+    "best",
+    "--mechanism",
+    "correlated",
+    "--dim",
+    "1",
+    "--norm",
+    "l1",
+    "--trials",
+    "1000000",
+    "--workers",
+    "1",
+    "--quiet",
+    "--no-plots",
+];
+
+/// `args` started as processes 0 and 1 of a fresh 2-line host file with a
+/// `timeout`, each with its own `--out` (`o0`, `o1` in `d`), plus `extra[p]`.
+fn pair(
+    d: &Path,
+    args: [&[&str]; 2],
+    extra: [&[&str]; 2],
+    timeout: &str,
+) -> (Vec<Child>, Vec<String>) {
+    let (hosts, addrs) = hostfile(d, 2);
+    let hosts = hosts.to_string_lossy().into_owned();
+    let children = (0..2)
+        .map(|p| {
+            let mut more: Vec<String> = [
+                "--cluster",
+                &hosts,
+                "--process",
+                &p.to_string(),
+                "--cluster-timeout",
+                timeout,
+                "--out",
+                &d.join(format!("o{p}")).to_string_lossy(),
+            ]
+            .map(String::from)
+            .into();
+            more.extend(extra[p].iter().map(|s| s.to_string()));
+            spawn(args[p], &more)
+        })
+        .collect();
+    (children, addrs)
 }
 
 fn peer_failure(name: &str, stop: bool) {
     let d = scratch(name);
-    let (hosts, addrs) = hostfile(&d, 2);
-    let hosts = hosts.to_string_lossy().into_owned();
-    let fifo = endless_graph(&d).to_string_lossy().into_owned();
-    let base = [
-        "--cluster",
-        &hosts,
-        "--cluster-timeout",
-        "3",
-        "--quiet",
-        "--no-plots",
-    ];
-    let p0 = spawn(
-        &["simulate", "--graph", "data/geometric150.edges"],
-        &[
-            base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-            vec![
-                "--process".into(),
-                "0".into(),
-                "--out".into(),
-                d.join("o").to_string_lossy().into(),
-            ],
-        ]
-        .concat(),
-    );
-    let mut p1 = spawn(
-        &["simulate", "--graph", &fifo],
-        &[
-            base.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-            vec![
-                "--process".into(),
-                "1".into(),
-                "--out".into(),
-                d.join("o1").to_string_lossy().into(),
-            ],
-        ]
-        .concat(),
-    );
-    // Joined by now (loopback connects in milliseconds); process 1 waits on
-    // its graph, process 0 for process 1's chunks.
+    let (mut children, addrs) = pair(&d, [LONG, LONG], [&[], &[]], "3");
+    let mut p1 = children.pop().unwrap();
+    let p0 = children.pop().unwrap();
+    // Joined and agreed by now (loopback connects in milliseconds); both
+    // are computing their first chunk.
     std::thread::sleep(Duration::from_millis(1500));
     let pid = p1.id().to_string();
     let sig = if stop { "-STOP" } else { "-KILL" };
@@ -291,7 +326,7 @@ fn peer_failure(name: &str, stop: bool) {
     }
     // Bounded: the timeout (3 s) plus slack, counted from the failure.
     assert!(took < Duration::from_secs(15), "{took:?}");
-    assert!(!d.join("o").exists(), "no output from a failed cluster");
+    assert!(!d.join("o0").exists(), "no output from a failed cluster");
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -379,5 +414,158 @@ fn bad_cluster_flags_are_refused_with_their_file_line_or_flag() {
     // --process without --cluster is a usage error.
     let o = bin().args(["simulate", "--process", "0"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// `zero` and `one` (processes 0 and 1) disagree: both stop before any work
+/// with exit code 1 and exactly the line `error: cluster: {message}`, and
+/// neither writes anything.
+fn refused(name: &str, zero: &[&str], one: &[&str], message: &str) {
+    let d = scratch(name);
+    let (children, _) = pair(&d, [zero, one], [&[], &[]], "20");
+    for (p, c) in children.into_iter().enumerate() {
+        let (o, took) = wait_bounded(c, Duration::from_secs(60));
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "process {p}: {e}");
+        assert_eq!(e, format!("error: cluster: {message}\n"), "process {p}");
+        assert!(took < Duration::from_secs(20), "process {p}: {took:?}");
+        assert!(!d.join(format!("o{p}")).exists(), "process {p} wrote");
+    }
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// `simulate` on the bundled graph plus `more`.
+fn sim(more: &[&'static str]) -> Vec<&'static str> {
+    let base = [
+        "simulate",
+        "--graph",
+        "data/geometric150.edges",
+        "--quiet",
+        "--no-plots",
+    ];
+    [&base[..], more].concat()
+}
+
+#[test]
+fn a_different_seed_stops_both_processes_naming_it() {
+    refused(
+        "seed",
+        &sim(&["--seed", "1"]),
+        &sim(&["--seed", "2"]),
+        "process 1 has seed = 2 where process 0 has seed = 1",
+    );
+}
+
+#[test]
+fn a_different_eps_stops_both_processes_naming_it() {
+    refused(
+        "eps",
+        &sim(&["--eps", "exp:a=3,b=1"]),
+        &sim(&["--eps", "exp:a=3,b=2"]),
+        "process 1 has eps = exp:a=3,b=2 where process 0 has eps = exp:a=3,b=1",
+    );
+}
+
+#[test]
+fn different_owners_stop_both_processes_naming_them() {
+    refused(
+        "owners",
+        &sim(&["--owners", "100"]),
+        &sim(&["--owners", "150"]),
+        "process 1 has owners = 150 where process 0 has owners = 100",
+    );
+}
+
+#[test]
+fn a_different_command_stops_both_processes_naming_it() {
+    let mut utility = sim(&[]);
+    utility[0] = "utility";
+    refused(
+        "command",
+        &sim(&[]),
+        &utility,
+        "process 1 has command = utility where process 0 has command = simulate",
+    );
+}
+
+/// `--responses` decides which rows every process computes and sends: a
+/// process 1 without it would leave its chunks out of `responses.csv`.
+#[test]
+fn responses_on_one_process_only_stop_both() {
+    refused(
+        "responses",
+        &sim(&["--responses"]),
+        &sim(&[]),
+        "process 1 has responses = false where process 0 has responses = true",
+    );
+}
+
+/// Inputs count by content: another graph under the same name differs by
+/// its SHA-256 (what `sha256sum` prints for each file).
+#[test]
+fn a_graph_with_other_content_stops_both_processes() {
+    let d = scratch("graph-content");
+    let other = d.join("geometric150.edges");
+    let mut text = fs::read_to_string("data/geometric150.edges").unwrap();
+    text.push_str("# one more line\n");
+    fs::write(&other, text).unwrap();
+    let other = other.to_string_lossy().into_owned();
+    let one = [
+        "simulate",
+        "--graph",
+        &other,
+        "--quiet",
+        "--no-plots",
+        "--values",
+        "uniform:0,1",
+    ];
+    let zero = sim(&["--values", "uniform:0,1"]);
+    let (children, _) = pair(&d, [&zero, &one], [&[], &[]], "20");
+    let mut lines = Vec::new();
+    for c in children {
+        let (o, _) = wait_bounded(c, Duration::from_secs(60));
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        lines.push(stderr(&o));
+    }
+    assert_eq!(lines[0], lines[1]);
+    let e = &lines[0];
+    let hex = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let rest = e
+        .strip_prefix("error: cluster: process 1 has graph.sha256 = ")
+        .unwrap_or_else(|| panic!("{e}"));
+    let (theirs, ours) = rest
+        .trim_end()
+        .split_once(" where process 0 has graph.sha256 = ")
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(hex(theirs) && hex(ours) && theirs != ours, "{e}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// Process 0 fails after the processes agreed (its `--out` is taken): process
+/// 1 does not exit 0 with its share computed for nothing, but 1, naming it.
+#[test]
+fn a_failing_process_0_ends_the_others_with_exit_1() {
+    let d = scratch("zero-fails");
+    fs::create_dir_all(d.join("o0")).unwrap();
+    fs::write(d.join("o0").join("keep.txt"), "not a run").unwrap();
+    let args = sim(&[]);
+    let (children, addrs) = pair(&d, [&args, &args], [&[], &[]], "20");
+    let outs: Vec<(Output, Duration)> = children
+        .into_iter()
+        .map(|c| wait_bounded(c, Duration::from_secs(60)))
+        .collect();
+    let (e0, e1) = (stderr(&outs[0].0), stderr(&outs[1].0));
+    // Its own error (a usage error: exit code 2), not the cluster's.
+    assert_eq!(outs[0].0.status.code(), Some(2), "{e0}");
+    assert!(e0.contains("o0 already exists"), "{e0}");
+    assert_eq!(outs[1].0.status.code(), Some(1), "{e1}");
+    assert_eq!(e1.lines().count(), 1, "{e1}");
+    assert!(e1.contains(&format!("process 0 ({})", addrs[0])), "{e1}");
+    assert!(outs[1].1 < Duration::from_secs(20), "{:?}", outs[1].1);
+    assert_eq!(
+        fs::read_to_string(d.join("o0/keep.txt")).unwrap(),
+        "not a run"
+    );
+    assert!(!d.join("o1").exists());
     let _ = fs::remove_dir_all(&d);
 }
