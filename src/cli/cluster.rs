@@ -4,7 +4,7 @@
 //! build without the feature has none of these flags (clap refuses them as
 //! unknown arguments): [`ClusterArgs`] is then empty and always local.
 
-use privdiffuse::collusion::ColludeConfig;
+use privdiffuse::collusion::CollusionConfig;
 use privdiffuse::sim::SimConfig;
 use privdiffuse::utility::UtilityConfig;
 
@@ -25,7 +25,7 @@ pub enum Job<'a> {
     /// `simulate`.
     Simulate(&'a SimConfig),
     /// `collude`.
-    Collude(&'a ColludeConfig),
+    Collude(&'a CollusionConfig),
     /// `utility`.
     Utility(&'a UtilityConfig),
 }

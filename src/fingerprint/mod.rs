@@ -5,7 +5,7 @@
 //! 1. `command` (`simulate`, `collude`, `utility`) and `version` (the crate
 //!    version and, built from a checkout, its git commit: `0.1.0 (git …)`);
 //! 2. the configuration as `summary.json` records it (the serde form of
-//!    [`SimConfig`], [`ColludeConfig`] or [`UtilityConfig`]) flattened to
+//!    [`SimConfig`], [`CollusionConfig`] or [`UtilityConfig`]) flattened to
 //!    dotted keys in field order (`seed`, `distance_options.approx_k`,
 //!    `sim.seed` for utility, `coalitions.0`);
 //! 3. every input file by content instead of path: `graph.sha256`,
@@ -29,7 +29,7 @@ mod flat;
 mod hash;
 
 use crate::collusion::coalition::Coalition;
-use crate::collusion::config::ColludeConfig;
+use crate::collusion::config::CollusionConfig;
 use crate::error::{Error, Result};
 use crate::graph::view::GraphView;
 use crate::sim::config::SimConfig;
@@ -57,7 +57,7 @@ impl Fingerprint {
 
     /// The fingerprint of `collude` with `config` (its simulation options
     /// are flattened into it, as in `summary.json`).
-    pub fn collude(config: &ColludeConfig) -> Result<Fingerprint> {
+    pub fn collude(config: &CollusionConfig) -> Result<Fingerprint> {
         let mut files = sim_files(&config.sim, "")?;
         files.extend(coalition_files(&config.coalitions)?);
         Fingerprint::build("collude", config, files)

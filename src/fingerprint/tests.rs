@@ -119,10 +119,10 @@ fn input_files_count_by_content_not_by_path() {
         c.nodes = Some(nodes.clone());
         c.view = Some(GraphView::subgraph(&sub));
         c.values = ValueSpec::File(vals.clone());
-        ColludeConfig {
+        CollusionConfig {
             sim: c,
             coalitions: vec![Coalition::far(2.0).unwrap(), Coalition::file(&ids).unwrap()],
-            ..ColludeConfig::default()
+            ..CollusionConfig::default()
         }
     };
     let before = Fingerprint::collude(&full(&g)).unwrap();
