@@ -1,0 +1,1 @@
+//! Statistical tests of the discrete chain (memo §5).
