@@ -170,10 +170,18 @@ impl DiscretePath {
         let Some(bottom) = self.rungs.last().copied() else {
             return;
         };
+        // Rung k as (octave, index), decremented without a division per step.
+        let (mut o, mut i) = noise.ladder().split(bottom);
+        let last = noise.levels_per_doubling() as usize - 1;
         for k in (to + 1..=bottom).rev() {
-            match noise.step(k) {
+            match noise.step_at(o, i) {
                 Step::Small(p1, p2, q) => self.step(&p1, &p2, &q, k - 1, rng),
                 Step::Big(p1, p2, q) => self.step(&p1, &p2, &q, k - 1, rng),
+            }
+            if i == 0 {
+                (o, i) = (o - 1, last);
+            } else {
+                i -= 1;
             }
         }
     }

@@ -295,6 +295,12 @@ impl DiscreteNoise {
     #[inline]
     pub(super) fn step(&self, k: i32) -> Step {
         let (o, i) = self.ladder.split(k);
+        self.step_at(o, i)
+    }
+
+    /// [`step`](Self::step) from rung k's (octave ⌊k/m⌋, index k mod m).
+    #[inline]
+    pub(super) fn step_at(&self, o: i32, i: usize) -> Step {
         let m = self.ladder.levels_per_doubling() as usize;
         // ε_k = M_i·2^{o−52}; across an octave boundary both are written
         // with exponent o − 53 (ε_k = 2^53·2^{o−53}).

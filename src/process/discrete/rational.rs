@@ -26,20 +26,58 @@ use std::cmp::Ordering;
 
 /// Uniform on {0, …, k − 1} (k ≥ 1) from 64-bit words, exact: Lemire's
 /// multiply-and-reject. k = 1 draws nothing.
-#[inline]
+#[inline(always)]
 pub(super) fn uniform_below_u64<R: Rng + ?Sized>(k: u64, rng: &mut R) -> u64 {
     if k <= 1 {
         return 0;
     }
-    let mut m = u128::from(rng.next_u64()) * u128::from(k);
+    let m = u128::from(rng.next_u64()) * u128::from(k);
     if (m as u64) < k {
-        // 2^64 mod k: words whose low product falls below it are rejected.
-        let t = k.wrapping_neg() % k;
-        while (m as u64) < t {
-            m = u128::from(rng.next_u64()) * u128::from(k);
-        }
+        return lemire_reject(m, k, rng);
     }
     (m >> 64) as u64
+}
+
+/// Lemire's slow path: words whose low product falls below 2⁶⁴ mod k are
+/// rejected.
+#[inline(never)]
+fn lemire_reject<R: Rng + ?Sized>(mut m: u128, k: u64, rng: &mut R) -> u64 {
+    // 2^64 mod k without a division where it is known: 0 for powers of
+    // two, 2^64 − k above 2^63.
+    let t = if k.is_power_of_two() {
+        0
+    } else if k > 1 << 63 {
+        k.wrapping_neg()
+    } else {
+        k.wrapping_neg() % k
+    };
+    while (m as u64) < t {
+        m = u128::from(rng.next_u64()) * u128::from(k);
+    }
+    (m >> 64) as u64
+}
+
+/// Uniform on {0, …, n − 1} for 2⁶⁴ ≤ n (`u128`): one raw word at n = 2⁶⁴,
+/// else two words (low first), the high one masked, and rejection.
+#[inline(never)]
+fn uniform_wide<R: Rng + ?Sized>(n: u128, rng: &mut R) -> u128 {
+    if n == 1 << 64 {
+        return u128::from(rng.next_u64());
+    }
+    let bits = 128 - (n - 1).leading_zeros();
+    let mask = if bits == 128 {
+        u64::MAX
+    } else {
+        (1u64 << (bits - 64)) - 1
+    };
+    loop {
+        let lo = rng.next_u64();
+        let hi = rng.next_u64() & mask;
+        let v = (u128::from(hi) << 64) | u128::from(lo);
+        if v < n {
+            return v;
+        }
+    }
 }
 
 /// Unsigned integers the exact samplers are generic over: `u128` (the fast
@@ -74,28 +112,13 @@ impl Nat for u128 {
     fn is_zero(&self) -> bool {
         *self == 0
     }
-    #[inline]
+    #[inline(always)]
     fn uniform_below<R: Rng + ?Sized>(&self, rng: &mut R) -> Self {
         let n = *self;
-        if n <= 1 << 64 {
-            if n == 1 << 64 {
-                return u128::from(rng.next_u64());
-            }
-            return u128::from(uniform_below_u64(n as u64, rng));
-        }
-        let bits = 128 - (n - 1).leading_zeros();
-        let mask = if bits == 128 {
-            u64::MAX
+        if n < 1 << 64 {
+            u128::from(uniform_below_u64(n as u64, rng))
         } else {
-            (1u64 << (bits - 64)) - 1
-        };
-        loop {
-            let lo = rng.next_u64();
-            let hi = rng.next_u64() & mask;
-            let v = (u128::from(hi) << 64) | u128::from(lo);
-            if v < n {
-                return v;
-            }
+            uniform_wide(n, rng)
         }
     }
     #[inline]

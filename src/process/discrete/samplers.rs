@@ -55,10 +55,18 @@ pub(super) fn bern_exp_minus_one<R: Rng + ?Sized>(rng: &mut R) -> bool {
 /// Bernoulli(e^{−n/d}) for any n/d ≥ 0 (d ≥ 1): CKS20 Algorithm 1 with the
 /// x > 1 split, e^{−x} = (e^{−1})^{⌊x⌋}·e^{−(x − ⌊x⌋)}, stopping at the first
 /// failed factor (expected O(1) coins whatever x).
+#[inline]
 pub(super) fn bern_exp<N: Nat, R: Rng + ?Sized>(n: &N, d: &N, rng: &mut R) -> bool {
     if n <= d {
-        return bern_exp_le1(n, d, rng);
+        bern_exp_le1(n, d, rng)
+    } else {
+        bern_exp_split(n, d, rng)
     }
+}
+
+/// [`bern_exp`] for x > 1: ⌊x⌋ factors e^{−1}, then the fraction.
+#[inline(never)]
+fn bern_exp_split<N: Nat, R: Rng + ?Sized>(n: &N, d: &N, rng: &mut R) -> bool {
     let (whole, frac) = n.div_rem(d);
     let mut done: u64 = 0;
     while N::from_u64(done) < whole {
