@@ -1,5 +1,5 @@
-//! The ladder of levels (memo §4): ε_k = 2^{⌊k/m⌋}·R[k mod m] for k ∈ ℤ, with
-//! R[i] = 2^{i/m} correctly rounded to f64.
+//! The ladder of levels (memo §4): ε_k = 2^{⌊k/m⌋}·R\[k mod m\] for k ∈ ℤ, with
+//! R\[i\] = 2^{i/m} correctly rounded to f64.
 //!
 //! The table is computed once per m with exact integer arithmetic — never
 //! `powf`, whose last bit differs between libm versions — so every machine,
@@ -20,7 +20,7 @@ pub const DEFAULT_LEVELS_PER_DOUBLING: u32 = 32;
 /// 54·m bits (about 0.1 s at m = 1024 in a release build).
 pub const MAX_LEVELS_PER_DOUBLING: u32 = 1024;
 
-/// A rung k of the ladder (ε_k = 2^{⌊k/m⌋}·R[k mod m]); its level depends on
+/// A rung k of the ladder (ε_k = 2^{⌊k/m⌋}·R\[k mod m\]); its level depends on
 /// the ladder's m. Rungs are ordered like their levels.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -34,7 +34,7 @@ impl std::fmt::Display for Rung {
     }
 }
 
-/// The table of one m: R[i] = M_i·2⁻⁵², M_i the 53-bit integer nearest to
+/// The table of one m: R\[i\] = M_i·2⁻⁵², M_i the 53-bit integer nearest to
 /// 2^{52 + i/m}.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Ladder {
@@ -74,12 +74,12 @@ impl Ladder {
         self.m
     }
 
-    /// R[i] = 2^{i/m} correctly rounded (i < m).
+    /// R\[i\] = 2^{i/m} correctly rounded (i < m).
     pub fn ratio(&self, i: usize) -> f64 {
         f64::from_bits((1023 << 52) | (self.mantissas[i] & FRAC_MASK))
     }
 
-    /// M_i = R[i]·2⁵², an integer in [2⁵², 2⁵³).
+    /// M_i = R\[i\]·2⁵², an integer in [2⁵², 2⁵³).
     pub fn mantissa(&self, i: usize) -> u64 {
         self.mantissas[i]
     }

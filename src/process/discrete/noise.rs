@@ -291,14 +291,8 @@ impl DiscreteNoise {
         }
     }
 
-    /// The rates of rungs k and k − 1 over a common denominator (memo §2).
-    #[inline]
-    pub(super) fn step(&self, k: i32) -> Step {
-        let (o, i) = self.ladder.split(k);
-        self.step_at(o, i)
-    }
-
-    /// [`step`](Self::step) from rung k's (octave ⌊k/m⌋, index k mod m).
+    /// The rates of rung k and k − 1 over a common denominator (memo §2),
+    /// from rung k's (octave ⌊k/m⌋, index k mod m).
     #[inline]
     pub(super) fn step_at(&self, o: i32, i: usize) -> Step {
         let m = self.ladder.levels_per_doubling() as usize;

@@ -6,7 +6,7 @@
 //! Q stays below 2⁹⁴ and p below 2¹²⁸ for ε < 2¹²⁷·Δ_Z, so the samplers run on
 //! `u128`; only larger numerators (or arbitrary rationals given to the raw
 //! samplers) fall back to big integers. Both widths run the **same generic
-//! code** ([`Nat`]) and draw the same words for the same value, so the fallback
+//! code** (`Nat`) and draw the same words for the same value, so the fallback
 //! is tested by comparing the two instantiations on one stream.
 //!
 //! Big integers: `num-bigint` (rust-num). We need only unsigned integer

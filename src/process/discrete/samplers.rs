@@ -8,7 +8,7 @@
 //! (`rand::Rng`), so the seeded streams of [`rng_for`](crate::rng::rng_for)
 //! and the operating system's generator ([`OsRng`](super::OsRng)) both work.
 //!
-//! The algorithms are generic over the integer width ([`Nat`]): the public
+//! The algorithms are generic over the integer width (`Nat`): the public
 //! functions dispatch once on the [`Ratio`]'s representation.
 
 use super::rational::{Nat, Ratio, Repr, uniform_below_u64};

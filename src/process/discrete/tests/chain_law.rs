@@ -206,3 +206,48 @@ fn path_structure() {
     assert_eq!(p.value_at(lo), Some(&[0i64, 0][..]));
     assert_eq!(p.value_at(hi), Some(&[0i64, 0][..]));
 }
+
+/// The map from random streams to paths is part of the format: a stored walk
+/// is continued by drawing more words, and seeded runs must reproduce. Any
+/// change to the samplers that draws words differently changes these values
+/// and must be deliberate (and invalidates stored discrete states).
+#[test]
+fn the_stream_to_path_map_is_pinned() {
+    use crate::rng::{Purpose, rng_for};
+    let noise = DiscreteNoise::new(Grid::default(), 32, 1.0, 2).unwrap();
+    let (top, bottom) = (noise.rung_of(15.0).unwrap(), noise.rung_of(0.5).unwrap());
+    assert_eq!((top, bottom), (Rung(125), Rung(-32)));
+    let p = noise
+        .sample_path(top, bottom, &mut rng_for(1, 1, 0, Purpose::Path))
+        .unwrap();
+    let got: Vec<(i32, Vec<i64>)> = p.breakpoints().map(|(k, v)| (k.0, v.to_vec())).collect();
+    let want: Vec<(i32, Vec<i64>)> = [
+        (-32, [-134, -778]),
+        (35, [-134, -428]),
+        (48, [-134, -394]),
+        (50, [-134, -372]),
+        (64, [-134, -292]),
+        (66, [-134, -238]),
+        (68, [60, -238]),
+        (69, [-82, -238]),
+        (80, [-48, -238]),
+        (85, [-48, 118]),
+        (100, [-48, 105]),
+        (104, [-68, 105]),
+        (117, [-23, 105]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, v.to_vec()))
+    .collect();
+    assert_eq!(got, want);
+    let mut r = rng_for(1, 0, 0, Purpose::Independent);
+    let mut out = [0i64; 2];
+    let mut fresh = vec![];
+    for _ in 0..4 {
+        noise
+            .sample_fresh_into(noise.rung_of(1.0).unwrap(), &mut r, &mut out)
+            .unwrap();
+        fresh.extend(out);
+    }
+    assert_eq!(fresh, [497, -1191, 5415, 38, -551, -211, 2117, 1625]);
+}

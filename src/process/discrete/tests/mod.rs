@@ -75,12 +75,12 @@ fn chi2_pvalue(draws: &[i64], pmf: impl Fn(i64) -> f64, sigma: f64) -> f64 {
 fn pvalue(counts: &[u64], probs: &[f64]) -> f64 {
     let n: u64 = counts.iter().sum();
     let (mut c, mut p) = (counts.to_vec(), probs.to_vec());
-    if let (Some(&last), true) = (p.last(), p.len() > 1) {
-        if last * (n as f64) < 5.0 {
-            let (lc, lp) = (c.pop().unwrap_or(0), p.pop().unwrap_or(0.0));
-            *c.last_mut().unwrap() += lc;
-            *p.last_mut().unwrap() += lp;
-        }
+    if let (Some(&last), true) = (p.last(), p.len() > 1)
+        && last * (n as f64) < 5.0
+    {
+        let (lc, lp) = (c.pop().unwrap_or(0), p.pop().unwrap_or(0.0));
+        *c.last_mut().unwrap() += lc;
+        *p.last_mut().unwrap() += lp;
     }
     let stat: f64 = c
         .iter()
