@@ -9,7 +9,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use privdiffuse::process::discrete::{
-    DiscreteNoise, DiscretePath, Grid, OsRng, Ratio, discrete_laplace_exact, jump_coin,
+    DiscreteNoise, DiscretePath, Grid, JumpCoin, OsRng, Ratio, Rung, discrete_laplace_exact,
 };
 use privdiffuse::process::{NoisePath, Norm, PathSampler};
 use privdiffuse::rng::{Purpose, rng_for};
@@ -47,15 +47,14 @@ fn draws(c: &mut Criterion) {
         })
     });
     // Adjacent rungs at ε = 2^(1/32) and 1 with Δ_Z = 1024.
-    let (t1, t2) = (
-        noise
-            .rate(privdiffuse::process::discrete::Rung(k.0 + 1))
-            .expect("rung"),
-        noise.rate(k).expect("rung"),
-    );
+    let coin = JumpCoin::new(
+        &noise.rate(Rung(k.0 + 1)).expect("rung"),
+        &noise.rate(k).expect("rung"),
+    )
+    .expect("t1 > t2");
     let mut rng = rng_for(1, 2, 0, Purpose::Path);
     g.bench_function("jump_coin_m32", |b| {
-        b.iter(|| black_box(jump_coin(&t1, &t2, &mut rng).expect("t1 > t2")))
+        b.iter(|| black_box(coin.sample(&mut rng)))
     });
     g.finish();
 }

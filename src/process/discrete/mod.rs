@@ -63,4 +63,4 @@ pub use ladder::{DEFAULT_LEVELS_PER_DOUBLING, Ladder, MAX_LEVELS_PER_DOUBLING, R
 pub use loss::{MemberView, PrivacyLoss};
 pub use noise::DiscreteNoise;
 pub use rational::Ratio;
-pub use samplers::{bernoulli_exp, discrete_laplace_exact, geometric_exp, jump_coin};
+pub use samplers::{JumpCoin, bernoulli_exp, discrete_laplace_exact, geometric_exp, jump_coin};

@@ -257,14 +257,12 @@ impl DiscreteNoise {
 
     /// Numerators p·2^e over Δ_Z (e ≥ 0) or p over Δ_Z·2^{−e} (e < 0), in
     /// big integers: the fallback where `u128` cannot hold them.
-    fn build(&self, nums: &[u64], e: i32) -> (Vec<BigUint>, BigUint) {
+    fn build<const K: usize>(&self, nums: [u64; K], e: i32) -> ([BigUint; K], BigUint) {
         let dz = BigUint::from(self.delta_z);
         if e >= 0 {
-            let ps = nums.iter().map(|&p| BigUint::from(p) << e as u32).collect();
-            (ps, dz)
+            (nums.map(|p| BigUint::from(p) << e as u32), dz)
         } else {
-            let ps = nums.iter().map(|&p| BigUint::from(p)).collect();
-            (ps, dz << (-e) as u32)
+            (nums.map(BigUint::from), dz << (-e) as u32)
         }
     }
 
@@ -284,11 +282,8 @@ impl DiscreteNoise {
         if e >= 0 && 54 + e <= 128 {
             return Level::Small(u128::from(p) << e, u128::from(self.delta_z));
         }
-        let (ps, q) = self.build(&[p], e);
-        match (ps.into_iter().next(), q) {
-            (Some(p), q) => Level::Big(p, q),
-            (None, q) => Level::Big(BigUint::default(), q),
-        }
+        let ([p], q) = self.build([p], e);
+        Level::Big(p, q)
     }
 
     /// The rates of rung k and k − 1 over a common denominator (memo §2),
@@ -322,12 +317,8 @@ impl DiscreteNoise {
                 u128::from(self.delta_z),
             );
         }
-        let (ps, q) = self.build(&[p1, p2], e);
-        let mut it = ps.into_iter();
-        match (it.next(), it.next()) {
-            (Some(a), Some(b)) => Step::Big(a, b, q),
-            _ => Step::Big(BigUint::default(), BigUint::default(), q),
-        }
+        let ([p1, p2], q) = self.build([p1, p2], e);
+        Step::Big(p1, p2, q)
     }
 
     /// Rounds values to the grid (û = ⌊u/γ + ½⌋, exact; memo §1) into `out`.

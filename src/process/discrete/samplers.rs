@@ -196,42 +196,61 @@ pub fn discrete_laplace_exact<R: Rng + ?Sized>(t: &Ratio, rng: &mut R) -> Result
 }
 
 /// Consecutive rates over a common denominator, in the narrowest width.
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Parts {
     Small(u128, u128, u128),
     Big(BigUint, BigUint, BigUint),
 }
 
-/// Common-denominator numerators of t₁ > t₂ > 0: (p₁, p₂, q), reduced.
-fn common(t1: &Ratio, t2: &Ratio) -> Result<Parts> {
-    use num_traits::ToPrimitive;
-    positive("t2", t2)?;
-    if t1 <= t2 {
-        return Err(Error::param("t1", t1, format!("a level above `t2` ({t2})")));
-    }
-    let (d1, d2) = (t1.denom(), t2.denom());
-    let g = num_integer::Integer::gcd(&d1, &d2);
-    let q = &d1 / &g * &d2;
-    let (p1, p2) = (t1.numer() * (&q / d1), t2.numer() * (&q / d2));
-    Ok(match (p1.to_u128(), p2.to_u128(), q.to_u128()) {
-        (Some(a), Some(b), Some(c)) => Parts::Small(a, b, c),
-        _ => Parts::Big(p1, p2, q),
-    })
+/// The jump coin B of memo §2 between two levels t₁ > t₂ > 0 (rates ε/Δ_Z),
+/// validated and put over a common denominator once, then sampled many
+/// times: `true` (a jump) with probability 1 − c,
+/// c = (a₁/a₂)·((1 − a₂)/(1 − a₁))².
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JumpCoin {
+    parts: Parts,
 }
 
-/// The jump coin B of memo §2 between levels t₁ > t₂ > 0 (rates ε/Δ_Z):
-/// `true` (a jump) with probability 1 − c, c = (a₁/a₂)·((1 − a₂)/(1 − a₁))².
+impl JumpCoin {
+    /// The coin between t₁ = `t1` > t₂ = `t2` > 0.
+    pub fn new(t1: &Ratio, t2: &Ratio) -> Result<JumpCoin> {
+        use num_traits::ToPrimitive;
+        positive("t2", t2)?;
+        if t1 <= t2 {
+            return Err(Error::param("t1", t1, format!("a level above `t2` ({t2})")));
+        }
+        let (d1, d2) = (t1.denom(), t2.denom());
+        let g = num_integer::Integer::gcd(&d1, &d2);
+        let q = &d1 / &g * &d2;
+        let (p1, p2) = (t1.numer() * (&q / d1), t2.numer() * (&q / d2));
+        let parts = match (p1.to_u128(), p2.to_u128(), q.to_u128()) {
+            (Some(a), Some(b), Some(c)) => Parts::Small(a, b, c),
+            _ => Parts::Big(p1, p2, q),
+        };
+        Ok(JumpCoin { parts })
+    }
+
+    /// One flip: `true` when the value jumps (O(1) expected coins).
+    #[inline]
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> bool {
+        match &self.parts {
+            Parts::Small(a, b, c) => jump(a, b, c, rng),
+            Parts::Big(a, b, c) => jump(a, b, c, rng),
+        }
+    }
+
+    /// The coin D of memo §2 alone, for tests: Bernoulli((1 − a₂)/(1 − a₁)).
+    #[cfg(test)]
+    pub(super) fn sample_d<R: Rng + ?Sized>(&self, rng: &mut R) -> bool {
+        match &self.parts {
+            Parts::Small(a, b, c) => d_coin(a, b, c, rng),
+            Parts::Big(a, b, c) => d_coin(a, b, c, rng),
+        }
+    }
+}
+
+/// One flip of the jump coin between t₁ > t₂ > 0 (see [`JumpCoin`], which
+/// does the validation once for many flips).
 pub fn jump_coin<R: Rng + ?Sized>(t1: &Ratio, t2: &Ratio, rng: &mut R) -> Result<bool> {
-    Ok(match common(t1, t2)? {
-        Parts::Small(a, b, c) => jump(&a, &b, &c, rng),
-        Parts::Big(a, b, c) => jump(&a, &b, &c, rng),
-    })
-}
-
-/// The coin D of memo §2 alone, for tests: Bernoulli((1 − a₂)/(1 − a₁)).
-#[cfg(test)]
-pub(super) fn d_coin_ratio<R: Rng + ?Sized>(t1: &Ratio, t2: &Ratio, rng: &mut R) -> bool {
-    match common(t1, t2).expect("t1 > t2 > 0") {
-        Parts::Small(a, b, c) => d_coin(&a, &b, &c, rng),
-        Parts::Big(a, b, c) => d_coin(&a, &b, &c, rng),
-    }
+    Ok(JumpCoin::new(t1, t2)?.sample(rng))
 }

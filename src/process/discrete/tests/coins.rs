@@ -6,8 +6,8 @@
 use super::*;
 use crate::process::discrete::rational::Ratio;
 use crate::process::discrete::samplers::{
-    bern_exp, bernoulli_exp, d_coin, d_coin_ratio, discrete_laplace, discrete_laplace_exact,
-    geometric, jump, jump_coin,
+    JumpCoin, bern_exp, bernoulli_exp, d_coin, discrete_laplace, discrete_laplace_exact, geometric,
+    jump, jump_coin,
 };
 use crate::process::discrete::theory::{pmf, stay_probability, variance};
 use num_bigint::BigUint;
@@ -127,7 +127,8 @@ fn d_coin_both_branches() {
     ];
     for (i, (t1, t2)) in cases.iter().enumerate() {
         let mut r = rng(200 + i as u64);
-        let hits = (0..n).filter(|_| d_coin_ratio(t1, t2, &mut r)).count() as u64;
+        let coin = JumpCoin::new(t1, t2).unwrap();
+        let hits = (0..n).filter(|_| coin.sample_d(&mut r)).count() as u64;
         let (f1, f2) = (t1.to_f64(), t2.to_f64());
         let p = (-f2).exp_m1() / (-f1).exp_m1();
         assert_prop(&format!("D({t1}, {t2})"), hits, n, p);
