@@ -59,6 +59,7 @@
 pub mod backward;
 pub mod bridge;
 pub mod calibration;
+pub mod discrete;
 pub mod forward;
 pub mod gaussian;
 pub mod laplace;

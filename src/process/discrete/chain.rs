@@ -1,0 +1,359 @@
+//! The discrete lazy chain (memo §2, §4): one path per owner, n independent
+//! integer coordinates (ℓ1), drawn from DL at a top rung and walked down
+//! through **every** rung below it. Each step k → k − 1 flips the jump coin B
+//! per coordinate and, on a jump, adds fresh DL(a_{k−1}) noise, so the value
+//! at every rung has the exact DL marginal and lower rungs only add
+//! independent noise (a coalition is max-ε private). Since no rung is
+//! skipped, the realised path depends only on (random stream, top rung),
+//! wherever the walk stops: extending a path later gives exactly the path a
+//! longer one-shot walk would have drawn.
+//!
+//! Two shapes read one path: [`DiscretePath`] (a one-shot path from top to
+//! bottom, as breakpoints) and [`DiscreteWalk`] (a path with a fixed top that
+//! is extended down as requests need it, serialisable for stores and relax
+//! states).
+
+use super::ladder::Rung;
+use super::noise::{DiscreteNoise, Level, Step};
+use super::rational::Nat;
+use super::samplers::{discrete_laplace, jump};
+use crate::{Error, Result};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// i128 noise into i64, saturating: beyond ±2⁶³ the answer leaves f64's
+/// exactness range and is refused anyway (probability below e^{−2²²} at the
+/// smallest allowed rate 2⁻⁴⁰).
+#[inline]
+fn narrow(x: i128) -> i64 {
+    x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// Fills `out` with independent DL draws at rung `k`.
+#[inline]
+fn fill_level<R: Rng + ?Sized>(noise: &DiscreteNoise, k: i32, out: &mut [i64], rng: &mut R) {
+    match noise.level(k) {
+        Level::Small(p, q) => out
+            .iter_mut()
+            .for_each(|x| *x = narrow(discrete_laplace(&p, &q, rng))),
+        Level::Big(p, q) => out
+            .iter_mut()
+            .for_each(|x| *x = narrow(discrete_laplace(&p, &q, rng))),
+    }
+}
+
+/// A sampled path of the discrete chain from its top rung down to its
+/// bottom rung, stored as breakpoints: the rungs where some coordinate
+/// changed (like [`NoisePath`](crate::process::NoisePath)). Read at any rung
+/// in O(log k) with [`value_at`](Self::value_at). Values are grid integers X
+/// (the answer is (û + X)·γ).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "PathParts")]
+pub struct DiscretePath {
+    dim: usize,
+    top: Rung,
+    /// Rows from the top down; `rungs[j]` is the lowest rung where row j
+    /// holds (row j holds on [rungs[j], rungs[j−1]), row 0 up to the top);
+    /// the last one is the bottom.
+    rungs: Vec<i32>,
+    /// Row-major, `rungs.len() × dim`.
+    values: Vec<i64>,
+}
+
+/// The serialised form of a [`DiscretePath`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathParts {
+    dim: usize,
+    top: Rung,
+    rungs: Vec<i32>,
+    values: Vec<i64>,
+}
+
+impl TryFrom<PathParts> for DiscretePath {
+    type Error = Error;
+    fn try_from(p: PathParts) -> Result<Self> {
+        let ok = p.dim > 0
+            && p.values.len() == p.rungs.len() * p.dim
+            && p.rungs.first().is_none_or(|&r| r <= p.top.0)
+            && p.rungs.windows(2).all(|w| w[0] > w[1]);
+        if !ok {
+            return Err(Error::param(
+                "discrete path",
+                format!(
+                    "{} rungs, {} values, dim {}",
+                    p.rungs.len(),
+                    p.values.len(),
+                    p.dim
+                ),
+                "rungs strictly decreasing from `top` with `dim` values each",
+            ));
+        }
+        Ok(DiscretePath {
+            dim: p.dim,
+            top: p.top,
+            rungs: p.rungs,
+            values: p.values,
+        })
+    }
+}
+
+impl DiscretePath {
+    /// An empty path of dimension `dim` (filled by a sampler).
+    pub fn empty(dim: usize) -> Self {
+        DiscretePath {
+            dim,
+            ..Default::default()
+        }
+    }
+
+    /// Dimension n.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Whether the path was never sampled.
+    pub fn is_empty(&self) -> bool {
+        self.rungs.is_empty()
+    }
+
+    /// The top rung (where the path was drawn from its marginal).
+    pub fn top(&self) -> Rung {
+        self.top
+    }
+
+    /// The lowest rung materialised (`None` for an empty path).
+    pub fn bottom(&self) -> Option<Rung> {
+        self.rungs.last().map(|&r| Rung(r))
+    }
+
+    /// Number of rungs where the value changed (breakpoints − 1).
+    pub fn num_changes(&self) -> usize {
+        self.rungs.len().saturating_sub(1)
+    }
+
+    /// The value at `rung`: `None` below the bottom (not sampled); above the
+    /// top, the top's value (memo §4: requests above the top are answered at
+    /// the top).
+    pub fn value_at(&self, rung: Rung) -> Option<&[i64]> {
+        if self.bottom()? > rung {
+            return None;
+        }
+        let j = self.rungs.partition_point(|&b| b > rung.0);
+        Some(&self.values[j * self.dim..(j + 1) * self.dim])
+    }
+
+    /// Breakpoints in ascending order: (lowest rung where the value holds,
+    /// value). The first is at the bottom; each later one is a change.
+    pub fn breakpoints(&self) -> impl Iterator<Item = (Rung, &[i64])> {
+        self.rungs
+            .iter()
+            .zip(self.values.chunks_exact(self.dim.max(1)))
+            .rev()
+            .map(|(&r, v)| (Rung(r), v))
+    }
+
+    /// Starts the path at `top` with a DL draw per coordinate.
+    fn restart<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, top: Rung, rng: &mut R) {
+        self.dim = noise.dim();
+        self.top = top;
+        self.rungs.clear();
+        self.rungs.push(top.0);
+        self.values.clear();
+        self.values.resize(self.dim, 0);
+        fill_level(noise, top.0, &mut self.values, rng);
+    }
+
+    /// Walks from the bottom down to rung `to` (no-op at or above the bottom),
+    /// through every rung (memo §4).
+    fn extend<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, to: i32, rng: &mut R) {
+        let Some(bottom) = self.rungs.last().copied() else {
+            return;
+        };
+        // Rung k as (octave, index), decremented without a division per step.
+        let (mut o, mut i) = noise.ladder().split(bottom);
+        let last = noise.levels_per_doubling() as usize - 1;
+        for k in (to + 1..=bottom).rev() {
+            match noise.step_at(o, i) {
+                Step::Small(p1, p2, q) => self.step(&p1, &p2, &q, k - 1, rng),
+                Step::Big(p1, p2, q) => self.step(&p1, &p2, &q, k - 1, rng),
+            }
+            if i == 0 {
+                (o, i) = (o - 1, last);
+            } else {
+                i -= 1;
+            }
+        }
+    }
+
+    /// One step down to rung `below`, with consecutive rates p₁/q > p₂/q.
+    #[inline]
+    fn step<N: Nat, R: Rng + ?Sized>(&mut self, p1: &N, p2: &N, q: &N, below: i32, rng: &mut R) {
+        let dim = self.dim;
+        let mut changed = false;
+        for c in 0..dim {
+            if jump(p1, p2, q, rng) {
+                let l = narrow(discrete_laplace(p2, q, rng));
+                if l != 0 {
+                    if !changed {
+                        // The row above keeps its lowest rung (the one above
+                        // `below`); a new row starts here.
+                        let start = self.values.len() - dim;
+                        self.values.extend_from_within(start..);
+                        self.rungs.push(below);
+                        changed = true;
+                    }
+                    let i = self.values.len() - dim + c;
+                    self.values[i] = self.values[i].saturating_add(l);
+                }
+            }
+        }
+        if !changed && let Some(last) = self.rungs.last_mut() {
+            *last = below;
+        }
+    }
+}
+
+impl DiscreteNoise {
+    /// Samples a one-shot path from rung `top` down to rung `bottom` into
+    /// `path`, reusing its allocations (memo §4: a one-shot run takes the
+    /// owner's largest needed rung as top). Mirrors
+    /// [`PathSampler::sample_into`](crate::process::PathSampler::sample_into).
+    pub fn sample_path_into<R: Rng + ?Sized>(
+        &self,
+        top: Rung,
+        bottom: Rung,
+        rng: &mut R,
+        path: &mut DiscretePath,
+    ) -> Result<()> {
+        self.check_rung("top", top)?;
+        self.check_rung("bottom", bottom)?;
+        if bottom > top {
+            return Err(Error::param(
+                "bottom",
+                bottom,
+                format!("a rung ≤ `top` ({top})"),
+            ));
+        }
+        path.restart(self, top, rng);
+        path.extend(self, bottom.0, rng);
+        Ok(())
+    }
+
+    /// A fresh one-shot path (see [`sample_path_into`](Self::sample_path_into)).
+    pub fn sample_path<R: Rng + ?Sized>(
+        &self,
+        top: Rung,
+        bottom: Rung,
+        rng: &mut R,
+    ) -> Result<DiscretePath> {
+        let mut p = DiscretePath::empty(self.dim());
+        self.sample_path_into(top, bottom, rng, &mut p)?;
+        Ok(p)
+    }
+
+    /// Fresh independent DL noise at `rung` into `out` (`dim` coordinates):
+    /// the independent baseline, one draw per recipient (memo §5).
+    pub fn sample_fresh_into<R: Rng + ?Sized>(
+        &self,
+        rung: Rung,
+        rng: &mut R,
+        out: &mut [i64],
+    ) -> Result<()> {
+        self.check_rung("rung", rung)?;
+        self.check_len("out", out.len())?;
+        fill_level(self, rung.0, out, rng);
+        Ok(())
+    }
+}
+
+/// A path of the discrete chain with a top fixed at creation, materialised
+/// downwards as requests need it (memo §4: relax states, stores). It never
+/// goes up (no posterior, memo §3) and never skips a rung, so extending in
+/// steps gives exactly the one-shot path of the same stream. The generator
+/// is the caller's: to continue a stored walk, continue its stream (e.g.
+/// keep a ChaCha generator's word position beside the state).
+///
+/// Serialises with its configuration, so a state can only be continued
+/// under the noise it was drawn with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "WalkParts")]
+pub struct DiscreteWalk {
+    noise: DiscreteNoise,
+    path: DiscretePath,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WalkParts {
+    noise: DiscreteNoise,
+    path: DiscretePath,
+}
+
+impl TryFrom<WalkParts> for DiscreteWalk {
+    type Error = Error;
+    fn try_from(w: WalkParts) -> Result<Self> {
+        let bottom = w
+            .path
+            .bottom()
+            .ok_or_else(|| Error::param("walk", "an empty path", "a started walk"))?;
+        w.noise.check_len("path", w.path.dim())?;
+        w.noise.check_rung("top", w.path.top())?;
+        w.noise.check_rung("bottom", bottom)?;
+        Ok(DiscreteWalk {
+            noise: w.noise,
+            path: w.path,
+        })
+    }
+}
+
+impl DiscreteWalk {
+    /// Draws the value at `top` (DL per coordinate) and stops there.
+    pub fn start<R: Rng + ?Sized>(noise: &DiscreteNoise, top: Rung, rng: &mut R) -> Result<Self> {
+        noise.check_rung("top", top)?;
+        let mut path = DiscretePath::empty(noise.dim());
+        path.restart(noise, top, rng);
+        Ok(DiscreteWalk {
+            noise: noise.clone(),
+            path,
+        })
+    }
+
+    /// Walks down to `rung` through every rung below the current bottom; a
+    /// rung at or above the bottom draws nothing.
+    pub fn extend_to<R: Rng + ?Sized>(&mut self, rung: Rung, rng: &mut R) -> Result<()> {
+        self.noise.check_rung("rung", rung)?;
+        self.path.extend(&self.noise, rung.0, rng);
+        Ok(())
+    }
+
+    /// The value at `rung`, extending the walk first if `rung` is below its
+    /// bottom; above the top, the top's value (memo §4).
+    pub fn value_at<R: Rng + ?Sized>(&mut self, rung: Rung, rng: &mut R) -> Result<&[i64]> {
+        self.extend_to(rung, rng)?;
+        self.path
+            .value_at(rung)
+            .ok_or_else(|| Error::param("rung", rung, "a rung of the walk"))
+    }
+
+    /// The path materialised so far.
+    pub fn path(&self) -> &DiscretePath {
+        &self.path
+    }
+
+    /// The configuration the walk was drawn under.
+    pub fn noise(&self) -> &DiscreteNoise {
+        &self.noise
+    }
+
+    /// The fixed top rung.
+    pub fn top(&self) -> Rung {
+        self.path.top()
+    }
+
+    /// The current (lowest materialised) rung.
+    pub fn bottom(&self) -> Rung {
+        // A walk is started at creation, so its path has a bottom.
+        self.path.bottom().unwrap_or(self.path.top())
+    }
+}
