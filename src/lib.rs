@@ -144,6 +144,8 @@ pub mod process;
 pub mod rng;
 pub mod sim;
 pub mod special;
+#[cfg(feature = "store")]
+pub mod store;
 pub mod sweep;
 pub mod util;
 pub mod utility;
