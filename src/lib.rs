@@ -135,6 +135,8 @@ pub mod distance;
 pub mod distributed;
 pub mod epsilon;
 pub mod error;
+#[cfg(feature = "store")]
+pub mod evolve;
 pub mod graph;
 pub mod limits;
 pub mod mechanism;

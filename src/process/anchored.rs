@@ -144,7 +144,7 @@ impl AnchoredPath {
         if level >= self.bottom {
             return Ok(0);
         }
-        if !(level > 0.0 && level >= crate::limits::LEVEL_MIN) {
+        if level.is_nan() || level < crate::limits::LEVEL_MIN {
             return Err(Error::param(
                 "eps",
                 level,

@@ -60,6 +60,7 @@ mod write;
 
 pub use answer::StoreAnswer;
 pub use listing::{AnswerFilter, AnswerRow};
+pub use read::graph_of;
 pub use schema::SCHEMA_VERSION;
 pub use write::{BatchWriter, EdgeEvent, TimelineRow};
 
@@ -442,7 +443,7 @@ pub(crate) fn f64s_to_blob(v: &[f64]) -> Vec<u8> {
 
 /// The inverse of [`f64s_to_blob`]; `None` for a length not a multiple of 8.
 pub(crate) fn blob_to_f64s(b: &[u8]) -> Option<Vec<f64>> {
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return None;
     }
     Some(

@@ -9,6 +9,12 @@ use crate::{Error, Result};
 use rusqlite::{OptionalExtension, params};
 use std::collections::BTreeMap;
 
+/// An explicit release of one owner: (recipient, eps, batch, distance, noise).
+pub(crate) type ExplicitAnswer = (u32, f64, u64, f64, Vec<f64>);
+
+/// An explicit release: (batch, owner, recipient, eps, distance).
+pub(crate) type BatchAnswer = (u64, u32, u32, f64, f64);
+
 impl Store {
     fn corrupt(&self, what: impl std::fmt::Display) -> Error {
         Error::input(&self.path, 0, format!("corrupt store: {what}"))
@@ -247,7 +253,7 @@ impl Store {
         &self,
         owner: u32,
         recipient: Option<u32>,
-    ) -> Result<Vec<(u32, f64, u64, f64, Vec<f64>)>> {
+    ) -> Result<Vec<ExplicitAnswer>> {
         let (sql, lo, hi) = match recipient {
             Some(r) => (
                 "SELECT recipient, eps, batch, distance, noise FROM answer \
@@ -284,6 +290,30 @@ impl Store {
         Ok(out)
     }
 
+    /// Explicit releases of batches `1..=upto`, as `(batch, owner,
+    /// recipient, eps, distance)` in (batch, owner, recipient) order: the
+    /// order a live run makes them.
+    pub(crate) fn answers_upto(&self, upto: u64) -> Result<Vec<BatchAnswer>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT batch, owner, recipient, eps, distance FROM answer \
+                 WHERE batch >= 1 AND batch <= ?1 ORDER BY batch, owner, recipient",
+            )
+            .map_err(|e| db_error(&self.path, e))?;
+        st.query_map(params![upto as i64], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, i64>(1)? as u32,
+                r.get::<_, i64>(2)? as u32,
+                r.get(3)?,
+                r.get(4)?,
+            ))
+        })
+        .and_then(|rows| rows.collect())
+        .map_err(|e| db_error(&self.path, e))
+    }
+
     /// Number of explicit releases.
     pub fn explicit_count(&self) -> Result<u64> {
         self.conn
@@ -293,8 +323,10 @@ impl Store {
     }
 }
 
-/// An undirected graph on `ids` with these edges.
-pub(crate) fn graph_of(ids: NodeIds, edges: &BTreeMap<(u32, u32), f64>) -> Result<Graph> {
+/// The undirected graph on `ids` with these edges (`(u, v)`, u < v → length),
+/// unweighted when every length is 1: how the store and `evolve` build the
+/// graph of every batch, so both compute the same distances.
+pub fn graph_of(ids: NodeIds, edges: &BTreeMap<(u32, u32), f64>) -> Result<Graph> {
     let pairs: Vec<(u32, u32)> = edges.keys().copied().collect();
     let weighted = edges.values().any(|&w| w != 1.0);
     let w: Vec<f64> = edges.values().copied().collect();

@@ -149,7 +149,7 @@ impl<'a> BatchWriter<'a> {
             .iter()
             .map(|&(u, v, w)| (u.min(v), u.max(v), w))
             .collect();
-        sorted.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        sorted.sort_by_key(|a| (a.0, a.1));
         {
             let mut st = tx
                 .prepare("INSERT INTO start_edge (u, v, w) VALUES (?1, ?2, ?3)")
