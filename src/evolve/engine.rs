@@ -48,6 +48,17 @@ pub(super) fn run(ev: &Evolve) -> Result<EvolveOutput> {
         ));
     }
     ev.owners.check()?;
+    if ev.eps_max.is_none() && ev.distance != DistanceKind::Hop {
+        return Err(Error::param(
+            "eps_max",
+            "none",
+            format!(
+                "a value with {} distances: it is the paths' top, fixed at creation, and the \
+                 smallest distance can change as the graph does",
+                ev.distance
+            ),
+        ));
+    }
     let g0 = Graph::load_with(
         &ev.graph,
         &LoadOptions {
@@ -105,9 +116,19 @@ pub(super) fn run(ev: &Evolve) -> Result<EvolveOutput> {
         let (states, totals, cur) = replay(&mut store, &config, &ids, &owners, last)?;
         (states, totals, cur, config, last)
     } else {
-        let (config, states, totals) =
-            batch_zero(&mut store, requested, &ids, &table, &start, &owners)?;
-        (states, totals, start.clone(), config, 0)
+        match batch_zero(&mut store, requested, &ids, &table, &start, &owners) {
+            Ok((config, states, totals)) => (states, totals, start.clone(), config, 0),
+            Err(e) => {
+                // Nothing was committed: leave no empty store behind.
+                drop(store);
+                for ext in ["", "-wal", "-shm"] {
+                    let mut p = ev.store.as_os_str().to_os_string();
+                    p.push(ext);
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e);
+            }
+        }
     };
     timings.batch0 = t0.elapsed().as_secs_f64();
     if let Some(dir) = &ev.out {

@@ -246,10 +246,15 @@ pub(crate) fn advance(
     let owner = st.owner as usize;
     for (r, &d) in row.iter().enumerate() {
         let old = st.dist[r];
-        if d == old || r == owner || (d.is_nan() && old.is_nan()) {
+        if d == old || (d.is_nan() && old.is_nan()) {
             continue;
         }
+        // (The owner's own distance, 0, is kept too: the events' endpoints
+        // are tested against it.)
         st.dist[r] = d;
+        if r == owner {
+            continue;
+        }
         let (e_old, e) = (ctx.eps(old), ctx.eps(d));
         if e > e_old {
             delta.closer += 1;

@@ -102,7 +102,7 @@ fn refusals_are_one_line() {
     let o = karate(&dir, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(
-        err(&o).contains("k.db already exists (continue it with `--resume`"),
+        err(&o).contains("k.db already exists (continue it with --resume"),
         "{}",
         err(&o)
     );

@@ -4,14 +4,17 @@
 //! `evolve` run into its own store. The old and new answers of that pair
 //! must be one path read at two levels — P(equal) = (ε_old/ε_new)²,
 //! Cov = 2/ε_new² (1-D), pooling gains nothing over the newest — while the
-//! `resample` policy's pooling gains and its privacy spent is the sum.
+//! `resample` policy's pooling gains and its privacy spent is the sum (its
+//! fresh answers drawn again here from the documented streams, and the
+//! engine's timeline checked against them).
 //! Tolerances are standard errors computed from the sample (5–6 s.e.).
 
 use privdiffuse::distance::DistanceKind;
 use privdiffuse::evolve::Evolve;
+use privdiffuse::process::sample_marginal;
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
-use privdiffuse::{EpsilonMap, Norm, ValueSpec};
+use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec, rng_for_stream};
 use std::path::PathBuf;
 
 const SEEDS: u64 = 2000;
@@ -35,12 +38,24 @@ struct Held {
     eps_new: f64,
     old: f64,
     new: f64,
-    /// timeline: resample_mse, and Σ over pairs of 2/Σε² (its theory).
+    /// The `resample` policy's two answers to the pair (u = 0), drawn from
+    /// the documented streams (seed, owner, recipient, batch).
+    fresh_old: f64,
+    fresh_new: f64,
+    /// The timeline's resample_mse and the same mean recomputed from the
+    /// listing and the streams.
     resample_mse: f64,
-    resample_theory: f64,
-    /// timeline: the theory of the newest (largest-ε) answers.
-    mse_theory: f64,
+    resample_recomputed: f64,
     resample_spent_ok: bool,
+}
+
+/// The `resample` answer (u = 0) of `owner → recipient` released at `eps`
+/// in `batch`: `Purpose::Resample` stream keyed (seed, owner, recipient, batch).
+fn fresh(seed: u64, owner: u64, recipient: u64, batch: u64, eps: f64) -> f64 {
+    let mut rng = rng_for_stream(seed, owner, recipient, Purpose::Resample, batch);
+    let mut x = [0.0];
+    sample_marginal(Norm::L1, eps, &mut x, &mut rng);
+    x[0]
 }
 
 /// One seed: START = karate, the event adds edge 0–`to` (time 1).
@@ -50,7 +65,8 @@ fn one(dir: &std::path::Path, kind: DistanceKind, seed: u64, to: &str) -> Held {
         std::fs::write(&events, format!("time,u,v,op\n1,0,{to},add\n")).unwrap();
     }
     let db = dir.join(format!("{seed}.db"));
-    let map = EpsilonMap::exp(4f64.ln(), 2f64.ln()).unwrap(); // ε(d) = 4·2^−d
+    // ε(d) = 2.5·1.25^−d: ε(1) = 2, ε(2) = 1.6.
+    let map = EpsilonMap::exp(2.5f64.ln(), 1.25f64.ln()).unwrap();
     let mut ev = Evolve::new("data/karate.edges", &events, &db)
         .eps(map)
         .distance(kind)
@@ -74,18 +90,22 @@ fn one(dir: &std::path::Path, kind: DistanceKind, seed: u64, to: &str) -> Held {
         "the pair is released at batch 0 and again at batch 1"
     );
     assert!(pair[0].batch == 0 && pair[1].batch == 1 && pair[1].eps > pair[0].eps);
-    // resample: Σ ε per pair, and the pooled variance's theory 2/Σε².
-    let mut sums: std::collections::BTreeMap<&str, (f64, f64)> = Default::default();
+    // resample: per pair Σ ε and the inverse-variance pooling of its fresh answers.
+    let mut per: std::collections::BTreeMap<&str, (f64, f64, f64)> = Default::default();
     for r in &all {
-        let e = sums.entry(r.recipient.as_str()).or_default();
+        let rec: u64 = r.recipient.parse().unwrap();
+        let x = fresh(seed, 0, rec, r.batch, r.eps);
+        let e = per.entry(r.recipient.as_str()).or_default();
         e.0 += r.eps;
         e.1 += r.eps * r.eps;
+        e.2 += r.eps * r.eps * x;
     }
-    let n = sums.len() as f64;
-    let spent: f64 = sums.values().map(|v| v.0).sum::<f64>() / n;
-    let theory: f64 = sums.values().map(|v| 2.0 / v.1).sum::<f64>() / n;
+    let n = per.len() as f64;
+    let spent: f64 = per.values().map(|v| v.0).sum::<f64>() / n;
+    let recomputed: f64 = per.values().map(|v| (v.2 / v.1).powi(2)).sum::<f64>() / n;
     let last = out.timeline.last().unwrap();
     let rs = last.resample_eps_spent.unwrap();
+    let to_i: u64 = to.parse().unwrap();
     drop(s);
     let _ = std::fs::remove_file(&db);
     Held {
@@ -93,9 +113,10 @@ fn one(dir: &std::path::Path, kind: DistanceKind, seed: u64, to: &str) -> Held {
         eps_new: pair[1].eps,
         old: pair[0].y[0],
         new: pair[1].y[0],
+        fresh_old: fresh(seed, 0, to_i, 0, pair[0].eps),
+        fresh_new: fresh(seed, 0, to_i, 1, pair[1].eps),
         resample_mse: last.resample_mse.unwrap(),
-        resample_theory: theory,
-        mse_theory: last.mse_theory.unwrap(),
+        resample_recomputed: recomputed,
         resample_spent_ok: (rs - spent).abs() <= 1e-12 * spent,
     }
 }
@@ -143,34 +164,38 @@ fn check(kind: DistanceKind, to: &str) {
         diff < 5.0 * se,
         "{kind}: pooling gained: MSE(new) − MSE(pooled) = {diff} ± {se}"
     );
-    // Under `resample` the same pooling gains (theory 2/Σε² per pair):
-    // its mean over seeds matches the theory and lies well below the
-    // correlated best answers' MSE; its privacy spent is the sum of the ε.
-    assert!(
-        held.iter().all(|h| h.resample_spent_ok),
-        "{kind}: resample_eps_spent ≠ Σ ε"
-    );
-    let r: Vec<f64> = held
+    // Under `resample` (fresh answers at both levels) the same pooling
+    // gains: MSE(newest) − MSE(pooled) > 0 by more than 5 s.e. (theory
+    // 2/ε_new² − 2/(ε_old² + ε_new²)); the engine's timeline agrees with the
+    // streams, and its privacy spent is the sum of the ε.
+    let pooled_f = |h: &Held| (w.0 * h.fresh_old + w.1 * h.fresh_new) / (w.0 + w.1);
+    let d: Vec<f64> = held
         .iter()
-        .map(|h| h.resample_mse - h.resample_theory)
+        .map(|h| h.fresh_new.powi(2) - pooled_f(h).powi(2))
         .collect();
-    let (dr, se) = mean_se(&r);
-    assert!(
-        dr.abs() < 6.0 * se,
-        "{kind}: resample pooled MSE off its theory by {dr} ± {se}"
-    );
-    // …and below the newest answers' MSE (2/max ε² per pair): it gains.
-    let g: Vec<f64> = held.iter().map(|h| h.mse_theory - h.resample_mse).collect();
-    let (gain, se) = mean_se(&g);
+    let (gain, se) = mean_se(&d);
+    let theory = 2.0 / (en * en) - 2.0 / (eo * eo + en * en);
     assert!(
         gain > 5.0 * se,
         "{kind}: resample pooling did not gain: {gain} ± {se}"
     );
+    assert!(
+        (gain - theory).abs() < 6.0 * se,
+        "{kind}: resample gain {gain} vs {theory} ± 6·{se}"
+    );
+    for h in &held {
+        assert!(h.resample_spent_ok, "{kind}: resample_eps_spent ≠ Σ ε");
+        let (a, b) = (h.resample_mse, h.resample_recomputed);
+        assert!(
+            (a - b).abs() <= 1e-9 * b.abs().max(1e-300),
+            "{kind}: resample_mse {a} vs {b}"
+        );
+    }
 }
 
 #[test]
 fn hop_a_recipient_that_came_closer_holds_one_path_at_two_levels() {
-    // Karate: node 9 is 2 hops from node 0 (0–2–9); the event makes it 1 (ε 1 → 2).
+    // Karate: node 9 is 2 hops from node 0 (0–2–9); the event makes it 1 (ε 1.6 → 2).
     check(DistanceKind::Hop, "9");
 }
 
