@@ -68,7 +68,7 @@ impl Store {
         let mut held: Option<(f64, u64)> = d0
             .is_finite()
             .then(|| (StoreConfig::eps_at(&map, config.top, d0), 0));
-        if let Some(&(_, e, b, _, _)) = self.explicit_answers(o, Some(r))?.last()
+        if let Some(&(e, b)) = self.pair_answers(o, r, batch)?.last()
             && held.is_none_or(|(h, _)| e > h)
         {
             held = Some((e, b));

@@ -119,17 +119,36 @@ impl Store {
         }
         let values = self.values()?;
         let n = config.dim;
+        let explicit = self.explicit_sorted(owner_f, rec_f)?;
         let start = self.graph_at(0)?;
         let dist = Distances::new(&start, config.distance, &DistanceOptions::default())?;
         let mut ws = dist.workspace();
         let mut err = None;
+        let mut at = 0;
         for chunk in owners.chunks(crate::distance::BATCH) {
             dist.batch(chunk, &mut ws, |i, row| {
                 if err.is_some() {
                     return;
                 }
+                let o = chunk[i];
+                while at < explicit.len() && explicit[at].0 < o {
+                    at += 1;
+                }
+                let from = at;
+                while at < explicit.len() && explicit[at].0 == o {
+                    at += 1;
+                }
                 if let Err(e) = self.owner_answers(
-                    chunk[i], row, rec_f, &config, &map, &values, n, &ids, &mut f,
+                    o,
+                    row,
+                    rec_f,
+                    &explicit[from..at],
+                    &config,
+                    &map,
+                    &values,
+                    n,
+                    &ids,
+                    &mut f,
                 ) {
                     err = Some(e);
                 }
@@ -147,6 +166,7 @@ impl Store {
         owner: u32,
         start_row: &[f64],
         recipient: Option<u32>,
+        explicit: &[super::read::ExplicitAnswer],
         config: &StoreConfig,
         map: &crate::EpsilonMap,
         values: &[f64],
@@ -161,7 +181,6 @@ impl Store {
                 format!("corrupt store: owner {owner} has no path"),
             )
         })?;
-        let explicit = self.explicit_answers(owner, recipient)?;
         let u = &values[owner as usize * n..(owner as usize + 1) * n];
         let label = ids.label(owner).to_string();
         let mut row = AnswerRow {
@@ -202,8 +221,8 @@ impl Store {
                 }
                 f(&row)?;
             }
-            while next < explicit.len() && explicit[next].0 == r {
-                let (_, eps, batch, distance, ref noise) = explicit[next];
+            while next < explicit.len() && explicit[next].1 == r {
+                let (_, _, eps, batch, distance, ref noise) = explicit[next];
                 if !any {
                     row.recipient = ids.label(r).to_string();
                     any = true;

@@ -27,7 +27,7 @@
 //! | `event` | `seq` | every applied event: `batch` (≥ 1), source `line`, `time`, `u`, `v`, `op`, `w` |
 //! | `path` | `owner` | one per owner: `top` (fixed), `bottom` (lowest level walked), the walk's state, the generator's `word_pos` |
 //! | `segment` | `(owner, k)` | the path from the top down: segment k's upper end `hi` (k = 0: the top; else jump k's level) and value `v` (n f64) |
-//! | `answer` | `(owner, recipient, eps)` | **explicit** releases (batches ≥ 1, and answers given by [`Store::answer`]): `batch`, `distance`, `noise` (n f64); the answer is `u + noise` |
+//! | `answer` | `(batch, owner, recipient)` | **explicit** releases (batches ≥ 1, and answers given by [`Store::answer`]): `eps`, `distance`, `noise` (n f64); the answer is `u + noise` |
 //! | `timeline` | `batch` | one row per committed batch (the columns of `timeline.csv`) |
 //!
 //! **Implied vs explicit.** Batch 0 releases to every reachable (owner,
@@ -43,8 +43,18 @@
 //! falls; segments are appended strictly downward from the top; an answer's
 //! `noise` must be byte-for-byte the stored path's value at its ε, with ε
 //! between the path's bottom and top — so no (owner, ε) can ever be
-//! answered with two different values; a pair is answered again only at a
-//! larger ε; timeline rows come in batch order.
+//! answered with two different values, whoever asks and whenever; a pair is
+//! answered at most once per batch (key); timeline rows come in batch order.
+//! That a pair is answered again only at a *larger* ε is the code's rule
+//! (tested), not the schema's: any set of levels read from one path is
+//! max-ε private, so even a violation would release nothing new.
+//!
+//! **Key order.** `answer` is keyed in the order rows are written (batch,
+//! then owner, then recipient), so a batch's inserts append at the right
+//! edge of the B-tree and a commit writes about the new rows only (keyed by
+//! pair, 3.4 M rows spread over every leaf page would rewrite most of the
+//! file at every batch). A pair's rows are found by one point look-up per
+//! batch; listings sort once.
 //!
 //! # Noise family
 //! `config.noise` names the noise of the paths (`laplace`: the f64 lazy
@@ -430,7 +440,8 @@ fn open_conn(path: &Path, read_only: bool) -> Result<Connection> {
     if !read_only {
         conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
             .map_err(|e| db_error(path, e))?;
-        conn.execute_batch("PRAGMA synchronous=FULL;")
+        // 64 MiB of page cache: a batch's look-ups stay in memory.
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;")
             .map_err(|e| db_error(path, e))?;
     }
     Ok(conn)

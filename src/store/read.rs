@@ -9,8 +9,8 @@ use crate::{Error, Result};
 use rusqlite::{OptionalExtension, params};
 use std::collections::BTreeMap;
 
-/// An explicit release of one owner: (recipient, eps, batch, distance, noise).
-pub(crate) type ExplicitAnswer = (u32, f64, u64, f64, Vec<f64>);
+/// An explicit release: (owner, recipient, eps, batch, distance, noise).
+pub(crate) type ExplicitAnswer = (u32, u32, f64, u64, f64, Vec<f64>);
 
 /// An explicit release: (batch, owner, recipient, eps, distance).
 pub(crate) type BatchAnswer = (u64, u32, u32, f64, f64);
@@ -246,46 +246,65 @@ impl Store {
         .map_err(|e| db_error(&self.path, e))
     }
 
-    /// Explicit releases of `owner`, in key order (recipient, then ε —
-    /// which is batch order for one pair): `(recipient, eps, batch,
-    /// distance, noise)`.
-    pub(crate) fn explicit_answers(
+    /// Explicit releases matching the filters, sorted by owner, recipient
+    /// and ε (which is batch order for one pair): one pass over the table.
+    pub(crate) fn explicit_sorted(
         &self,
-        owner: u32,
+        owner: Option<u32>,
         recipient: Option<u32>,
     ) -> Result<Vec<ExplicitAnswer>> {
-        let (sql, lo, hi) = match recipient {
-            Some(r) => (
-                "SELECT recipient, eps, batch, distance, noise FROM answer \
-                 WHERE owner = ?1 AND recipient >= ?2 AND recipient <= ?3 ORDER BY recipient, eps",
-                r as i64,
-                r as i64,
-            ),
-            None => (
-                "SELECT recipient, eps, batch, distance, noise FROM answer \
-                 WHERE owner = ?1 AND recipient >= ?2 AND recipient <= ?3 ORDER BY recipient, eps",
-                0,
-                i64::MAX,
-            ),
-        };
         let mut st = self
             .conn
-            .prepare_cached(sql)
+            .prepare(
+                "SELECT owner, recipient, eps, batch, distance, noise FROM answer \
+                 WHERE (?1 IS NULL OR owner = ?1) AND (?2 IS NULL OR recipient = ?2) \
+                 ORDER BY owner, recipient, eps",
+            )
             .map_err(|e| db_error(&self.path, e))?;
         let mut out = Vec::new();
         let mut rows = st
-            .query(params![owner as i64, lo, hi])
+            .query(params![owner.map(i64::from), recipient.map(i64::from)])
             .map_err(|e| db_error(&self.path, e))?;
         while let Some(r) = rows.next().map_err(|e| db_error(&self.path, e))? {
             let get = |e: rusqlite::Error| db_error(&self.path, e);
-            let b: Vec<u8> = r.get(4).map_err(get)?;
+            let b: Vec<u8> = r.get(5).map_err(get)?;
             out.push((
                 r.get::<_, i64>(0).map_err(get)? as u32,
-                r.get(1).map_err(get)?,
-                r.get::<_, i64>(2).map_err(get)? as u64,
-                r.get(3).map_err(get)?,
+                r.get::<_, i64>(1).map_err(get)? as u32,
+                r.get(2).map_err(get)?,
+                r.get::<_, i64>(3).map_err(get)? as u64,
+                r.get(4).map_err(get)?,
                 blob_to_f64s(&b).ok_or_else(|| self.corrupt("an answer's noise"))?,
             ));
+        }
+        Ok(out)
+    }
+
+    /// The explicit releases of one pair up to batch `last`, ascending: one
+    /// point look-up per batch (the key is batch-first).
+    pub(crate) fn pair_answers(
+        &self,
+        owner: u32,
+        recipient: u32,
+        last: u64,
+    ) -> Result<Vec<(f64, u64)>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT eps FROM answer WHERE batch = ?1 AND owner = ?2 AND recipient = ?3",
+            )
+            .map_err(|e| db_error(&self.path, e))?;
+        let mut out = Vec::new();
+        for b in 0..=last {
+            let e: Option<f64> = st
+                .query_row(params![b as i64, owner as i64, recipient as i64], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(|e| db_error(&self.path, e))?;
+            if let Some(e) = e {
+                out.push((e, b));
+            }
         }
         Ok(out)
     }

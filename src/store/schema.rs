@@ -68,7 +68,7 @@ CREATE TABLE answer (
     batch     INTEGER NOT NULL CHECK (batch >= 0),
     distance  REAL NOT NULL,
     noise     BLOB NOT NULL,
-    PRIMARY KEY (owner, recipient, eps),
+    PRIMARY KEY (batch, owner, recipient),
     CHECK (owner <> recipient)
 ) WITHOUT ROWID;
 
@@ -126,10 +126,6 @@ CREATE TRIGGER answer_kept_u BEFORE UPDATE ON answer
 BEGIN SELECT RAISE(ABORT, 'answer: a release is never changed'); END;
 CREATE TRIGGER answer_kept_d BEFORE DELETE ON answer
 BEGIN SELECT RAISE(ABORT, 'answer: a release is never revoked'); END;
-CREATE TRIGGER answer_only_rises BEFORE INSERT ON answer
-WHEN NEW.eps <= (SELECT max(eps) FROM answer
-                 WHERE owner = NEW.owner AND recipient = NEW.recipient)
-BEGIN SELECT RAISE(ABORT, 'answer: a pair is released again only at a larger eps'); END;
 CREATE TRIGGER answer_reads_the_path BEFORE INSERT ON answer
 WHEN NEW.noise IS NOT (SELECT s.v FROM segment s
                        WHERE s.owner = NEW.owner AND (s.k = 0 OR s.hi > NEW.eps)
