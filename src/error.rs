@@ -99,6 +99,22 @@ pub enum Error {
     /// A numerical routine failed (e.g. a factorisation of a singular matrix).
     #[error("numerical failure: {0}")]
     Numerical(String),
+    /// A file another writer holds ([`util::lock`](crate::util::lock)):
+    /// `FILE is in use by another run`, FILE as the caller wrote it.
+    #[error("{} is in use by another run", path.display())]
+    InUse {
+        /// The guarded file.
+        path: PathBuf,
+    },
+}
+
+impl From<crate::util::lock::LockError> for Error {
+    fn from(e: crate::util::lock::LockError) -> Self {
+        match e {
+            crate::util::lock::LockError::InUse { path } => Error::InUse { path },
+            crate::util::lock::LockError::Io(e) => e.into(),
+        }
+    }
 }
 
 impl From<crate::util::PathIoError> for Error {

@@ -137,6 +137,8 @@ pub mod control;
 pub mod distance;
 pub mod epsilon;
 pub mod error;
+#[cfg(feature = "store")]
+pub mod evolve;
 pub mod exec;
 #[cfg(feature = "distributed")]
 pub mod fingerprint;
@@ -150,6 +152,8 @@ pub mod rng;
 pub mod sim;
 pub mod sink;
 pub mod special;
+#[cfg(feature = "store")]
+pub mod store;
 pub mod sweep;
 pub mod util;
 pub mod utility;

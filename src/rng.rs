@@ -65,6 +65,11 @@ pub enum Purpose {
     Release = 9,
     /// Sketches (e.g. random projections for approximate resistance).
     Sketch = 10,
+    /// The anchored path of an owner in the release store (`evolve`).
+    Anchored = 11,
+    /// The `resample` policy's fresh answers in `evolve` (keyed by owner,
+    /// recipient and batch).
+    Resample = 12,
 }
 
 /// SplitMix64 finaliser: a bijective, well-mixing 64-bit hash.

@@ -96,6 +96,14 @@ mod sweep {
     mod run;
 }
 
+/// The release store and `evolve`: the joint law over seeds, crashes and
+/// resumption, refusals.
+mod store {
+    mod cli;
+    mod crash;
+    mod law;
+}
+
 /// `SKIPPED:` notices. A folder (`skip/mod.rs`), not `skip.rs`: Cargo builds
 /// every top-level `tests/*.rs` as a test binary of its own.
 mod skip;

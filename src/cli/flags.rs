@@ -76,6 +76,13 @@ const FLAGS: &[(&str, &str)] = &[
     ("metrics", "--metric"),
     ("at", "--at-distance"),
     ("only", "--only"),
+    // evolve, answers, generate events
+    ("batch", "--batch"),
+    ("store", "--store"),
+    ("events", "--events"),
+    ("recipient", "--recipient"),
+    ("hold_out", "--hold-out"),
+    ("remove", "--remove"),
 ];
 
 /// The (parameter, flag) pairs of `subcommand`: those of [`FLAGS`] whose flag

@@ -36,6 +36,12 @@ pub enum Model {
     /// Watts–Strogatz small world: ring lattice with k neighbours per node, each
     /// edge rewired with probability p.
     Ws(WsArgs),
+    /// A graph split for `evolve`: START (= --out, G without the held-out
+    /// edges), STEM.events.csv (held-out edges added back in random order,
+    /// with --remove also START edges removed, times 1, 2, …) and STEM.nodes
+    /// (every node of G). Example: `privdiffuse generate events --graph
+    /// data/facebook_ego0.edges --hold-out 0.1 --seed 1 --out ego.edges`
+    Events(super::generate_events::EventsArgs),
 }
 
 /// Options every model takes.
@@ -115,6 +121,9 @@ pub struct WsArgs {
 
 /// Runs `privdiffuse generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
+    if let Model::Events(a) = &args.model {
+        return super::generate_events::run(a);
+    }
     let (command, common) = describe(&args.model);
     let header = format!(
         "privdiffuse generate {command} --seed {} --out {}",
@@ -152,6 +161,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
         Model::Er(a) => (erdos_renyi(a.n, a.m, seed)?, None),
         Model::Ba(a) => (barabasi_albert(a.n, a.m, seed)?, None),
         Model::Ws(a) => (watts_strogatz(a.n, a.k, a.p, seed)?, None),
+        Model::Events(_) => return Ok(()),
     };
     let (components, _) = g.components();
     let mut summary = format!(
@@ -215,5 +225,6 @@ fn describe(model: &Model) -> (String, &CommonArgs) {
             format!("ws --n {} --k {} --p {}", a.n, a.k, fmt_f64(a.p)),
             &a.common,
         ),
+        Model::Events(a) => ("events".into(), &a.common),
     }
 }

@@ -1,12 +1,15 @@
 //! Command-line definitions (clap) and dispatch. No mathematics lives here:
 //! each subcommand file turns its flags into library calls.
 
+mod answers;
 mod cluster;
 mod collude;
 mod common;
 mod distances;
+mod evolve;
 pub mod flags;
 mod generate;
+mod generate_events;
 mod info;
 mod path;
 mod plot;
@@ -63,6 +66,8 @@ pub enum Command {
     Info(info::InfoArgs),
     Subgraph(subgraph::SubgraphArgs),
     Plot(plot::PlotArgs),
+    Evolve(Box<evolve::EvolveArgs>),
+    Answers(answers::AnswersArgs),
 }
 
 impl Command {
@@ -80,6 +85,8 @@ impl Command {
             Command::Info(_) => "info",
             Command::Subgraph(_) => "subgraph",
             Command::Plot(_) => "plot",
+            Command::Evolve(_) => "evolve",
+            Command::Answers(_) => "answers",
         }
     }
 }
@@ -105,5 +112,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Plot(a) => plot::run(a),
         Command::Sweep(a) => sweep::run(*a),
         Command::Utility(a) => utility::run(*a),
+        Command::Evolve(a) => evolve::run(*a),
+        Command::Answers(a) => answers::run(a),
     }
 }

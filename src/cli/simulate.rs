@@ -17,6 +17,10 @@ use std::path::PathBuf;
 /// data/geometric150: hop distance, ε from 15 (nearest) to 0.5 (farthest),
 /// 2-D private GPS positions, ℓ2 noise, correlated and independent mechanisms.
 ///
+/// A run on a changed graph (or with another seed) is a NEW release: its
+/// answers compose with the old ones (Σ ε). To keep answering a network that
+/// changes from the same paths, use `privdiffuse evolve`.
+///
 /// Examples:
 ///   privdiffuse simulate
 ///   privdiffuse simulate --graph facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1

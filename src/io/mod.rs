@@ -13,6 +13,8 @@
 
 pub mod collude;
 pub mod csv;
+#[cfg(feature = "store")]
+pub mod evolve;
 pub mod graph;
 #[cfg(feature = "plots")]
 pub mod plot;

@@ -21,7 +21,9 @@
 //! * [`gaussian`], [`calibration`] — the Brownian (Gaussian) variant indexed by
 //!   variance and σ(ε, δ, Δ₂) (memo §4);
 //! * [`GradualRelease`] — one secret released at privacy levels requested in
-//!   any order, serialisable (memo §3).
+//!   any order, serialisable (memo §3);
+//! * [`AnchoredPath`] — a path anchored at a fixed top and only ever extended
+//!   downward, resumable from its stored state (the release store).
 //!
 //! Levels are in units of ε/Δ (sensitivity Δ = 1 unless a caller scales).
 //!
@@ -56,6 +58,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod anchored;
 pub mod backward;
 pub mod bridge;
 pub mod calibration;
@@ -86,9 +89,10 @@ pub fn check_dim(name: &str, dim: usize) -> crate::error::Result<()> {
     }
 }
 
+pub use anchored::AnchoredPath;
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;
 pub use path::{Jump, NoisePath, Norm};
-pub use sampler::{DownWalk, PathSampler, add_jump, sample_marginal, walk_down};
+pub use sampler::{DownWalk, DownWalkState, PathSampler, add_jump, sample_marginal, walk_down};
 
 pub use release::{GradualRelease, ReleaseNoise, ReleaseState, Released, StateError};

@@ -227,6 +227,19 @@ impl DownWalk {
     /// Applies every jump at a level above `stop` (`0 < stop`; stops are
     /// non-increasing from call to call), so that `v` holds `V_stop`.
     pub fn descend_to<R: Rng + ?Sized>(&mut self, stop: f64, v: &mut [f64], rng: &mut R) {
+        self.descend_to_with(stop, v, rng, |_, _| {});
+    }
+
+    /// [`DownWalk::descend_to`], calling `on_jump(e, v)` after each jump with
+    /// its level and the value that holds just below it (levels strictly
+    /// decreasing), for callers that keep the breakpoints.
+    pub fn descend_to_with<R: Rng + ?Sized>(
+        &mut self,
+        stop: f64,
+        v: &mut [f64],
+        rng: &mut R,
+        mut on_jump: impl FnMut(f64, &[f64]),
+    ) {
         if v.is_empty() || stop.is_nan() || stop <= 0.0 || !self.e.is_finite() {
             return;
         }
@@ -251,6 +264,7 @@ impl DownWalk {
             add_jump_signed(self.norm, e, v, rng, bits & 1 == 1);
             self.e = e;
             self.jumps += 1;
+            on_jump(e, v);
         }
     }
 
@@ -258,6 +272,55 @@ impl DownWalk {
     pub fn jumps(&self) -> u64 {
         self.jumps
     }
+
+    /// The walk's state as plain numbers, to persist it (the release store)
+    /// and continue it later with [`DownWalk::resume`].
+    pub fn state(&self) -> DownWalkState {
+        DownWalkState {
+            level: self.e,
+            pending: self.pending,
+            jumps: self.jumps,
+        }
+    }
+
+    /// A walk continued from a saved [`DownWalk::state`] of a walk of
+    /// dimension `dim` in `norm` (the value held is the caller's). Refuses a
+    /// state no walk can be in: a level not finite and > 0, a pending gap not
+    /// below it (or not > 0).
+    pub fn resume(norm: Norm, dim: usize, state: DownWalkState) -> Result<DownWalk> {
+        let ok = state.level.is_finite()
+            && state.level > 0.0
+            && state
+                .pending
+                .is_none_or(|(next, _)| next > 0.0 && next <= state.level);
+        if !ok || dim == 0 {
+            return Err(Error::param(
+                "walk state",
+                format!("{:?}", state),
+                "a level > 0 and a pending gap at or below it",
+            ));
+        }
+        Ok(DownWalk {
+            norm,
+            rate: norm.jump_rate(dim),
+            e: state.level,
+            pending: state.pending,
+            jumps: state.jumps,
+        })
+    }
+}
+
+/// The state of a [`DownWalk`] ([`DownWalk::state`]): the level of the value
+/// held, the gap drawn but not taken (its candidate level and random word),
+/// the jumps applied.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DownWalkState {
+    /// Level of the value held (the last jump, or the top).
+    pub level: f64,
+    /// A drawn gap not taken yet: the candidate level and its random word.
+    pub pending: Option<(f64, u64)>,
+    /// Jumps applied so far.
+    pub jumps: u64,
 }
 
 /// Samples exact paths of the lazy process of dimension n in norm ℓ1 or ℓ2

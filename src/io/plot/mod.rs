@@ -21,6 +21,8 @@ pub mod jumps;
 pub mod path;
 pub mod style;
 pub mod sweep;
+#[cfg(feature = "store")]
+pub mod timeline;
 pub mod utility;
 
 pub use jumps::{JumpHistogram, expected_jump_counts};

@@ -1,0 +1,182 @@
+//! `privdiffuse evolve`: releases over a changing network from one stored
+//! path per owner (the release store).
+
+use super::common::with_threads;
+use privdiffuse::distance::DistanceKind;
+use privdiffuse::evolve::Evolve;
+use privdiffuse::io::evolve::{timeline_writer, write_outputs};
+use privdiffuse::process::Norm;
+use privdiffuse::sim::Owners;
+use privdiffuse::{EpsilonMap, ValueSpec};
+use std::path::PathBuf;
+
+/// Release over a network that changes: one stored path per owner, new answers only where ε rose
+///
+/// Batch 0 answers every reachable pair of START with u + V_ε(d), each owner's
+/// path kept in the store (FILE.db, SQLite). Then, per batch of --batch events
+/// of EVENTS.csv (header time,u,v,op[,w]; op add|remove): the events are
+/// applied, distances recomputed where they can change, and a pair whose
+/// ε = min(ε(d), --eps-max) rose above every ε it was released gets a new
+/// answer read from the SAME path (a pair whose ε fell keeps what it holds).
+/// A recipient holding old and new answers stays max-ε private. Re-running
+/// `simulate` on the changed graph instead is a NEW release: its answers
+/// compose with the old ones (Σ ε).
+///
+/// Each batch is one transaction: after a crash (SIGKILL included) run the
+/// same command with --resume; answers and timeline.csv are those of an
+/// uninterrupted run, whatever --threads. One writer at a time (FILE.db.lock);
+/// `privdiffuse answers` reads beside it.
+///
+/// Output (DIR, default <store without .db>-evolve): timeline.csv (one row
+/// per batch: batch,time,events,pairs_closer,pairs_farther,answers,pairs,
+/// mse,mse_theory,eps_spent — the store's answers — resample_mse,
+/// resample_eps_spent — fresh noise at each new ε, pooled — frozen_mse,
+/// frozen_eps_spent — the first answer only), summary.json, timings.json,
+/// timeline.png/.svg.
+///
+/// Examples:
+///   privdiffuse generate events --graph data/facebook_ego0.edges --hold-out 0.1 --seed 1 --out /tmp/ego.edges
+///   privdiffuse evolve --graph /tmp/ego.edges --nodes /tmp/ego.nodes --events /tmp/ego.events.csv \
+///       --store /tmp/ego.db --eps exp:a=3,b=1 --dim 1 --norm l1
+///   privdiffuse answers --store /tmp/ego.db --owner 0 --recipient 17
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct EvolveArgs {
+    /// START edge list (`u v [w]` per line)
+    #[arg(long, value_name = "START")]
+    graph: PathBuf,
+    /// File of node ids that exist from the start (nodes that appear only on later events)
+    #[arg(long, value_name = "FILE")]
+    nodes: Option<PathBuf>,
+    /// Events: header time,u,v,op[,w]; op add | remove; rows in time order
+    #[arg(long, value_name = "EVENTS.csv")]
+    events: PathBuf,
+    /// The release store (SQLite): created, or continued with --resume
+    #[arg(long, value_name = "FILE.db")]
+    store: PathBuf,
+    /// Distance: hop | weighted | resistance [default: hop]
+    #[arg(long, value_name = "KIND")]
+    distance: Option<DistanceKind>,
+    /// Privacy map ε(d): exp:a=A,b=B | recip:c=C | power:c=C,p=P | table:… | range:LO..HI
+    /// (a range is resolved once on START and recorded as its exp: map) [default: range:0.5..15]
+    #[arg(long, value_name = "SPEC")]
+    eps: Option<EpsilonMap>,
+    /// Upper clamp of ε, and the paths' top (fixed at creation): required with
+    /// weighted and resistance distances [default for hop: ε(1)]
+    #[arg(long, value_name = "E")]
+    eps_max: Option<f64>,
+    /// Private values, drawn once on START and --nodes: uniform:LO,HI | normal:M,SD |
+    /// bits:P | const:X | file:PATH | coords | auto [default: auto]
+    #[arg(long, value_name = "SPEC")]
+    values: Option<ValueSpec>,
+    /// Dimension n of the values [default: 2]
+    #[arg(long, value_name = "N")]
+    dim: Option<usize>,
+    /// Norm of the noise: l1 | l2 [default: l2]
+    #[arg(long, value_name = "NORM")]
+    norm: Option<Norm>,
+    /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
+    #[arg(long, value_name = "SPEC")]
+    owners: Option<Owners>,
+    /// Master seed [default: 1]
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Worker threads (results do not depend on it) [default: all cores]
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Events per batch [default: 100]
+    #[arg(long, value_name = "N")]
+    batch: Option<usize>,
+    /// Continue the store from its last committed batch (same options, START and events)
+    #[arg(long)]
+    resume: bool,
+    /// Output directory [default: <store without .db>-evolve]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Skip the figures
+    #[arg(long)]
+    no_plots: bool,
+    /// No progress line
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The default output directory: the store's path without `.db`, plus `-evolve`.
+fn default_out(store: &std::path::Path) -> PathBuf {
+    let stem = store
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "store".into());
+    store.with_file_name(format!("{stem}-evolve"))
+}
+
+/// Runs `privdiffuse evolve`.
+pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
+    let out = a.out.clone().unwrap_or_else(|| default_out(&a.store));
+    let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
+        .eps_max(a.eps_max)
+        .resume(a.resume)
+        .on_batch(timeline_writer(out.clone()));
+    if let Some(n) = &a.nodes {
+        ev = ev.nodes(n);
+    }
+    if let Some(x) = a.distance {
+        ev = ev.distance(x);
+    }
+    if let Some(x) = a.eps.clone() {
+        ev = ev.eps(x);
+    }
+    if let Some(x) = a.values.clone() {
+        ev = ev.values(x);
+    }
+    if let Some(x) = a.dim {
+        ev = ev.dim(x);
+    }
+    if let Some(x) = a.norm {
+        ev = ev.norm(x);
+    }
+    if let Some(x) = a.owners.clone() {
+        ev = ev.owners(x);
+    }
+    if let Some(x) = a.seed {
+        ev = ev.seed(x);
+    }
+    if let Some(x) = a.batch {
+        ev = ev.batch(x);
+    }
+    if std::env::var_os("PRIVDIFFUSE_EVOLVE_FULL").is_some() {
+        // Measurement: recompute every owner at every batch (same results).
+        ev = ev.full_recompute(true);
+    }
+    let o = with_threads(a.threads, || ev.run())?;
+    write_outputs(&out, &o, !a.no_plots)?;
+    if !a.quiet {
+        let last = o.timeline.last();
+        eprintln!(
+            "{}: {} of {} batches committed ({} implied answers at batch 0, {} explicit); \
+             wrote {}",
+            a.store.display(),
+            o.timeline.len().saturating_sub(1),
+            o.batches,
+            o.implied,
+            o.explicit,
+            out.display()
+        );
+        if let Some(r) = last {
+            eprintln!(
+                "last batch: eps spent {} (resample {}, frozen {}), mse {} (resample {}, frozen {})",
+                fmt(r.eps_spent),
+                fmt(r.resample_eps_spent),
+                fmt(r.frozen_eps_spent),
+                fmt(r.mse),
+                fmt(r.resample_mse),
+                fmt(r.frozen_mse)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn fmt(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.6}"))
+}

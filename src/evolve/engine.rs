@@ -1,0 +1,595 @@
+//! The batch loop of [`Evolve::run`]: batch 0 (or the replay of a resumed
+//! store), then one transaction per batch of events.
+
+use super::events::read_events;
+use super::pairs::{Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release};
+use super::{Evolve, EvolveOutput, Timings};
+use crate::distance::{DistanceKind, DistanceOptions, Distances};
+use crate::epsilon::EpsilonMap;
+use crate::graph::{Graph, LoadOptions, NodeIds};
+use crate::process::AnchoredPath;
+use crate::sim::SimConfig;
+use crate::store::{EdgeEvent, NOISE_LAPLACE, Store, StoreConfig};
+use crate::values::Values;
+use crate::{Error, Result};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+type Edges = BTreeMap<(u32, u32), f64>;
+
+/// Largest component exact resistance distances are computed for in
+/// `evolve`: the factorisation runs on one thread there, so the answers do
+/// not depend on the thread count (the store lists batch 0 by recomputing it).
+const RESISTANCE_MAX: usize = 5000;
+
+pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
+    if ev.batch == 0 {
+        return Err(Error::param(
+            "batch",
+            0,
+            "an integer ≥ 1 (events per batch)",
+        ));
+    }
+    crate::process::check_dim("dim", ev.dim)?;
+    if ev.distance == DistanceKind::ResistanceApprox {
+        return Err(Error::param(
+            "distance",
+            "resistance-approx",
+            "hop, weighted or resistance (a sketch is redrawn per graph: its distances \
+             would move with every batch)",
+        ));
+    }
+    if ev.eps.eps_min().is_some() || ev.eps.eps_max().is_some() {
+        return Err(Error::param(
+            "eps",
+            &ev.eps,
+            "a map without clamps (the upper clamp is `eps_max`, the paths' top)",
+        ));
+    }
+    ev.owners.check()?;
+    if ev.eps_max.is_none() && ev.distance != DistanceKind::Hop {
+        return Err(Error::param(
+            "eps_max",
+            "none",
+            format!(
+                "a value with {} distances: it is the paths' top, fixed at creation, and the \
+                 smallest distance can change as the graph does",
+                ev.distance
+            ),
+        ));
+    }
+    let g0 = Graph::load_with(
+        &ev.graph,
+        &LoadOptions {
+            nodes_file: ev.nodes.clone(),
+            ..LoadOptions::default()
+        },
+    )?;
+    let ids = g0.ids().clone();
+    let start: Edges = g0
+        .edges()
+        .map(|(u, v, w)| ((u.min(v), u.max(v)), w))
+        .collect();
+    let events = read_events(&ev.events, &ids, &start)?;
+    let batches = events.len().div_ceil(ev.batch) as u64;
+    let owners = {
+        let sc = SimConfig {
+            owners: ev.owners.clone(),
+            seed: ev.seed,
+            ..SimConfig::default()
+        };
+        let mut o = crate::sim::plan::select_owners(&sc, &g0)?;
+        o.sort_unstable();
+        o
+    };
+    let values = Values::resolve(&ev.values, &g0, &ev.graph, ev.dim, ev.seed)?;
+    let mut table = vec![0.0; ids.len() * ev.dim];
+    for (i, u) in table.chunks_exact_mut(ev.dim).enumerate() {
+        values.value(i as u32, u);
+    }
+    let requested = StoreConfig {
+        seed: ev.seed,
+        eps_requested: ev.eps.to_string(),
+        eps: String::new(),
+        eps_max: ev.eps_max,
+        top: f64::NAN,
+        distance: ev.distance,
+        dim: ev.dim,
+        norm: ev.norm,
+        noise: NOISE_LAPLACE.into(),
+        values_requested: ev.values.to_string(),
+        values: values.spec().to_string(),
+        owners: ev.owners.to_string(),
+        batch: ev.batch,
+        graph: ev.graph.display().to_string(),
+        nodes: ev.nodes.as_ref().map(|p| p.display().to_string()),
+        events: ev.events.display().to_string(),
+    };
+    let mut store = open_store(ev)?;
+    let t0 = Instant::now();
+    let mut timings = Timings::default();
+    let (mut states, mut totals, mut cur, config, last) = if store.is_initialised() {
+        let config = store.config()?.clone();
+        check_same(&store, &config, &requested, &ids, &start, &events)?;
+        let last = store.last_batch()?.unwrap_or(0);
+        let (states, totals, cur) = replay(&mut store, &config, &ids, &owners, last)?;
+        (states, totals, cur, config, last)
+    } else {
+        match batch_zero(&mut store, requested, &ids, &table, &start, &owners) {
+            Ok((config, states, totals)) => (states, totals, start.clone(), config, 0),
+            Err(e) => {
+                // Nothing was committed: leave no empty store behind.
+                drop(store);
+                for ext in ["", "-wal", "-shm"] {
+                    let mut p = ev.store.as_os_str().to_os_string();
+                    p.push(ext);
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e);
+            }
+        }
+    };
+    timings.batch0 = t0.elapsed().as_secs_f64();
+    if let Some(f) = ev.on_batch.as_mut() {
+        f(&store.timeline()?)?;
+    }
+    let map: EpsilonMap = config.map()?;
+    let ctx = Ctx {
+        map: &map,
+        top: config.top,
+        seed: config.seed,
+        norm: config.norm,
+        dim: config.dim,
+    };
+    let t1 = Instant::now();
+    let started_at = last + 1;
+    for b in started_at..=batches {
+        if ev.stop_after.is_some_and(|s| b > s) {
+            break;
+        }
+        ev.control.check()?;
+        let lo = (b as usize - 1) * ev.batch;
+        let evs = &events[lo..(lo + ev.batch).min(events.len())];
+        let td = Instant::now();
+        let changes = apply(&mut cur, evs);
+        let affected: Vec<bool> = if changes.is_empty() {
+            vec![false; states.len()]
+        } else if ev.full_recompute || config.distance == DistanceKind::Resistance {
+            vec![true; states.len()]
+        } else {
+            states
+                .par_iter()
+                .map(|st| is_affected(st, &changes, config.distance))
+                .collect()
+        };
+        let g = graph_of(&ids, &cur, config.distance)?;
+        let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
+        let mut sel: Vec<&mut OwnerState> = states
+            .iter_mut()
+            .zip(&affected)
+            .filter(|(_, a)| **a)
+            .map(|(s, _)| s)
+            .collect();
+        timings.owners_recomputed += sel.len() as u64;
+        let outs = recompute(&dist, &mut sel, &ctx, b, true)?;
+        timings.distances += td.elapsed().as_secs_f64();
+        let mut all = Delta::default();
+        let mut released: Vec<(u32, Vec<ReleaseRow>)> = Vec::new();
+        for (owner, d, rows) in outs {
+            totals.add(&d);
+            all.add(&d);
+            if !rows.is_empty() {
+                released.push((owner, rows));
+            }
+        }
+        let row = totals.row(b, evs.last().map(|e| e.time), evs.len() as u64, &all);
+        let ts = Instant::now();
+        store.write_batch(|w| {
+            w.insert_events(b, evs)?;
+            for st in states.iter().filter(|s| s.path_changed()) {
+                w.save_path(st.owner, &st.path, st.stored)?;
+            }
+            for (owner, rows) in &released {
+                for (r, e, d, noise) in rows {
+                    w.insert_answer(*owner, *r, *e, b, *d, noise)?;
+                }
+            }
+            w.insert_timeline(&row)
+        })?;
+        for st in states.iter_mut().filter(|s| s.path_changed()) {
+            st.mark_stored();
+        }
+        timings.store += ts.elapsed().as_secs_f64();
+        if let Some(f) = ev.on_batch.as_mut() {
+            f(&store.timeline()?)?;
+        }
+    }
+    timings.batches = t1.elapsed().as_secs_f64();
+    let timeline = store.timeline()?;
+    let implied = timeline.first().map_or(0, |r| r.answers);
+    let explicit = store.explicit_count()?;
+    let _ = store.checkpoint();
+    Ok(EvolveOutput {
+        timeline,
+        config,
+        batches,
+        started_at: started_at.min(batches + 1),
+        implied,
+        explicit,
+        store_bytes: store.size_bytes(),
+        seconds: timings,
+    })
+}
+
+/// A new store, or the store to continue (`resume`): a file holding no
+/// committed batch is started afresh either way.
+fn open_store(ev: &Evolve) -> Result<Store> {
+    match Store::create(&ev.store) {
+        Ok(s) => Ok(s),
+        Err(Error::OutputExists { path, .. }) if ev.resume => {
+            let _ = path;
+            Store::open_writer(&ev.store)
+        }
+        Err(Error::OutputExists { path, .. }) => Err(Error::OutputExists {
+            path,
+            message: "already exists (continue it with `resume`, or choose another `store`)".into(),
+            another_run: false,
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+/// The undirected graph on `ids` with edge set `edges`, as the store
+/// rebuilds it; resistance distances refuse components above [`RESISTANCE_MAX`].
+fn graph_of(ids: &NodeIds, edges: &Edges, kind: DistanceKind) -> Result<Graph> {
+    let g = crate::store::graph_of(ids.clone(), edges)?;
+    if kind == DistanceKind::Resistance {
+        let (count, label) = g.components();
+        let mut size = vec![0usize; count];
+        for &l in &label {
+            size[l as usize] += 1;
+        }
+        if let Some(&big) = size.iter().max().filter(|&&s| s > RESISTANCE_MAX) {
+            return Err(Error::Unsupported(format!(
+                "evolve with resistance distances: a component of {big} nodes, above \
+                 {RESISTANCE_MAX} (beyond it the factorisation is parallel and its last bits \
+                 could depend on the thread count); use hop or weighted distances"
+            )));
+        }
+    }
+    Ok(g)
+}
+
+/// The net changes of a batch: `(key, before, after)` for every edge whose
+/// presence or length differs after the events.
+type Change = ((u32, u32), Option<f64>, Option<f64>);
+
+fn apply(cur: &mut Edges, evs: &[EdgeEvent]) -> Vec<Change> {
+    let mut before: BTreeMap<(u32, u32), Option<f64>> = BTreeMap::new();
+    for e in evs {
+        let key = (e.u.min(e.v), e.u.max(e.v));
+        before.entry(key).or_insert_with(|| cur.get(&key).copied());
+        if e.add {
+            cur.insert(key, e.w);
+        } else {
+            cur.remove(&key);
+        }
+    }
+    before
+        .into_iter()
+        .filter_map(|(k, b)| {
+            let a = cur.get(&k).copied();
+            (a != b).then_some((k, b, a))
+        })
+        .collect()
+}
+
+/// Whether the changes can move any distance from `st.owner` (see the
+/// module docs): a removed edge that was tight, an added one that shortens.
+fn is_affected(st: &OwnerState, changes: &[Change], kind: DistanceKind) -> bool {
+    let len = |w: f64| if kind == DistanceKind::Hop { 1.0 } else { w };
+    changes.iter().any(|&((u, v), before, after)| {
+        let (du, dv) = (st.dist[u as usize], st.dist[v as usize]);
+        let tight = before.is_some_and(|w| {
+            let w = len(w);
+            (du.is_finite() && du + w == dv) || (dv.is_finite() && dv + w == du)
+        });
+        let shorter = after.is_some_and(|w| {
+            let w = len(w);
+            du + w < dv || dv + w < du
+        });
+        tight || shorter
+    })
+}
+
+/// Distances of the selected owners on `dist`'s graph, 64 per bit-parallel
+/// search, in parallel; each owner advanced to its new row. Results in the
+/// owners' order.
+fn recompute(
+    dist: &Distances<'_>,
+    sel: &mut [&mut OwnerState],
+    ctx: &Ctx<'_>,
+    batch: u64,
+    record: bool,
+) -> Result<Vec<(u32, Delta, Vec<ReleaseRow>)>> {
+    let parts: Vec<Vec<(u32, Delta, Vec<ReleaseRow>)>> = sel
+        .par_chunks_mut(crate::distance::BATCH)
+        .map_init(
+            || dist.workspace(),
+            |ws, chunk| {
+                let owners: Vec<u32> = chunk.iter().map(|s| s.owner).collect();
+                let mut outs = Vec::with_capacity(chunk.len());
+                let mut err = None;
+                dist.batch(&owners, ws, |i, row| {
+                    if err.is_some() {
+                        return;
+                    }
+                    let mut rows = Vec::new();
+                    match advance(ctx, chunk[i], row, batch, record, &mut rows) {
+                        Ok(d) => outs.push((owners[i], d, rows)),
+                        Err(e) => err = Some(e),
+                    }
+                });
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(outs),
+                }
+            },
+        )
+        .collect::<Result<_>>()?;
+    Ok(parts.into_iter().flatten().collect())
+}
+
+/// Batch 0 of a new store: the map resolved, every owner's path created and
+/// extended to its recipients' levels, all committed in one transaction.
+fn batch_zero(
+    store: &mut Store,
+    mut config: StoreConfig,
+    ids: &NodeIds,
+    table: &[f64],
+    start: &Edges,
+    owners: &[u32],
+) -> Result<(StoreConfig, Vec<OwnerState>, Totals)> {
+    let g = graph_of(ids, start, config.distance)?;
+    let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
+    let requested: EpsilonMap = config.eps_requested.parse()?;
+    let map = if requested.needs_resolution() {
+        let (lo, hi) = observed(&dist, owners);
+        if !lo.is_finite() {
+            return Err(Error::Unsupported(
+                "no owner reaches any node of START: a range: map needs at least one finite \
+                 distance"
+                    .into(),
+            ));
+        }
+        let (a, b) = requested
+            .resolve(lo, hi)?
+            .exp_params()
+            .ok_or_else(|| Error::Numerical("resolving the range map".into()))?;
+        EpsilonMap::exp(a, b)?
+    } else {
+        requested
+    };
+    config.eps = map.to_string();
+    let map: EpsilonMap = config.eps.parse()?;
+    config.top = match (config.eps_max, config.distance) {
+        (Some(t), _) => t,
+        (None, DistanceKind::Hop) => map.eps(1.0),
+        (None, kind) => {
+            return Err(Error::param(
+                "eps_max",
+                "none",
+                format!(
+                    "a value with {kind} distances: it is the paths' top, fixed at creation, \
+                     and the smallest distance can change as the graph does"
+                ),
+            ));
+        }
+    };
+    let nodes = ids.len();
+    let mut states: Vec<OwnerState> = owners
+        .iter()
+        .map(|&o| {
+            let p = AnchoredPath::new(config.norm, config.dim, config.top, config.seed, o as u64)?;
+            Ok(OwnerState::new(o, nodes, p))
+        })
+        .collect::<Result<_>>()?;
+    let ctx = Ctx {
+        map: &map,
+        top: config.top,
+        seed: config.seed,
+        norm: config.norm,
+        dim: config.dim,
+    };
+    let mut sel: Vec<&mut OwnerState> = states.iter_mut().collect();
+    let outs = recompute(&dist, &mut sel, &ctx, 0, false)?;
+    let mut totals = Totals::default();
+    let mut all = Delta::default();
+    for (_, d, _) in &outs {
+        totals.add(d);
+        all.add(d);
+    }
+    all.closer = 0;
+    all.farther = 0;
+    let row = totals.row(0, None, 0, &all);
+    let edges: Vec<(u32, u32, f64)> = start.iter().map(|(&(u, v), &w)| (u, v, w)).collect();
+    store.write_batch(|w| {
+        w.create(&config, ids, table, &edges)?;
+        for st in &states {
+            w.save_path(st.owner, &st.path, 0)?;
+        }
+        w.insert_timeline(&row)
+    })?;
+    for st in &mut states {
+        st.mark_stored();
+    }
+    Ok((config, states, totals))
+}
+
+/// Smallest positive and largest finite distance from the owners.
+fn observed(dist: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
+    owners
+        .par_chunks(crate::distance::BATCH)
+        .map_init(
+            || dist.workspace(),
+            |ws, chunk| {
+                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                dist.batch(chunk, ws, |i, row| {
+                    for (j, &d) in row.iter().enumerate() {
+                        if j as u32 != chunk[i] && d.is_finite() {
+                            lo = lo.min(d);
+                            hi = hi.max(d);
+                        }
+                    }
+                });
+                (lo, hi)
+            },
+        )
+        .reduce(
+            || (f64::INFINITY, f64::NEG_INFINITY),
+            |a, b| (a.0.min(b.0), a.1.max(b.1)),
+        )
+}
+
+/// A store is continued only with its own configuration, START and events.
+fn check_same(
+    store: &Store,
+    stored: &StoreConfig,
+    given: &StoreConfig,
+    ids: &NodeIds,
+    start: &Edges,
+    events: &[EdgeEvent],
+) -> Result<()> {
+    let p = store.path().display();
+    if let Some((name, s, g)) = stored.difference(given) {
+        return Err(Error::Unsupported(format!(
+            "{p} was made with {name} = {s}, not {g}: a store continues only with its own \
+             configuration"
+        )));
+    }
+    let stored_edges = store.start_edges()?;
+    let same_start = stored_edges.len() == start.len()
+        && stored_edges
+            .iter()
+            .zip(start)
+            .all(|(&(u, v, w), (&k, &w2))| (u, v) == k && w == w2);
+    let mut s = Store::open(store.path())?;
+    let stored_ids = s.node_ids()?;
+    let same_ids = stored_ids.len() == ids.len()
+        && (0..ids.len() as u32)
+            .all(|i| stored_ids.label(i).to_string() == ids.label(i).to_string());
+    if !same_start || !same_ids {
+        return Err(Error::Unsupported(format!(
+            "{p}: the start graph (or `nodes`) differs from the one the store was made from"
+        )));
+    }
+    let last = store.last_batch()?.unwrap_or(0);
+    let applied = store.events(last)?;
+    let batch = stored.batch;
+    for (i, (b, e)) in applied.iter().enumerate() {
+        let same = events.get(i).is_some_and(|f| {
+            *b == (i / batch) as u64 + 1
+                && (f.u, f.v, f.add, f.w, f.time.to_bits())
+                    == (e.u, e.v, e.add, e.w, e.time.to_bits())
+        });
+        if !same {
+            return Err(Error::Unsupported(format!(
+                "{p}: the events file differs from the events the store applied (event {} of \
+                 the store, line {})",
+                i + 1,
+                e.line
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Rebuilds a resumed store's state after batch `last`: batch 0 recomputed
+/// from START, each later batch's explicit releases applied in the order the
+/// live run applied them (so the totals are the same bits), then every
+/// owner's distances on the current graph.
+fn replay(
+    store: &mut Store,
+    config: &StoreConfig,
+    ids: &NodeIds,
+    owners: &[u32],
+    last: u64,
+) -> Result<(Vec<OwnerState>, Totals, Edges)> {
+    let stored_owners = store.owners()?;
+    if stored_owners != owners {
+        return Err(Error::Unsupported(format!(
+            "{}: its owners differ from the owners selected now",
+            store.path().display()
+        )));
+    }
+    let map: EpsilonMap = config.map()?;
+    let ctx = Ctx {
+        map: &map,
+        top: config.top,
+        seed: config.seed,
+        norm: config.norm,
+        dim: config.dim,
+    };
+    let nodes = ids.len();
+    let mut states = Vec::with_capacity(owners.len());
+    for &o in owners {
+        let p = store.load_path(o)?.ok_or_else(|| {
+            Error::input(
+                store.path(),
+                0,
+                format!("corrupt store: owner {o} has no path"),
+            )
+        })?;
+        let mut st = OwnerState::new(o, nodes, p);
+        st.mark_stored();
+        states.push(st);
+    }
+    let start = store.edges_at(0)?;
+    let g = graph_of(ids, &start, config.distance)?;
+    let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
+    let mut totals = Totals::default();
+    {
+        let mut sel: Vec<&mut OwnerState> = states.iter_mut().collect();
+        for (_, d, _) in recompute(&dist, &mut sel, &ctx, 0, false)? {
+            totals.add(&d);
+        }
+    }
+    let pos: BTreeMap<u32, usize> = owners.iter().enumerate().map(|(i, &o)| (o, i)).collect();
+    let mut x = vec![0.0; config.dim];
+    let mut noise = Vec::new();
+    let rows = store.answers_upto(last)?;
+    let mut i = 0;
+    while i < rows.len() {
+        let (b, owner) = (rows[i].0, rows[i].1);
+        let st = &mut states[*pos.get(&owner).ok_or_else(|| {
+            Error::input(store.path(), 0, "corrupt store: an answer of a non-owner")
+        })?];
+        let mut d = Delta::default();
+        while i < rows.len() && (rows[i].0, rows[i].1) == (b, owner) {
+            let (_, _, r, e, dist) = rows[i];
+            release(&ctx, st, r, e, b, &mut d, &mut x, &mut noise)?;
+            st.dist[r as usize] = dist;
+            i += 1;
+        }
+        totals.add(&d);
+    }
+    let cur = store.edges_at(last)?;
+    let g = graph_of(ids, &cur, config.distance)?;
+    let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
+    let mut sel: Vec<&mut OwnerState> = states.iter_mut().collect();
+    // Every pair at its current level was released at or above it.
+    for (owner, d, _) in recompute(&dist, &mut sel, &ctx, last, false)? {
+        if d.answers > 0 {
+            return Err(Error::input(
+                store.path(),
+                0,
+                format!("corrupt store: owner {owner} has pairs the last batch did not release"),
+            ));
+        }
+    }
+    for st in &mut states {
+        st.mark_stored();
+    }
+    Ok((states, totals, cur))
+}

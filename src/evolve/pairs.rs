@@ -1,0 +1,272 @@
+//! Per-owner state of an evolving release and the arithmetic of one release
+//! under the three policies, shared by the live run and the replay of a
+//! resumed one (so both reach the same totals, bit for bit).
+//!
+//! Per (owner, recipient) pair the engine keeps the current distance, the
+//! largest ε ever released and the `resample` policy's pooling sums. The
+//! timeline's means are running sums over pairs: each owner's changes of a
+//! batch are summed in recipient order into a [`Delta`], and the deltas are
+//! added to the [`Totals`] in owner order — an order fixed by the data, not
+//! by the threads.
+
+use crate::Result;
+use crate::epsilon::EpsilonMap;
+use crate::process::{AnchoredPath, Norm, sample_marginal};
+use crate::rng::{Purpose, rng_for_stream};
+use crate::store::{StoreConfig, TimelineRow};
+
+/// What a release needs besides the pair: the map, the top, the stream seed.
+pub(crate) struct Ctx<'a> {
+    pub map: &'a EpsilonMap,
+    pub top: f64,
+    pub seed: u64,
+    pub norm: Norm,
+    pub dim: usize,
+}
+
+impl Ctx<'_> {
+    /// The level answered at distance `d` (0: unreachable).
+    #[inline]
+    pub fn eps(&self, d: f64) -> f64 {
+        StoreConfig::eps_at(self.map, self.top, d)
+    }
+}
+
+/// One owner: its path and its pairs' state (indexed by recipient).
+pub(crate) struct OwnerState {
+    pub owner: u32,
+    /// Current distance to every node (∞: unreachable).
+    pub dist: Vec<f64>,
+    /// Largest ε released to each recipient (0: never).
+    pub max_eps: Vec<f64>,
+    /// `resample`: Σ ε² over the pair's answers.
+    pub sum_w: Vec<f64>,
+    /// `resample`: Σ ε²·x over the pair's answers (x = answer − u), n per pair.
+    pub sum_wx: Vec<f64>,
+    pub path: AnchoredPath,
+    /// Segments already in the store, and the stored bottom.
+    pub stored: usize,
+    pub stored_bottom: f64,
+}
+
+impl OwnerState {
+    pub fn new(owner: u32, nodes: usize, path: AnchoredPath) -> OwnerState {
+        let n = path.dim();
+        OwnerState {
+            owner,
+            dist: vec![f64::INFINITY; nodes],
+            max_eps: vec![0.0; nodes],
+            sum_w: vec![0.0; nodes],
+            sum_wx: vec![0.0; nodes * n],
+            stored: 0,
+            stored_bottom: f64::NAN,
+            path,
+        }
+    }
+
+    /// Whether the path grew since it was last stored.
+    pub fn path_changed(&self) -> bool {
+        self.stored == 0 || self.path.bottom() != self.stored_bottom
+    }
+
+    pub fn mark_stored(&mut self) {
+        self.stored = self.path.segments();
+        self.stored_bottom = self.path.bottom();
+    }
+}
+
+/// One owner's changes in one batch (summed in recipient order).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Delta {
+    pub answers: u64,
+    pub pairs: u64,
+    pub closer: u64,
+    pub farther: u64,
+    pub best_sq: f64,
+    pub theory: f64,
+    pub eps: f64,
+    pub resample_eps: f64,
+    pub pooled_sq: f64,
+    pub first_sq: f64,
+    pub first_eps: f64,
+}
+
+/// Running sums over every pair released so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Totals {
+    pub pairs: u64,
+    pub best_sq: f64,
+    pub theory: f64,
+    pub eps: f64,
+    pub resample_eps: f64,
+    pub pooled_sq: f64,
+    pub first_sq: f64,
+    pub first_eps: f64,
+}
+
+impl Totals {
+    pub fn add(&mut self, d: &Delta) {
+        self.pairs += d.pairs;
+        self.best_sq += d.best_sq;
+        self.theory += d.theory;
+        self.eps += d.eps;
+        self.resample_eps += d.resample_eps;
+        self.pooled_sq += d.pooled_sq;
+        self.first_sq += d.first_sq;
+        self.first_eps += d.first_eps;
+    }
+
+    /// The timeline row of a batch with these totals.
+    pub fn row(&self, batch: u64, time: Option<f64>, events: u64, d: &Delta) -> TimelineRow {
+        let mean = |s: f64| (self.pairs > 0).then(|| s / self.pairs as f64);
+        TimelineRow {
+            batch,
+            time,
+            events,
+            pairs_closer: d.closer,
+            pairs_farther: d.farther,
+            answers: d.answers,
+            pairs: self.pairs,
+            mse: mean(self.best_sq),
+            mse_theory: mean(self.theory),
+            eps_spent: mean(self.eps),
+            resample_mse: mean(self.pooled_sq),
+            resample_eps_spent: mean(self.resample_eps),
+            frozen_mse: mean(self.first_sq),
+            frozen_eps_spent: mean(self.first_eps),
+        }
+    }
+}
+
+impl Delta {
+    pub fn add(&mut self, d: &Delta) {
+        self.answers += d.answers;
+        self.pairs += d.pairs;
+        self.closer += d.closer;
+        self.farther += d.farther;
+        self.best_sq += d.best_sq;
+        self.theory += d.theory;
+        self.eps += d.eps;
+        self.resample_eps += d.resample_eps;
+        self.pooled_sq += d.pooled_sq;
+        self.first_sq += d.first_sq;
+        self.first_eps += d.first_eps;
+    }
+}
+
+fn sq(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum()
+}
+
+/// ‖sum_wx / sum_w‖²: the squared error of the inverse-variance pooling.
+fn pooled(sum_w: f64, sum_wx: &[f64]) -> f64 {
+    sum_wx.iter().map(|x| (x / sum_w) * (x / sum_w)).sum()
+}
+
+/// Releases to recipient `r` at level `e` (above its largest so far) in
+/// `batch`: the answer is read from the owner's path (extended if needed);
+/// the `resample` policy draws a fresh answer from the stream keyed (seed,
+/// owner, recipient, batch); `frozen` keeps the first. Updates the pair and
+/// `delta`; returns the noise `V_e` (copied into `noise`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn release(
+    ctx: &Ctx<'_>,
+    st: &mut OwnerState,
+    r: u32,
+    e: f64,
+    batch: u64,
+    delta: &mut Delta,
+    x: &mut [f64],
+    noise: &mut Vec<f64>,
+) -> Result<()> {
+    let n = ctx.dim;
+    let ri = r as usize;
+    let m = st.max_eps[ri];
+    noise.clear();
+    noise.extend_from_slice(st.path.read(e)?);
+    let sq_new = sq(noise);
+    let mut rng = rng_for_stream(
+        ctx.seed,
+        st.owner as u64,
+        r as u64,
+        Purpose::Resample,
+        batch,
+    );
+    sample_marginal(ctx.norm, e, x, &mut rng);
+    let w = e * e;
+    let factor = ctx.norm.mse_factor(n);
+    let wx = &mut st.sum_wx[ri * n..(ri + 1) * n];
+    if m == 0.0 {
+        delta.pairs += 1;
+        delta.first_sq += sq_new;
+        delta.first_eps += e;
+        delta.best_sq += sq_new;
+        delta.theory += factor / w;
+        delta.eps += e;
+        st.sum_w[ri] = w;
+        for (s, xi) in wx.iter_mut().zip(x.iter()) {
+            *s = w * xi;
+        }
+        delta.pooled_sq += pooled(st.sum_w[ri], wx);
+    } else {
+        let sq_old = sq(st.path.value_at(m).unwrap_or(&[]));
+        delta.best_sq += sq_new - sq_old;
+        delta.theory += factor / w - factor / (m * m);
+        delta.eps += e - m;
+        let before = pooled(st.sum_w[ri], wx);
+        st.sum_w[ri] += w;
+        for (s, xi) in wx.iter_mut().zip(x.iter()) {
+            *s += w * xi;
+        }
+        delta.pooled_sq += pooled(st.sum_w[ri], wx) - before;
+    }
+    delta.resample_eps += e;
+    delta.answers += 1;
+    st.max_eps[ri] = e;
+    Ok(())
+}
+
+/// An explicit release of one batch: (recipient, ε, distance, noise).
+pub(crate) type ReleaseRow = (u32, f64, f64, Vec<f64>);
+
+/// Moves an owner to its distances `row` of this batch: counts pairs whose
+/// ε rose or fell, and releases to every pair whose ε rose above its
+/// largest (recorded in `rows` when `record`).
+pub(crate) fn advance(
+    ctx: &Ctx<'_>,
+    st: &mut OwnerState,
+    row: &[f64],
+    batch: u64,
+    record: bool,
+    rows: &mut Vec<ReleaseRow>,
+) -> Result<Delta> {
+    let mut delta = Delta::default();
+    let mut x = vec![0.0; ctx.dim];
+    let mut noise = Vec::with_capacity(ctx.dim);
+    let owner = st.owner as usize;
+    for (r, &d) in row.iter().enumerate() {
+        let old = st.dist[r];
+        if d == old || (d.is_nan() && old.is_nan()) {
+            continue;
+        }
+        // (The owner's own distance, 0, is kept too: the events' endpoints
+        // are tested against it.)
+        st.dist[r] = d;
+        if r == owner {
+            continue;
+        }
+        let (e_old, e) = (ctx.eps(old), ctx.eps(d));
+        if e > e_old {
+            delta.closer += 1;
+        } else if e < e_old {
+            delta.farther += 1;
+        }
+        if e > st.max_eps[r] {
+            release(ctx, st, r as u32, e, batch, &mut delta, &mut x, &mut noise)?;
+            if record {
+                rows.push((r as u32, e, d, noise.clone()));
+            }
+        }
+    }
+    Ok(delta)
+}

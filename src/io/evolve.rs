@@ -1,0 +1,82 @@
+//! What `evolve` writes into its output directory: `timeline.csv`
+//! (rewritten from the store after every batch), `summary.json` and the
+//! figure `timeline.png/.svg` at the end.
+
+use crate::error::{Error, Result};
+use crate::evolve::EvolveOutput;
+use crate::store::TimelineRow;
+use crate::util::table::{Writer, columns};
+use crate::util::{AtomicFile, Existing};
+use std::io::Write;
+use std::path::Path;
+
+/// The [`Evolve::on_batch`](crate::evolve::Evolve::on_batch) of the command
+/// line: rewrites `DIR/timeline.csv` from the committed timeline.
+pub fn timeline_writer(
+    dir: std::path::PathBuf,
+) -> impl FnMut(&[TimelineRow]) -> Result<()> + Send + 'static {
+    move |rows| write_timeline(&dir, rows)
+}
+
+/// Writes `DIR/timeline.csv` (replacing it) from `rows` — the store's
+/// committed timeline, so a resumed run rewrites the very same file.
+pub fn write_timeline(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = dir.join("timeline.csv");
+    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
+    {
+        let mut w = Writer::with_header(&mut f, columns::<TimelineRow>(0, &[]))
+            .map_err(|e| Error::io(&path, e))?;
+        for r in rows {
+            w.row(r).map_err(|e| Error::io(&path, e))?;
+        }
+        w.into_inner().map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(f.commit()?)
+}
+
+/// Writes `DIR/summary.json` (configuration, counts, the last batch's three
+/// policies, timings) and, with the `plots` feature and `plots` true, the
+/// figure.
+pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> {
+    write_timeline(dir, &out.timeline)?;
+    let last = out.timeline.last();
+    let policy = |mse: Option<f64>, spent: Option<f64>| serde_json::json!({ "mse": mse, "eps_spent": spent });
+    let summary = serde_json::json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "config": out.config,
+        "batches": out.batches,
+        "committed": out.timeline.len().saturating_sub(1),
+        "answers": { "implied_batch0": out.implied, "explicit": out.explicit },
+        "pairs": last.map(|r| r.pairs),
+        "last_batch": {
+            "correlated": last.map(|r| policy(r.mse, r.eps_spent)),
+            "mse_theory": last.and_then(|r| r.mse_theory),
+            "resample": last.map(|r| policy(r.resample_mse, r.resample_eps_spent)),
+            "frozen": last.map(|r| policy(r.frozen_mse, r.frozen_eps_spent)),
+        },
+        "store_bytes": out.store_bytes,
+    });
+    let path = dir.join("summary.json");
+    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
+    let text = serde_json::to_string_pretty(&summary)
+        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.write_all(b"\n"))
+        .map_err(|e| Error::io(&path, e))?;
+    f.commit()?;
+    let timings = serde_json::to_string_pretty(&out.seconds)
+        .map_err(|e| Error::Numerical(format!("timings.json: {e}")))?;
+    let path = dir.join("timings.json");
+    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
+    f.write_all(timings.as_bytes())
+        .map_err(|e| Error::io(&path, e))?;
+    f.commit()?;
+    #[cfg(feature = "plots")]
+    if plots {
+        super::plot::timeline::draw(dir, &out.timeline)?;
+    }
+    #[cfg(not(feature = "plots"))]
+    let _ = plots;
+    Ok(())
+}

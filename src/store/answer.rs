@@ -1,0 +1,146 @@
+//! [`Store::answer`]: answer one pair now, from its owner's stored path
+//! (issue 24 item 6).
+
+use super::{Store, StoreConfig};
+use crate::distance::{DistanceOptions, Distances};
+use crate::{Error, Result};
+
+/// What [`Store::answer`] gives: the answer the recipient holds after the call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoreAnswer {
+    /// Batch of the release this answer comes from.
+    pub batch: u64,
+    /// Current distance (`inf`: unreachable now; the held answer is given).
+    pub distance: f64,
+    /// Level of the answer.
+    pub eps: f64,
+    /// The answer `u + V_ε`.
+    pub y: Vec<f64>,
+    /// Whether this call released it (a level the pair never had).
+    pub released: bool,
+}
+
+/// The last owner's distance rows, at START and at the current batch.
+#[derive(Default)]
+pub(super) struct Cache {
+    owner: Option<(u32, u64)>,
+    start: Vec<f64>,
+    now: Vec<f64>,
+    graphs: Option<(u64, crate::graph::Graph, crate::graph::Graph)>,
+}
+
+impl Store {
+    /// The answer `recipient` holds from `owner` at the current distance
+    /// (original ids): if the pair's level `min(ε(d), top)` is above every
+    /// level it was ever released, a new release read from the owner's
+    /// stored path (extended downward if needed) and recorded in the last
+    /// committed batch — a writer's call; otherwise the answer already held,
+    /// at the pair's largest level (a pair whose ε fell keeps what it has).
+    ///
+    /// Errors: an id not in the store, `owner` = `recipient`, an owner
+    /// without a path, a pair never released and unreachable now, or a new
+    /// release on a store opened for reading.
+    pub fn answer(&mut self, owner: &str, recipient: &str) -> Result<StoreAnswer> {
+        let config = self.config()?.clone();
+        let ids = self.node_ids()?;
+        let o = ids
+            .index_of(owner)
+            .ok_or_else(|| Error::param("owner", owner, "the id of a node in the store"))?;
+        let r = ids
+            .index_of(recipient)
+            .ok_or_else(|| Error::param("recipient", recipient, "the id of a node in the store"))?;
+        if o == r {
+            return Err(Error::param(
+                "recipient",
+                recipient,
+                "a node other than the owner (an owner holds its own value)",
+            ));
+        }
+        let mut path = self.load_path(o)?.ok_or_else(|| {
+            Error::param("owner", owner, "an owner of the store (a node with a path)")
+        })?;
+        let batch = self.last_batch()?.unwrap_or(0);
+        self.fill_cache(o, batch, &config)?;
+        let map = config.map()?;
+        let (d0, d) = (self.cache.start[r as usize], self.cache.now[r as usize]);
+        // The pair's largest level so far: batch 0's implied release, then
+        // the explicit rows (ascending ε).
+        let mut held: Option<(f64, u64)> = d0
+            .is_finite()
+            .then(|| (StoreConfig::eps_at(&map, config.top, d0), 0));
+        if let Some(&(e, b)) = self.pair_answers(o, r, batch)?.last()
+            && held.is_none_or(|(h, _)| e > h)
+        {
+            held = Some((e, b));
+        }
+        let e = StoreConfig::eps_at(&map, config.top, d);
+        let values = self.values()?;
+        let n = config.dim;
+        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
+        let y = |v: &[f64]| u.iter().zip(v).map(|(a, b)| a + b).collect::<Vec<f64>>();
+        if d.is_finite() && held.is_none_or(|(h, _)| e > h) {
+            if !self.is_writer() {
+                return Err(Error::Unsupported(format!(
+                    "{}: a new release (ε {} for {owner} → {recipient}) needs the store opened \
+                     for writing (Store::open_writer)",
+                    self.path.display(),
+                    e
+                )));
+            }
+            let (stored, bottom) = (path.segments(), path.bottom());
+            let v = path.read(e)?.to_vec();
+            self.write_batch(|w| {
+                if path.bottom() != bottom {
+                    w.save_path(o, &path, stored)?;
+                }
+                w.insert_answer(o, r, e, batch, d, &v)
+            })?;
+            return Ok(StoreAnswer {
+                batch,
+                distance: d,
+                eps: e,
+                y: y(&v),
+                released: true,
+            });
+        }
+        let Some((h, b)) = held else {
+            return Err(Error::param(
+                "recipient",
+                recipient,
+                format!("a node that {owner} reaches (no answer was ever released to it)"),
+            ));
+        };
+        let v = path.value_at(h).ok_or_else(|| {
+            Error::input(&self.path, 0, "corrupt store: a held answer below its path")
+        })?;
+        Ok(StoreAnswer {
+            batch: b,
+            distance: d,
+            eps: h,
+            y: y(v),
+            released: false,
+        })
+    }
+
+    fn fill_cache(&mut self, owner: u32, batch: u64, config: &StoreConfig) -> Result<()> {
+        if self.cache.owner == Some((owner, batch)) {
+            return Ok(());
+        }
+        if self.cache.graphs.as_ref().is_none_or(|g| g.0 != batch) {
+            let start = self.graph_at(0)?;
+            let now = self.graph_at(batch)?;
+            self.cache.graphs = Some((batch, start, now));
+        }
+        let Some((_, start, now)) = &self.cache.graphs else {
+            return Ok(());
+        };
+        let opts = DistanceOptions::default();
+        let ds = Distances::new(start, config.distance, &opts)?;
+        let mut ws = ds.workspace();
+        ds.from_owner(owner, &mut ws, &mut self.cache.start);
+        let dn = Distances::new(now, config.distance, &opts)?;
+        dn.from_owner(owner, &mut ws, &mut self.cache.now);
+        self.cache.owner = Some((owner, batch));
+        Ok(())
+    }
+}

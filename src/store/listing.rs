@@ -1,0 +1,242 @@
+//! Every answer ever released, listed exactly: batch 0's implied answers
+//! (START distances, the map and the stored paths) merged with the explicit
+//! rows, ordered by owner, recipient and batch.
+
+use super::{Store, StoreConfig};
+use crate::distance::{DistanceOptions, Distances};
+use crate::util::write_f64;
+use crate::{Error, Result};
+use std::io::Write;
+
+/// Which answers to list: an owner, a recipient, both or neither (original ids).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnswerFilter {
+    /// Only this owner's answers.
+    pub owner: Option<String>,
+    /// Only answers to this recipient.
+    pub recipient: Option<String>,
+}
+
+/// One release: `owner,recipient,batch,distance,eps,y1..yn` (the names of
+/// `responses.csv`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnswerRow {
+    /// Owner id.
+    pub owner: String,
+    /// Recipient id.
+    pub recipient: String,
+    /// Batch of the release (0: START).
+    pub batch: u64,
+    /// Distance at the release.
+    pub distance: f64,
+    /// Level answered (after the clamp at the top).
+    pub eps: f64,
+    /// The answer `u + V_ε`.
+    pub y: Vec<f64>,
+}
+
+impl Store {
+    /// Every release matching `filter`, in (owner, recipient, batch) order.
+    pub fn answers(&mut self, filter: &AnswerFilter) -> Result<Vec<AnswerRow>> {
+        let mut out = Vec::new();
+        self.each_answer(filter, |r| {
+            out.push(r.clone());
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Writes every release matching `filter` as CSV
+    /// (`owner,recipient,batch,distance,eps,y1..yn`), numbers in shortest
+    /// round-trip form. Returns the number of rows.
+    pub fn write_answers(&mut self, filter: &AnswerFilter, out: &mut dyn Write) -> Result<u64> {
+        let n = self.config()?.dim;
+        let mut line = String::from("owner,recipient,batch,distance,eps");
+        for i in 1..=n {
+            line.push_str(&format!(",y{i}"));
+        }
+        line.push('\n');
+        let io = |e: std::io::Error| Error::io("<answers>", e);
+        out.write_all(line.as_bytes()).map_err(io)?;
+        let mut rows = 0u64;
+        self.each_answer(filter, |r| {
+            line.clear();
+            crate::util::table::push_field(&mut line, &r.owner);
+            line.push(',');
+            crate::util::table::push_field(&mut line, &r.recipient);
+            line.push(',');
+            line.push_str(&r.batch.to_string());
+            line.push(',');
+            write_f64(&mut line, r.distance);
+            line.push(',');
+            write_f64(&mut line, r.eps);
+            for &y in &r.y {
+                line.push(',');
+                write_f64(&mut line, y);
+            }
+            line.push('\n');
+            rows += 1;
+            out.write_all(line.as_bytes()).map_err(io)
+        })?;
+        Ok(rows)
+    }
+
+    fn each_answer(
+        &mut self,
+        filter: &AnswerFilter,
+        mut f: impl FnMut(&AnswerRow) -> Result<()>,
+    ) -> Result<()> {
+        let config = self.config()?.clone();
+        let map = config.map()?;
+        let ids = self.node_ids()?;
+        let find = |name: &str, id: &str| {
+            ids.index_of(id)
+                .ok_or_else(|| Error::param(name, id, "the id of a node in the store"))
+        };
+        let owner_f = filter
+            .owner
+            .as_deref()
+            .map(|o| find("owner", o))
+            .transpose()?;
+        let rec_f = filter
+            .recipient
+            .as_deref()
+            .map(|r| find("recipient", r))
+            .transpose()?;
+        let mut owners = self.owners()?;
+        if let Some(o) = owner_f {
+            if owners.binary_search(&o).is_err() {
+                return Err(Error::param(
+                    "owner",
+                    ids.label(o),
+                    "an owner of the store (a node with a path)",
+                ));
+            }
+            owners = vec![o];
+        }
+        if self.last_batch()?.is_none() {
+            return Ok(());
+        }
+        let values = self.values()?;
+        let n = config.dim;
+        let explicit = self.explicit_sorted(owner_f, rec_f)?;
+        let start = self.graph_at(0)?;
+        let dist = Distances::new(&start, config.distance, &DistanceOptions::default())?;
+        let mut ws = dist.workspace();
+        let mut err = None;
+        let mut at = 0;
+        for chunk in owners.chunks(crate::distance::BATCH) {
+            dist.batch(chunk, &mut ws, |i, row| {
+                if err.is_some() {
+                    return;
+                }
+                let o = chunk[i];
+                while at < explicit.len() && explicit[at].0 < o {
+                    at += 1;
+                }
+                let from = at;
+                while at < explicit.len() && explicit[at].0 == o {
+                    at += 1;
+                }
+                if let Err(e) = self.owner_answers(
+                    o,
+                    row,
+                    rec_f,
+                    &explicit[from..at],
+                    &config,
+                    &map,
+                    &values,
+                    n,
+                    &ids,
+                    &mut f,
+                ) {
+                    err = Some(e);
+                }
+            });
+            if let Some(e) = err.take() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn owner_answers(
+        &self,
+        owner: u32,
+        start_row: &[f64],
+        recipient: Option<u32>,
+        explicit: &[super::read::ExplicitAnswer],
+        config: &StoreConfig,
+        map: &crate::EpsilonMap,
+        values: &[f64],
+        n: usize,
+        ids: &crate::graph::NodeIds,
+        f: &mut impl FnMut(&AnswerRow) -> Result<()>,
+    ) -> Result<()> {
+        let path = self.load_path(owner)?.ok_or_else(|| {
+            Error::input(
+                &self.path,
+                0,
+                format!("corrupt store: owner {owner} has no path"),
+            )
+        })?;
+        let u = &values[owner as usize * n..(owner as usize + 1) * n];
+        let label = ids.label(owner).to_string();
+        let mut row = AnswerRow {
+            owner: label,
+            recipient: String::new(),
+            batch: 0,
+            distance: 0.0,
+            eps: 0.0,
+            y: vec![0.0; n],
+        };
+        let mut next = 0;
+        let recipients: Box<dyn Iterator<Item = u32>> = match recipient {
+            Some(r) => Box::new(std::iter::once(r)),
+            None => Box::new(0..start_row.len() as u32),
+        };
+        for r in recipients {
+            if r == owner {
+                continue;
+            }
+            let d = start_row[r as usize];
+            let mut any = false;
+            if d.is_finite() {
+                let e = StoreConfig::eps_at(map, config.top, d);
+                let v = path.value_at(e).ok_or_else(|| {
+                    Error::input(
+                        &self.path,
+                        0,
+                        format!("corrupt store: owner {owner}'s path does not reach ε = {e}"),
+                    )
+                })?;
+                row.recipient = ids.label(r).to_string();
+                any = true;
+                row.batch = 0;
+                row.distance = d;
+                row.eps = e;
+                for ((y, a), b) in row.y.iter_mut().zip(u).zip(v) {
+                    *y = a + b;
+                }
+                f(&row)?;
+            }
+            while next < explicit.len() && explicit[next].1 == r {
+                let (_, _, eps, batch, distance, ref noise) = explicit[next];
+                if !any {
+                    row.recipient = ids.label(r).to_string();
+                    any = true;
+                }
+                row.batch = batch;
+                row.distance = distance;
+                row.eps = eps;
+                for ((y, a), b) in row.y.iter_mut().zip(u).zip(noise) {
+                    *y = a + b;
+                }
+                f(&row)?;
+                next += 1;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,468 @@
+//! The release store: one SQLite file that holds everything a release over a
+//! changing network rests on — the configuration, the owners' values, the
+//! graph as it evolves, every owner's *one* noise path, and a ledger from
+//! which every answer ever released can be listed exactly (issue 24).
+//!
+//! A path is sampled once and never resampled: answering a recipient again,
+//! in a later run, after a crash, is a read of the same stored path. That is
+//! what keeps a recipient who holds old and new answers at `max ε` (the
+//! correlated mechanism's guarantee), where re-running a simulation on the
+//! changed graph would release the secret again with other noise.
+//!
+//! # Durability
+//! WAL journal, `synchronous=FULL`, one transaction per batch (paths
+//! extended, answers, timeline row, events applied — all or nothing), rows
+//! inserted in key order. A path's new segments are written in the same
+//! transaction as the first answer read from them, so no answer is ever
+//! durable without its path. One writer at a time ([`crate::util::lock`],
+//! `FILE.lock`); readers ([`Store::open`]) run beside a writer and see the
+//! last committed batch.
+//!
+//! # Schema (version [`SCHEMA_VERSION`]; `PRAGMA user_version`, `application_id` "PDIF")
+//! | table | key | holds |
+//! |---|---|---|
+//! | `meta` | `key` | `schema_version`, `config` (JSON of [`StoreConfig`]), `ids` (`integer` or `token`) |
+//! | `node` | `idx` | every node of START ∪ `nodes` (fixed at creation): original `id`, value `u` (n f64, little-endian) |
+//! | `start_edge` | `(u, v)`, u < v | the START graph (lengths `w`) |
+//! | `event` | `seq` | every applied event: `batch` (≥ 1), source `line`, `time`, `u`, `v`, `op`, `w` |
+//! | `path` | `owner` | one per owner: `top` (fixed), `bottom` (lowest level walked), the walk's state, the generator's `word_pos` |
+//! | `segment` | `(owner, k)` | the path from the top down: segment k's upper end `hi` (k = 0: the top; else jump k's level) and value `v` (n f64) |
+//! | `answer` | `(batch, owner, recipient)` | **explicit** releases (batches ≥ 1, and answers given by [`Store::answer`]): `eps`, `distance`, `noise` (n f64); the answer is `u + noise` |
+//! | `timeline` | `batch` | one row per committed batch (the columns of `timeline.csv`) |
+//!
+//! **Implied vs explicit.** Batch 0 releases to every reachable (owner,
+//! recipient) pair of START at `ε = min(map(d), top)`: those answers are
+//! *implied* — START, the map and the stored paths determine them exactly
+//! (distances are recomputed by the same deterministic code), so they are
+//! not stored row by row (16 M pairs on facebook). Every later release is a
+//! row of `answer`. [`Store::write_answers`] lists both.
+//!
+//! **What the schema enforces** (triggers; tested by writing around the code):
+//! nodes, START edges, events, segments, answers and timeline rows are never
+//! updated or deleted; a path's top never changes and its bottom only
+//! falls; segments are appended strictly downward from the top; an answer's
+//! `noise` must be byte-for-byte the stored path's value at its ε, with ε
+//! between the path's bottom and top — so no (owner, ε) can ever be
+//! answered with two different values, whoever asks and whenever; a pair is
+//! answered at most once per batch (key); timeline rows come in batch order.
+//! That a pair is answered again only at a *larger* ε is the code's rule
+//! (tested), not the schema's: any set of levels read from one path is
+//! max-ε private, so even a violation would release nothing new.
+//!
+//! **Key order.** `answer` is keyed in the order rows are written (batch,
+//! then owner, then recipient), so a batch's inserts append at the right
+//! edge of the B-tree and a commit writes about the new rows only (keyed by
+//! pair, 3.4 M rows spread over every leaf page would rewrite most of the
+//! file at every batch). A pair's rows are found by one point look-up per
+//! batch; listings sort once.
+//!
+//! # Noise family
+//! `config.noise` names the noise of the paths (`laplace`: the f64 lazy
+//! Laplace process); segment values are n little-endian f64. Another family
+//! (an integer lazy chain) would be another `noise` value with its own value
+//! encoding; a store of a family this build does not know is refused.
+
+mod answer;
+mod listing;
+mod read;
+mod schema;
+mod write;
+
+pub use answer::StoreAnswer;
+pub use listing::{AnswerFilter, AnswerRow};
+pub use read::graph_of;
+pub use schema::SCHEMA_VERSION;
+pub use write::{BatchWriter, EdgeEvent, TimelineRow};
+
+use crate::distance::DistanceKind;
+use crate::epsilon::EpsilonMap;
+use crate::graph::NodeIds;
+use crate::process::Norm;
+use crate::util::lock::FileLock;
+use crate::{Error, Result};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The configuration a store was made with: everything that fixes the
+/// numbers. A run that continues a store must have the same.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// Master seed of the paths and of the `resample` policy's streams.
+    pub seed: u64,
+    /// The privacy map as requested (`range:0.5..15`, `exp:a=3,b=1`, …).
+    pub eps_requested: String,
+    /// The map in use: a `range:` request resolved once on START to its
+    /// `exp:` map.
+    pub eps: String,
+    /// `eps_max` as given (the clamp, doubling as the paths' top).
+    pub eps_max: Option<f64>,
+    /// The paths' top: `eps_max`, or ε(1) for hop distances.
+    pub top: f64,
+    /// Distance kind.
+    pub distance: DistanceKind,
+    /// Dimension n of the values.
+    pub dim: usize,
+    /// Norm of the noise.
+    pub norm: Norm,
+    /// Noise family of the paths: `laplace`.
+    pub noise: String,
+    /// Values as requested.
+    pub values_requested: String,
+    /// Values as drawn (`auto` resolved).
+    pub values: String,
+    /// Owners as requested (`all`, `N`, `ID,ID,…`).
+    pub owners: String,
+    /// Events per batch.
+    pub batch: usize,
+    /// The START edge list, as given.
+    pub graph: String,
+    /// The node list, as given.
+    pub nodes: Option<String>,
+    /// The events file, as given.
+    pub events: String,
+}
+
+/// The only noise family this build stores.
+pub const NOISE_LAPLACE: &str = "laplace";
+
+impl StoreConfig {
+    /// The map in use, parsed.
+    pub fn map(&self) -> Result<EpsilonMap> {
+        self.eps.parse()
+    }
+
+    /// The level answered at distance `d`: `min(map(d), top)`; 0 for an
+    /// unreachable recipient (no answer).
+    pub fn eps_at(map: &EpsilonMap, top: f64, d: f64) -> f64 {
+        if d.is_finite() {
+            map.eps(d).min(top)
+        } else {
+            0.0
+        }
+    }
+
+    /// The options that must agree for a run to continue this store (paths
+    /// as given are not compared: a moved file is the same file), as
+    /// `(name, stored, given)` of the first difference.
+    pub fn difference(&self, other: &StoreConfig) -> Option<(&'static str, String, String)> {
+        macro_rules! cmp {
+            ($($f:ident),*) => {$(
+                if self.$f != other.$f {
+                    return Some((stringify!($f), format!("{:?}", self.$f), format!("{:?}", other.$f)));
+                }
+            )*};
+        }
+        cmp!(
+            seed,
+            eps_requested,
+            eps_max,
+            distance,
+            dim,
+            norm,
+            noise,
+            values_requested,
+            owners,
+            batch
+        );
+        None
+    }
+}
+
+/// A release store, open for reading ([`Store::open`]) or writing
+/// ([`Store::create`], [`Store::open_writer`]).
+///
+/// ```no_run
+/// use privdiffuse::store::Store;
+/// # fn main() -> Result<(), privdiffuse::Error> {
+/// // A writer (holds FILE.lock): answers a pair now, recording a new release.
+/// let mut store = Store::open_writer("fb.db")?;
+/// let a = store.answer("0", "17")?;
+/// println!("batch {} ε {} y {:?} (new: {})", a.batch, a.eps, a.y, a.released);
+/// # Ok(()) }
+/// ```
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    lock: Option<FileLock>,
+    config: Option<StoreConfig>,
+    ids: Option<NodeIds>,
+    cache: answer::Cache,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("writer", &self.lock.is_some())
+            .finish()
+    }
+}
+
+/// A SQLite failure on the store file, as an I/O error naming it.
+pub(crate) fn db_error(path: &Path, e: rusqlite::Error) -> Error {
+    Error::io(path, std::io::Error::other(e.to_string()))
+}
+
+impl Store {
+    /// Creates a new store at `path` for a writer: takes `FILE.lock`, refuses
+    /// a file that holds a committed store (continue it with
+    /// [`Store::open_writer`]) and starts an empty one; its schema and
+    /// configuration are committed with batch 0 ([`BatchWriter::create`]).
+    /// A file left by a run killed before its first commit holds no store
+    /// and is started afresh.
+    pub fn create(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        let lock = FileLock::acquire(&path)?;
+        if path.exists() {
+            let conn = open_conn(&path, false)?;
+            let has_store: bool = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name = 'meta'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+                .map_err(|e| db_error(&path, e))?
+                > 0;
+            if has_store {
+                return Err(Error::output_exists(&path, crate::util::Refusal::Exists));
+            }
+        }
+        let conn = open_conn(&path, false)?;
+        Ok(Store {
+            conn,
+            path,
+            lock: Some(lock),
+            config: None,
+            ids: None,
+            cache: answer::Cache::default(),
+        })
+    }
+
+    /// Opens a store for reading (no lock: it may run beside a writer and
+    /// sees the last committed batch). Refuses a file that is not a store,
+    /// or a store of another schema version, with one line.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            return Err(Error::io(
+                &path,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        let conn = open_conn(&path, true)?;
+        let mut s = Store {
+            conn,
+            path,
+            lock: None,
+            config: None,
+            ids: None,
+            cache: answer::Cache::default(),
+        };
+        s.load_meta()?;
+        Ok(s)
+    }
+
+    /// Opens an existing store for writing: takes `FILE.lock` (a second
+    /// writer fails at once with `FILE is in use by another run`), checks the
+    /// version as [`Store::open`] does.
+    pub fn open_writer(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref().to_path_buf();
+        let lock = FileLock::acquire(&path)?;
+        if !path.exists() {
+            return Err(Error::io(
+                &path,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        let conn = open_conn(&path, false)?;
+        let mut s = Store {
+            conn,
+            path,
+            lock: Some(lock),
+            config: None,
+            ids: None,
+            cache: answer::Cache::default(),
+        };
+        s.load_meta()?;
+        Ok(s)
+    }
+
+    /// Whether the file holds a committed store (batch 0 at least).
+    pub fn is_initialised(&self) -> bool {
+        self.config.is_some()
+    }
+
+    fn load_meta(&mut self) -> Result<()> {
+        let path = self.path.clone();
+        let not_store = || {
+            Error::input(
+                &path,
+                0,
+                "not a privdiffuse release store (or no batch committed yet)",
+            )
+        };
+        let app: i64 = self
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(|_| not_store())?;
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|_| not_store())?;
+        if app != schema::APPLICATION_ID {
+            return Err(not_store());
+        }
+        if version != SCHEMA_VERSION {
+            return Err(Error::input(
+                &path,
+                0,
+                format!(
+                    "a release store of schema version {version}; this privdiffuse reads \
+                     version {SCHEMA_VERSION} only"
+                ),
+            ));
+        }
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'config'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| db_error(&path, e))?;
+        let text = text.ok_or_else(not_store)?;
+        let config: StoreConfig = serde_json::from_str(&text)
+            .map_err(|e| Error::input(&path, 0, format!("invalid stored configuration: {e}")))?;
+        if config.noise != NOISE_LAPLACE {
+            return Err(Error::input(
+                &path,
+                0,
+                format!(
+                    "paths of noise family '{}'; this privdiffuse stores '{NOISE_LAPLACE}' only",
+                    config.noise
+                ),
+            ));
+        }
+        self.config = Some(config);
+        Ok(())
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether this handle holds the writer's lock.
+    pub fn is_writer(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// The configuration (after batch 0 is committed).
+    pub fn config(&self) -> Result<&StoreConfig> {
+        self.config.as_ref().ok_or_else(|| {
+            Error::input(&self.path, 0, "no batch committed yet: the store is empty")
+        })
+    }
+
+    /// The last committed batch (`None` before batch 0).
+    pub fn last_batch(&self) -> Result<Option<u64>> {
+        if self.config.is_none() {
+            return Ok(None);
+        }
+        self.conn
+            .query_row("SELECT max(batch) FROM timeline", [], |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .map(|b| b.map(|b| b as u64))
+            .map_err(|e| db_error(&self.path, e))
+    }
+
+    /// The file's size in bytes (database, WAL included).
+    pub fn size_bytes(&self) -> u64 {
+        let mut wal = self.path.as_os_str().to_os_string();
+        wal.push("-wal");
+        [self.path.clone(), PathBuf::from(wal)]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    /// Checkpoints the WAL into the database file (a writer, at the end of a run).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(|e| db_error(&self.path, e))
+    }
+
+    /// Runs `f` in one transaction (a batch): committed when `f` returns
+    /// `Ok`, rolled back otherwise. Writers only.
+    pub fn write_batch<T>(
+        &mut self,
+        f: impl FnOnce(&mut BatchWriter<'_>) -> Result<T>,
+    ) -> Result<T> {
+        if self.lock.is_none() {
+            return Err(Error::Unsupported(format!(
+                "{}: opened for reading; open it with Store::open_writer to write",
+                self.path.display()
+            )));
+        }
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| db_error(&path, e))?;
+        let mut w = BatchWriter::new(tx, &path);
+        let out = f(&mut w)?;
+        let created = w.created.take();
+        w.commit()?;
+        if let Some(c) = created {
+            self.config = Some(c);
+        }
+        Ok(out)
+    }
+}
+
+/// Opens the connection: WAL, `synchronous=FULL`, a busy timeout so a
+/// reader waits out a writer's checkpoint instead of failing.
+fn open_conn(path: &Path, read_only: bool) -> Result<Connection> {
+    let flags = if read_only {
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    };
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(|e| db_error(path, e))?;
+    if !read_only {
+        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+            .map_err(|e| db_error(path, e))?;
+        // 64 MiB of page cache: a batch's look-ups stay in memory.
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;")
+            .map_err(|e| db_error(path, e))?;
+    }
+    Ok(conn)
+}
+
+/// n f64 as little-endian bytes (the encoding of values, segments, noise).
+pub(crate) fn f64s_to_blob(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The inverse of [`f64s_to_blob`]; `None` for a length not a multiple of 8.
+pub(crate) fn blob_to_f64s(b: &[u8]) -> Option<Vec<f64>> {
+    if !b.len().is_multiple_of(8) {
+        return None;
+    }
+    Some(
+        b.chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests;
