@@ -54,6 +54,54 @@ pub enum ValueSpec {
         /// The value of every coordinate.
         x: f64,
     },
+    /// Values given in memory (Python's `values=` array or dict): the
+    /// `file:` table without a file, so that secrets never touch the disk.
+    /// Its spec `given:NxD` names only the shape and cannot be read back.
+    Given(GivenValues),
+}
+
+/// Values given in memory ([`ValueSpec::Given`]): `dim` numbers per node, in
+/// the index order of the graph the run uses (as a `file:` table is stored
+/// once read).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GivenValues {
+    dim: usize,
+    values: std::sync::Arc<[f64]>,
+}
+
+impl GivenValues {
+    /// `values` row-major, `dim` per node: refused unless `dim` ≥ 1 divides
+    /// the length and every number is finite (parameter `values`).
+    pub fn new(values: Vec<f64>, dim: usize) -> Result<GivenValues> {
+        if dim == 0 || values.len() % dim != 0 {
+            return Err(bad(
+                &format!("{} numbers", values.len()),
+                &format!("`dim` = {dim} numbers per node"),
+            ));
+        }
+        if let Some(x) = values.iter().find(|x| !x.is_finite()) {
+            return Err(bad(&x.to_string(), "finite numbers"));
+        }
+        Ok(GivenValues {
+            dim,
+            values: values.into(),
+        })
+    }
+
+    /// Numbers per node.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Nodes covered.
+    pub fn nodes(&self) -> usize {
+        self.values.len() / self.dim
+    }
+
+    /// The numbers, row-major.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.values
+    }
 }
 
 fn bad(spec: &str, expected: &str) -> Error {
@@ -111,6 +159,11 @@ impl std::str::FromStr for ValueSpec {
             "const" => Ok(ValueSpec::Const {
                 x: nums(spec, body, 1, "const:X with a finite X")?[0],
             }),
+            "given" => Err(bad(
+                spec,
+                "a spec that can be read back: values given in memory are not recorded \
+                 (give them again, or write them to a file:PATH)",
+            )),
             _ => Err(bad(spec, GRAMMAR)),
         }
     }
@@ -151,6 +204,7 @@ impl std::fmt::Display for ValueSpec {
             }
             ValueSpec::Bits { p } => write!(f, "bits:{}", fmt_f64(*p)),
             ValueSpec::Const { x } => write!(f, "const:{}", fmt_f64(*x)),
+            ValueSpec::Given(v) => write!(f, "given:{}x{}", v.nodes(), v.dim()),
         }
     }
 }
@@ -215,6 +269,18 @@ impl Values {
                 }
                 Some(load_table(&p, graph, 2)?)
             }
+            ValueSpec::Given(v) => {
+                if v.dim() != dim || v.nodes() != graph.n() {
+                    return Err(bad(
+                        &spec.to_string(),
+                        &format!(
+                            "{} nodes × `dim` = {dim} numbers (one row per node of the graph run on)",
+                            graph.n()
+                        ),
+                    ));
+                }
+                Some(v.as_slice().to_vec())
+            }
             _ => None,
         };
         Ok(Values {
@@ -257,7 +323,10 @@ impl Values {
                 }
                 ValueSpec::Const { x } => x,
                 // Tables are handled above; Auto is resolved in `resolve`.
-                ValueSpec::File(_) | ValueSpec::Coords | ValueSpec::Auto => f64::NAN,
+                ValueSpec::File(_)
+                | ValueSpec::Coords
+                | ValueSpec::Auto
+                | ValueSpec::Given(_) => f64::NAN,
             };
         }
     }

@@ -16,6 +16,7 @@
 pub mod collude;
 pub mod csv;
 pub mod graph;
+pub mod memory;
 #[cfg(feature = "plots")]
 pub mod plot;
 pub mod release;
