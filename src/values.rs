@@ -323,10 +323,9 @@ impl Values {
                 }
                 ValueSpec::Const { x } => x,
                 // Tables are handled above; Auto is resolved in `resolve`.
-                ValueSpec::File(_)
-                | ValueSpec::Coords
-                | ValueSpec::Auto
-                | ValueSpec::Given(_) => f64::NAN,
+                ValueSpec::File(_) | ValueSpec::Coords | ValueSpec::Auto | ValueSpec::Given(_) => {
+                    f64::NAN
+                }
             };
         }
     }
@@ -429,6 +428,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::NodeIds;
 
     #[test]
     fn parses_specs() {
@@ -455,6 +455,36 @@ mod tests {
         ] {
             assert!(s.parse::<ValueSpec>().is_err(), "{s}");
         }
+    }
+
+    #[test]
+    fn given_values_are_the_table_of_the_graph_run_on() {
+        let g = Graph::from_edges(
+            NodeIds::integers(vec![5, 7, 9]),
+            &[(0, 1), (1, 2)],
+            None,
+            false,
+        )
+        .unwrap();
+        let given = GivenValues::new(vec![1.0, 2.0, 3.0], 1).unwrap();
+        let spec = ValueSpec::Given(given.clone());
+        assert_eq!(spec.to_string(), "given:3x1");
+        assert!("given:3x1".parse::<ValueSpec>().is_err());
+        let v = Values::resolve(&spec, &g, Path::new(""), 1, 0).unwrap();
+        let mut out = [0.0];
+        v.value(2, &mut out);
+        assert_eq!(out, [3.0]);
+        // Another dimension or node count is refused, naming `values`.
+        for (dim, given) in [
+            (2, given.clone()),
+            (1, GivenValues::new(vec![1.0, 2.0], 1).unwrap()),
+        ] {
+            let e =
+                Values::resolve(&ValueSpec::Given(given), &g, Path::new(""), dim, 0).unwrap_err();
+            assert!(e.to_string().contains("values"), "{e}");
+        }
+        assert!(GivenValues::new(vec![1.0, f64::NAN], 1).is_err());
+        assert!(GivenValues::new(vec![1.0, 2.0, 3.0], 2).is_err());
     }
 
     #[test]

@@ -72,7 +72,12 @@ impl PyCollusionOutput {
                 plots,
                 control: Control::new().with_cancel(token.clone()),
             };
-            save_files(&files, SavedFigures::Run(RunFigures::Collusion), &timings, &opts)
+            save_files(
+                &files,
+                SavedFigures::Run(RunFigures::Collusion),
+                &timings,
+                &opts,
+            )
         })
     }
 }

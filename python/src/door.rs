@@ -7,8 +7,8 @@
 //! unchanged.
 
 use crate::epsilon::PyEpsilonMap;
-use crate::errors::{param_err, to_py};
-use numpy::{PyArrayMethods, PyReadonlyArray1};
+use crate::errors::param_err;
+use numpy::PyReadonlyArray1;
 use privdiffuse::graph::GraphView;
 use privdiffuse::util::table::fields;
 use privdiffuse::utility::UtilityConfig;
@@ -61,9 +61,12 @@ pub fn to_json(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
         for (k, v) in d.iter() {
-            let key: String = k.extract().map_err(|_| {
-                PyTypeError::new_err(format!("{at}: expected string keys, found {}", k.repr()?))
-            })?;
+            let Ok(key) = k.extract::<String>() else {
+                return Err(PyTypeError::new_err(format!(
+                    "{at}: expected string keys, found {}",
+                    k.repr()?
+                )));
+            };
             let inner = format!("{at}.{key}");
             map.insert(key, to_json(&v, &inner)?);
         }
@@ -115,7 +118,11 @@ pub fn options(dict: &Bound<'_, PyDict>) -> PyResult<Options> {
         let key: String = k.extract()?;
         if key == "values" && !v.is_none() && !v.is_instance_of::<PyString>() {
             if v.hasattr("__fspath__")? {
-                let path: String = v.py().import("os")?.call_method1("fspath", (&v,))?.extract()?;
+                let path: String = v
+                    .py()
+                    .import("os")?
+                    .call_method1("fspath", (&v,))?
+                    .extract()?;
                 given.insert(key, Value::String(format!("file:{path}")));
             } else {
                 values = Some(memory_values(&v)?);
@@ -295,7 +302,10 @@ pub fn run_graph(
             if sim.nodes.is_some() {
                 return Err(Error::param(
                     "nodes",
-                    sim.nodes.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+                    sim.nodes
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default(),
                     "no `nodes` file with a Graph given (it has its nodes)",
                 ));
             }
@@ -385,7 +395,12 @@ pub fn set_values(
             if !unknown.is_empty() {
                 return Err(Error::param(
                     "values",
-                    unknown.iter().take(5).copied().collect::<Vec<_>>().join(", "),
+                    unknown
+                        .iter()
+                        .take(5)
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     format!("ids of the graph's nodes ({} unknown)", unknown.len()),
                 ));
             }
@@ -401,7 +416,11 @@ pub fn set_values(
             if !missing.is_empty() {
                 return Err(Error::param(
                     "values",
-                    format!("{} node(s) without a value, e.g. {}", missing.len(), missing[..missing.len().min(5)].join(", ")),
+                    format!(
+                        "{} node(s) without a value, e.g. {}",
+                        missing.len(),
+                        missing[..missing.len().min(5)].join(", ")
+                    ),
                     "a value for every node",
                 ));
             }

@@ -8,7 +8,6 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-
 /// A privacy map ε(d), non-increasing in the distance d.
 #[pyclass(module = "privdiffuse._privdiffuse", name = "EpsilonMap", frozen)]
 #[derive(Clone)]

@@ -2,11 +2,9 @@
 //! the command line's loader or from id arrays (the conversions from
 //! networkx and scipy, and the id checks, are in the Python package).
 
-use crate::errors::{blocking, param_err, parse, quick, to_py};
+use crate::errors::{blocking, param_err, parse, to_py};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use privdiffuse::{
-    CancelToken, DistanceKind, DistanceOptions, Distances, Error, Graph, NodeIds,
-};
+use privdiffuse::{CancelToken, DistanceKind, DistanceOptions, Distances, Error, Graph, NodeIds};
 use pyo3::exceptions::{PyFileExistsError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -14,7 +12,6 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-
 
 /// A static graph (compressed sparse rows) with the original node ids.
 #[pyclass(module = "privdiffuse._privdiffuse", name = "Graph", frozen)]
@@ -420,4 +417,3 @@ impl PyGraph {
         )
     }
 }
-

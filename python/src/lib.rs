@@ -74,7 +74,11 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
         "simulate" => Ok(privdiffuse::util::table::fields::<privdiffuse::SimConfig>().to_vec()),
         "collude" => Ok(privdiffuse::collusion::config::collusion_keys().to_vec()),
         "utility" => Ok(door::utility_keys().to_vec()),
-        _ => Err(param_err("command", command, "simulate, collude or utility")),
+        _ => Err(param_err(
+            "command",
+            command,
+            "simulate, collude or utility",
+        )),
     }
 }
 

@@ -13,7 +13,6 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::path::PathBuf;
 
-
 /// One sample path of the lazy Laplace process: piecewise constant in ε,
 /// `values[i]` holds for levels in [levels[i], levels[i+1]).
 #[pyclass(module = "privdiffuse._privdiffuse", name = "NoisePath", frozen)]
@@ -165,7 +164,6 @@ pub fn _sample_paths(
         .collect()
 }
 
-
 /// One secret released at privacy levels in any order: each answer is the
 /// value plus the noise path read at that level (`privdiffuse relax`).
 #[pyclass(module = "privdiffuse._privdiffuse", name = "GradualRelease")]
@@ -269,4 +267,3 @@ impl PyGradualRelease {
         )
     }
 }
-

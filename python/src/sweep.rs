@@ -21,8 +21,12 @@ const CSV: &str = "sweep.csv";
 fn names() -> [String; 3] {
     [
         CSV.to_string(),
-        side_file(Path::new(CSV), "summary.csv").display().to_string(),
-        side_file(Path::new(CSV), "timings.csv").display().to_string(),
+        side_file(Path::new(CSV), "summary.csv")
+            .display()
+            .to_string(),
+        side_file(Path::new(CSV), "timings.csv")
+            .display()
+            .to_string(),
     ]
 }
 
@@ -107,7 +111,11 @@ fn table(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<toml::Table> {
         let key: String = k.extract()?;
         let json = to_json(&v, &key)?;
         let value = toml::Value::try_from(&json).map_err(|e| {
-            param_err(&key, &json, &format!("a string, number, boolean or list ({e})"))
+            param_err(
+                &key,
+                &json,
+                &format!("a string, number, boolean or list ({e})"),
+            )
         })?;
         t.insert(key, value);
     }

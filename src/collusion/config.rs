@@ -124,7 +124,11 @@ impl<'de> Deserialize<'de> for CollusionConfig {
                 Value::Array(names) => Value::String(
                     names
                         .iter()
-                        .map(|n| n.as_str().map(str::to_string).unwrap_or_else(|| n.to_string()))
+                        .map(|n| {
+                            n.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| n.to_string())
+                        })
                         .collect::<Vec<_>>()
                         .join(","),
                 ),
@@ -140,12 +144,53 @@ impl<'de> Deserialize<'de> for CollusionConfig {
                 serde_json::from_value(v).map_err(|e| bad("composition_delta", e))?;
         }
         // The simulation's keys over collude's defaults (its owner sample).
-        let Value::Object(mut sim) = serde_json::to_value(&c.sim).map_err(D::Error::custom)?
-        else {
-            return Err(D::Error::custom("the default configuration is not an object"));
+        let Value::Object(mut sim) = serde_json::to_value(&c.sim).map_err(D::Error::custom)? else {
+            return Err(D::Error::custom(
+                "the default configuration is not an object",
+            ));
         };
         sim.extend(given);
         c.sim = SimConfig::deserialize(Value::Object(sim)).map_err(D::Error::custom)?;
         Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_its_flat_summary_object_over_collude_defaults() {
+        let c = CollusionConfig {
+            trials: 7,
+            coalitions: vec!["far:min-d=2".parse().unwrap()],
+            ..CollusionConfig::default()
+        };
+        let back: CollusionConfig =
+            serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        // Absent keys keep collude's defaults (20 sampled owners), not simulate's.
+        let partial: CollusionConfig = serde_json::from_str(
+            r#"{"dim": 1, "estimators": ["best", "mean"], "coalitions": "band:d=2"}"#,
+        )
+        .unwrap();
+        assert_eq!(partial.sim.owners, Owners::Count(DEFAULT_OWNERS));
+        assert_eq!(
+            (
+                partial.sim.dim,
+                partial.estimators.len(),
+                partial.coalitions.len()
+            ),
+            (1, 2, 1)
+        );
+        let e = serde_json::from_str::<CollusionConfig>(r#"{"bogus": 1}"#).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("unknown field `bogus`"), "{msg}");
+        assert!(
+            msg.contains("`eps`") && msg.contains("`composition_delta`"),
+            "{msg}"
+        );
+        let e = serde_json::from_str::<CollusionConfig>(r#"{"trials": "many"}"#).unwrap_err();
+        assert!(e.to_string().starts_with("trials:"), "{e}");
     }
 }

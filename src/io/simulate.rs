@@ -127,7 +127,11 @@ pub(crate) fn write_error(dir: &AtomicDir, name: &str, e: std::io::Error) -> Err
 /// The optional columns `ego.csv` leaves out: `correct` unless the answers
 /// are projected bits.
 pub(crate) fn ego_leave_out(post: &Post) -> &'static [&'static str] {
-    if *post == Post::Bit { &[] } else { &["correct"] }
+    if *post == Post::Bit {
+        &[]
+    } else {
+        &["correct"]
+    }
 }
 
 /// Refuses totals that are not numbers (summary.json would print `null`):

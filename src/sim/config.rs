@@ -440,6 +440,27 @@ mod tests {
     }
 
     #[test]
+    fn owners_read_as_spec_count_or_id_list() {
+        let read = |j: &str| serde_json::from_str::<Owners>(j);
+        assert_eq!(read(r#""20""#).unwrap(), Owners::Count(20));
+        assert_eq!(read("20").unwrap(), Owners::Count(20));
+        assert_eq!(
+            read(r#"[0, "a"]"#).unwrap(),
+            Owners::Ids(vec!["0".into(), "a".into()])
+        );
+        // One id in a list stays one id (its spec keeps the comma).
+        let one = read("[17]").unwrap();
+        assert_eq!(one, Owners::Ids(vec!["17".into()]));
+        assert_eq!(serde_json::to_string(&one).unwrap(), r#""17,""#);
+        for bad in ["0", "-3", "2.5", "[]", "[1.5]", "null"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let c: SimConfig = serde_json::from_str(r#"{"ego_owners": [3, "b"]}"#).unwrap();
+        assert_eq!(c.ego_owners, Some(vec!["3".into(), "b".into()]));
+        assert!(serde_json::from_str::<SimConfig>(r#"{"distance_options": {"k": 1}}"#).is_err());
+    }
+
+    #[test]
     fn config_round_trips_through_json() {
         let c = SimConfig::default();
         let s = serde_json::to_string(&c).unwrap();
