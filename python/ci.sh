@@ -16,9 +16,9 @@ echo "== python3 -m venv (fresh, in $tmp)"
 python3 -m venv "$tmp/venv"
 py="$tmp/venv/bin/python"
 
-echo "== pip install ./python pytest numpy scipy networkx"
+echo "== pip install ./python[pandas] pytest numpy scipy networkx"
 t0=$(date +%s)
-"$py" -m pip install --quiet --disable-pip-version-check ./python pytest numpy scipy networkx
+"$py" -m pip install --quiet --disable-pip-version-check "./python[pandas]" pytest numpy scipy networkx
 echo "   built and installed in $(( $(date +%s) - t0 )) s"
 # The installed package, not the source tree.
 (cd "$tmp" && "$py" -c 'import privdiffuse, sys; print("   privdiffuse", privdiffuse.__version__, "from", privdiffuse.__file__)')

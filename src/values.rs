@@ -54,6 +54,54 @@ pub enum ValueSpec {
         /// The value of every coordinate.
         x: f64,
     },
+    /// Values given in memory (Python's `values=` array or dict): the
+    /// `file:` table without a file, so that secrets never touch the disk.
+    /// Its spec `given:NxD` names only the shape and cannot be read back.
+    Given(GivenValues),
+}
+
+/// Values given in memory ([`ValueSpec::Given`]): `dim` numbers per node, in
+/// the index order of the graph the run uses (as a `file:` table is stored
+/// once read).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GivenValues {
+    dim: usize,
+    values: std::sync::Arc<[f64]>,
+}
+
+impl GivenValues {
+    /// `values` row-major, `dim` per node: refused unless `dim` ≥ 1 divides
+    /// the length and every number is finite (parameter `values`).
+    pub fn new(values: Vec<f64>, dim: usize) -> Result<GivenValues> {
+        if dim == 0 || values.len() % dim != 0 {
+            return Err(bad(
+                &format!("{} numbers", values.len()),
+                &format!("`dim` = {dim} numbers per node"),
+            ));
+        }
+        if let Some(x) = values.iter().find(|x| !x.is_finite()) {
+            return Err(bad(&x.to_string(), "finite numbers"));
+        }
+        Ok(GivenValues {
+            dim,
+            values: values.into(),
+        })
+    }
+
+    /// Numbers per node.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Nodes covered.
+    pub fn nodes(&self) -> usize {
+        self.values.len() / self.dim
+    }
+
+    /// The numbers, row-major.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.values
+    }
 }
 
 fn bad(spec: &str, expected: &str) -> Error {
@@ -111,6 +159,11 @@ impl std::str::FromStr for ValueSpec {
             "const" => Ok(ValueSpec::Const {
                 x: nums(spec, body, 1, "const:X with a finite X")?[0],
             }),
+            "given" => Err(bad(
+                spec,
+                "a spec that can be read back: values given in memory are not recorded \
+                 (give them again, or write them to a file:PATH)",
+            )),
             _ => Err(bad(spec, GRAMMAR)),
         }
     }
@@ -151,6 +204,7 @@ impl std::fmt::Display for ValueSpec {
             }
             ValueSpec::Bits { p } => write!(f, "bits:{}", fmt_f64(*p)),
             ValueSpec::Const { x } => write!(f, "const:{}", fmt_f64(*x)),
+            ValueSpec::Given(v) => write!(f, "given:{}x{}", v.nodes(), v.dim()),
         }
     }
 }
@@ -215,6 +269,18 @@ impl Values {
                 }
                 Some(load_table(&p, graph, 2)?)
             }
+            ValueSpec::Given(v) => {
+                if v.dim() != dim || v.nodes() != graph.n() {
+                    return Err(bad(
+                        &spec.to_string(),
+                        &format!(
+                            "{} nodes × `dim` = {dim} numbers (one row per node of the graph run on)",
+                            graph.n()
+                        ),
+                    ));
+                }
+                Some(v.as_slice().to_vec())
+            }
             _ => None,
         };
         Ok(Values {
@@ -257,7 +323,9 @@ impl Values {
                 }
                 ValueSpec::Const { x } => x,
                 // Tables are handled above; Auto is resolved in `resolve`.
-                ValueSpec::File(_) | ValueSpec::Coords | ValueSpec::Auto => f64::NAN,
+                ValueSpec::File(_) | ValueSpec::Coords | ValueSpec::Auto | ValueSpec::Given(_) => {
+                    f64::NAN
+                }
             };
         }
     }
@@ -360,6 +428,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::NodeIds;
 
     #[test]
     fn parses_specs() {
@@ -386,6 +455,36 @@ mod tests {
         ] {
             assert!(s.parse::<ValueSpec>().is_err(), "{s}");
         }
+    }
+
+    #[test]
+    fn given_values_are_the_table_of_the_graph_run_on() {
+        let g = Graph::from_edges(
+            NodeIds::integers(vec![5, 7, 9]),
+            &[(0, 1), (1, 2)],
+            None,
+            false,
+        )
+        .unwrap();
+        let given = GivenValues::new(vec![1.0, 2.0, 3.0], 1).unwrap();
+        let spec = ValueSpec::Given(given.clone());
+        assert_eq!(spec.to_string(), "given:3x1");
+        assert!("given:3x1".parse::<ValueSpec>().is_err());
+        let v = Values::resolve(&spec, &g, Path::new(""), 1, 0).unwrap();
+        let mut out = [0.0];
+        v.value(2, &mut out);
+        assert_eq!(out, [3.0]);
+        // Another dimension or node count is refused, naming `values`.
+        for (dim, given) in [
+            (2, given.clone()),
+            (1, GivenValues::new(vec![1.0, 2.0], 1).unwrap()),
+        ] {
+            let e =
+                Values::resolve(&ValueSpec::Given(given), &g, Path::new(""), dim, 0).unwrap_err();
+            assert!(e.to_string().contains("values"), "{e}");
+        }
+        assert!(GivenValues::new(vec![1.0, f64::NAN], 1).is_err());
+        assert!(GivenValues::new(vec![1.0, 2.0, 3.0], 2).is_err());
     }
 
     #[test]

@@ -1,30 +1,35 @@
 """privdiffuse: coalition-free diffusion of private data over social networks.
 
 A Rust core (lazy Laplace noise paths, graph distances, collusion audits)
-with numpy in and numpy out. Results are pandas DataFrames when pandas is
-installed, else dicts of numpy arrays, with the columns of the CSV files the
+with numpy in and numpy out. Tables are pandas DataFrames when pandas is
+importable (``pip install "./python[pandas]"``), else dicts of numpy arrays
+(lists of str for text columns), with the columns of the CSV files the
 ``privdiffuse`` command line writes.
 
 Quick start::
 
-    import privdiffuse as pd_
-    g = pd_.Graph.load("data/karate.edges")
-    eps = pd_.EpsilonMap.exp(3, 1)                  # eps(d) = e^(3 - d)
-    res = pd_.simulate(g, eps=eps, dim=1, norm="l1", owners=10, seed=5)
+    import privdiffuse as pdf
+    g = pdf.Graph.load("data/karate.edges")
+    res = pdf.simulate(g, eps=pdf.EpsilonMap.exp(3, 1), dim=1, norm="l1", owners=10, seed=5)
     res.by_distance                                 # accuracy per mechanism and hop
-    pd_.plot(res, kind="error", out="error.png")
+    res.save("/tmp/karate-run")                     # the command line's files
 
-Heavy calls release the GIL and stop on Ctrl-C (KeyboardInterrupt).
-Errors are ValueError / FileNotFoundError / TypeError with the library's
-message.
+The runs (:func:`simulate`, :func:`collude`, :func:`utility`) take every
+option of their configuration under its ``summary.json`` name, as keyword
+arguments or as a dict (``simulate(g, res.summary["config"])`` repeats a
+run); :func:`sweep` takes the ``[base]`` and ``[grid]`` keys of a sweep file.
+:func:`option_names` lists them. Heavy calls release the GIL and stop on
+Ctrl-C (KeyboardInterrupt). Errors are ValueError / FileNotFoundError /
+TypeError (an unknown option) with the library's message.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -38,20 +43,23 @@ __all__ = [
     "GradualRelease",
     "SimulationResult",
     "CollusionResult",
+    "UtilityResult",
+    "SweepResult",
     "sample_path",
     "sample_paths",
     "simulate",
     "collude",
+    "utility",
+    "sweep",
+    "option_names",
     "plot",
     "__version__",
 ]
 
 __version__: str = _n.__version__
 
-#: Defaults of the resistance routes (the command line's).
+#: Default largest component of the exact resistance route (the command line's).
 _RESISTANCE_CAP = 20_000
-_APPROX_K = 0  # 0: the library's default sketch size
-_APPROX_TOL = 0.0  # 0: the library's default tolerance
 
 
 def _frame(cols: Mapping[str, Any] | None):
@@ -65,28 +73,81 @@ def _frame(cols: Mapping[str, Any] | None):
     return pandas.DataFrame(dict(cols))
 
 
-_ID_DIGITS = frozenset("0123456789")
+# ------------------------------------------------------------------ ids
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _id_of(x):
+    """A node id as an int (ints, integral floats) or a str (anything else,
+    as ``str(x)``); a non-integral float is refused."""
+    if isinstance(x, (bool, np.bool_)):
+        return str(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        f = float(x)
+        if not f.is_integer():
+            raise ValueError(f"invalid node id {x!r}: expected an integer (a float names a node only when integral)")
+        return int(f)
+    return str(x)
+
+
+def _check_texts(originals: Iterable) -> None:
+    """Refuses distinct ids whose text collides (``1`` and ``'1'``) or whose
+    texts name one number (``'1.0'`` and ``'1'``, ``'01'`` and ``1``),
+    naming both."""
+    by_text: dict[str, Any] = {}
+    by_number: dict[float, Any] = {}
+    for x in originals:
+        t = str(_id_of(x))
+        if t in by_text:
+            other = by_text[t]
+            if not (type(other) is type(x) and other == x):
+                raise ValueError(f"invalid node ids {other!r} and {x!r}: expected distinct ids to have distinct texts (both read '{t}')")
+            continue
+        by_text[t] = x
+        if _NUMBER.match(t):
+            v = float(t)
+            if v in by_number:
+                raise ValueError(f"invalid node ids {by_number[v]!r} and {x!r}: expected one spelling per number (both name {t})")
+            by_number[v] = x
 
 
 def _as_ids(x) -> tuple[str, Any]:
     """('int', int64 array) or ('str', list of str) under the loader's id rule:
-    integers (or strings of ASCII digits only) are numbers, anything else text."""
+    integers (integral floats, strings of ASCII digits) are numbers, anything
+    else text. Refuses non-integral floats and ids that would name one
+    number twice."""
     if isinstance(x, np.ndarray) and x.dtype.kind in "iu":
         if x.dtype.kind == "u" and x.size and int(x.max()) > np.iinfo(np.int64).max:
             raise OverflowError("node ids above 2^63 - 1 are not supported from numpy arrays")
         return "int", np.ascontiguousarray(x, dtype=np.int64).reshape(-1)
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        flat = x.reshape(-1)
+        bad = flat[~(np.isfinite(flat) & (np.mod(flat, 1) == 0))]
+        if bad.size:
+            raise ValueError(f"invalid node ids {bad[:5].tolist()}: expected integers (a float names a node only when integral)")
+        return "int", flat.astype(np.int64)
     seq = list(x)
-    if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in seq):
+    ids = [_id_of(i) for i in seq]
+    if all(isinstance(i, int) for i in ids):
         try:
-            return "int", np.asarray(seq, dtype=np.int64).reshape(-1)
+            return "int", np.asarray(ids, dtype=np.int64).reshape(-1)
         except OverflowError:
             raise OverflowError("node ids must fit in a signed 64-bit integer") from None
-    if all(isinstance(i, (float, np.floating)) and float(i).is_integer() for i in seq) and seq:
-        return "int", np.asarray(seq, dtype=np.int64)
-    toks = [str(i) for i in seq]
-    if toks and all(t and set(t) <= _ID_DIGITS and len(t) < 19 for t in toks):
+    _check_texts(dict.fromkeys(seq, None) if _hashable(seq) else seq)
+    toks = [str(i) for i in ids]
+    if toks and all(t and t.isascii() and t.isdigit() and len(t) < 19 for t in toks):
         return "int", np.asarray([int(t) for t in toks], dtype=np.int64)
     return "str", toks
+
+
+def _hashable(seq) -> bool:
+    try:
+        dict.fromkeys(seq)
+        return True
+    except TypeError:
+        return False
 
 
 class Graph:
@@ -127,9 +188,16 @@ class Graph:
         strings numbered in order of first appearance. Self-loops and repeated
         edges are dropped, as the loader does.
         """
-        ku, au = _as_ids(u)
-        kv, av = _as_ids(v)
-        kn, an = _as_ids(nodes) if nodes is not None else (ku, None)
+        u_list = u if isinstance(u, np.ndarray) else list(u)
+        v_list = v if isinstance(v, np.ndarray) else list(v)
+        n_list = None if nodes is None else (nodes if isinstance(nodes, np.ndarray) else list(nodes))
+        if not all(isinstance(a, np.ndarray) and a.dtype.kind in "iuf" for a in (u_list, v_list) + ((n_list,) if n_list is not None else ())):
+            # One id space: a text in u must not name a number of v.
+            everything = [*_plain(u_list), *_plain(v_list), *(_plain(n_list) if n_list is not None else [])]
+            _as_ids(everything)
+        ku, au = _as_ids(u_list)
+        kv, av = _as_ids(v_list)
+        kn, an = _as_ids(n_list) if n_list is not None else (ku, None)
         w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64).reshape(-1)
         if ku == kv == kn == "int":
             return cls(_n.Graph._from_int_edges(au, av, w, bool(directed), an))
@@ -150,6 +218,8 @@ class Graph:
         m = G.number_of_edges()
         nodes = list(G.nodes)
         ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0 for x in nodes)
+        if not ints:
+            _check_texts(nodes)
         if ints:
             try:
                 flat = np.fromiter(itertools.chain.from_iterable(G.edges()), dtype=np.int64, count=2 * m)
@@ -194,9 +264,20 @@ class Graph:
         w = data if weighted else None
         if ids is None:
             return cls(_n.Graph._from_int_edges(row, col, w, bool(directed), np.arange(n, dtype=np.int64)))
-        ids = list(ids)
+        ids = list(ids.tolist() if isinstance(ids, np.ndarray) else ids)
         if len(ids) != n:
             raise ValueError(f"invalid ids '{len(ids)} ids': expected one id per row ({n})")
+        texts = [str(_id_of(i)) for i in ids]
+        if len(set(texts)) != n:
+            seen: dict[str, Any] = {}
+            dupes = []
+            for i, t in zip(ids, texts):
+                if t in seen:
+                    dupes.append((seen[t], i))
+                seen[t] = i
+            shown = ", ".join(f"{a!r} and {b!r}" for a, b in dupes[:5])
+            raise ValueError(f"invalid ids: expected one distinct id per row, found duplicates {shown}")
+        _check_texts(ids)
         kind, arr = _as_ids(ids)
         if kind == "int":
             return cls(_n.Graph._from_int_edges(arr[row], arr[col], w, bool(directed), arr))
@@ -226,6 +307,12 @@ class Graph:
     @property
     def ids(self):
         """Original node ids in index order: a uint64 numpy array (integer ids) or a list of str."""
+        return self._g.ids
+
+    @property
+    def nodes(self):
+        """The node ids in index order (as :attr:`ids`): the order of a
+        ``values=`` array's rows."""
         return self._g.ids
 
     def edges(self):
@@ -299,8 +386,10 @@ class Graph:
             idx = np.arange(self.n_nodes, dtype=np.uint32)
         else:
             idx = self._g.index_of(list(owners))
-        k, tol = _approx_defaults(approx_k, approx_tol)
-        return self._g._distances(idx, kind, resistance_cap, k, tol, seed, threads)
+        k0, tol0 = _n._distance_defaults()
+        k = k0 if approx_k is None else approx_k
+        tol = tol0 if approx_tol is None else approx_tol
+        return self._g._distances(idx, kind, (resistance_cap, k, tol, seed), threads)
 
     def __repr__(self) -> str:
         return repr(self._g)
@@ -309,17 +398,8 @@ class Graph:
         return self.n_nodes
 
 
-def _approx_defaults(k, tol):
-    d = _DEFAULT_OPTS
-    return (d[0] if k is None else k), (d[1] if tol is None else tol)
-
-
-def _probe_defaults():
-    # The library's defaults of the sketch, read from a tiny graph's options.
-    return _n._distance_defaults()
-
-
-_DEFAULT_OPTS = _probe_defaults()
+def _plain(a):
+    return a.tolist() if isinstance(a, np.ndarray) else a
 
 
 # ------------------------------------------------------------------ noise
@@ -329,7 +409,7 @@ def sample_path(dim: int = 1, norm: str = "l1", eps_lo: float = 0.1, eps_hi: flo
     Laplace(1/ε) coordinates; ℓ2: density ∝ e^(−ε‖v‖)), and the path changes
     value only at ``path.levels``. Drawn from the generator of owner 0 for
     ``seed`` (the path a simulation with this seed gives its first owner)."""
-    return _n._sample_paths(1, dim, norm, eps_lo, eps_hi, seed, 0, None)[0]
+    return _n._sample_paths(1, dim, norm, (eps_lo, eps_hi), seed, None)[0]
 
 
 def sample_paths(
@@ -343,236 +423,245 @@ def sample_paths(
 ) -> list[NoisePath]:
     """``k`` independent paths as :func:`sample_path` (path i from the
     generator of owner i), sampled in parallel."""
-    return _n._sample_paths(k, dim, norm, eps_lo, eps_hi, seed, 0, threads)
+    return _n._sample_paths(k, dim, norm, (eps_lo, eps_hi), seed, threads)
 
 
-# ------------------------------------------------------------- simulation
-_SIM_DEFAULTS = dict(
-    eps="range:0.5..15",
-    eps_min=None,
-    eps_max=None,
-    distance="hop",
-    resistance_cap=_RESISTANCE_CAP,
-    approx_k=None,
-    approx_tol=None,
-    distance_seed=0,
-    bins=20,
-    dim=2,
-    norm="l2",
-    mechanism="both",
-    delta=1e-5,
-    values=None,
-    sensitivity=1.0,
-    post="none",
-    owners=None,
-    unreachable="skip",
-    seed=1,
-)
+# ------------------------------------------------------------------ runs
+def option_names(command: str) -> list[str]:
+    """The options of ``simulate``, ``collude`` or ``utility``: the keys of
+    its configuration (``summary.json``'s ``config``), each a keyword
+    argument of the function of that name."""
+    return list(_n._option_names(command))
 
 
-def _sim_options(graph, options: dict[str, Any], extra: Iterable[str] = ()) -> dict[str, Any]:
-    if not isinstance(graph, Graph):
-        raise TypeError(f"graph: expected a privdiffuse.Graph, found {type(graph).__name__}")
-    unknown = set(options) - set(_SIM_DEFAULTS) - set(extra)
-    if unknown:
-        raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
-    o = dict(_SIM_DEFAULTS)
-    o.update(options)
-    if isinstance(o["values"], os.PathLike):
-        o["values"] = "file:" + os.fspath(o["values"])
-    o["approx_k"], o["approx_tol"] = _approx_defaults(o["approx_k"], o["approx_tol"])
-    return o
+def _run_options(graph, options, kwargs: dict) -> tuple[Any, dict]:
+    """(native graph or None, the options dict): ``graph`` is a Graph, a path
+    (the ``graph`` option) or None (the ``graph`` option, or the default)."""
+    if options is None:
+        opts: dict = {}
+    elif isinstance(options, Mapping):
+        opts = dict(options)
+    else:
+        raise TypeError(f"options: expected a dict of options, found {type(options).__name__}")
+    opts.update(kwargs)
+    if isinstance(graph, Graph):
+        return graph._g, opts
+    if graph is None:
+        return None, opts
+    if isinstance(graph, (str, os.PathLike)):
+        if "graph" in opts:
+            raise TypeError("graph given twice: as the first argument and as the `graph` option")
+        opts["graph"] = os.fspath(graph)
+        return None, opts
+    raise TypeError(f"graph: expected a privdiffuse.Graph or a path, found {type(graph).__name__}")
 
 
-class SimulationResult:
-    """What :func:`simulate` returns. Tables are pandas DataFrames when pandas
-    is installed, else dicts of numpy arrays, with the columns of the CSV files
-    ``privdiffuse simulate`` writes."""
+class _Result:
+    """A run's files in memory: :meth:`csv` gives one file's text, the
+    properties its table, :meth:`save` writes them as the command line does."""
 
-    def __init__(self, native: "_n.SimOutput"):
-        """Wraps the native output (built by :func:`simulate`)."""
+    _tables: tuple[str, ...] = ()
+
+    def __init__(self, native):
+        """Wraps the native output (built by the run functions)."""
         self._n = native
         self._cache: dict[str, Any] = {}
 
+    @property
+    def files(self) -> list[str]:
+        """The names of the files this result holds (see :meth:`csv`)."""
+        return list(self._n._names())
+
     def _table(self, name: str):
+        if name not in self._n._names():
+            return None
         if name not in self._cache:
             self._cache[name] = _frame(self._n._table(name))
         return self._cache[name]
 
-    @property
-    def by_distance(self):
-        """Accuracy per mechanism and distance bucket (``by_distance.csv``)."""
-        return self._table("by_distance")
-
-    @property
-    def jumps(self):
-        """Every jump of every correlated path (``jumps.csv``)."""
-        return self._table("jumps")
-
-    @property
-    def owners(self):
-        """One row per owner: the range of levels its path covers (``owners.csv``)."""
-        return self._table("owners")
-
-    @property
-    def paths(self):
-        """The first owners' paths, breakpoint by breakpoint (``paths.csv``)."""
-        return self._table("paths")
-
-    @property
-    def ego(self):
-        """The first owner's recipients and their errors (``ego.csv``)."""
-        return self._table("ego")
-
-    @property
-    def responses(self):
-        """Every answer (``responses.csv``) as a dict of numpy arrays, or None
-        unless ``simulate(..., responses=True)``."""
-        if "responses!" not in self._cache:
-            self._cache["responses!"] = self._n._table("responses")
-        return self._cache["responses!"]
+    def csv(self, name: str) -> str:
+        """The text of file ``name`` (``'by_distance.csv'``, …: see
+        :attr:`files`) as the command line writes it, byte for byte; a
+        ValueError names the valid names."""
+        return self._n._bytes(name).decode("utf-8")
 
     @property
     def summary(self) -> dict:
-        """The content of ``summary.json``: configuration, map, graph, counts, totals."""
-        if "summary" not in self._cache:
-            self._cache["summary"] = json.loads(self._n._summary_json())
-        return self._cache["summary"]
+        """The content of ``summary.json`` (its ``config`` repeats the run)."""
+        if "summary.json" not in self._cache:
+            self._cache["summary.json"] = json.loads(self._n._bytes("summary.json"))
+        return self._cache["summary.json"]
 
     @property
     def seconds(self) -> float:
-        """Seconds the run took (distances, plan and simulation)."""
+        """Seconds the run took."""
         return self._n.seconds
 
-    def csv(self, name: str) -> str | None:
-        """The CSV text of ``name`` (``by_distance``, ``jumps``, …) as the command line writes it."""
-        return self._n._csv(name)
-
     def save(self, dir: str | os.PathLike, force: bool = False, plots: bool = True) -> None:
-        """Writes the command line's files into the new directory ``dir``
-        (``by_distance.csv``, ``jumps.csv``, ``owners.csv``, ``paths.csv``,
-        ``ego.csv``, ``responses.csv`` when kept, ``summary.json``,
-        ``timings.json`` and, with ``plots``, the figures) atomically.
+        """Writes the command line's files (and, with ``plots``, its figures,
+        and ``timings.json``) into the new directory ``dir``, all or nothing.
         FileExistsError if ``dir`` exists, unless ``force``."""
         self._n._save(os.fspath(dir), force, plots)
 
     def __repr__(self) -> str:
-        c = self.summary["counts"]
-        return f"SimulationResult(owners={c['owners']}, responses={c['responses']})"
+        return f"{type(self).__name__}(files={self.files})"
 
 
-def simulate(
-    graph: Graph,
-    eps: "EpsilonMap | str" = "range:0.5..15",
-    dim: int = 2,
-    norm: str = "l2",
-    mechanism: str = "both",
-    values: str | os.PathLike | None = None,
-    owners: "int | str | Sequence | None" = None,
-    seed: int = 1,
-    threads: int | None = None,
-    responses: bool = False,
-    path_owners: int = 4,
-    **options: Any,
-) -> SimulationResult:
-    """Every owner shares its value with every reachable member through one
-    lazy noise path (``correlated``) and/or fresh noise per member
-    (``independent``); ``mechanism`` is ``correlated``, ``independent``,
-    ``both``, ``gaussian`` or ``all``.
+class SimulationResult(_Result):
+    """What :func:`simulate` returns: the tables of ``by_distance.csv``,
+    ``jumps.csv``, ``owners.csv``, ``paths.csv``, ``ego.csv`` and (with
+    ``responses=True``) ``responses.csv``."""
 
-    ``eps``: an :class:`EpsilonMap` or spec string; ``values``: a spec
-    (``auto``, ``bits:0.5``, ``uniform:0,1``, ``normal:0,1``,
-    ``const:1``, ``coords``, ``file:PATH``); ``owners``: None (all), a count
-    (a seeded sample), or a list of node ids. Further options, as the command
-    line's: ``eps_min``, ``eps_max``, ``distance`` (``hop``, ``weighted``,
-    ``resistance``, ``resistance-approx``), ``resistance_cap``, ``approx_k``,
-    ``approx_tol``, ``distance_seed``, ``bins``, ``delta``, ``sensitivity``,
-    ``post``, ``unreachable``. Same seed, same numbers as ``privdiffuse
-    simulate``. Runs on ``threads`` threads (default: all cores)."""
-    o = _sim_options(graph, dict(options, eps=eps, dim=dim, norm=norm, mechanism=mechanism, values=values, owners=owners, seed=seed))
-    native = _n._simulate(
-        graph._g, o["eps"], o["eps_min"], o["eps_max"], o["distance"], o["resistance_cap"], o["approx_k"],
-        o["approx_tol"], o["distance_seed"], o["bins"], o["dim"], o["norm"], o["mechanism"], o["delta"],
-        o["values"], o["sensitivity"], o["post"], o["owners"], o["unreachable"], o["seed"], bool(responses),
-        path_owners, threads,
-    )
-    return SimulationResult(native)
+    @property
+    def by_distance(self):
+        """Accuracy per mechanism and distance bucket (``by_distance.csv``)."""
+        return self._table("by_distance.csv")
+
+    @property
+    def jumps(self):
+        """Every jump of every correlated path (``jumps.csv``)."""
+        return self._table("jumps.csv")
+
+    @property
+    def owners(self):
+        """One row per owner (and replicate): the range of levels its path covers (``owners.csv``)."""
+        return self._table("owners.csv")
+
+    @property
+    def paths(self):
+        """The first owners' paths, breakpoint by breakpoint (``paths.csv``)."""
+        return self._table("paths.csv")
+
+    @property
+    def ego(self):
+        """The recorded owners' recipients and their errors (``ego.csv``)."""
+        return self._table("ego.csv")
+
+    @property
+    def responses(self):
+        """Every answer (``responses.csv``), or None unless ``responses=True``."""
+        return self._table("responses.csv")
 
 
-class CollusionResult:
-    """What :func:`collude` returns: ``coalition`` (``coalition.csv``) and
-    ``audit`` (``audit.csv``) tables."""
-
-    def __init__(self, native: "_n.CollusionOutput"):
-        """Wraps the native output (built by :func:`collude`)."""
-        self._n = native
-        self._cache: dict[str, Any] = {}
+class CollusionResult(_Result):
+    """What :func:`collude` returns: the ``coalition.csv`` and ``audit.csv`` tables."""
 
     @property
     def coalition(self):
         """Estimator gains per owner, coalition, estimator and mechanism (``coalition.csv``)."""
-        if "coalition" not in self._cache:
-            self._cache["coalition"] = _frame(self._n._table("coalition"))
-        return self._cache["coalition"]
+        return self._table("coalition.csv")
 
     @property
     def audit(self):
         """Privacy loss and the distinguishing attack per owner and coalition (``audit.csv``)."""
-        if "audit" not in self._cache:
-            self._cache["audit"] = _frame(self._n._table("audit"))
-        return self._cache["audit"]
+        return self._table("audit.csv")
 
-    def csv(self, name: str) -> str:
-        """The CSV text of ``coalition`` or ``audit``."""
-        return self._n._csv(name)
+
+class UtilityResult(_Result):
+    """What :func:`utility` returns: the ``utility.csv`` table and, with
+    ``recipients=True``, ``recipients.csv``."""
 
     @property
-    def summary(self) -> dict:
-        """``summary.json`` of the command line: configuration, ε map, graph,
-        gains and audits pooled over owners."""
-        if "summary" not in self._cache:
-            import json
+    def utility(self):
+        """MSE per scheme and recipient-degree bucket, then over all recipients (``utility.csv``)."""
+        return self._table("utility.csv")
 
-            self._cache["summary"] = json.loads(self._n._summary_json())
-        return self._cache["summary"]
-
-    def save(self, dir: str | os.PathLike, force: bool = False) -> None:
-        """Writes the command line's ``coalition.csv``, ``audit.csv`` and
-        ``summary.json`` into the new directory ``dir``, all or nothing
-        (FileExistsError when it exists, unless ``force``)."""
-        self._n._save(os.fspath(dir), force)
+    @property
+    def recipients(self):
+        """One row per recipient, first replicate (``recipients.csv``), or None unless ``recipients=True``."""
+        return self._table("recipients.csv")
 
 
-def collude(
-    graph: Graph,
-    coalitions: Sequence[str] = (),
-    estimators: Sequence[str] | None = None,
-    trials: int = 1000,
-    composition_delta: float = 1e-6,
-    threads: int | None = None,
-    **options: Any,
-) -> CollusionResult:
-    """Coalitions pool the answers they received from each owner:
-    estimator gains, exact privacy loss and a distinguishing attack.
+class SweepResult(_Result):
+    """What :func:`sweep` returns: ``sweep.csv`` (long format: the grid keys,
+    then mechanism, estimator, coalition, metric, distance bucket, value),
+    ``sweep.summary.csv`` and ``sweep.timings.csv``."""
 
-    ``coalitions``: specs as ``--coalition`` (``far:min-d=2``, ``band:d=2``,
-    ``random:m=4``, ``nearest:m=3``, ``sybil:m=3,d=2``, ``file:PATH``;
-    default the command line's);
-    ``estimators``: names (default every one); other options as
-    :func:`simulate` (default owners: the command line's sample)."""
-    o = _sim_options(graph, options)
-    native = _n._collude(
-        graph._g, [str(c) for c in coalitions], None if estimators is None else [str(e) for e in estimators],
-        trials, composition_delta, o["eps"], o["eps_min"], o["eps_max"], o["distance"], o["resistance_cap"],
-        o["approx_k"], o["approx_tol"], o["distance_seed"], o["bins"], o["dim"], o["norm"], o["mechanism"],
-        o["delta"], o["values"], o["sensitivity"], o["post"], o["owners"], o["unreachable"], o["seed"], threads,
-    )
-    return CollusionResult(native)
+    @property
+    def table(self):
+        """The sweep's rows (``sweep.csv``)."""
+        return self._table("sweep.csv")
+
+    @property
+    def summary(self):
+        """Means and confidence intervals over the pooled keys (``sweep.summary.csv``)."""
+        return self._table("sweep.summary.csv")
+
+    @property
+    def points(self) -> int:
+        """Points in the grid."""
+        return self._n.points
+
+    def save(self, path: str | os.PathLike, force: bool = False) -> None:  # type: ignore[override]
+        """Writes the CSV to ``path`` and ``STEM.summary.csv``,
+        ``STEM.timings.csv`` beside it, as ``privdiffuse sweep --out PATH``
+        does. FileExistsError if any exists, unless ``force``."""
+        self._n._save(os.fspath(path), force)
+
+    def __repr__(self) -> str:
+        return f"SweepResult(points={self.points})"
+
+
+def simulate(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, threads: int | None = None, **kwargs: Any) -> SimulationResult:
+    """Every owner shares its value with every reachable member through one
+    lazy noise path (``correlated``) and/or fresh noise per member
+    (``independent``, ``gaussian``): ``privdiffuse simulate`` in memory.
+
+    ``graph``: a :class:`Graph`, or the path of an edge list (default: the
+    ``graph`` option, the bundled ``data/geometric150.edges``). Options: the
+    keys of ``summary.json``'s ``config`` (:func:`option_names`), as keyword
+    arguments or a dict (``simulate(g, res.summary["config"])``): ``eps``
+    (an :class:`EpsilonMap` or spec), ``dim``, ``norm``, ``mechanism``,
+    ``owners`` (a count, a list of ids or a spec), ``seed``,
+    ``replicates``, ``responses``, ``distance_options`` (a dict), …;
+    ``values`` also takes a numpy array aligned with ``graph.nodes`` (1-D
+    for dim 1, (N, dim) otherwise) or a dict id → value, kept in memory.
+    An unknown option is a TypeError listing the valid ones. Same seed, same
+    numbers as the command line, on ``threads`` threads (default: all)."""
+    g, opts = _run_options(graph, options, kwargs)
+    return SimulationResult(_n._simulate(g, opts, threads))
+
+
+def collude(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, threads: int | None = None, **kwargs: Any) -> CollusionResult:
+    """Coalitions pool the answers they received from each owner: estimator
+    gains, exact privacy loss and a distinguishing attack (``privdiffuse
+    collude`` in memory). Options: :func:`simulate`'s (default owners: 20
+    sampled) plus ``coalitions`` (specs: ``far:min-d=2``, ``band:d=2``,
+    ``random:m=4``, ``nearest:m=3``, ``sybil:m=3,d=2``, ``file:PATH``),
+    ``estimators`` (names or ``"best,mean"``), ``trials``,
+    ``composition_delta``."""
+    g, opts = _run_options(graph, options, kwargs)
+    return CollusionResult(_n._collude(g, opts, threads))
+
+
+def utility(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, recipients: bool = False, threads: int | None = None, **kwargs: Any) -> UtilityResult:
+    """Network-wide utility: every recipient estimates the mean of the
+    values it can reach, under the correlated, independent and access
+    schemes (``privdiffuse utility`` in memory). Options: the simulation's
+    (flat, or nested as ``sim={...}`` as ``summary.json`` records them) plus
+    ``access_radius`` and ``replicates``; ``recipients=True`` also gives
+    ``recipients.csv``."""
+    g, opts = _run_options(graph, options, kwargs)
+    return UtilityResult(_n._utility(g, opts, bool(recipients), threads))
+
+
+def sweep(base: Mapping[str, Any] | None = None, grid: Mapping[str, Any] | None = None, *, threads: int | None = None) -> SweepResult:
+    """A parameter sweep (``privdiffuse sweep``): ``base`` holds fixed
+    options and ``grid`` lists of values (first key outermost), the keys of
+    a sweep file's ``[base]`` and ``[grid]`` tables (``graph`` may be a
+    :class:`Graph`: it is written to a temporary edge list for the run)."""
+    base = dict(base or {})
+    with tempfile.TemporaryDirectory(prefix="privdiffuse-sweep-") as tmp:
+        if isinstance(base.get("graph"), Graph):
+            path = os.path.join(tmp, "graph.edges")
+            base["graph"].save(path)
+            base["graph"] = path
+        return SweepResult(_n._sweep(base, None if grid is None else dict(grid), threads))
 
 
 # ------------------------------------------------------------------ plots
 def plot(
-    result_or_dir: "SimulationResult | CollusionResult | str | os.PathLike",
+    result_or_dir: "SimulationResult | CollusionResult | UtilityResult | str | os.PathLike",
     kind: str = "jumps",
     out: str | os.PathLike = "fig.png",
     width: int = 1200,
@@ -581,8 +670,9 @@ def plot(
     edges: bool = False,
 ) -> str:
     """Draws the command line's figure ``kind`` (``jumps``, ``ego``,
-    ``error``, ``coalition``, ``path``) of a result or a run directory
-    (or file) into ``out`` (``.png`` or ``.svg``); returns ``out``.
+    ``error``, ``coalition``, ``path``, ``utility``, ``sweep``) of a result
+    or a run directory (or file) into ``out`` (``.png`` or ``.svg``);
+    returns ``out``.
 
     ``edges`` (``ego``): draws the friendships among the members faintly,
     as ``plot --edges``; for a run directory they come from the graph its
@@ -590,18 +680,20 @@ def plot(
     graphs included)."""
     out = os.fspath(out)
     own = None if owner is None else str(owner)
-    if isinstance(result_or_dir, (SimulationResult, CollusionResult)):
+    size = (int(width), int(height))
+    if isinstance(result_or_dir, _Result):
         with tempfile.TemporaryDirectory(prefix="privdiffuse-plot-") as tmp:
             run = os.path.join(tmp, "run")
-            if isinstance(result_or_dir, SimulationResult):
-                result_or_dir.save(run, plots=False)
-                if edges:
-                    _point_summary_at_saved_graph(result_or_dir, run, os.path.join(tmp, "graph.edges"))
-            else:
+            if isinstance(result_or_dir, SweepResult):
+                run = os.path.join(tmp, "sweep.csv")
                 result_or_dir.save(run)
-            _n._plot(run, kind, out, width, height, own, bool(edges))
+            else:
+                result_or_dir.save(run, plots=False)
+            if edges and isinstance(result_or_dir, SimulationResult):
+                _point_summary_at_saved_graph(result_or_dir, run, os.path.join(tmp, "graph.edges"))
+            _n._plot(run, kind, out, size, own, bool(edges))
     else:
-        _n._plot(os.fspath(result_or_dir), kind, out, width, height, own, bool(edges))
+        _n._plot(os.fspath(result_or_dir), kind, out, size, own, bool(edges))
     return out
 
 
@@ -609,8 +701,6 @@ def _point_summary_at_saved_graph(result: "SimulationResult", run: str, path: st
     # The figure reads the run's graph from summary.json's config; a result
     # may come from an in-memory graph (config.graph is empty) or a view, so
     # write the graph it ran on and name that file instead.
-    import json
-
     result._n._graph.save(path, True)
     file = os.path.join(run, "summary.json")
     with open(file, encoding="utf-8") as f:

@@ -94,8 +94,10 @@ impl FromStr for DistanceKind {
     }
 }
 
-/// Tuning of the resistance routes.
+/// Tuning of the resistance routes (an unknown key is refused when read,
+/// as in every configuration).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DistanceOptions {
     /// Largest connected component (nodes) the exact dense route accepts;
     /// memory is 8·n_c² bytes per component (20,000 → 3.2 GB).

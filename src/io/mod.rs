@@ -16,6 +16,7 @@ pub mod csv;
 #[cfg(feature = "store")]
 pub mod evolve;
 pub mod graph;
+pub mod memory;
 #[cfg(feature = "plots")]
 pub mod plot;
 pub mod release;

@@ -124,6 +124,16 @@ pub(crate) fn write_error(dir: &AtomicDir, name: &str, e: std::io::Error) -> Err
     Error::io(shown(dir, name), e)
 }
 
+/// The optional columns `ego.csv` leaves out: `correct` unless the answers
+/// are projected bits.
+pub(crate) fn ego_leave_out(post: &Post) -> &'static [&'static str] {
+    if *post == Post::Bit {
+        &[]
+    } else {
+        &["correct"]
+    }
+}
+
 /// Refuses totals that are not numbers (summary.json would print `null`):
 /// the same promise as the rows', checked before anything is committed.
 pub fn check_totals(totals: &[MechanismTotal]) -> Result<()> {
@@ -248,12 +258,7 @@ pub fn simulate_to_dir_on(
     let mut jumps = CsvSink::<JumpRow>::create(&dir, "jumps.csv", WHAT, n, &[])?;
     let mut owners = CsvSink::<OwnerRow>::create(&dir, "owners.csv", WHAT, n, &[])?;
     let mut paths = CsvSink::<PathRow>::create(&dir, "paths.csv", WHAT, n, &[])?;
-    let ego_leave: &[&str] = if config.post == Post::Bit {
-        &[]
-    } else {
-        &["correct"]
-    };
-    let mut ego = CsvSink::<EgoRow>::create(&dir, "ego.csv", WHAT, n, ego_leave)?;
+    let mut ego = CsvSink::<EgoRow>::create(&dir, "ego.csv", WHAT, n, ego_leave_out(&config.post))?;
     let mut responses = if config.responses {
         Some(CsvSink::<ResponseRow>::create(
             &dir,

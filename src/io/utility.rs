@@ -199,25 +199,7 @@ pub fn utility_to_dir_on(
             .map_err(|e| write_error(&dir, "recipients.csv", e))?;
         finish(&dir, w, "recipients.csv")?;
     }
-    let reps = config.replicates as u64;
-    let summary = UtilitySummary {
-        config: config.clone(),
-        map: plan.sim().map().spec(),
-        recipients: graph.n() as u64,
-        owners: plan.owners().len() as u64,
-        answers: res.partial.answers / reps,
-        jumps: res.partial.jumps,
-        max_level: res.partial.max_level,
-        hop_bound: plan.hop_bound(),
-        fixed_point_shifts: plan.formats().iter().map(|f| f.shift).collect(),
-        degree_buckets: "log2: [0,0], [1,1], [2,3], [4,7], ..., [2^k, 2^(k+1)-1]",
-        totals: res
-            .rows
-            .iter()
-            .filter(|r| r.degree_lo.is_none())
-            .cloned()
-            .collect(),
-    };
+    let summary = UtilitySummary::of(&plan, &res);
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();

@@ -130,7 +130,90 @@ impl std::fmt::Display for Owners {
     }
 }
 
-crate::util::spec::serde_as_spec!(Owners);
+impl Serialize for Owners {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Reads the spec string (as `summary.json` records it), and also what a
+/// binding or a hand-written JSON gives naturally: a count (`20`) or a list
+/// of ids (`[0, "a"]`, integers read as their decimal text).
+impl<'de> Deserialize<'de> for Owners {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let owners = d.deserialize_any(OwnersVisitor)?;
+        owners.check().map_err(serde::de::Error::custom)?;
+        Ok(owners)
+    }
+}
+
+struct OwnersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for OwnersVisitor {
+    type Value = Owners;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an owners spec (all, N or ID,ID,...), a count N ≥ 1 or a list of node ids")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<Owners, E> {
+        s.parse().map_err(E::custom)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<Owners, E> {
+        usize::try_from(n)
+            .map(Owners::Count)
+            .map_err(|_| E::custom(Error::param("owners", n, OWNERS_EXPECTED)))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<Owners, E> {
+        match u64::try_from(n) {
+            Ok(n) => self.visit_u64(n),
+            Err(_) => Err(E::custom(Error::param("owners", n, OWNERS_EXPECTED))),
+        }
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Owners, A::Error> {
+        let mut ids = Vec::new();
+        while let Some(NodeId(id)) = seq.next_element()? {
+            ids.push(id);
+        }
+        Ok(Owners::Ids(ids))
+    }
+}
+
+/// A node id given as text or as an integer (read as its decimal text).
+struct NodeId(String);
+
+impl<'de> Deserialize<'de> for NodeId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = NodeId;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a node id (text or an integer ≥ 0)")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<NodeId, E> {
+                Ok(NodeId(s.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<NodeId, E> {
+                Ok(NodeId(n.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `ego_owners`: null or a list of ids (text or integers).
+fn ids_as_text<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Vec<String>>, D::Error> {
+    let ids = Option::<Vec<NodeId>>::deserialize(d)?;
+    Ok(ids.map(|v| v.into_iter().map(|NodeId(id)| id).collect()))
+}
 
 /// Every option that influences the simulated numbers, typed: each spec is
 /// parsed when the configuration is built (from the command line, a sweep
@@ -202,7 +285,10 @@ pub struct SimConfig {
     #[serde(skip_serializing_if = "is_zero")]
     pub first_replicate: u32,
     /// Owners whose answers go to `ego.csv` (ids; `None`: the first owner).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "ids_as_text"
+    )]
     pub ego_owners: Option<Vec<String>>,
 }
 
@@ -351,6 +437,27 @@ mod tests {
         }
         assert!(Owners::Count(0).check().is_err());
         assert!(Owners::Ids(vec![]).check().is_err());
+    }
+
+    #[test]
+    fn owners_read_as_spec_count_or_id_list() {
+        let read = |j: &str| serde_json::from_str::<Owners>(j);
+        assert_eq!(read(r#""20""#).unwrap(), Owners::Count(20));
+        assert_eq!(read("20").unwrap(), Owners::Count(20));
+        assert_eq!(
+            read(r#"[0, "a"]"#).unwrap(),
+            Owners::Ids(vec!["0".into(), "a".into()])
+        );
+        // One id in a list stays one id (its spec keeps the comma).
+        let one = read("[17]").unwrap();
+        assert_eq!(one, Owners::Ids(vec!["17".into()]));
+        assert_eq!(serde_json::to_string(&one).unwrap(), r#""17,""#);
+        for bad in ["0", "-3", "2.5", "[]", "[1.5]", "null"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        let c: SimConfig = serde_json::from_str(r#"{"ego_owners": [3, "b"]}"#).unwrap();
+        assert_eq!(c.ego_owners, Some(vec!["3".into(), "b".into()]));
+        assert!(serde_json::from_str::<SimConfig>(r#"{"distance_options": {"k": 1}}"#).is_err());
     }
 
     #[test]

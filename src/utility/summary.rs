@@ -1,6 +1,6 @@
 //! `summary.json` of a utility run as a typed record.
 
-use super::{UtilityConfig, UtilityRow};
+use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
 use serde::Serialize;
 
 /// `summary.json` of a utility run.
@@ -29,6 +29,33 @@ pub struct UtilitySummary {
     pub degree_buckets: &'static str,
     /// Rows over all recipients.
     pub totals: Vec<UtilityRow>,
+}
+
+impl UtilitySummary {
+    /// The summary of a finished run: what `utility` writes as
+    /// `summary.json` (the numbers per replicate, the rows over all
+    /// recipients).
+    pub fn of(plan: &UtilityPlan<'_>, res: &UtilityResult) -> UtilitySummary {
+        let config = plan.config();
+        UtilitySummary {
+            config: config.clone(),
+            map: plan.sim().map().spec(),
+            recipients: plan.graph().n() as u64,
+            owners: plan.owners().len() as u64,
+            answers: res.partial.answers / config.replicates as u64,
+            jumps: res.partial.jumps,
+            max_level: res.partial.max_level,
+            hop_bound: plan.hop_bound(),
+            fixed_point_shifts: plan.formats().iter().map(|f| f.shift).collect(),
+            degree_buckets: "log2: [0,0], [1,1], [2,3], [4,7], ..., [2^k, 2^(k+1)-1]",
+            totals: res
+                .rows
+                .iter()
+                .filter(|r| r.degree_lo.is_none())
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// A guessed hop range ([`UtilityPlan::range_guess`](super::UtilityPlan::range_guess)).

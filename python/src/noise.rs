@@ -1,0 +1,269 @@
+//! Noise paths (`NoisePath`, `sample_paths`) and the gradual release of one
+//! secret (`GradualRelease`).
+
+use crate::epsilon::as_f64_array;
+use crate::errors::{blocking, param_err, parse, to_py};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use privdiffuse::process::release::ReleaseNoise;
+use privdiffuse::util::Existing;
+use privdiffuse::{
+    CancelToken, Error, GradualRelease, NoisePath, Norm, PathSampler, Purpose, rng_for,
+};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// One sample path of the lazy Laplace process: piecewise constant in ε,
+/// `values[i]` holds for levels in [levels[i], levels[i+1]).
+#[pyclass(module = "privdiffuse._privdiffuse", name = "NoisePath", frozen)]
+pub struct PyNoisePath {
+    pub path: NoisePath,
+}
+
+#[pymethods]
+impl PyNoisePath {
+    /// Breakpoint levels, ascending: numpy array (n_breaks,).
+    #[getter]
+    fn levels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.path.levels().to_vec().into_pyarray(py)
+    }
+
+    /// Values at the breakpoints: numpy array (n_breaks, dim).
+    #[getter]
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let k = self.path.len();
+        Ok(self
+            .path
+            .values()
+            .to_vec()
+            .into_pyarray(py)
+            .reshape([k, self.path.dim()])?)
+    }
+
+    /// Dimension of the noise.
+    #[getter]
+    fn dim(&self) -> usize {
+        self.path.dim()
+    }
+
+    /// Lowest level sampled.
+    #[getter]
+    fn eps_lo(&self) -> f64 {
+        self.path.eps_lo()
+    }
+
+    /// Highest level sampled.
+    #[getter]
+    fn eps_hi(&self) -> f64 {
+        self.path.eps_hi()
+    }
+
+    /// Number of jumps (breakpoints after the first).
+    #[getter]
+    fn n_jumps(&self) -> usize {
+        self.path.num_jumps()
+    }
+
+    /// at(eps) -> numpy array: V at a level, shape (dim,), or at each level
+    /// of a 1-D array, shape (len(eps), dim). Levels must lie inside
+    /// [eps_lo, eps_hi] (ValueError otherwise).
+    fn at<'py>(&self, py: Python<'py>, eps: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        if let Ok(x) = eps.extract::<f64>() {
+            let one = self._at_slice(py, &[x])?;
+            return Ok(one.reshape([self.path.dim()])?.into_any());
+        }
+        let (flat, shape) = as_f64_array(py, eps, "eps")?;
+        if shape.len() != 1 {
+            return Err(param_err(
+                "eps",
+                format!("an array of shape {shape:?}"),
+                "a level or a 1-D array of levels",
+            ));
+        }
+        Ok(self._at_slice(py, &flat)?.into_any())
+    }
+
+    fn __len__(&self) -> usize {
+        self.path.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NoisePath(dim={}, eps_lo={}, eps_hi={}, n_breaks={})",
+            self.path.dim(),
+            self.path.eps_lo(),
+            self.path.eps_hi(),
+            self.path.len()
+        )
+    }
+}
+
+impl PyNoisePath {
+    fn _at_slice<'py>(&self, py: Python<'py>, e: &[f64]) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (lo, hi) = (self.path.eps_lo(), self.path.eps_hi());
+        if let Some(x) = e.iter().find(|&&x| !(x >= lo && x <= hi)) {
+            return Err(param_err(
+                "eps",
+                x,
+                &format!("levels inside the sampled range [{lo}, {hi}]"),
+            ));
+        }
+        let dim = self.path.dim();
+        let out: Vec<f64> = py.detach(|| {
+            let mut out = vec![0.0; e.len() * dim];
+            out.par_chunks_mut(dim * 4096)
+                .zip(e.par_chunks(4096))
+                .for_each(|(o, e)| {
+                    for (k, &x) in e.iter().enumerate() {
+                        o[k * dim..(k + 1) * dim].copy_from_slice(self.path.value_at(x));
+                    }
+                });
+            out
+        });
+        Ok(out.into_pyarray(py).reshape([e.len(), dim])?)
+    }
+}
+
+/// sample_paths(k, dim, norm, (eps_lo, eps_hi), seed, threads=None) -> list[NoisePath]
+///
+/// Path i is drawn from `rng_for(seed, i, 0, Purpose::Path)`, the generator
+/// of owner i in a simulation.
+#[pyfunction]
+#[pyo3(signature = (k, dim, norm, range, seed, threads=None))]
+pub fn _sample_paths(
+    py: Python<'_>,
+    k: usize,
+    dim: usize,
+    norm: &str,
+    range: (f64, f64),
+    seed: u64,
+    threads: Option<usize>,
+) -> PyResult<Vec<Py<PyNoisePath>>> {
+    let (eps_lo, eps_hi) = range;
+    let norm: Norm = parse(norm)?;
+    let sampler = PathSampler::new(dim, norm, eps_lo, eps_hi).map_err(to_py)?;
+    // Each path holds about (expected jumps + 1)·(dim + 1) numbers.
+    let per = (sampler.expected_jumps() + 2.0) * (dim as f64 + 1.0) * 8.0 + 64.0;
+    privdiffuse::limits::check_memory("k", k, (per * k as f64) as u64).map_err(to_py)?;
+    let token = CancelToken::new();
+    let paths = blocking(py, &token, threads, || {
+        (0..k as u64)
+            .into_par_iter()
+            .map(|i| {
+                if i % 4096 == 0 && token.is_cancelled() {
+                    return Err(Error::Cancelled);
+                }
+                let mut rng = rng_for(seed, i, 0, Purpose::Path);
+                Ok(sampler.sample(&mut rng))
+            })
+            .collect::<privdiffuse::Result<Vec<NoisePath>>>()
+    })?;
+    paths
+        .into_iter()
+        .map(|path| Py::new(py, PyNoisePath { path }))
+        .collect()
+}
+
+/// One secret released at privacy levels in any order: each answer is the
+/// value plus the noise path read at that level (`privdiffuse relax`).
+#[pyclass(module = "privdiffuse._privdiffuse", name = "GradualRelease")]
+pub struct PyGradualRelease {
+    r: GradualRelease,
+}
+
+#[pymethods]
+impl PyGradualRelease {
+    /// GradualRelease(value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None)
+    ///
+    /// `mechanism` is `laplace-l1`, `laplace-l2` or `gaussian` (needs `delta`).
+    #[new]
+    #[pyo3(signature = (value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None))]
+    fn new(
+        value: Vec<f64>,
+        mechanism: &str,
+        sensitivity: f64,
+        seed: u64,
+        delta: Option<f64>,
+    ) -> PyResult<Self> {
+        let noise = match (mechanism.trim().to_ascii_lowercase().as_str(), delta) {
+            ("laplace-l1" | "l1", None) => ReleaseNoise::Laplace { norm: Norm::L1 },
+            ("laplace-l2" | "l2", None) => ReleaseNoise::Laplace { norm: Norm::L2 },
+            ("gaussian", Some(delta)) => ReleaseNoise::Gaussian {
+                delta,
+                calibration: Default::default(),
+            },
+            ("gaussian", None) => {
+                return Err(param_err(
+                    "delta",
+                    "None",
+                    "a number in (0, 1) for the gaussian mechanism",
+                ));
+            }
+            (_, Some(d)) => {
+                return Err(param_err("delta", d, "no delta for the laplace mechanisms"));
+            }
+            _ => {
+                return Err(param_err(
+                    "mechanism",
+                    mechanism,
+                    "laplace-l1, laplace-l2 or gaussian",
+                ));
+            }
+        };
+        Ok(PyGradualRelease {
+            r: GradualRelease::new(value, noise, sensitivity, seed).map_err(to_py)?,
+        })
+    }
+
+    /// release(eps) -> numpy array (dim,): the answer at level `eps`.
+    fn release<'py>(&mut self, py: Python<'py>, eps: f64) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        Ok(self.r.release(eps).map_err(to_py)?.into_pyarray(py))
+    }
+
+    /// Levels released so far, in release order.
+    #[getter]
+    fn levels(&self) -> Vec<f64> {
+        self.r.history().iter().map(|h| h.eps).collect()
+    }
+
+    /// The current privacy level (the highest ε released), or None.
+    #[getter]
+    fn privacy_level(&self) -> Option<f64> {
+        self.r.privacy_level()
+    }
+
+    /// The noise path sampled so far (Laplace mechanisms), or None.
+    #[getter]
+    fn noise_path(&self) -> Option<PyNoisePath> {
+        self.r.noise_path().map(|p| PyNoisePath { path: p.clone() })
+    }
+
+    /// save(path, force=False): writes the state (value, history, path) as JSON atomically.
+    #[pyo3(signature = (path, force=false))]
+    fn save(&self, path: PathBuf, force: bool) -> PyResult<()> {
+        privdiffuse::io::save_release_with(&self.r, &path, Existing::for_out(true, force))
+            .map_err(to_py)
+    }
+
+    /// GradualRelease.load(path) -> GradualRelease: a state written by `save` or `relax`.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Self> {
+        Ok(PyGradualRelease {
+            r: GradualRelease::load(&path).map_err(to_py)?,
+        })
+    }
+
+    /// to_json() -> str: the state as JSON text.
+    fn to_json(&self) -> PyResult<String> {
+        self.r.to_json().map_err(to_py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "GradualRelease(dim={}, releases={}, privacy_level={:?})",
+            self.r.dim(),
+            self.r.history().len(),
+            self.r.privacy_level()
+        )
+    }
+}

@@ -1,0 +1,166 @@
+//! `sweep`: `base` and `grid` dicts become the `[base]`/`[grid]` tables of a
+//! sweep file (read by the same `Grid::from_toml_str`), run by the library's
+//! sweep into a directory owned by the call, whose files are kept in memory.
+
+use crate::door::to_json;
+use crate::errors::{blocking, param_err, to_py};
+use crate::tables::csv_columns;
+use privdiffuse::io::{SweepOptions, run_sweep, side_file};
+use privdiffuse::util::{AtomicFile, Existing};
+use privdiffuse::{CancelToken, Control, Error, Grid};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The CSV's name in memory (its side files: `sweep.timings.csv`, `sweep.summary.csv`).
+const CSV: &str = "sweep.csv";
+
+/// The file names of a sweep's outputs, the CSV first.
+fn names() -> [String; 3] {
+    [
+        CSV.to_string(),
+        side_file(Path::new(CSV), "summary.csv")
+            .display()
+            .to_string(),
+        side_file(Path::new(CSV), "timings.csv")
+            .display()
+            .to_string(),
+    ]
+}
+
+/// What `sweep` returned: its files and what it did.
+#[pyclass(module = "privdiffuse._privdiffuse", name = "SweepOutput", frozen)]
+pub struct PySweepOutput {
+    files: Vec<(String, Vec<u8>)>,
+    /// Points in the grid.
+    #[pyo3(get)]
+    points: usize,
+    /// Graphs loaded.
+    #[pyo3(get)]
+    graphs_loaded: usize,
+    /// Wall seconds.
+    #[pyo3(get)]
+    seconds: f64,
+}
+
+impl PySweepOutput {
+    fn file(&self, name: &str) -> PyResult<&[u8]> {
+        self.files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| &b[..])
+            .ok_or_else(|| param_err("file", name, &format!("one of {}", names().join(", "))))
+    }
+}
+
+#[pymethods]
+impl PySweepOutput {
+    /// Internal: the names of the files `_bytes` gives.
+    fn _names(&self) -> Vec<String> {
+        self.files.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// Internal: the bytes of one file.
+    fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, self.file(name)?))
+    }
+
+    /// Internal: the columns of one CSV file.
+    fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+        csv_columns(py, &String::from_utf8_lossy(self.file(name)?))
+    }
+
+    /// Internal: writes the CSV to `path` and its side files beside it
+    /// (`STEM.summary.csv`, `STEM.timings.csv`), each atomically; refused
+    /// if any exists, unless `force`.
+    #[pyo3(signature = (path, force=false))]
+    fn _save(&self, py: Python<'_>, path: PathBuf, force: bool) -> PyResult<()> {
+        let targets = [
+            path.clone(),
+            side_file(&path, "summary.csv"),
+            side_file(&path, "timings.csv"),
+        ];
+        blocking(py, &CancelToken::new(), None, || {
+            let existing = Existing::for_out(true, force);
+            for t in &targets {
+                privdiffuse::util::atomic::check_new(t, existing)?;
+            }
+            for (t, (_, bytes)) in targets.iter().zip(&self.files) {
+                let mut f = AtomicFile::create_with(t, existing)?;
+                f.write_all(bytes).map_err(|e| Error::io(t, e))?;
+                f.commit()?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// A `[base]` or `[grid]` dict as a TOML table, in the dict's order (the
+/// first grid key is the outermost axis).
+fn table(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<toml::Table> {
+    let mut t = toml::Table::new();
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(t);
+    };
+    let d = obj
+        .cast::<PyDict>()
+        .map_err(|_| PyTypeError::new_err(format!("{name}: expected a dict of options")))?;
+    for (k, v) in d.iter() {
+        let key: String = k.extract()?;
+        let json = to_json(&v, &key)?;
+        let value = toml::Value::try_from(&json).map_err(|e| {
+            param_err(
+                &key,
+                &json,
+                &format!("a string, number, boolean or list ({e})"),
+            )
+        })?;
+        t.insert(key, value);
+    }
+    Ok(t)
+}
+
+/// Internal: runs a sweep (see `privdiffuse.sweep`): `base` fixed options
+/// and `grid` lists, the keys of a sweep file's `[base]` and `[grid]`.
+#[pyfunction]
+#[pyo3(signature = (base=None, grid=None, threads=None))]
+pub fn _sweep(
+    py: Python<'_>,
+    base: Option<&Bound<'_, PyAny>>,
+    grid: Option<&Bound<'_, PyAny>>,
+    threads: Option<usize>,
+) -> PyResult<PySweepOutput> {
+    let mut doc = toml::Table::new();
+    let b = table(base, "base")?;
+    let g = table(grid, "grid")?;
+    if !b.is_empty() {
+        doc.insert("base".into(), toml::Value::Table(b));
+    }
+    if !g.is_empty() {
+        doc.insert("grid".into(), toml::Value::Table(g));
+    }
+    let text = toml::to_string(&doc).map_err(|e| param_err("grid", e, "a sweep file's tables"))?;
+    let grid = Grid::from_toml_str(&text).map_err(to_py)?;
+    let token = CancelToken::new();
+    blocking(py, &token, threads, || {
+        let dir = tempfile::tempdir().map_err(|e| Error::io(std::env::temp_dir(), e))?;
+        let out = dir.path().join(CSV);
+        let mut opts = SweepOptions::new(&out);
+        opts.control = Control::new().with_cancel(token.clone());
+        let report = run_sweep(&grid, &opts)?;
+        let mut files = Vec::new();
+        for name in names() {
+            let p = dir.path().join(&name);
+            let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+            files.push((name, bytes));
+        }
+        Ok(PySweepOutput {
+            files,
+            points: report.points,
+            graphs_loaded: report.graphs_loaded,
+            seconds: report.seconds,
+        })
+    })
+}

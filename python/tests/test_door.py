@@ -1,0 +1,291 @@
+"""The one door: every option under its summary.json name, the same numbers
+as the command line per command (simulate, collude, utility, sweep),
+replicates, in-memory values, tables with and without pandas, and the id
+checks of the graph builders."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import privdiffuse as pdf
+
+REPO = Path(__file__).resolve().parents[2]
+KARATE = REPO / "data" / "karate.edges"
+GEO = REPO / "data" / "geometric150.edges"
+COMMON = ["--eps", "exp:a=3,b=1", "--dim", "1", "--norm", "l1", "--seed", "5"]
+OPTS = dict(eps="exp:a=3,b=1", dim=1, norm="l1", seed=5)
+
+
+def _cli() -> Path:
+    env = os.environ.get("PRIVDIFFUSE_CLI")
+    if env:
+        return Path(env)
+    for profile in ("release", "debug"):
+        p = REPO / "target" / profile / "privdiffuse"
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build first, or set PRIVDIFFUSE_CLI)")
+
+
+def _run(*args: str) -> None:
+    subprocess.run([str(_cli()), *args], check=True, capture_output=True, cwd=REPO)
+
+
+def _same_files(cli_dir: Path, py_dir: Path, names) -> None:
+    for name in names:
+        assert (py_dir / name).read_bytes() == (cli_dir / name).read_bytes(), name
+
+
+# ------------------------------------------------------------ CLI parity
+def test_simulate_equals_the_cli_file_for_file_with_replicates(tmp_path):
+    _run("simulate", "--graph", str(KARATE), *COMMON, "--owners", "6", "--replicates", "2",
+         "--responses", "--no-plots", "-q", "--out", str(tmp_path / "cli"))
+    res = pdf.simulate(str(KARATE), owners=6, replicates=2, responses=True, **OPTS)
+    res.save(tmp_path / "py", plots=False)
+    names = ["by_distance.csv", "jumps.csv", "owners.csv", "paths.csv", "ego.csv", "responses.csv", "summary.json"]
+    _same_files(tmp_path / "cli", tmp_path / "py", names)
+    assert sorted(res.files) == sorted(names)
+    # Two replicates of 6 owners' paths: owners.csv has 12 rows.
+    assert len(res.owners["owner"]) == 12 and res.summary["replicates"] == 2
+    for name in names[:-1]:
+        assert res.csv(name) == (tmp_path / "cli" / name).read_text(), name
+
+
+def test_collude_equals_the_cli(tmp_path):
+    _run("collude", "--graph", str(KARATE), *COMMON, "--owners", "3", "--trials", "40",
+         "--coalition", "nearest:m=3", "--coalition", "far:min-d=2", "--estimators", "best,mean",
+         "--no-plots", "-q", "--out", str(tmp_path / "cli"))
+    res = pdf.collude(pdf.Graph.load(str(KARATE)), owners=3, trials=40, coalitions=["nearest:m=3", "far:min-d=2"],
+                      estimators=["best", "mean"], **OPTS)
+    res.save(tmp_path / "py", plots=False)
+    _same_files(tmp_path / "cli", tmp_path / "py", ["coalition.csv", "audit.csv", "summary.json"])
+
+
+def test_utility_equals_the_cli(tmp_path):
+    _run("utility", "--graph", str(KARATE), *COMMON, "--values", "bits:0.3", "--post", "bit",
+         "--replicates", "3", "--access-radius", "2", "--recipients", "--no-plots", "-q", "--out", str(tmp_path / "cli"))
+    res = pdf.utility(str(KARATE), values="bits:0.3", post="bit", replicates=3, access_radius=2, recipients=True, **OPTS)
+    res.save(tmp_path / "py", plots=False)
+    _same_files(tmp_path / "cli", tmp_path / "py", ["utility.csv", "recipients.csv", "summary.json"])
+    assert res.summary["config"]["replicates"] == 3 and res.summary["config"]["sim"]["post"] == "bit"
+    # The nested form summary.json records is the same option.
+    again = pdf.utility(str(KARATE), {"sim": {**OPTS, "values": "bits:0.3", "post": "bit"}, "replicates": 3, "access_radius": 2})
+    assert again.csv("utility.csv") == res.csv("utility.csv")
+
+
+def test_sweep_equals_the_cli(tmp_path):
+    toml = tmp_path / "s.toml"
+    toml.write_text(
+        f'[base]\ngraph = "{KARATE}"\nowners = 4\nnorm = "l1"\neps = "exp:a=3,b=1"\n'
+        '[grid]\ndim = [1, 2]\nseed = [1, 2]\n'
+    )
+    _run("sweep", "--config", str(toml), "--out", str(tmp_path / "cli.csv"), "-q")
+    res = pdf.sweep(base=dict(graph=str(KARATE), owners=4, norm="l1", eps=pdf.EpsilonMap.exp(3, 1)),
+                    grid=dict(dim=[1, 2], seed=[1, 2]))
+    assert res.points == 4
+    res.save(tmp_path / "py.csv")
+    for a, b in (("cli.csv", "py.csv"), ("cli.summary.csv", "py.summary.csv")):
+        assert (tmp_path / b).read_bytes() == (tmp_path / a).read_bytes(), a
+    assert res.csv("sweep.csv") == (tmp_path / "cli.csv").read_text()
+    assert set(res.table["dim"]) == {1, 2}
+    with pytest.raises(FileExistsError):
+        res.save(tmp_path / "py.csv")
+
+
+# ------------------------------------------------------------ every option
+def _option_values(tmp_path) -> dict:
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text("1000\n")
+    sub = tmp_path / "sub.txt"
+    sub.write_text("\n".join(str(i) for i in range(20)) + "\n")
+    return {
+        "graph": (str(KARATE), str(KARATE)),
+        "nodes": (str(nodes), str(nodes)),
+        "view": (f"subgraph:{sub}", f"subgraph:{sub}"),
+        "directed": (True, True),
+        "distance": ("resistance", "resistance"),
+        "distance_options": ({"approx_k": 50}, {"resistance_cap": 20000, "approx_k": 50, "approx_tol": 1e-4, "seed": 0}),
+        "bins": (5, 5),
+        "eps": (pdf.EpsilonMap.exp(2, 1), "exp:a=2,b=1"),
+        "eps_min": (0.05, 0.05),
+        "eps_max": (5.0, 5.0),
+        "unreachable": ("floor", "floor"),
+        "dim": (1, 1),
+        "norm": ("l1", "l1"),
+        "mechanism": ("correlated", "correlated"),
+        "delta": (1e-4, 1e-4),
+        "values": ("const:0.5", "const:0.5"),
+        "sensitivity": (2.0, 2.0),
+        "post": ("round", "round"),
+        "owners": ([0, 33], "0,33"),
+        "seed": (7, 7),
+        "responses": (True, True),
+        "path_owners": (1, 1),
+        "replicates": (2, 2),
+        "first_replicate": (1, 1),
+        "ego_owners": ([33], ["33"]),
+    }
+
+
+def test_every_simulate_option_is_reachable_by_its_summary_name(tmp_path):
+    values = _option_values(tmp_path)
+    keys = pdf.option_names("simulate")
+    assert sorted(keys) == sorted(values), "a new option: add a value to _option_values"
+    needs = {"unreachable": {"eps_min": 0.05}, "ego_owners": {"owners": [0, 33]}, "nodes": {"graph": str(KARATE)}}
+    for key in keys:
+        given, echoed = values[key]
+        extra = needs.get(key, {})
+        opts = {"owners": 2, "dim": 1, **extra, key: given}
+        if key == "directed":
+            res = pdf.simulate(str(KARATE), **opts)
+        else:
+            res = pdf.simulate(pdf.Graph.load(str(KARATE)) if key not in ("graph", "nodes") else None, **opts)
+        config = res.summary["config"]
+        got = config[key]
+        assert got == echoed, (key, got, echoed)
+    # A dict is the same door: summary["config"] repeats the run.
+    res = pdf.simulate(str(KARATE), owners=3, **OPTS)
+    again = pdf.simulate(None, res.summary["config"])
+    assert again.csv("by_distance.csv") == res.csv("by_distance.csv")
+
+
+def test_collude_and_utility_options_are_reachable(tmp_path):
+    keys = pdf.option_names("collude")
+    assert set(keys) >= set(pdf.option_names("simulate")) | {"coalitions", "estimators", "trials", "composition_delta"}
+    g = pdf.Graph.load(str(KARATE))
+    r = pdf.collude(g, owners=2, trials=5, coalitions="sybil:m=3,d=2", estimators="best,median",
+                    composition_delta=1e-3, replicates=1, **OPTS)
+    c = r.summary["config"]
+    assert (c["coalitions"], c["estimators"], c["trials"], c["composition_delta"]) == (["sybil:m=3,d=2"], "best,median", 5, 1e-3)
+    ukeys = pdf.option_names("utility")
+    assert set(ukeys) == set(pdf.option_names("simulate")) | {"access_radius", "replicates"}
+    values = _option_values(tmp_path)
+    for key in pdf.option_names("simulate"):
+        given, echoed = values[key]
+        try:
+            extra = {"eps_min": 0.05} if key == "unreachable" else {"graph": str(KARATE)} if key == "nodes" else {}
+            graph = None if key in ("graph", "nodes") else str(KARATE) if key == "directed" else g
+            res = pdf.utility(graph, **{"owners": 2, "dim": 1, **extra, key: given})
+        except ValueError as e:  # refused by the utility itself, naming the option
+            assert key in str(e), (key, str(e))
+            continue
+        config = res.summary["config"]
+        # `replicates` is the utility's own option (flat); the simulation's is under `sim`.
+        assert (config if key == "replicates" else config["sim"])[key] == echoed, key
+
+
+def test_unknown_and_bad_options_name_the_key():
+    g = pdf.Graph.load(str(KARATE))
+    with pytest.raises(TypeError, match=r"unknown field `bogus`.*`eps`.*`replicates`"):
+        pdf.simulate(g, bogus=1)
+    with pytest.raises(TypeError, match=r"unknown field `bogus`.*`coalitions`"):
+        pdf.collude(g, bogus=1)
+    with pytest.raises(TypeError, match=r"unknown field `bogus`.*`access_radius`"):
+        pdf.utility(g, bogus=1)
+    with pytest.raises(TypeError, match=r"unknown field `approx`"):
+        pdf.simulate(g, distance_options={"approx": 3})
+    with pytest.raises(ValueError, match="sweep key"):
+        pdf.sweep(base={"bogus": 1})
+    with pytest.raises(ValueError, match="owners"):
+        pdf.simulate(g, owners=-3)
+    with pytest.raises(ValueError, match="replicates"):
+        pdf.simulate(g, replicates=0)
+    with pytest.raises(TypeError, match="graph given twice"):
+        pdf.simulate(str(KARATE), graph=str(KARATE))
+    with pytest.raises(ValueError, match="directed"):
+        pdf.simulate(g, directed=True)
+
+
+# ------------------------------------------------------------ values in memory
+def test_numpy_and_dict_values_equal_a_values_file_on_the_cli(tmp_path):
+    g = pdf.Graph.load(str(KARATE))
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=g.n_nodes)
+    f = tmp_path / "values.csv"
+    f.write_text("".join(f"{i},{x!r}\n" for i, x in zip(g.nodes.tolist(), v.tolist())))
+    _run("simulate", "--graph", str(KARATE), *COMMON, "--owners", "5", "--values", f"file:{f}",
+         "--no-plots", "-q", "--out", str(tmp_path / "cli"))
+    a = pdf.simulate(g, values=v, owners=5, **OPTS)
+    b = pdf.simulate(g, values=dict(zip(g.nodes.tolist(), v.tolist())), owners=5, **OPTS)
+    for res in (a, b):
+        for name in ("by_distance.csv", "jumps.csv", "owners.csv", "ego.csv"):
+            assert res.csv(name) == (tmp_path / "cli" / name).read_text(), name
+        assert res.summary["values"] == "given:34x1"
+    # dim 2: an (N, 2) array; a wrong shape or a missing node is refused.
+    two = pdf.simulate(g, values=np.c_[v, -v], dim=2, owners=2, seed=1)
+    assert two.summary["config"]["dim"] == 2
+    with pytest.raises(ValueError, match="values"):
+        pdf.simulate(g, values=v[:-1], dim=1)
+    with pytest.raises(ValueError, match="values"):
+        pdf.simulate(g, values=v, dim=2)
+    with pytest.raises(ValueError, match="without a value"):
+        pdf.simulate(g, values={0: 1.0}, dim=1)
+    with pytest.raises(ValueError, match="values"):
+        pdf.simulate(g, values=np.full(g.n_nodes, np.nan), dim=1)
+    # An ego view keeps its members' rows.
+    e = pdf.simulate(g, values=v, view="ego:0", owners="0,", **OPTS)
+    ego = pdf.simulate(g.ego(0), values=v[np.isin(g.nodes, g.ego(0).nodes)], owners="0,", **OPTS)
+    assert e.csv("by_distance.csv") == ego.csv("by_distance.csv")
+    # summary.json of in-memory values cannot be replayed silently.
+    with pytest.raises(ValueError, match="given"):
+        pdf.simulate(g, a.summary["config"])
+
+
+# ------------------------------------------------------------ tables
+def test_tables_are_dataframes_with_pandas_and_dicts_without(monkeypatch):
+    res = pdf.simulate(str(KARATE), owners=3, **OPTS)
+    pd = pytest.importorskip("pandas")
+    assert isinstance(res.by_distance, pd.DataFrame)
+    assert list(res.by_distance.columns) == res.csv("by_distance.csv").splitlines()[0].split(",")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas → ImportError
+    fresh = pdf.simulate(str(KARATE), owners=3, **OPTS)
+    bd = fresh.by_distance
+    assert isinstance(bd, dict) and isinstance(bd["mse"], np.ndarray) and isinstance(bd["mechanism"], list)
+    assert bd["count"].dtype == np.int64 and len(bd["mse"]) == len(res.by_distance)
+
+
+def test_csv_accepts_file_names_or_names_the_valid_ones():
+    res = pdf.simulate(str(KARATE), owners=3, **OPTS)
+    assert res.csv("by_distance.csv").startswith("mechanism,")
+    with pytest.raises(ValueError, match=r"by_distance.*one of .*by_distance\.csv"):
+        res.csv("by_distance")
+    with pytest.raises(ValueError, match="responses.csv|one of"):
+        res.csv("responses.csv")  # not kept
+
+
+# ------------------------------------------------------------ ids
+def test_from_edges_refuses_non_integral_floats_and_two_spellings_of_a_number():
+    with pytest.raises(ValueError, match=r"2\.5"):
+        pdf.Graph.from_edges(np.array([1.0, 2.5]), np.array([2.0, 1.0]))
+    g = pdf.Graph.from_edges(np.array([1.0, 2.0]), np.array([2.0, 3.0]))
+    assert g.ids.tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"'1\.0'.*'1'|'1'.*'1\.0'"):
+        pdf.Graph.from_edges(["1.0", "a"], ["1", "b"])
+    with pytest.raises(ValueError, match=r"'01'.*'1'|'1'.*'01'"):
+        pdf.Graph.from_edges(["01", "2"], ["1", "2"])
+
+
+def test_from_networkx_refuses_colliding_id_texts():
+    nx = pytest.importorskip("networkx")
+    with pytest.raises(ValueError, match=r"1 and '1'|'1' and 1"):
+        pdf.Graph.from_networkx(nx.Graph([(1, "a"), ("1", "b")]))
+    ok = pdf.Graph.from_networkx(nx.Graph([(1, "a"), (2, "b")]))
+    assert ok.n_nodes == 4
+
+
+def test_from_scipy_refuses_duplicate_ids():
+    sp = pytest.importorskip("scipy.sparse")
+    m = sp.coo_matrix((np.ones(2), ([0, 1], [1, 2])), shape=(3, 3))
+    with pytest.raises(ValueError, match=r"5 and 5"):
+        pdf.Graph.from_scipy(m, ids=[5, 5, 7])
+    with pytest.raises(ValueError, match=r"5 and '5'|'5' and 5"):
+        pdf.Graph.from_scipy(m, ids=[5, "5", 7])
+    assert pdf.Graph.from_scipy(m, ids=[5, 6, 7]).ids.tolist() == [5, 6, 7]
