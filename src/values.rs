@@ -73,7 +73,7 @@ impl GivenValues {
     /// `values` row-major, `dim` per node: refused unless `dim` ≥ 1 divides
     /// the length and every number is finite (parameter `values`).
     pub fn new(values: Vec<f64>, dim: usize) -> Result<GivenValues> {
-        if dim == 0 || values.len() % dim != 0 {
+        if dim == 0 || !values.len().is_multiple_of(dim) {
             return Err(bad(
                 &format!("{} numbers", values.len()),
                 &format!("`dim` = {dim} numbers per node"),

@@ -40,7 +40,7 @@ use std::path::PathBuf;
 ///   file:PATH            node ids listed in PATH, one per line (# comments)
 /// An empty coalition is reported (size 0, NaN fields), not an error.
 ///
-/// Output (DIR, default results/<graph stem>-collude): coalition.csv,
+/// Output (DIR, default runs/<graph stem>-collude): coalition.csv,
 /// audit.csv, summary.json (re-run it with --config), timings.json.
 ///
 /// Examples:
@@ -85,7 +85,7 @@ pub struct ColludeArgs {
     #[arg(long, value_name = "D", display_order = 330)]
     composition_delta: Option<f64>,
     /// Output directory, new unless --force (claimed at once: a second run
-    /// into it fails) [default: results/<graph stem>-collude, replaced]
+    /// into it fails) [default: runs/<graph stem>-collude, replaced]
     #[arg(long, value_name = "DIR", display_order = 340)]
     out: Option<PathBuf>,
     /// Replace --out if it exists

@@ -47,12 +47,12 @@ impl KindArg {
 /// Draw a figure (PNG or SVG) from the output of `simulate`, `collude` or `path`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  privdiffuse plot --input results/geometric150 --kind jumps
-  privdiffuse plot --input results/geometric150 --kind error --out error.svg
-  privdiffuse plot --input results/geometric150 --kind ego --width 1600 --height 1000
+  privdiffuse plot --input runs/geometric150 --kind jumps
+  privdiffuse plot --input runs/geometric150 --kind error --out error.svg
+  privdiffuse plot --input runs/geometric150 --kind ego --width 1600 --height 1000
   privdiffuse path --dim 1 --norm l1 --eps-lo 0.1 --eps-hi 100 --samples 5 --out p.csv
   privdiffuse plot --input p.csv --kind path          # writes p_path.png
-  privdiffuse plot --input results/thesis/coalition_size.csv --kind sweep --x m --metric gain_median --log-x")]
+  privdiffuse plot --input results/thesis/coalition_size.csv --kind sweep --x m --metric gain_median --log-x --out runs/coalition_size.png")]
 pub struct PlotArgs {
     /// Run directory written by `simulate`/`collude`, or a CSV file (a `path`
     /// CSV for --kind path; by_distance.csv / coalition.csv also work directly).

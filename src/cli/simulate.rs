@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
 ///
 /// Every owner answers every reachable member with u + V_ε(d). Output (DIR,
-/// default results/<graph stem>): by_distance.csv (empirical vs theoretical MSE
+/// default runs/<graph stem>): by_distance.csv (empirical vs theoretical MSE
 /// per mechanism and distance), jumps.csv, owners.csv, paths.csv, ego.csv,
 /// summary.json (re-run it with --config), timings.json and the figures.
 ///
@@ -24,7 +24,7 @@ use std::path::PathBuf;
 /// Examples:
 ///   privdiffuse simulate
 ///   privdiffuse simulate --graph facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1
-///   privdiffuse simulate --distance resistance --eps recip:c=2 --owners 20 --out results/res
+///   privdiffuse simulate --distance resistance --eps recip:c=2 --owners 20 --out runs/res
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct SimulateArgs {
@@ -62,7 +62,7 @@ pub struct SimulateArgs {
     #[arg(long, display_order = 200)]
     responses: bool,
     /// Output directory, new unless --force (claimed at once: a second run
-    /// into it fails) [default: results/<graph stem>, replaced]
+    /// into it fails) [default: runs/<graph stem>, replaced]
     #[arg(long, value_name = "DIR", display_order = 220)]
     out: Option<PathBuf>,
     /// Replace --out if it exists

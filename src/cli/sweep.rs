@@ -29,7 +29,7 @@ use std::path::PathBuf;
 /// first point; --dry-run prints each point's owners, answers and collusion
 /// trials and the estimated time from a short calibration, and exits.
 ///
-/// Output (FILE, default results/sweep.csv): the grid keys, then one numeric
+/// Output (FILE, default runs/sweep.csv): the grid keys, then one numeric
 /// column KEY.PARAM per spec parameter that varies (eps.b, coalition.m), then
 /// mechanism,estimator,coalition,metric,distance_lo,distance_hi,value with
 /// metrics mse, mse_se, mse_theory (per distance bucket), mse_all(_theory),
@@ -42,7 +42,7 @@ use std::path::PathBuf;
 /// x as connected lines, the mean over seeds with a 95% band, a legend of
 /// the columns that vary (at most 12 lines per panel: fix others with
 /// --only). Side files are named after STEM, FILE without its
-/// extension (results/sweep): per-point seconds go to STEM.timings.csv. While
+/// extension (runs/sweep): per-point seconds go to STEM.timings.csv. While
 /// the sweep runs, each finished point's rows go to STEM.progress (CSV rows
 /// and `#` lines); FILE appears only when every point is done, in grid order
 /// (byte-identical for the same grid and seeds, any --threads), and
@@ -53,11 +53,11 @@ use std::path::PathBuf;
 /// is refused without --force or --resume; the default FILE is replaced.
 ///
 /// Examples:
-///   privdiffuse sweep --set dim=1,2,5 --set seed=1..3 --out results/dims.csv
+///   privdiffuse sweep --set dim=1,2,5 --set seed=1..3 --out runs/dims.csv
 ///   privdiffuse sweep --set 'eps=exp:a=4,b=0.5|exp:a=4,b=1' --set distance=hop,resistance
 ///   privdiffuse sweep --config examples/sweeps/decay.toml --plots --x eps --at-distance 1,2,3
 ///   privdiffuse sweep --set m=2,5,10,20 --set 'coalition=random:m={m},min-d=2|' --set seed=1..5 \
-///     --out results/m.csv --plots --x m --metric gain_median --only estimator=pitman --dry-run
+///     --out runs/m.csv --plots --x m --metric gain_median --only estimator=pitman --dry-run
 ///   privdiffuse sweep --config examples/sweeps/dimension.toml --resume
 ///
 /// A sweep file (TOML):
@@ -78,7 +78,7 @@ pub struct SweepArgs {
     /// --set adds axes after the file's
     #[arg(long, value_name = "FILE.toml")]
     config: Option<PathBuf>,
-    /// Output CSV [default: results/sweep.csv]
+    /// Output CSV [default: runs/sweep.csv]
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Replace FILE and its side files if they exist, and start afresh over

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 ///
 /// Examples:
 ///   privdiffuse utility --graph facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1
-///   privdiffuse utility --values bits:0.3 --post bit --dim 1 --replicates 10 --out results/u
+///   privdiffuse utility --values bits:0.3 --post bit --dim 1 --replicates 10 --out runs/u
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct UtilityArgs {
@@ -53,7 +53,7 @@ pub struct UtilityArgs {
     /// Also write recipients.csv (one row per recipient, first replicate)
     #[arg(long, display_order = 200)]
     recipients: bool,
-    /// Output directory, new unless --force [default: results/<graph stem>-utility, replaced]
+    /// Output directory, new unless --force [default: runs/<graph stem>-utility, replaced]
     #[arg(long, value_name = "DIR", display_order = 220)]
     out: Option<PathBuf>,
     /// Replace --out if it exists

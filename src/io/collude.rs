@@ -206,7 +206,7 @@ pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
     Ok(c)
 }
 
-/// The default output directory: `results/<graph stem>-collude`.
+/// The default output directory: `runs/<graph stem>-collude`.
 pub fn collude_default_out_dir(config: &CollusionConfig) -> PathBuf {
     let base = super::simulate::sim_default_out_dir(&config.sim);
     let name = base

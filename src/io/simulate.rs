@@ -347,7 +347,8 @@ pub fn sim_config_from_summary(path: &Path) -> Result<SimConfig> {
         .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
 }
 
-/// The default output directory: `results/<graph file stem>`, with the
+/// The default output directory: `runs/<graph file stem>` (an ignored folder:
+/// `results/` is written only by `results/regenerate.sh`), with the
 /// view appended (`-ego0`, `-ego0-r2`, `-sub-<list file stem>`) so that a
 /// view never replaces the whole graph's results.
 pub fn sim_default_out_dir(config: &SimConfig) -> PathBuf {
@@ -372,7 +373,7 @@ pub fn sim_default_out_dir(config: &SimConfig) -> PathBuf {
                 .map_or_else(|| "list".into(), |s| s.to_string_lossy())
         ),
     };
-    PathBuf::from("results").join(stem)
+    PathBuf::from("runs").join(stem)
 }
 
 #[cfg(test)]
@@ -382,9 +383,6 @@ mod tests {
     #[test]
     fn default_out_dir_is_the_graph_stem() {
         let c = SimConfig::default();
-        assert_eq!(
-            sim_default_out_dir(&c),
-            PathBuf::from("results/geometric150")
-        );
+        assert_eq!(sim_default_out_dir(&c), PathBuf::from("runs/geometric150"));
     }
 }

@@ -32,7 +32,7 @@ fn draw_figure(_out: &Path, _spec: &PlotSpec) -> Result<Vec<PathBuf>> {
 }
 
 /// Default output file.
-pub const DEFAULT_OUT: &str = "results/sweep.csv";
+pub const DEFAULT_OUT: &str = "runs/sweep.csv";
 
 /// How a sweep is run and written (nothing here changes the numbers).
 #[derive(Clone, Debug)]
