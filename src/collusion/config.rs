@@ -83,7 +83,7 @@ impl CollusionConfig {
 }
 
 /// Every key of a `collude` configuration: the simulation's, then
-/// [`OWN_KEYS`].
+/// collusion's own (`OWN_KEYS`).
 pub fn collusion_keys() -> &'static [&'static str] {
     static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
     KEYS.get_or_init(|| {
@@ -94,7 +94,7 @@ pub fn collusion_keys() -> &'static [&'static str] {
 }
 
 /// Reads the flat object `summary.json` echoes (the simulation's keys beside
-/// [`OWN_KEYS`]; serde's `flatten` cannot refuse unknown keys). A key that is
+/// collusion's own keys; serde's `flatten` cannot refuse unknown keys). A key that is
 /// absent keeps `collude`'s default ([`CollusionConfig::default`]: 20 sampled
 /// owners, every estimator, …); an unknown key is refused naming every valid
 /// one. Besides the recorded forms, `estimators` may be a list of names and

@@ -25,7 +25,7 @@ const VALUES: [&str; 7] = [
 ];
 
 /// The commands (a subcommand path) whose options are checked.
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 16] = [
     "simulate",
     "utility",
     "subgraph",
@@ -40,6 +40,8 @@ const COMMANDS: [&str; 14] = [
     "generate ws",
     "info",
     "plot",
+    "evolve",
+    "answers",
 ];
 
 /// Options that take a number (or a list of numbers), per command. `owners`
@@ -150,6 +152,19 @@ const NUMERIC: &[(&str, &[&str])] = &[
     ("generate ws", &["n", "k", "p", "seed", "memory-budget"]),
     ("info", &["memory-budget"]),
     ("plot", &["width", "height", "at-distance", "memory-budget"]),
+    (
+        "evolve",
+        &[
+            "eps-max",
+            "dim",
+            "owners",
+            "seed",
+            "threads",
+            "batch",
+            "memory-budget",
+        ],
+    ),
+    ("answers", &["memory-budget"]),
 ];
 
 /// Options that take a value that is not a number (paths, specs, names).
@@ -180,6 +195,9 @@ const NOT_NUMERIC: &[&str] = &[
     "kind",
     "owner",
     "owners",
+    "recipient",
+    "events",
+    "store",
 ];
 
 /// Sweep keys that take numbers, driven through `sweep --set KEY=V` (the
@@ -393,6 +411,37 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
                 "error",
             ]),
             out_file("svg"),
+        ),
+        "evolve" => {
+            let events = dir.join("events.csv");
+            std::fs::write(&events, "time,u,v,op\n1,0,9,add\n2,0,9,remove\n").unwrap();
+            (
+                s(&[
+                    "evolve",
+                    "--graph",
+                    &karate,
+                    "--events",
+                    &events.display().to_string(),
+                    "--store",
+                    &dir.join("s.db").display().to_string(),
+                    "--no-plots",
+                    "-q",
+                    "--owners",
+                    "2",
+                    "--batch",
+                    "1",
+                ]),
+                out_dir,
+            )
+        }
+        // No store: every run fails, on its argument or on the missing file.
+        "answers" => (
+            s(&[
+                "answers",
+                "--store",
+                &dir.join("none.db").display().to_string(),
+            ]),
+            out_file("csv"),
         ),
         _ => panic!("no base command line for `{cmd}`"),
     };

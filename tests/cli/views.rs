@@ -157,7 +157,7 @@ fn distances_on_the_view_equal_distances_on_the_written_subgraph() {
             "data/karate.edges",
             "--distance",
             kind,
-            "--owners",
+            "--owner",
             "5",
         ]);
         let view1 = ok(&[
@@ -168,7 +168,7 @@ fn distances_on_the_view_equal_distances_on_the_written_subgraph() {
             "5:2",
             "--distance",
             kind,
-            "--owners",
+            "--owner",
             "5",
         ]);
         assert!(view1.lines().count() < whole.lines().count());
