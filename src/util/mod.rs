@@ -14,15 +14,18 @@
 //! * [`atomic`] — files and directories that appear only when complete
 //!   (written under a temporary name, renamed into place; removed if the
 //!   call fails or is interrupted).
+//! * [`lock`] — one writer at a time: an OS lock on `FILE.lock` beside a
+//!   guarded file (`FILE is in use by another run`).
 
 pub mod atomic;
 mod file_error;
 pub mod lines;
+pub mod lock;
 pub mod num;
 pub(crate) mod spec;
 pub mod table;
 
-pub use atomic::{AtomicDir, AtomicFile, AtomicPath, Existing, Refusal};
+pub use atomic::{AtomicDir, AtomicFile, AtomicPair, AtomicPath, Existing, Refusal};
 pub use file_error::{PathIoError, TableError};
 pub use num::{fmt_f64, write_f64};
 pub use table::CsvRow;
