@@ -27,6 +27,12 @@ pub struct ReleaseState {
     pub stream: u64,
     /// Answered requests in order.
     pub history: Vec<Released>,
+    /// The privacy level of everything in `history`: its largest ε (one
+    /// lazy path, memo §5; for the Gaussian mechanism with the one δ of
+    /// `mechanism`). Recorded for the reader, checked on load; absent
+    /// before the first release and in files of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub privacy_level: Option<f64>,
     /// Laplace noise path, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub laplace: Option<LaplaceState>,
@@ -63,6 +69,7 @@ pub struct GaussianState {
 
 impl From<GradualRelease> for ReleaseState {
     fn from(g: GradualRelease) -> Self {
+        let privacy_level = g.privacy_level();
         let (laplace, gaussian) = match g.noise {
             Noise::Empty => (None, None),
             Noise::Laplace { path, top_latent } => (
@@ -90,6 +97,7 @@ impl From<GradualRelease> for ReleaseState {
             seed: g.seed,
             stream: g.stream,
             history: g.history,
+            privacy_level,
             laplace,
             gaussian,
         }
@@ -283,6 +291,19 @@ impl TryFrom<ReleaseState> for GradualRelease {
             }
         }
         g.history = st.history;
+        if let Some(p) = st.privacy_level
+            && Some(p) != g.privacy_level()
+        {
+            return Err(state_err(
+                "privacy_level",
+                None,
+                format!(
+                    "privacy_level {p}: expected the largest ε of the history ({})",
+                    g.privacy_level()
+                        .map_or_else(|| "none: nothing released".to_string(), |e| e.to_string())
+                ),
+            ));
+        }
         Ok(g)
     }
 }
