@@ -16,10 +16,13 @@
 pub mod collude;
 pub mod csv;
 pub mod graph;
+pub mod paths;
 #[cfg(feature = "plots")]
 pub mod plot;
+pub mod relax;
 pub mod release;
 pub mod simulate;
+mod stream;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_figure;

@@ -16,12 +16,15 @@
 //!   call fails or is interrupted).
 //! * [`lock`] — one writer at a time: an OS lock on `FILE.lock` beside a
 //!   guarded file (`FILE is in use by another run`).
+//! * [`space`] — free space of a file system (`statvfs`), for writers that
+//!   check a projected output size before streaming.
 
 pub mod atomic;
 mod file_error;
 pub mod lines;
 pub mod lock;
 pub mod num;
+pub mod space;
 pub(crate) mod spec;
 pub mod table;
 
