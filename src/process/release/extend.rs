@@ -66,9 +66,10 @@ impl GradualRelease {
         limits::memory_budget().check_with(
             "eps",
             format!(
-                "{eps} (the noise path extended from [{}, {}] to ε = {eps}, n = {n})",
+                "{e} (the noise path extended from [{}, {}] to ε = {e}, n = {n})",
                 limits::fmt_num(path.eps_lo() * self.sensitivity),
                 limits::fmt_num(path.eps_hi() * self.sensitivity),
+                e = limits::fmt_num(eps),
             ),
             need,
             "request levels within a narrower range, lower the dimension, or raise `memory_budget`",

@@ -167,10 +167,10 @@ mod tests {
         fs::remove_dir_all(&d).unwrap();
     }
 
-    /// Replacing writers on many threads (each lock on its own descriptor,
-    /// as separate processes have): the files left are always one writer's
-    /// two. Without the folder lock the renames interleave (checked by
-    /// hand: about one round in ten ends mismatched).
+    /// Replacing writers on many threads: the files left are always one
+    /// writer's two. In one process the registry's lock, held over both
+    /// renames, already keeps pairs whole; between processes it is the
+    /// folder lock, which `tests/cli/path.rs` checks with concurrent runs.
     #[test]
     fn concurrent_replacements_leave_one_writers_pair() {
         let d = scratch("race");
