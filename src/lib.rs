@@ -39,7 +39,10 @@
 //!   jump, path and answer as typed rows ([`SimOutput::rows`]); as `simulate`;
 //! * [`Collusion`] — coalitions pool their answers: estimator gains, exact
 //!   privacy loss, a distinguishing attack ([`CollusionOutput`]); as `collude`;
-//! * [`GradualRelease`] — one secret released at levels in any order (`relax`);
+//! * [`GradualRelease`] — one secret released at levels in any order, and
+//!   [`ReleaseTrials`] — many trials of it with the accuracy table and the
+//!   composition baseline (`relax`);
+//! * [`PathSamples`] — independent sample paths as rows (`path`);
 //! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`).
 //!
 //! # Example: graph → distances → ε → simulate → rows
@@ -146,8 +149,10 @@ pub mod graph;
 pub mod io;
 pub mod limits;
 pub mod mechanism;
+pub mod paths;
 pub mod post;
 pub mod process;
+pub mod release;
 pub mod rng;
 pub mod sim;
 pub mod sink;
@@ -167,8 +172,10 @@ pub use error::{Error, Result};
 pub use graph::{Graph, GraphView, LoadOptions, NodeIds};
 pub use io::{SweepOptions, SweepReport, run_sweep};
 pub use mechanism::{Mechanism, MechanismChoice};
+pub use paths::PathSamples;
 pub use post::Post;
 pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
+pub use release::ReleaseTrials;
 pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
 pub use sim::{ByDistanceRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
 pub use sweep::Grid;

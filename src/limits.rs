@@ -40,7 +40,8 @@
 //! | `coalition` (sybil `m`, random/nearest `m`) | [`coalition_bytes`]: t · m · (320 + 32 n), m = min(m, N − 1) except sybil | collude |
 //! | `trials` | 1 ..= 2³¹ − 1, and [`trials_bytes`]: 48 · trials · t (collude; relax streams its rows) | collude, relax |
 //! | path memory (`dim` × ε range) | [`path_bytes`] · t: 2 · B · (8n + 8) per path, B = rate · ln(ε_hi/ε_lo) + 8√(·) + 8 breakpoints (rate 2n ℓ1, n + 1 ℓ2); simulate adds the jumps.csv rows of the 64 · 4t owners in flight, 64 bytes per breakpoint (checked per owner) | simulate, collude, path |
-//! | `samples` (path) | 32 chunks of max(1 MiB, one sample's CSV) + t paths | path |
+//! | `samples` (path) | 1 ..= 2³¹ − 1 ([`crate::paths::MAX_SAMPLES`]); 32 chunks of max(1 MiB, one sample's CSV), rows and text, + t paths; the projected CSV within the free space where it goes ([`crate::io::paths`]) | path |
+//! | `eps` (relax, [`GradualRelease`](crate::GradualRelease)) | each extension of the noise path: its new and its extended breakpoints, [`path_bytes`] each | relax |
 //! | `n`, `m`, `k`, `edges`, `radius` (generate) | n ≤ 2³² − 2, edges ≤ 2³² − 1 and [`graph_bytes`] 40 · N + 48 · M plus: er 24 · M, ba 8 · M, ws 24 · M + 8 · N, geometric 36 · N + 36 · M | generate |
 //! | sweep points | ≤ 1,000,000 points, ranges ≤ 100,000 values, and [`sweep_bytes`]: points · (2 KiB + 64 · axes) | sweep |
 //! | `width`, `height` (plot) | 100 ..= 10,000 pixels, and [`image_bytes`]: 6 · width · height | plot |

@@ -56,6 +56,8 @@ const FLAGS: &[(&str, &str)] = &[
     ("eps_lo", "--eps-lo"),
     ("eps_hi", "--eps-hi"),
     ("value", "--value"),
+    ("samples", "--samples"),
+    ("at", "--at"),
     // plot
     ("owner", "--owner"),
     ("kind", "--kind"),

@@ -5,7 +5,7 @@ use privdiffuse::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
 };
 use privdiffuse::io::{coords_to, edge_list_to};
-use privdiffuse::util::{AtomicFile, Existing, fmt_f64};
+use privdiffuse::util::{AtomicFile, AtomicPair, Existing, fmt_f64};
 use std::path::{Path, PathBuf};
 
 /// Generate a synthetic graph (geometric, Erdős–Rényi, Barabási–Albert, Watts–Strogatz)
@@ -135,11 +135,14 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     // Both files claimed before the work: an existing one is refused at once,
     // and neither appears unless both are complete.
     let existing = Existing::for_out(true, common.force);
-    let create = |p: &Path| AtomicFile::create_with(p, existing).map_err(Error::from);
-    let mut edges_file = create(out)?;
-    let mut coords_file = match &args.model {
-        Model::Geometric(_) => Some((coords_path(out), create(&coords_path(out))?)),
-        _ => None,
+    // A geometric graph's two files are one output (AtomicPair): placed
+    // together, so concurrent --force runs never mix two runs' files.
+    let files = match &args.model {
+        Model::Geometric(_) => Files::Pair(
+            coords_path(out),
+            AtomicPair::create_with(out, coords_path(out), existing).map_err(Error::from)?,
+        ),
+        _ => Files::One(AtomicFile::create_with(out, existing).map_err(Error::from)?),
     };
     let (g, coords) = match &args.model {
         Model::Geometric(a) => {
@@ -172,15 +175,26 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     if let Some(pts) = &coords {
         summary.push_str(&format!(", radius {}", fmt_f64(max_edge_length(&g, pts))));
     }
-    edge_list_to(&g, &mut edges_file, &format!("{header}\n{summary}")).map_err(io(out))?;
-    if let (Some(pts), Some((cpath, f))) = (&coords, &mut coords_file) {
-        coords_to(g.ids(), pts, f).map_err(io(cpath))?;
-    }
-    edges_file.commit().map_err(Error::from)?;
-    eprintln!("wrote {} ({summary})", out.display());
+    let header = format!("{header}\n{summary}");
     let isolated = g.stats().isolated;
-    if let (Some(_), Some((cpath, f))) = (&coords, coords_file) {
-        f.commit().map_err(Error::from)?;
+    let cpath = match (&coords, files) {
+        (Some(pts), Files::Pair(cpath, mut pair)) => {
+            edge_list_to(&g, pair.first(), &header).map_err(io(out))?;
+            coords_to(g.ids(), pts, pair.second()).map_err(io(&cpath))?;
+            pair.commit().map_err(Error::from)?;
+            Some(cpath)
+        }
+        (_, Files::One(mut f)) => {
+            edge_list_to(&g, &mut f, &header).map_err(io(out))?;
+            f.commit().map_err(Error::from)?;
+            None
+        }
+        (None, Files::Pair(..)) => {
+            return Err(Error::Numerical("a geometric graph without coordinates".into()).into());
+        }
+    };
+    eprintln!("wrote {} ({summary})", out.display());
+    if let Some(cpath) = cpath {
         eprintln!("wrote {}", cpath.display());
         if isolated > 0 {
             eprintln!(
@@ -196,6 +210,12 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The files of one graph: the edge list alone, or with its coordinates.
+enum Files {
+    One(AtomicFile),
+    Pair(PathBuf, AtomicPair),
 }
 
 /// An I/O error on `path`.

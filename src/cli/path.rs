@@ -1,17 +1,11 @@
-//! `privdiffuse path`: sample paths of the lazy Laplace process and print them
-//! as CSV (`sample,eps,v1..vn`), either as breakpoint lists or at given levels.
-//!
-//! Sample `k` is drawn from `rng_for(seed, k, 0, Purpose::Path)`, so any sample
-//! can be reproduced alone and the output does not depend on the thread count:
-//! chunks of samples are formatted in parallel and written in order.
+//! `privdiffuse path`: parses the flags into a [`PathSamples`] run (the
+//! library's engine: sample `k` drawn from `rng_for(seed, k, 0,
+//! Purpose::Path)`) and writes it with [`privdiffuse::io::paths::write_paths`]
+//! (the CSV `sample,eps,v1..vn` and, beside a file, its sidecar).
 
 use privdiffuse::Error;
-use privdiffuse::process::{NoisePath, Norm, PathSampler};
-use privdiffuse::rng::{Purpose, rng_for};
-use privdiffuse::util::write_f64;
-use rayon::prelude::*;
-use std::fmt::Write as _;
-use std::io::Write as _;
+use privdiffuse::PathSamples;
+use privdiffuse::process::{Norm, PathSampler};
 use std::path::PathBuf;
 
 /// Sample paths of the lazy Laplace process {V_ε} (CSV to stdout or --out).
@@ -84,15 +78,6 @@ pub struct PathArgs {
     pub force: bool,
 }
 
-/// The validated request.
-#[derive(Clone, Debug, PartialEq)]
-struct PathConfig {
-    sampler: PathSampler,
-    samples: u64,
-    at: Option<Vec<f64>>,
-    seed: u64,
-}
-
 fn parse_level(name: &str, text: &str) -> privdiffuse::Result<f64> {
     use privdiffuse::limits::{LEVEL_MAX, LEVEL_MIN};
     match text.trim().parse::<f64>() {
@@ -116,270 +101,62 @@ fn parse_count(name: &str, text: &str) -> privdiffuse::Result<u64> {
     }
 }
 
-impl PathConfig {
-    /// Checks every argument, naming the flag in the error.
-    fn from_args(a: &PathArgs) -> privdiffuse::Result<PathConfig> {
-        let dim = parse_count("--dim", &a.dim)?;
-        let dim =
-            usize::try_from(dim).map_err(|_| Error::param("--dim", &a.dim, "a smaller integer"))?;
-        privdiffuse::process::check_dim("--dim", dim)?;
-        let norm: Norm = a
-            .norm
-            .parse()
-            .map_err(|_| Error::param("--norm", &a.norm, "l1 or l2"))?;
-        let eps_lo = parse_level("--eps-lo", &a.eps_lo)?;
-        let eps_hi = parse_level("--eps-hi", &a.eps_hi)?;
-        if eps_lo > eps_hi {
-            return Err(Error::param(
-                "--eps-lo",
-                &a.eps_lo,
-                format!("a level ≤ --eps-hi ({})", a.eps_hi.trim()),
-            ));
+/// The run the flags describe. Texts are parsed here (errors name the flag
+/// and quote the text); the engine checks the rest (`samples`, `at` within
+/// the range, memory), in the library's words that the command line
+/// rewrites into its flags.
+fn run_from_args(a: &PathArgs) -> privdiffuse::Result<PathSamples> {
+    let dim = parse_count("--dim", &a.dim)?;
+    let dim =
+        usize::try_from(dim).map_err(|_| Error::param("--dim", &a.dim, "a smaller integer"))?;
+    privdiffuse::process::check_dim("--dim", dim)?;
+    let norm: Norm = a
+        .norm
+        .parse()
+        .map_err(|_| Error::param("--norm", &a.norm, "l1 or l2"))?;
+    let eps_lo = parse_level("--eps-lo", &a.eps_lo)?;
+    let eps_hi = parse_level("--eps-hi", &a.eps_hi)?;
+    if eps_lo > eps_hi {
+        return Err(Error::param(
+            "--eps-lo",
+            &a.eps_lo,
+            format!("a level ≤ --eps-hi ({})", a.eps_hi.trim()),
+        ));
+    }
+    let samples = parse_count("--samples", &a.samples)?;
+    let seed = a
+        .seed
+        .trim()
+        .parse::<u64>()
+        .map_err(|_| Error::param("--seed", &a.seed, "an unsigned 64-bit integer"))?;
+    let mut run = PathSamples::new(PathSampler::new(dim, norm, eps_lo, eps_hi)?)
+        .samples(samples)
+        .seed(seed);
+    if let Some(list) = &a.at {
+        let mut levels = Vec::new();
+        for item in list.split(',') {
+            let x = parse_level("--at", item).map_err(|_| {
+                Error::param(
+                    "--at",
+                    list,
+                    format!(
+                        "comma-separated finite levels in [{eps_lo}, {eps_hi}] (bad item '{}')",
+                        item.trim()
+                    ),
+                )
+            })?;
+            levels.push(x);
         }
-        let samples = parse_count("--samples", &a.samples)?;
-        let seed = a
-            .seed
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| Error::param("--seed", &a.seed, "an unsigned 64-bit integer"))?;
-        let at = match &a.at {
-            None => None,
-            Some(list) => {
-                let mut levels = Vec::new();
-                for item in list.split(',') {
-                    let x = parse_level("--at", item).map_err(|_| {
-                        Error::param(
-                            "--at",
-                            list,
-                            format!(
-                                "comma-separated finite levels in [{eps_lo}, {eps_hi}] \
-                                 (bad item '{}')",
-                                item.trim()
-                            ),
-                        )
-                    })?;
-                    if x < eps_lo || x > eps_hi {
-                        return Err(Error::param(
-                            "--at",
-                            item,
-                            format!("a level in [--eps-lo, --eps-hi] = [{eps_lo}, {eps_hi}]"),
-                        ));
-                    }
-                    levels.push(x);
-                }
-                Some(levels)
-            }
-        };
-        let sampler = PathSampler::new(dim, norm, eps_lo, eps_hi)?;
-        let cfg = PathConfig {
-            sampler,
-            samples,
-            at,
-            seed,
-        };
-        cfg.check_memory()?;
-        Ok(cfg)
+        run = run.at(levels);
     }
-
-    /// Refuses a request whose samples in flight need more than the memory
-    /// budget: the CSV text of [`WAVE`] chunks (each about 1 MiB, or one
-    /// sample's text when that is larger) and one path per worker thread.
-    fn check_memory(&self) -> privdiffuse::Result<()> {
-        use privdiffuse::limits::{self, bytes_of};
-        let s = &self.sampler;
-        let (lo, hi) = s.range();
-        let breakpoints = limits::path_breakpoints(s.norm().jump_rate(s.dim()), lo, hi);
-        let rows = match &self.at {
-            Some(levels) => levels.len() as u64,
-            None => breakpoints,
-        };
-        let sample_text = bytes_of(&[rows, s.dim() as u64 + 2, 24]);
-        let chunk_text = sample_text.max(1 << 20);
-        let need = bytes_of(&[WAVE, chunk_text, 2]).saturating_add(bytes_of(&[
-            limits::path_bytes(breakpoints, s.dim()),
-            limits::pool_threads(),
-        ]));
-        limits::check_memory(
-            "--dim",
-            format!(
-                "{} (paths from --eps-lo {} to --eps-hi {})",
-                s.dim(),
-                limits::fmt_num(lo),
-                limits::fmt_num(hi)
-            ),
-            need,
-        )
-    }
-}
-
-/// Chunks formatted per parallel wave. Sample k depends only on (seed, k), and
-/// chunks are written in index order, so the output never depends on the
-/// chunk size or on scheduling.
-const WAVE: u64 = 32;
-
-/// Expected CSV bytes per sample (≈ 24 bytes per field).
-fn bytes_per_sample(cfg: &PathConfig) -> f64 {
-    let rows = match &cfg.at {
-        Some(levels) => levels.len() as f64,
-        None => cfg.sampler.expected_jumps() + 1.0,
-    };
-    rows * (cfg.sampler.dim() as f64 + 2.0) * 24.0
-}
-
-/// Samples per chunk: about 1 MB of CSV (so a wave buffers ≈ 32 MB even for
-/// long high-dimensional paths), at most 4096.
-fn chunk_size(cfg: &PathConfig) -> u64 {
-    ((1u64 << 20) as f64 / bytes_per_sample(cfg)).clamp(1.0, 4096.0) as u64
-}
-
-/// Appends the non-negative integer `k` (faster than `write!` in the hot loop).
-#[inline]
-fn push_u64(out: &mut String, mut k: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (k % 10) as u8;
-        k /= 10;
-        if k == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
-}
-
-#[inline]
-fn push_values(out: &mut String, v: &[f64]) {
-    for &x in v {
-        out.push(',');
-        write_f64(out, x);
-    }
-    out.push('\n');
-}
-
-/// Formats samples `[from, to)` into one CSV fragment.
-fn format_chunk(cfg: &PathConfig, at_text: &[String], from: u64, to: u64) -> String {
-    let s = &cfg.sampler;
-    // A hint only: capped so that an extreme range cannot ask for absurd memory.
-    let hint = ((to - from) as f64 * bytes_per_sample(cfg)).min((1u64 << 26) as f64);
-    let mut out = String::with_capacity(hint as usize);
-    let mut path = NoisePath::empty(s.dim());
-    for k in from..to {
-        let mut rng = rng_for(cfg.seed, k, 0, Purpose::Path);
-        s.sample_into(&mut rng, &mut path);
-        match &cfg.at {
-            Some(levels) => {
-                for (&e, text) in levels.iter().zip(at_text) {
-                    push_u64(&mut out, k);
-                    out.push_str(text);
-                    push_values(&mut out, path.value_at(e));
-                }
-            }
-            None => {
-                for (e, v) in path.breakpoints() {
-                    push_u64(&mut out, k);
-                    out.push(',');
-                    write_f64(&mut out, e);
-                    push_values(&mut out, v);
-                }
-            }
-        }
-    }
-    out
+    run.validate()?;
+    Ok(run)
 }
 
 /// Runs `privdiffuse path`.
 pub fn run(args: PathArgs) -> anyhow::Result<()> {
-    let cfg = PathConfig::from_args(&args)?;
-    let dest = args.out.clone();
-    let out_name = dest
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "<stdout>".into());
-    let mut out = super::Output::open(dest.as_deref(), args.force)?;
-    // The sidecar `FILE.json` (eps_lo, eps_hi, …) of a file output, claimed
-    // with it: `plot --kind path` draws every path up to eps_hi from it.
-    // Only beside a regular file: `--out /dev/null` or a FIFO gets none.
-    let regular = |p: &&std::path::Path| match std::fs::metadata(p) {
-        Ok(m) => m.is_file(),
-        Err(_) => true,
-    };
-    let mut sidecar = match dest
-        .as_deref()
-        .filter(|p| p.as_os_str() != "-")
-        .filter(regular)
-    {
-        Some(p) => {
-            let json = privdiffuse::io::plot::path::sidecar_path(p);
-            let f = privdiffuse::util::AtomicFile::create_with(
-                &json,
-                privdiffuse::util::Existing::for_out(true, args.force),
-            )
-            .map_err(Error::from)?;
-            Some((json, f))
-        }
-        None => None,
-    };
-
-    let mut header = String::from("sample,eps");
-    for i in 1..=cfg.sampler.dim() {
-        let _ = write!(header, ",v{i}");
-    }
-    header.push('\n');
-    out.write_all(header.as_bytes())
-        .map_err(|e| Error::io(&out_name, e))?;
-
-    // ",eps" text of each requested level, formatted once.
-    let at_text: Vec<String> = cfg
-        .at
-        .iter()
-        .flatten()
-        .map(|&e| {
-            let mut t = String::from(",");
-            write_f64(&mut t, e);
-            t
-        })
-        .collect();
-
-    let chunk = chunk_size(&cfg);
-    let n_chunks = cfg.samples.div_ceil(chunk);
-    let mut first = 0u64;
-    while first < n_chunks {
-        let last = (first + WAVE).min(n_chunks);
-        let parts: Vec<String> = (first..last)
-            .into_par_iter()
-            .map(|c| {
-                let from = c * chunk;
-                let to = (from + chunk).min(cfg.samples);
-                format_chunk(&cfg, &at_text, from, to)
-            })
-            .collect();
-        for p in &parts {
-            out.write_all(p.as_bytes())
-                .map_err(|e| Error::io(&out_name, e))?;
-        }
-        first = last;
-    }
-    if let Some((json, f)) = sidecar.as_mut() {
-        let meta = serde_json::json!({
-            "tool": "privdiffuse path",
-            "version": env!("CARGO_PKG_VERSION"),
-            "eps_lo": parse_level("--eps-lo", &args.eps_lo)?,
-            "eps_hi": parse_level("--eps-hi", &args.eps_hi)?,
-            "dim": cfg.sampler.dim(),
-            "norm": args.norm.trim(),
-            "samples": cfg.samples,
-            "at": cfg.at,
-            "seed": cfg.seed,
-        });
-        let text = serde_json::to_string_pretty(&meta).map_err(|e| Error::io(&*json, e.into()))?;
-        writeln!(f, "{text}").map_err(|e| Error::io(&*json, e))?;
-    }
-    out.finish()?;
-    if let Some((_, f)) = sidecar {
-        f.commit().map_err(Error::from)?;
-    }
+    let run = run_from_args(&args)?;
+    privdiffuse::io::paths::write_paths(&run, args.out.as_deref(), args.force)?;
     Ok(())
 }
 
@@ -402,7 +179,7 @@ mod tests {
     }
 
     fn err_name(a: PathArgs) -> String {
-        match PathConfig::from_args(&a) {
+        match run_from_args(&a) {
             Err(Error::Parameter { name, .. }) => name,
             other => panic!("expected a parameter error, got {other:?}"),
         }
@@ -418,17 +195,9 @@ mod tests {
         assert_eq!(err_name(args("1", "l1", "1", "inf", None)), "--eps-hi");
         assert_eq!(err_name(args("1", "l1", "3", "2", None)), "--eps-lo");
         assert_eq!(err_name(args("1", "l1", "1", "2", Some("1,,2"))), "--at");
-        assert_eq!(err_name(args("1", "l1", "1", "2", Some("3"))), "--at");
-        let ok = PathConfig::from_args(&args("2", "L2", "0.5", "15", Some("15,0.5"))).unwrap();
-        assert_eq!(ok.at, Some(vec![15.0, 0.5]));
-    }
-
-    #[test]
-    fn integers_print_like_display() {
-        for k in [0u64, 7, 10, 4096, u64::MAX] {
-            let mut s = String::new();
-            push_u64(&mut s, k);
-            assert_eq!(s, k.to_string());
-        }
+        // In the library's words (`at`), rewritten to --at by the command line.
+        assert_eq!(err_name(args("1", "l1", "1", "2", Some("3"))), "at");
+        let ok = run_from_args(&args("2", "L2", "0.5", "15", Some("15,0.5"))).unwrap();
+        assert_eq!(ok.levels(), Some(&[15.0, 0.5][..]));
     }
 }

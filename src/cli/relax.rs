@@ -2,12 +2,10 @@
 //! (gradual release, memo §3), optionally over many trials with an accuracy
 //! table against the single-release optimum and the composition baseline.
 
-use super::Output;
+use privdiffuse::io::relax::{StateFile, accounting_line, accuracy_table, write_releases};
 use privdiffuse::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
-use privdiffuse::rng::{Purpose, rng_for};
-use privdiffuse::util::{Existing, write_f64};
+use privdiffuse::release::ReleaseTrials;
 use privdiffuse::{Error, Result};
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Noise family on the command line.
@@ -100,190 +98,37 @@ pub struct RelaxArgs {
     pub state: Option<PathBuf>,
 }
 
-/// A per-level accumulator of squared errors.
-#[derive(Clone, Copy, Default)]
-struct Acc {
-    lazy: f64,
-    comp: f64,
-}
-
 /// Runs `privdiffuse relax`.
 pub fn run(args: RelaxArgs) -> anyhow::Result<()> {
-    for &e in &args.eps {
-        if !(e.is_finite() && e > 0.0) {
-            return Err(Error::param("eps", e, "finite numbers > 0, e.g. 0.5,1,2").into());
-        }
+    if args.state.is_some() && args.trials.is_some_and(|t| t > 1) {
+        let t = args.trials.unwrap_or(1);
+        return Err(Error::param("trials", t, "1 when --state is given").into());
     }
-    let resumed = args.state.as_ref().is_some_and(|p| p.exists());
-    let trials = args.trials.unwrap_or(1);
-    // The cap of `collude --trials` (limits.rs): each trial writes a row
-    // per level, so 2⁶³ trials would run (and fill the disk) forever.
-    let max = privdiffuse::collusion::run::MAX_TRIALS as u64;
-    if trials == 0 || trials > max {
-        return Err(Error::param("trials", trials, format!("an integer from 1 to {max}")).into());
-    }
-    if args.state.is_some() && trials > 1 {
-        return Err(Error::param("trials", trials, "1 when --state is given").into());
-    }
-    let (template, first_step) = build_template(&args)?;
-    let n = template.dim();
-    let u = template.value().to_vec();
-    let sens = template.sensitivity();
-    let mech = template.mechanism();
-    let seed = template.seed();
-    let m = args.eps.len();
-
-    // Composition baseline: only for strictly increasing requests.
-    let increasing = args.eps.windows(2).all(|w| w[0] < w[1]) && first_step == 0;
-    let comp_mech = match mech {
-        ReleaseNoise::Gaussian { delta, calibration } => ReleaseNoise::Gaussian {
-            delta: delta / m as f64,
-            calibration,
-        },
-        other => other,
+    // Locked from here until the new state is in place.
+    let state = match &args.state {
+        Some(p) => Some(StateFile::open(p)?),
+        None => None,
     };
-    let mut comp_mse = Vec::with_capacity(m);
-    if increasing {
-        let mut prev = 0.0;
-        for &e in &args.eps {
-            comp_mse.push(comp_mech.single_release_mse(e - prev, n, sens)?);
-            prev = e;
-        }
-    }
-
-    // Every level checked (one throw-away release of each) before the header
-    // goes out, so a refused level leaves no partial CSV behind.
-    let mut probe = template.clone();
-    for &e in &args.eps {
-        probe.release(e)?;
-    }
-
-    let mut out = Output::open(args.out.as_deref(), args.force)?;
-    let out_name = args
-        .out
-        .as_ref()
-        .map_or("<stdout>".to_string(), |p| p.display().to_string());
-    let io_err = |e: std::io::Error| Error::io(&out_name, e);
-    let mut line = String::from("trial,step,eps");
-    for i in 1..=n {
-        line.push_str(&format!(",y{i}"));
-    }
-    line.push('\n');
-    out.write_all(line.as_bytes()).map_err(io_err)?;
-
-    let mut acc = vec![Acc::default(); m];
-    let mut last = None;
-    let mut fresh = vec![0.0; n];
-    let mut comb = vec![0.0; n];
-    for t in 0..trials {
-        let mut g = template.clone();
-        if args.state.is_none() {
-            g = g.with_stream(t);
-        }
-        let mut wsum = 0.0;
-        comb.iter_mut().for_each(|x| *x = 0.0);
-        for (i, &e) in args.eps.iter().enumerate() {
-            let y = g.release(e)?;
-            line.clear();
-            line.push_str(&format!("{t},{},", first_step + i));
-            write_f64(&mut line, e);
-            for &x in &y {
-                line.push(',');
-                write_f64(&mut line, x);
-            }
-            line.push('\n');
-            out.write_all(line.as_bytes()).map_err(io_err)?;
-            acc[i].lazy += y
-                .iter()
-                .zip(&u)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f64>();
-            if increasing {
-                // Fresh noise with budget ε_i − ε_{i−1}, inverse-variance weights.
-                let budget = e - if i == 0 { 0.0 } else { args.eps[i - 1] };
-                let mut rng = rng_for(seed, t, i as u64, Purpose::Independent);
-                comp_mech.fresh_noise(budget, sens, &mut fresh, &mut rng)?;
-                let w = 1.0 / comp_mse[i];
-                wsum += w;
-                for (c, z) in comb.iter_mut().zip(&fresh) {
-                    *c += w * z;
-                }
-                acc[i].comp += comb.iter().map(|c| (c / wsum) * (c / wsum)).sum::<f64>();
-            }
-        }
-        last = Some(g);
-    }
-    if let (Some(path), Some(g)) = (&args.state, &last) {
-        // The state resumed is updated; a new one must still be new.
-        let existing = if resumed {
-            Existing::Replace
-        } else {
-            Existing::Refuse
-        };
-        privdiffuse::io::save_release_with(g, path, existing)?;
-    }
-
+    let template = build_template(&args, state.as_ref())?;
+    let run = ReleaseTrials::new(template, args.eps.clone()).trials(args.trials.unwrap_or(1));
+    let out = write_releases(&run, args.out.as_deref(), args.force, state)?;
     if args.trials.is_some() {
-        let mut table = String::new();
-        table.push_str(&format!(
-            "# gradual release: {mech}, n = {n}, sensitivity {sens}, {trials} trials, seed {seed}\n"
-        ));
-        table.push_str(&format!(
-            "{:>4} {:>8} {:>12} {:>12} {:>7} {:>12} {:>12} {:>10}\n",
-            "step", "eps", "mse", "optimum", "ratio", "comp_mse", "comp_theory", "comp_ratio"
-        ));
-        let tf = trials as f64;
-        let mut inv_sum = 0.0;
-        for (i, &e) in args.eps.iter().enumerate() {
-            let opt = mech.single_release_mse(e, n, sens)?;
-            let lazy = acc[i].lazy / tf;
-            table.push_str(&format!(
-                "{:>4} {:>8} {:>12.6} {:>12.6} {:>7.4}",
-                first_step + i,
-                e,
-                lazy,
-                opt,
-                lazy / opt
-            ));
-            if increasing {
-                inv_sum += 1.0 / comp_mse[i];
-                let comp = acc[i].comp / tf;
-                table.push_str(&format!(
-                    " {:>12.6} {:>12.6} {:>10.4}\n",
-                    comp,
-                    1.0 / inv_sum,
-                    comp / opt
-                ));
-            } else {
-                table.push_str(&format!(" {:>12} {:>12} {:>10}\n", "-", "-", "-"));
-            }
-        }
-        table.push_str(
-            "# mse: mean ‖y − u‖² of the lazy release; optimum: a single release at that ε; \
-comp: fresh noise with ε_i − ε_(i−1) per step, inverse-variance weighted",
-        );
-        if let ReleaseNoise::Gaussian { .. } = mech {
-            table.push_str(&format!(" (δ/{m} per step)"));
-        }
-        table.push('\n');
-        if !increasing {
-            table.push_str("# composition baseline shown only for strictly increasing --eps\n");
-        }
+        let table = accuracy_table(&out);
         if args.out.is_some() {
             print!("{table}");
         } else {
             eprint!("{table}");
         }
+    } else {
+        eprintln!("{}", accounting_line(out.accounting(), false));
     }
-    out.finish()?;
     Ok(())
 }
 
-/// Builds the configured (possibly resumed) release and the index of its
-/// next request.
-fn build_template(args: &RelaxArgs) -> Result<(GradualRelease, usize)> {
-    if let Some(path) = args.state.as_ref().filter(|p| p.exists()) {
-        let g = GradualRelease::load(path)?;
+/// The configured release: the one stored in `state`, checked against the
+/// flags given, or a new one.
+fn build_template(args: &RelaxArgs, state: Option<&StateFile>) -> Result<GradualRelease> {
+    if let Some((path, g)) = state.and_then(|s| Some((s.path(), s.release()?.clone()))) {
         let conflict = |flag: &str, given: String, stored: String| {
             Error::param(
                 flag,
@@ -332,8 +177,7 @@ fn build_template(args: &RelaxArgs) -> Result<(GradualRelease, usize)> {
                 ));
             }
         }
-        let next = g.history().len();
-        return Ok((g, next));
+        return Ok(g);
     }
     let value = args.value.clone().ok_or_else(|| {
         Error::param(
@@ -352,13 +196,12 @@ fn build_template(args: &RelaxArgs) -> Result<(GradualRelease, usize)> {
         ));
     }
     let mech = mechanism_from(args, None)?;
-    let g = GradualRelease::new(
+    GradualRelease::new(
         value,
         mech,
         args.sensitivity.unwrap_or(1.0),
         args.seed.unwrap_or(1),
-    )?;
-    Ok((g, 0))
+    )
 }
 
 /// The mechanism named by the flags; unset flags fall back to `stored`'s

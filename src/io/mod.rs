@@ -17,10 +17,13 @@ pub mod csv;
 pub mod evolve;
 pub mod graph;
 pub mod memory;
+pub mod paths;
 #[cfg(feature = "plots")]
 pub mod plot;
+pub mod relax;
 pub mod release;
 pub mod simulate;
+mod stream;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_figure;

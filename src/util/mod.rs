@@ -16,16 +16,19 @@
 //!   call fails or is interrupted).
 //! * [`lock`] — one writer at a time: an OS lock on `FILE.lock` beside a
 //!   guarded file (`FILE is in use by another run`).
+//! * [`space`] — free space of a file system (`statvfs`), for writers that
+//!   check a projected output size before streaming.
 
 pub mod atomic;
 mod file_error;
 pub mod lines;
 pub mod lock;
 pub mod num;
+pub mod space;
 pub(crate) mod spec;
 pub mod table;
 
-pub use atomic::{AtomicDir, AtomicFile, AtomicPath, Existing, Refusal};
+pub use atomic::{AtomicDir, AtomicFile, AtomicPair, AtomicPath, Existing, Refusal};
 pub use file_error::{PathIoError, TableError};
 pub use num::{fmt_f64, write_f64};
 pub use table::CsvRow;

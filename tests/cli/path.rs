@@ -413,3 +413,214 @@ fn sidecar_records_the_range_and_the_figure_uses_it() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("p.json already exists"));
     assert!(!csv.exists());
 }
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("privdiffuse-path-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `args` concurrently for every seed in `seeds` and waits for all.
+fn concurrently(seeds: std::ops::RangeInclusive<u32>, args: impl Fn(&str) -> Vec<String>) {
+    let children: Vec<_> = seeds
+        .map(|s| {
+            Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+                .args(args(&s.to_string()))
+                .env_remove("RUST_BACKTRACE")
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// Issue 23.A2: `path --out P.csv --force` from concurrent runs left the CSV
+/// of one seed beside the sidecar of another (1 in 8), and so did
+/// `generate … --out G.edges --force` with G.coords.csv (1 in 10). A file
+/// and its sidecar are one output now: after every round they are one
+/// run's pair.
+#[test]
+fn concurrent_forced_runs_leave_one_runs_pair() {
+    let d = scratch("pairs");
+    let p = d.join("P.csv");
+    let path_args = |seed: &str, out: &std::path::Path| -> Vec<String> {
+        [
+            "path",
+            "--dim",
+            "2",
+            "--norm",
+            "l1",
+            "--eps-lo",
+            "0.5",
+            "--eps-hi",
+            "15",
+            "--samples",
+            "300",
+            "--seed",
+            seed,
+            "--force",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.display().to_string()])
+        .collect()
+    };
+    // Each seed's CSV alone.
+    let mut expected = std::collections::HashMap::new();
+    for s in 1..=8u32 {
+        let f = d.join(format!("alone{s}.csv"));
+        let o = run(&path_args(&s.to_string(), &f)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>());
+        assert!(o.status.success());
+        expected.insert(u64::from(s), std::fs::read(&f).unwrap());
+    }
+    for round in 0..6 {
+        concurrently(1..=8, |s| path_args(s, &p));
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("P.json")).unwrap()).unwrap();
+        let seed = meta["seed"].as_u64().unwrap();
+        assert!(
+            std::fs::read(&p).unwrap() == expected[&seed],
+            "round {round}: P.csv is not seed {seed}'s, as P.json says"
+        );
+    }
+    // generate: the edge list's header names its seed; the coordinates
+    // must be that seed's.
+    let g = d.join("G.edges");
+    let gen_args = |seed: &str, out: &std::path::Path| -> Vec<String> {
+        [
+            "generate",
+            "geometric",
+            "--n",
+            "400",
+            "--edges",
+            "1600",
+            "--seed",
+            seed,
+            "--force",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.display().to_string()])
+        .collect()
+    };
+    let mut coords = std::collections::HashMap::new();
+    for s in 1..=8u32 {
+        let f = d.join(format!("alone{s}.edges"));
+        let o = run(&gen_args(&s.to_string(), &f)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>());
+        assert!(o.status.success());
+        coords.insert(
+            s.to_string(),
+            std::fs::read(d.join(format!("alone{s}.coords.csv"))).unwrap(),
+        );
+    }
+    for round in 0..6 {
+        concurrently(1..=8, |s| gen_args(s, &g));
+        let head = std::fs::read_to_string(&g).unwrap();
+        let seed = head
+            .lines()
+            .next()
+            .and_then(|l| l.split("--seed ").nth(1))
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap()
+            .to_string();
+        assert!(
+            std::fs::read(d.join("G.coords.csv")).unwrap() == coords[&seed],
+            "round {round}: G.coords.csv is not seed {seed}'s"
+        );
+    }
+    // Nothing staged is left behind.
+    let stray: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Waits for `child` at most `secs` seconds (killing it then: a run that
+/// streams without bound is the bug).
+fn wait_bounded(mut child: std::process::Child, secs: u64) -> Output {
+    let t = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            panic!("still writing after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 23.B3: `path --samples 9223372036854775808` streamed until the
+/// disk was full. `samples` is capped, and what cannot fit the file system
+/// (a file's, or standard output's when that is a regular file) is refused
+/// before anything is written.
+#[test]
+fn output_size_is_bounded_and_checked_against_free_space() {
+    let d = scratch("space");
+    let base = [
+        "path", "--dim", "1", "--norm", "l1", "--eps-lo", "1e-60", "--eps-hi", "1e60",
+    ];
+    let o = run(&[&base[..], &["--samples", "9223372036854775808"]].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        "error: invalid --samples '9223372036854775808': expected an integer from 1 to 2147483647\n"
+    );
+    // The cap itself: ≈ 553 rows a sample, ≥ 28 TB of CSV.
+    let out = d.join("p.csv");
+    let args = [
+        &base[..],
+        &["--samples", "2147483647", "--out", out.to_str().unwrap()],
+    ]
+    .concat();
+    let child = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+        .args(&args)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_bounded(child, 60);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: invalid --samples '2147483647': expected at most about ")
+            && err.contains("TiB")
+            && err.contains(&format!("{} has", d.display())),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0, "nothing written");
+    // Standard output redirected to a file of that file system: the same.
+    let sink = d.join("redirected.csv");
+    let args = [&base[..], &["--samples", "2147483647"]].concat();
+    let child = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+        .args(&args)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(std::fs::File::create(&sink).unwrap())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_bounded(child, 60);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("<stdout> has"), "{err}");
+    assert_eq!(std::fs::metadata(&sink).unwrap().len(), 0);
+    std::fs::remove_dir_all(&d).unwrap();
+}

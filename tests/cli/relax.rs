@@ -233,3 +233,227 @@ fn negative_secret_and_refused_levels() {
         assert_eq!(e.trim_end().lines().count(), 1, "{bad:?}: {e}");
     }
 }
+
+/// Issue 23.A1: 20 concurrent runs on one state. Each either fails at once
+/// (exit 1, `STATE is in use by another run`, nothing printed) or prints
+/// an answer that the state then holds; no level is ever answered twice
+/// with different values, and asking again returns what was printed.
+#[test]
+fn concurrent_state_updates_lose_nothing_and_never_answer_twice() {
+    let dir = tmpdir("concurrent");
+    let st = dir.join("st.json");
+    let st_s = st.to_str().unwrap();
+    let o = run(&["--value", "0", "--eps", "0.1", "--state", st_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut printed: Vec<(String, String)> = Vec::new();
+    let mut succeeded = 0;
+    for round in 0..3 {
+        let children: Vec<_> = (1..=20)
+            .map(|i| {
+                let eps = format!("{}", i * 10 + round);
+                let child = bin()
+                    .args(["relax", "--eps", &eps, "--state", st_s])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                (eps, child)
+            })
+            .collect();
+        for (eps, child) in children {
+            let o = child.wait_with_output().unwrap();
+            if o.status.success() {
+                succeeded += 1;
+                let out = stdout(&o);
+                let row = out.lines().nth(1).expect("an answer row");
+                let f: Vec<&str> = row.splitn(4, ',').collect();
+                assert_eq!(f[2], eps, "{out}");
+                printed.push((eps, f[3].to_string()));
+            } else {
+                assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+                assert_eq!(
+                    stderr(&o),
+                    format!("error: {st_s} is in use by another run\n")
+                );
+                assert!(o.stdout.is_empty(), "printed without recording");
+            }
+        }
+    }
+    assert!(succeeded >= 3, "at least the first run of each round");
+    // Every printed answer is in the state, once per level.
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&st).unwrap()).unwrap();
+    let history = state["history"].as_array().unwrap();
+    let mut seen: std::collections::HashMap<String, String> = Default::default();
+    for h in history {
+        let e = privdiffuse::util::fmt_f64(h["eps"].as_f64().unwrap());
+        let y = privdiffuse::util::fmt_f64(h["value"][0].as_f64().unwrap());
+        if let Some(prev) = seen.insert(e.clone(), y.clone()) {
+            assert_eq!(prev, y, "level {e} answered twice");
+        }
+    }
+    assert_eq!(seen.len(), 1 + printed.len(), "{state}");
+    for (e, y) in &printed {
+        assert_eq!(seen.get(e), Some(y), "printed {e} → {y}, not recorded");
+    }
+    // Asked again, every level gets the answer printed before.
+    let all: Vec<&str> = printed.iter().map(|(e, _)| e.as_str()).collect();
+    let o = run(&["--eps", &all.join(","), "--state", st_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (row, (e, y)) in stdout(&o).lines().skip(1).zip(&printed) {
+        assert!(row.ends_with(&format!(",{e},{y}")), "{row} vs {e} {y}");
+    }
+    assert!(dir.join("st.json.lock").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_held_state_lock_refuses_at_once_and_leaves_the_state_alone() {
+    let dir = tmpdir("held");
+    let st = dir.join("s.json");
+    let st_s = st.to_str().unwrap();
+    assert!(
+        run(&["--value", "1", "--eps", "1", "--state", st_s])
+            .status
+            .success()
+    );
+    let before = std::fs::read(&st).unwrap();
+    let held = privdiffuse::util::lock::FileLock::acquire(&st).unwrap();
+    let t = std::time::Instant::now();
+    let o = run(&["--eps", "2", "--state", st_s]);
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("error: {st_s} is in use by another run\n")
+    );
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read(&st).unwrap(), before);
+    drop(held);
+    assert!(run(&["--eps", "2", "--state", st_s]).status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 23.C: the level the released set is private at — in the table,
+/// on stderr for a plain release, and in the state.
+#[test]
+fn privacy_accounting_is_printed_and_recorded() {
+    let dir = tmpdir("accounting");
+    let out = dir.join("r.csv");
+    let o = run(&[
+        "--value",
+        "0",
+        "--eps",
+        "0.5,1,2,4",
+        "--trials",
+        "50",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    assert_eq!(
+        table.lines().last().unwrap(),
+        "# privacy: each trial's answers together are 4-DP (max ε: one lazy path over 4 \
+         levels); the composition baseline's are 4-DP (Σ of its fresh budgets ε_i − ε_(i−1))",
+        "{table}"
+    );
+    let o = run(&[
+        "--value",
+        "0",
+        "--eps",
+        "0.5,2",
+        "--trials",
+        "5",
+        "--mechanism",
+        "gaussian",
+    ]);
+    assert!(
+        stderr(&o).contains("are (2, 1e-5)-DP (max ε")
+            && stderr(&o).contains("are (2, 1e-5)-DP (Σ"),
+        "{}",
+        stderr(&o)
+    );
+    // A plain release: the CSV on stdout, one line of accounting on stderr.
+    let st = dir.join("s.json");
+    let o = run(&[
+        "--value",
+        "0",
+        "--eps",
+        "2,0.5,1",
+        "--state",
+        st.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().count(), 4);
+    assert_eq!(
+        stderr(&o),
+        "# privacy: everything released is 2-DP (max ε: one lazy path over 3 levels); fresh \
+         noise at each level would be 3.5-DP (Σ ε)\n"
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&st).unwrap()).unwrap();
+    assert_eq!(state["privacy_level"], 2.0);
+    // Resumed: earlier answers count.
+    let o = run(&["--eps", "0.25", "--state", st.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("2-DP (max ε: one lazy path over 4 levels)"),
+        "{}",
+        stderr(&o)
+    );
+    // A state whose recorded level disagrees with its history is refused.
+    let text = std::fs::read_to_string(&st).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        text.replace("\"privacy_level\": 2.0", "\"privacy_level\": 1.0"),
+    )
+    .unwrap();
+    let o = run(&["--eps", "1", "--state", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.json:") && stderr(&o).contains("privacy_level"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 23.B1: a path extension beyond the memory budget is refused with
+/// one line naming --eps, not an allocation abort (exit 134). Under
+/// `ulimit -v 4000000` the run aborted allocating 4.19 GB (ℓ1) and 1.1 GB
+/// (ℓ2) before.
+#[test]
+fn extensions_beyond_the_memory_budget_are_refused() {
+    let zeros = vec!["0"; 1000].join(",");
+    for norm in ["l1", "l2"] {
+        let script = format!(
+            "ulimit -v 4000000; exec \"$0\" relax --value {zeros} --eps 1,1e-60 --norm {norm}"
+        );
+        let o = Command::new("sh")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_privdiffuse")])
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{norm}: {err}");
+        assert!(o.stdout.is_empty(), "{norm}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: --eps = 1e-60 (the noise path extended from [1, 1]")
+                && err.contains("of memory, over the budget of"),
+            "{err}"
+        );
+    }
+    // Explicitly: a budget the extension does not fit.
+    let o = run(&[
+        "--value",
+        "0,0,0",
+        "--eps",
+        "1e10,1e-50",
+        "--memory-budget",
+        "10K",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--memory-budget"), "{}", stderr(&o));
+}

@@ -112,7 +112,7 @@ pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigur
 /// The sidecar of a `privdiffuse path` CSV: `FILE.json` beside `FILE.csv`
 /// (`eps_lo`, `eps_hi`, `dim`, `norm`, `samples`, `at`, `seed`).
 pub fn sidecar_path(csv: &Path) -> std::path::PathBuf {
-    csv.with_extension("json")
+    crate::io::paths::sidecar_path(csv)
 }
 
 /// `(eps_lo, eps_hi)` of the sidecar of `csv`, if there is a readable one.

@@ -133,6 +133,28 @@ impl AtomicFile {
     /// Flushes, syncs and renames the file into place (flushes only, when
     /// writing in place to a special file).
     pub fn commit(mut self) -> Result<()> {
+        let Some(tmp) = self.prepare()? else {
+            return Ok(());
+        };
+        let mut reg = registry();
+        match self.place(tmp) {
+            Ok(()) => {
+                self.held.keep(&mut reg);
+                Ok(())
+            }
+            Err(e) => {
+                drop(reg);
+                self.held.release();
+                Err(e)
+            }
+        }
+    }
+
+    /// The first half of a commit: flushes and syncs the staged bytes.
+    /// Returns the staging file to put in place, or `None` when the bytes
+    /// went in place to a special file (nothing left to do). On failure
+    /// the staging and the reservation are gone.
+    pub(super) fn prepare(&mut self) -> Result<Option<NamedTempFile>> {
         let w = self.writer.take().expect("writer present until commit");
         let sink = match w.into_inner() {
             Ok(sink) => sink,
@@ -144,32 +166,28 @@ impl AtomicFile {
             }
         };
         let Sink::Staged(tmp) = sink else {
-            return Ok(());
+            return Ok(None);
         };
         if let Err(e) = tmp.as_file().sync_all() {
             drop(tmp);
             self.held.release();
             return Err(Error::io(&self.dest, e));
         }
-        let mut reg = registry();
+        Ok(Some(tmp))
+    }
+
+    /// The second half, with the registry locked by the caller: renames
+    /// `tmp` over the target, unless another run took over a claimed one.
+    /// On failure the staging file is removed; the caller unlocks the
+    /// registry and then releases the reservation.
+    pub(super) fn place(&self, tmp: NamedTempFile) -> Result<()> {
         if self.held.claim.is_some() && !self.held.holds(&self.target) {
-            drop(reg);
-            drop(tmp);
-            self.held.release();
             return Err(refused(&self.dest, Refusal::AnotherRun));
         }
-        match tmp.persist(&self.target) {
-            Ok(_) => {
-                self.held.keep(&mut reg);
-                Ok(())
-            }
-            Err(e) => {
-                drop(reg);
-                drop(e.file); // removes the temporary
-                self.held.release();
-                Err(Error::io(&self.dest, e.error))
-            }
-        }
+        // A failed rename drops (so removes) the temporary.
+        tmp.persist(&self.target)
+            .map(drop)
+            .map_err(|e| Error::io(&self.dest, e.error))
     }
 }
 

@@ -27,6 +27,10 @@
 //! regular file or a directory (`/dev/null`, a FIFO, a terminal) is written in
 //! place: renaming over such a file would replace the device, not write to it.
 //!
+//! **Pairs.** A file and its sidecar are one output ([`AtomicPair`]): claimed
+//! together, and renamed into place together under a folder lock, so that
+//! concurrent replacing writers leave one writer's two files.
+//!
 //! **Interrupts.** Staging files and directories, claims and the folders a
 //! writer created are registered until committed or dropped;
 //! [`remove_staged`] (a Ctrl-C / SIGTERM handler, which then exits) removes
@@ -44,6 +48,7 @@ use tempfile::{NamedTempFile, TempDir};
 mod claim;
 mod dir;
 mod file;
+mod pair;
 mod path;
 mod paths;
 mod registry;
@@ -51,6 +56,7 @@ mod registry;
 use claim::*;
 pub use dir::*;
 pub use file::*;
+pub use pair::*;
 pub use path::*;
 pub use paths::*;
 pub use registry::*;

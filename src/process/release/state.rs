@@ -1,0 +1,309 @@
+//! The saved form of a [`GradualRelease`] and its validation on load.
+
+use super::{GradualRelease, Noise, ReleaseNoise, Released};
+use crate::process::gaussian::BrownianPath;
+use crate::process::path::{NoisePath, Norm};
+use serde::{Deserialize, Serialize};
+
+/// The serialised form of a [`GradualRelease`] (format version 1). Loading
+/// validates it: finite value and levels, ε > 0, ascending breakpoints, shapes,
+/// no level released twice with different answers, and every released answer
+/// equal (bitwise) to `u + V` looked up on the stored Laplace path.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseState {
+    /// Format version (1).
+    pub version: u32,
+    /// The secret u.
+    pub value: Vec<f64>,
+    /// The mechanism.
+    pub mechanism: ReleaseNoise,
+    /// Sensitivity Δ.
+    pub sensitivity: f64,
+    /// Seed.
+    pub seed: u64,
+    /// Stream.
+    #[serde(default)]
+    pub stream: u64,
+    /// Answered requests in order.
+    pub history: Vec<Released>,
+    /// The privacy level of everything in `history`: its largest ε (one
+    /// lazy path, memo §5; for the Gaussian mechanism with the one δ of
+    /// `mechanism`). Recorded for the reader, checked on load; absent
+    /// before the first release and in files of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub privacy_level: Option<f64>,
+    /// Laplace noise path, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub laplace: Option<LaplaceState>,
+    /// Brownian path, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gaussian: Option<GaussianState>,
+}
+
+/// A stored Laplace path: breakpoints (levels in units of ε/Δ, ascending) and
+/// the latent variance at the top (empty = unknown).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaplaceState {
+    /// Breakpoint levels, ascending.
+    pub levels: Vec<f64>,
+    /// Values, row-major.
+    pub values: Vec<f64>,
+    /// Top of the materialised range.
+    pub eps_hi: f64,
+    /// Latent variance(s) at the top.
+    #[serde(default)]
+    pub top_latent: Vec<f64>,
+}
+
+/// A stored Brownian path: variances ascending and values.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GaussianState {
+    /// Variances, ascending.
+    pub vars: Vec<f64>,
+    /// Values, row-major.
+    pub values: Vec<f64>,
+}
+
+impl From<GradualRelease> for ReleaseState {
+    fn from(g: GradualRelease) -> Self {
+        let privacy_level = g.privacy_level();
+        let (laplace, gaussian) = match g.noise {
+            Noise::Empty => (None, None),
+            Noise::Laplace { path, top_latent } => (
+                Some(LaplaceState {
+                    levels: path.levels().to_vec(),
+                    values: path.values().to_vec(),
+                    eps_hi: path.eps_hi(),
+                    top_latent,
+                }),
+                None,
+            ),
+            Noise::Gaussian { path } => (
+                None,
+                Some(GaussianState {
+                    vars: path.vars().to_vec(),
+                    values: path.values().to_vec(),
+                }),
+            ),
+        };
+        ReleaseState {
+            version: 1,
+            value: g.value,
+            mechanism: g.mechanism,
+            sensitivity: g.sensitivity,
+            seed: g.seed,
+            stream: g.stream,
+            history: g.history,
+            privacy_level,
+            laplace,
+            gaussian,
+        }
+    }
+}
+
+/// A validation failure of a [`ReleaseState`], located by the JSON key (and
+/// history entry) it concerns so file errors can name a line.
+#[derive(Debug)]
+pub struct StateError {
+    /// Top-level key of the offending field (`value`, `history`, `laplace`, …).
+    pub field: &'static str,
+    /// History entry index, when the error concerns one.
+    pub entry: Option<usize>,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for StateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for StateError {}
+
+fn state_err(field: &'static str, entry: Option<usize>, message: impl Into<String>) -> StateError {
+    StateError {
+        field,
+        entry,
+        message: message.into(),
+    }
+}
+
+/// 1-based line of `"field":` in `text` (for a history entry: of its
+/// `"eps"` key); 1 when not found.
+pub(super) fn locate(text: &str, err: &StateError) -> usize {
+    let key = format!("\"{}\"", err.field);
+    let Some(mut pos) = text.find(&key) else {
+        return 1;
+    };
+    if let Some(k) = err.entry {
+        let mut p = pos;
+        for _ in 0..=k {
+            match text[p..].find("\"eps\"") {
+                Some(off) => {
+                    pos = p + off;
+                    p = pos + 1;
+                }
+                None => break,
+            }
+        }
+    }
+    1 + text[..pos].matches('\n').count()
+}
+
+impl TryFrom<ReleaseState> for GradualRelease {
+    type Error = StateError;
+
+    fn try_from(st: ReleaseState) -> std::result::Result<Self, StateError> {
+        if st.version != 1 {
+            return Err(state_err(
+                "version",
+                None,
+                format!("state format version {}: expected 1", st.version),
+            ));
+        }
+        let mut g = GradualRelease::new(st.value, st.mechanism, st.sensitivity, st.seed)
+            .map_err(|e| state_err("value", None, e.to_string()))?;
+        g.stream = st.stream;
+        let n = g.dim();
+        g.noise = match (st.mechanism, st.laplace, st.gaussian) {
+            (_, None, None) => Noise::Empty,
+            (ReleaseNoise::Laplace { norm }, Some(l), None) => {
+                if let Some(x) = l.values.iter().find(|x| !x.is_finite()) {
+                    return Err(state_err(
+                        "laplace",
+                        None,
+                        format!("path value {x}: expected finite numbers"),
+                    ));
+                }
+                let path = NoisePath::from_parts(n, l.levels, l.values, l.eps_hi).map_err(|e| {
+                    state_err(
+                        "laplace",
+                        None,
+                        format!("noise path: {e} (levels must be positive and strictly ascending)"),
+                    )
+                })?;
+                let want = match norm {
+                    Norm::L1 => n,
+                    Norm::L2 => 1,
+                };
+                if !(l.top_latent.is_empty() || l.top_latent.len() == want)
+                    || l.top_latent.iter().any(|s| !(s.is_finite() && *s > 0.0))
+                {
+                    return Err(state_err(
+                        "top_latent",
+                        None,
+                        format!(
+                            "top_latent {:?}: expected {want} finite numbers > 0, or none",
+                            l.top_latent
+                        ),
+                    ));
+                }
+                Noise::Laplace {
+                    path,
+                    top_latent: l.top_latent,
+                }
+            }
+            (ReleaseNoise::Gaussian { .. }, None, Some(gs)) => Noise::Gaussian {
+                path: BrownianPath::from_parts(n, gs.vars, gs.values)
+                    .map_err(|e| state_err("gaussian", None, format!("Brownian path: {e}")))?,
+            },
+            _ => {
+                return Err(state_err(
+                    "mechanism",
+                    None,
+                    format!(
+                        "the stored noise path does not match mechanism {}",
+                        st.mechanism
+                    ),
+                ));
+            }
+        };
+        for (k, r) in st.history.iter().enumerate() {
+            let at = Some(k);
+            if !(r.eps.is_finite() && r.eps > 0.0) {
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!(
+                        "history entry {k}: epsilon {}: expected a finite number > 0",
+                        r.eps
+                    ),
+                ));
+            }
+            if r.value.len() != n || r.value.iter().any(|x| !x.is_finite()) {
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!(
+                        "history entry {k}: value {:?}: expected {n} finite numbers",
+                        r.value
+                    ),
+                ));
+            }
+            if let Some((j, prev)) = st.history[..k]
+                .iter()
+                .enumerate()
+                .find(|(_, p)| p.eps == r.eps && p.value != r.value)
+            {
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!(
+                        "history entry {k}: level {} released twice with different values \
+                         ({:?} in entry {j}, {:?} in entry {k}): expected one answer per level",
+                        r.eps, prev.value, r.value
+                    ),
+                ));
+            }
+            match &g.noise {
+                Noise::Empty => {
+                    return Err(state_err(
+                        "history",
+                        at,
+                        format!("history entry {k}: no stored noise path behind this answer"),
+                    ));
+                }
+                Noise::Laplace { path, .. } => {
+                    let q = r.eps / g.sensitivity;
+                    let ok = path.contains(q)
+                        && path
+                            .value_at(q)
+                            .iter()
+                            .zip(&g.value)
+                            .zip(&r.value)
+                            .all(|((v, u), y)| u + v == *y);
+                    if !ok {
+                        return Err(state_err(
+                            "history",
+                            at,
+                            format!(
+                                "history entry {k}: answer {:?} at ε = {} does not match the stored noise path",
+                                r.value, r.eps
+                            ),
+                        ));
+                    }
+                }
+                Noise::Gaussian { .. } => {}
+            }
+        }
+        g.history = st.history;
+        if let Some(p) = st.privacy_level
+            && Some(p) != g.privacy_level()
+        {
+            return Err(state_err(
+                "privacy_level",
+                None,
+                format!(
+                    "privacy_level {p}: expected the largest ε of the history ({})",
+                    g.privacy_level()
+                        .map_or_else(|| "none: nothing released".to_string(), |e| e.to_string())
+                ),
+            ));
+        }
+        Ok(g)
+    }
+}
