@@ -14,6 +14,7 @@
 //! work is done.
 
 pub mod collude;
+pub mod figure_input;
 pub mod graph;
 #[cfg(feature = "plots")]
 pub mod plot;
