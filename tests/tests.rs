@@ -72,10 +72,13 @@ mod graph {
 
 /// Figures: rendering, bad inputs, and the statistics behind the jump figure.
 mod plot {
+    mod bounds;
     mod common;
     mod figures;
     mod inputs;
     mod jump_stats;
+    mod readable;
+    mod replicates;
 }
 
 /// The lazy process and gradual release against their laws (memo §7).

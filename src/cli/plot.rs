@@ -75,7 +75,10 @@ pub struct PlotArgs {
     #[arg(long, value_name = "ID")]
     pub owner: Option<String>,
     /// ego: draw the real edges among the members faintly (from the graph
-    /// and view that summary.json records).
+    /// and view that summary.json records; a relative graph path that does
+    /// not exist from the current directory is looked up from the run
+    /// directory and each directory above it, so a committed run draws from
+    /// anywhere).
     #[arg(long)]
     pub edges: bool,
     /// Width in pixels.
@@ -155,7 +158,10 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
     let metric = match &args.metric {
         Some(m) => m.clone(),
         None => {
-            let t = privdiffuse::io::sweep_summary::SweepTable::read(&args.input)?;
+            let t = privdiffuse::io::sweep_summary::SweepTable::read_drawable(
+                &args.input,
+                Some(privdiffuse::io::figure_input::MAX_ROWS),
+            )?;
             if t.rows.iter().any(|(_, r)| r.metric == "gain_median") {
                 "gain_median".into()
             } else {

@@ -15,6 +15,7 @@ pub mod collude;
 pub mod csv;
 #[cfg(feature = "store")]
 pub mod evolve;
+pub mod figure_input;
 pub mod graph;
 pub mod memory;
 pub mod paths;

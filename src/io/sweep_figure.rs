@@ -11,8 +11,20 @@
 //!   when x is the template variable `m`); the legend names exactly those. A
 //!   panel of more than [`MAX_SERIES`] lines is refused with a message naming
 //!   the columns to fix with `only`.
+//! * Colours: one per line; when the mechanism splits lines, the two (or
+//!   three) mechanisms of one combination of the other columns share a hue
+//!   in distinct shades (dark: correlated, light: independent), with their
+//!   own marker too; when only the mechanism splits them, each mechanism
+//!   has its colour of every other figure.
+//! * A panel of collusion rows names its estimator in its caption and the
+//!   title (`gain_mean (estimator ivw)`), or says the lines are per
+//!   estimator.
 //! * The metric's `_theory` companion (when the CSV has one) is dashed in the
 //!   same colour.
+//! * Numbers are checked as every figure's inputs are: `NaN` only as a
+//!   metric's value, `inf` only as a bucket's edge, finite ones within
+//!   ±1e300, and at most [`MAX_ROWS`](super::figure_input::MAX_ROWS) rows
+//!   (`plot`); otherwise an error names the file, line and column.
 //! * The x axis: the key's values; a common prefix is cut off (`exp:a=4,b=0.5`,
 //!   `exp:a=4,b=1` → 0.5, 1, axis "eps = exp:a=4,b=…") and the rest is placed
 //!   on a numeric axis (points connected) when every value is a number (log
@@ -114,7 +126,12 @@ impl PlotSpec {
 #[cfg_attr(not(feature = "plots"), allow(dead_code))]
 pub(crate) struct Series {
     pub(crate) label: String,
+    /// Palette colour, or with `shade` the hue of a group of lines.
     pub(crate) color: usize,
+    /// The mechanism's shade of the hue `color` (0 correlated, 1
+    /// independent, 2 gaussian) when the mechanism splits lines that other
+    /// columns split too.
+    pub(crate) shade: Option<usize>,
     pub(crate) marker: usize,
     pub(crate) points: Vec<(f64, f64)>,
     /// (x, low, high) of the 95 % interval, where there are ≥ 2 seeds.
@@ -126,6 +143,8 @@ pub(crate) struct Series {
 #[cfg_attr(not(feature = "plots"), allow(dead_code))]
 pub(crate) struct Panel {
     pub(crate) metric: String,
+    /// The metric and what it is of: `gain_mean (estimator ivw)`.
+    pub(crate) caption: String,
     pub(crate) log: bool,
     pub(crate) series: Vec<Series>,
 }
@@ -241,9 +260,16 @@ enum Dim {
     Bucket,
 }
 
-/// Reads the sweep CSV and builds the figure.
+/// Reads the sweep CSV and builds the figure (every row, its numbers
+/// checked as every figure's are).
 pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
-    let t = SweepTable::read(csv)?;
+    load_with(csv, spec, None)
+}
+
+/// As [`load`], reading at most `max_rows` rows of the CSV (`plot --kind
+/// sweep`: [`MAX_ROWS`](super::figure_input::MAX_ROWS)).
+pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result<SweepFigure> {
+    let t = SweepTable::read_drawable(csv, max_rows)?;
     let keys = &t.keys;
     let nk = keys.len();
     if nk == 0 {
@@ -487,12 +513,20 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                         .filter(|d| **d != Dim::Mechanism)
                         .map(|&d| cell(a, d))
                         .collect();
-                    let color = match colors.iter().position(|c| *c == ckey) {
-                        Some(i) => i,
-                        None => {
-                            colors.push(ckey);
-                            colors.len() - 1
-                        }
+                    let by_mechanism = dims.contains(&Dim::Mechanism);
+                    let (color, shade) = if by_mechanism && ckey.is_empty() {
+                        // The mechanism alone: its colour in every figure.
+                        (mechanism_marker(&a.row.mechanism), None)
+                    } else {
+                        let group = match colors.iter().position(|c| *c == ckey) {
+                            Some(i) => i,
+                            None => {
+                                colors.push(ckey);
+                                colors.len() - 1
+                            }
+                        };
+                        let shade = by_mechanism.then(|| mechanism_marker(&a.row.mechanism));
+                        (group, shade)
                     };
                     let parts: Vec<String> = dims
                         .iter()
@@ -510,6 +544,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
                                 parts.join(" · ")
                             },
                             color,
+                            shade,
                             marker: mechanism_marker(&a.row.mechanism),
                             points: Vec::new(),
                             band: Vec::new(),
@@ -596,8 +631,21 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
         let log = series
             .iter()
             .all(|s| s.points.iter().chain(&s.theory).all(|p| p.1 > 0.0));
+        // What a collusion metric is of: its estimator, or one per line.
+        let mut estimators: Vec<&str> = Vec::new();
+        for a in &main {
+            if !a.row.estimator.is_empty() && !estimators.contains(&a.row.estimator.as_str()) {
+                estimators.push(&a.row.estimator);
+            }
+        }
+        let caption = match estimators.as_slice() {
+            [] => metric.clone(),
+            [e] => format!("{metric} (estimator {e})"),
+            _ => format!("{metric} (one line per estimator)"),
+        };
         panels.push(Panel {
             metric: metric.clone(),
+            caption,
             log,
             series,
         });
@@ -612,7 +660,8 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
     } else {
         x_label
     };
-    let mut title = format!("{} against {}", metrics.join(", "), keys[xi]);
+    let captions: Vec<&str> = panels.iter().map(|p: &Panel| p.caption.as_str()).collect();
+    let mut title = format!("{} against {}", captions.join(", "), keys[xi]);
     if !spec.at.is_empty() {
         let ds: Vec<String> = spec
             .at

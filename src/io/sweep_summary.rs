@@ -92,7 +92,22 @@ impl SweepTable {
     /// Reads a sweep CSV (lines of at most 1 MiB, the file at most a
     /// quarter of the memory budget: its rows are held in memory).
     pub fn read(csv: &Path) -> Result<SweepTable> {
-        let reader = Reader::open_limited(csv, crate::limits::memory_budget().bytes / 4)?;
+        SweepTable::read_with(csv, false, None)
+    }
+
+    /// As [`SweepTable::read`] for a figure: numbers as every figure reads
+    /// them (`NaN` only as a `value`, `inf` only as a bucket edge, finite
+    /// ones within ±[`DRAWABLE`](super::figure_input::DRAWABLE)), and at most
+    /// `max_rows` rows; otherwise an error naming the file, line and column.
+    pub fn read_drawable(csv: &Path, max_rows: Option<usize>) -> Result<SweepTable> {
+        SweepTable::read_with(csv, true, max_rows)
+    }
+
+    fn read_with(csv: &Path, drawable: bool, max_rows: Option<usize>) -> Result<SweepTable> {
+        let mut reader = Reader::open_limited(csv, crate::limits::memory_budget().bytes / 4)?;
+        if let Some(max) = max_rows {
+            reader = reader.at_most(max, super::figure_input::ROW_CAP_REASON);
+        }
         let header: Vec<String> = reader.header().iter().map(String::from).collect();
         if header.iter().all(String::is_empty) {
             return Err(Error::input(csv, 1, "expected a sweep CSV header"));
@@ -111,9 +126,13 @@ impl SweepTable {
         let nk = header.len() - nt;
         let tail_names: Vec<String> = header[nk..].to_vec();
         let mut rows: Vec<(Vec<String>, SweepRow)> = Vec::new();
+        let mut scratch = String::new();
         reader.records(|line, rec| {
             let tail: csv::StringRecord = rec.iter().skip(nk).collect();
             let row = table::decode(csv, line, &tail_names, &tail)?;
+            if drawable {
+                table::check_row(csv, line, &row, super::figure_input::DRAWABLE, &mut scratch)?;
+            }
             rows.push((rec.iter().take(nk).map(String::from).collect(), row));
             Ok::<_, Error>(())
         })?;

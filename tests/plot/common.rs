@@ -269,3 +269,69 @@ pub fn svg_texts(svg: &str) -> Vec<String> {
     }
     out
 }
+
+/// One `<text>` of an SVG: its content, position and font size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SvgText {
+    pub text: String,
+    pub x: f64,
+    pub y: f64,
+    pub size: f64,
+}
+
+/// Every `<text>` of an SVG with its `x`, `y` and `font-size`.
+pub fn svg_text_items(svg: &str) -> Vec<SvgText> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let key = format!(" {name}=\"");
+        tag.find(&key)
+            .and_then(|i| {
+                let rest = &tag[i + key.len()..];
+                rest[..rest.find('"')?].parse().ok()
+            })
+            .unwrap_or(f64::NAN)
+    };
+    let texts = svg_texts(svg);
+    let mut out = Vec::new();
+    let mut rest = svg;
+    for text in texts {
+        let i = rest.find("<text").unwrap();
+        rest = &rest[i..];
+        let gt = rest.find('>').unwrap();
+        let tag = &rest[..gt];
+        out.push(SvgText {
+            text,
+            x: attr(tag, "x"),
+            y: attr(tag, "y"),
+            size: attr(tag, "font-size"),
+        });
+        rest = &rest[rest.find("</text>").unwrap() + 7..];
+    }
+    out
+}
+
+/// For each `<text>` whose content is in `labels`, the `stroke` colour of
+/// the last `<polyline>` drawn before it (a legend entry's line sample).
+pub fn svg_legend_strokes(svg: &str, labels: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stroke = String::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        let end = rest.find('>').unwrap_or(rest.len() - 1);
+        let tag = &rest[..end];
+        if tag.starts_with("<polyline")
+            && let Some(s) = tag.find(" stroke=\"")
+        {
+            let v = &tag[s + 9..];
+            stroke = v[..v.find('"').unwrap()].to_string();
+        } else if tag.starts_with("<text") {
+            let body = &rest[end + 1..];
+            let text = body[..body.find("</text>").unwrap()].trim().to_string();
+            if labels.contains(&text) {
+                out.push((text, stroke.clone()));
+            }
+        }
+        rest = &rest[end + 1..];
+    }
+    out
+}

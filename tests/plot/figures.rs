@@ -76,7 +76,7 @@ fn every_kind_renders_png_and_svg() {
         Kind::Ego,
         720,
         480,
-        &[hops, "error ‖y − u‖ of the answer"],
+        &[hops, "error ‖raw − u‖", "(before any post-processing)"],
     );
     check_kind(
         &dir,

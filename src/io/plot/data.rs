@@ -7,6 +7,10 @@
 //! row type documents them for ([`CsvRow::INFINITE`], [`CsvRow::UNDEFINED`],
 //! left to the figures to skip), and finite numbers only within ±[`DRAWABLE`]:
 //! anything else is an error naming the file, the line and the column.
+//!
+//! Every row is returned, of every owner and replicate (`--replicates`):
+//! the figures choose what they draw and say what they leave out. A file of
+//! more than [`MAX_ROWS`] rows is refused.
 
 pub use crate::collusion::rows::CoalitionRow;
 pub use crate::sim::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow};
@@ -19,18 +23,21 @@ use crate::util::table::{CsvRow, Reader};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use crate::io::figure_input::{DRAWABLE, MAX_ROWS, resolve_recorded};
+
+/// Most replicates a figure draws (one colour each); the legend says how
+/// many it leaves out.
+pub const MAX_REPLICATES: usize = 8;
+
 /// Opens a figure's input: lines of at most 1 MiB, the file at most a
-/// quarter of the memory budget (its rows are held in memory).
+/// quarter of the memory budget (its rows are held in memory) and
+/// [`MAX_ROWS`] rows.
 pub(crate) fn open(file: &Path) -> Result<Reader> {
-    Ok(Reader::open_limited(
-        file,
-        crate::limits::memory_budget().bytes / 4,
-    )?)
+    Ok(
+        Reader::open_limited(file, crate::limits::memory_budget().bytes / 4)?
+            .at_most(MAX_ROWS, crate::io::figure_input::ROW_CAP_REASON),
+    )
 }
-/// Largest magnitude of a number a figure reads: beyond, an axis's width
-/// overflows and plotters cannot place the point (it looped forever on
-/// `1e308` in `ego.csv`).
-pub const DRAWABLE: f64 = 1e300;
 
 /// Every row of `file` as a `T`.
 fn read_all<T: CsvRow>(file: &Path) -> Result<Vec<T>> {
@@ -42,36 +49,43 @@ fn read_all<T: CsvRow>(file: &Path) -> Result<Vec<T>> {
     Ok(out)
 }
 
+/// The distinct values of `reps` in order of first appearance (the
+/// replicates of a file, as its writer wrote them).
+pub fn replicates(reps: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for r in reps {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// Reads `by_distance.csv`.
 pub fn read_by_distance(file: &Path) -> Result<Vec<ByDistanceRow>> {
     read_all(file)
 }
 
-/// Reads `jumps.csv`.
+/// Reads `jumps.csv`: the jumps of every owner and replicate.
 pub fn read_jumps(file: &Path) -> Result<Vec<JumpRow>> {
-    // With replicates, the figures draw the file's first replicate.
-    let mut rows: Vec<JumpRow> = read_all(file)?;
-    if let Some(r) = rows.first().map(|j| j.replicate) {
-        rows.retain(|j| j.replicate == r);
-    }
-    Ok(rows)
+    read_all(file)
 }
 
-/// Reads `owners.csv`.
+/// Reads `owners.csv`: one row per owner and replicate.
 pub fn read_owners(file: &Path) -> Result<Vec<OwnerRow>> {
-    let mut rows: Vec<OwnerRow> = read_all(file)?;
-    if let Some(r) = rows.first().map(|o| o.replicate) {
-        rows.retain(|o| o.replicate == r);
-    }
-    Ok(rows)
+    read_all(file)
 }
 
-/// One path of a `paths.csv` (owner) or `privdiffuse path` CSV (sample):
-/// breakpoints in ascending ε, row `i`'s value holding on `[eps[i], eps[i+1])`.
+/// One path of a `paths.csv` (owner and replicate) or `privdiffuse path`
+/// CSV (sample): breakpoints in ascending ε, row `i`'s value holding on
+/// `[eps[i], eps[i+1])`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathSeries {
     /// Owner or sample id.
     pub id: String,
+    /// Replicate of the owner's path (`paths.csv`; `None` in a file
+    /// without the column).
+    pub replicate: Option<u32>,
     /// Levels, ascending.
     pub eps: Vec<f64>,
     /// Values, `dim` per level, row-major.
@@ -94,12 +108,32 @@ pub struct PathTable {
     pub id_column: String,
     /// Dimension n (columns `v1..vn`).
     pub dim: usize,
-    /// The paths.
+    /// The paths: one per id, or per owner and replicate.
     pub series: Vec<PathSeries>,
 }
 
-/// Reads a path CSV: `owner,eps,v1..vn` (`paths.csv`) or `sample,eps,v1..vn`
-/// (`privdiffuse path`), as [`PathRow`]s. Levels must ascend within each path.
+impl PathTable {
+    /// The replicates of the file, in order of first appearance (empty
+    /// without a `replicate` column).
+    pub fn replicates(&self) -> Vec<u32> {
+        replicates(self.series.iter().filter_map(|s| s.replicate))
+    }
+
+    /// What a path is called in legends: `owner 7`, or `owner 7 ·
+    /// replicate 1` when the file holds several replicates.
+    pub fn label(&self, s: &PathSeries) -> String {
+        match s.replicate {
+            Some(r) if self.replicates().len() > 1 => {
+                format!("{} {} · replicate {r}", self.id_column, s.id)
+            }
+            _ => format!("{} {}", self.id_column, s.id),
+        }
+    }
+}
+
+/// Reads a path CSV: `owner,replicate,eps,v1..vn` (`paths.csv`; `replicate`
+/// optional) or `sample,eps,v1..vn` (`privdiffuse path`), as [`PathRow`]s,
+/// one series per owner and replicate. Levels must ascend within each path.
 pub fn read_paths(file: &Path) -> Result<PathTable> {
     let reader = open(file)?.within(DRAWABLE);
     let id_column = if reader.has("owner") {
@@ -119,29 +153,26 @@ pub fn read_paths(file: &Path) -> Result<PathTable> {
         ));
     }
     let mut series: Vec<PathSeries> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut first_replicate: Option<Option<u32>> = None;
+    let mut index: HashMap<(String, Option<u32>), usize> = HashMap::new();
     reader.rows(&[("owner", id_column)], |line, row: PathRow| {
         let error = |message: String| Error::input(file, line, message);
-        // With replicates, the figures draw the file's first replicate.
-        let rep = *first_replicate.get_or_insert(row.replicate);
-        if row.replicate != rep {
-            return Ok(());
-        }
         let id = row.owner;
-        let k = match index.get(&id) {
+        let key = (id, row.replicate);
+        let k = match index.get(&key) {
             Some(&k) => k,
             None => {
-                index.insert(id.clone(), series.len());
                 series.push(PathSeries {
-                    id: id.clone(),
+                    id: key.0.clone(),
+                    replicate: key.1,
                     eps: Vec::new(),
                     values: Vec::new(),
                     first_line: line,
                 });
+                index.insert(key.clone(), series.len() - 1);
                 series.len() - 1
             }
         };
+        let id = &key.0;
         let eps = row.eps;
         if !(eps.is_finite() && eps > 0.0) {
             return Err(error(format!(
@@ -152,8 +183,12 @@ pub fn read_paths(file: &Path) -> Result<PathTable> {
         if let Some(&last) = s.eps.last()
             && eps <= last
         {
+            let of = match key.1 {
+                Some(r) => format!("{id_column} '{id}' (replicate {r})"),
+                None => format!("{id_column} '{id}'"),
+            };
             return Err(error(format!(
-                "levels of {id_column} '{id}' must ascend: {eps} after {last}"
+                "levels of {of} must ascend: {eps} after {last}"
             )));
         }
         s.eps.push(eps);

@@ -10,14 +10,21 @@
 //! colour.
 //!
 //! With replicates (`simulate --replicates K`), each replicate's jump
-//! circles are drawn in its own colour (the bands and the dots' colours are
-//! those of the first replicate drawn). With `--post bit` the `correct`
-//! column marks every member whose released bit is wrong (a thick black
-//! ring; first replicate). `--edges` draws the
-//! friendships among the members faintly, from the graph that `summary.json`
-//! names (its view too).
+//! circles are drawn in its own colour, as the thesis' Fig. 7 draws its blue
+//! and red circles (at most [`MAX_REPLICATES`]; the key counts those left
+//! out); the bands and the dots' colours are those of the first replicate.
+//! The colour is `error_norm`, ‖raw − u‖: the error before post-processing,
+//! which the colour bar says when the answers were post-processed (with
+//! `--post bit` every released |y − u| is 0 or 1). With `--post bit` the
+//! `correct` column marks every member whose released bit is wrong (a
+//! thick black ring; first replicate). `--edges` draws the friendships among
+//! the members faintly, from the graph that `summary.json` names (its view
+//! too; a relative path is looked up as [`resolve_recorded`] says).
 
-use super::data::{EgoRow, read_ego, read_jumps, read_owners, read_summary_if_present};
+use super::data::{
+    EgoRow, MAX_REPLICATES, RunSummary, read_ego, read_jumps, read_owners, read_summary_if_present,
+    resolve_recorded,
+};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -44,6 +51,58 @@ pub struct EgoPoint {
     pub correct: Option<bool>,
 }
 
+/// What the colour of a recipient measures: its `error_norm` = ‖raw − u‖,
+/// named by what the answers went through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// No post-processing changed an answer: raw = y, the error of the
+    /// released answer.
+    Answer,
+    /// Post-processed answers (`post`): the error before it.
+    BeforePost,
+    /// `post = bit` (the `correct` column): the error before the bit
+    /// projection.
+    BeforeBit,
+    /// A file without the value columns: raw = y unknown.
+    Raw,
+}
+
+impl Measure {
+    /// From the rows drawn: `correct` present → bit; a released y that
+    /// differs from its raw answer → post-processed.
+    pub fn of(rows: &[EgoRow]) -> Measure {
+        if rows.iter().any(|r| r.correct.is_some()) {
+            Measure::BeforeBit
+        } else if rows.iter().any(|r| r.values.is_empty()) {
+            Measure::Raw
+        } else if rows.iter().any(|r| r.raw() != r.y()) {
+            Measure::BeforePost
+        } else {
+            Measure::Answer
+        }
+    }
+
+    /// The colour bar's caption, in lines.
+    pub fn caption(self) -> [&'static str; 2] {
+        match self {
+            Measure::Answer => ["error ‖y − u‖", "of the answer"],
+            Measure::BeforePost => ["error ‖raw − u‖", "before post-processing"],
+            Measure::BeforeBit => ["error ‖raw − u‖", "before the bit projection"],
+            Measure::Raw => ["error ‖raw − u‖", "(before any post-processing)"],
+        }
+    }
+
+    /// Short form for the subtitle.
+    fn short(self) -> &'static str {
+        match self {
+            Measure::Answer => "error of the answer",
+            Measure::BeforePost => "error before post-processing",
+            Measure::BeforeBit => "error before the bit projection",
+            Measure::Raw => "error of the raw answer",
+        }
+    }
+}
+
 /// Data of figure 2.
 #[derive(Clone, Debug)]
 pub struct EgoFigure {
@@ -54,8 +113,13 @@ pub struct EgoFigure {
     /// Distances of the owner's jumps inside the plotted radius, ascending
     /// (first replicate drawn: the bands).
     pub circles: Vec<f64>,
-    /// Every replicate drawn and its jump distances (ascending).
+    /// Every replicate drawn (at most [`MAX_REPLICATES`]) and its jump
+    /// distances (ascending).
     pub rings: Vec<(u32, Vec<f64>)>,
+    /// Replicates of the owner in `ego.csv` whose circles are not drawn.
+    pub rings_left_out: usize,
+    /// What the colour measures.
+    pub measure: Measure,
     /// Friendship edges among the members and the owner (`--edges`), as
     /// segments in the plane.
     pub edges: Vec<Segment>,
@@ -213,6 +277,8 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
     }
     let first = replicates[0];
     rows.retain(|r| r.replicate == first);
+    let rings_left_out = replicates.len().saturating_sub(MAX_REPLICATES);
+    replicates.truncate(MAX_REPLICATES);
     let jumps = read_jumps(&dir.join("jumps.csv"))?;
     let radius = rows.iter().map(|r| r.distance).fold(0.0, f64::max);
     let rings: Vec<(u32, Vec<f64>)> = replicates
@@ -263,7 +329,7 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
             .map(|(r, &p)| (r.recipient.clone(), p))
             .collect();
         at.insert(owner.clone(), (0.0, 0.0));
-        edge_segments(dir, &at)?
+        edge_segments(dir, summary.as_ref(), &at)?
     } else {
         Vec::new()
     };
@@ -272,6 +338,8 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
         points,
         circles,
         rings,
+        rings_left_out,
+        measure: Measure::of(&rows),
         edges: segments,
         radius,
         sorted_errors: sorted,
@@ -284,8 +352,15 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
 }
 
 /// The edges of the run's graph (as `summary.json`'s configuration loads
-/// it, view included) whose two ends are both placed in `at`.
-fn edge_segments(dir: &Path, at: &HashMap<String, (f64, f64)>) -> Result<Vec<Segment>> {
+/// it, view included; its relative files found by [`resolve_recorded`])
+/// whose two ends are both placed in `at`. A graph whose size differs from
+/// the one `summary.json` records is refused: the file found is not the
+/// run's.
+fn edge_segments(
+    dir: &Path,
+    summary: Option<&RunSummary>,
+    at: &HashMap<String, (f64, f64)>,
+) -> Result<Vec<Segment>> {
     let file = dir.join("summary.json");
     let text = std::fs::read_to_string(&file).map_err(|e| Error::io(&file, e))?;
     let v: serde_json::Value = serde_json::from_str(&text)
@@ -309,7 +384,30 @@ fn edge_segments(dir: &Path, at: &HashMap<String, (f64, f64)>) -> Result<Vec<Seg
                 )
             })
         })?;
+    let mut config = config;
+    config.graph = resolve_recorded(&config.graph, dir);
+    config.nodes = config.nodes.map(|n| resolve_recorded(&n, dir));
+    if let Some(crate::graph::GraphView::Subgraph(p)) = &mut config.view {
+        *p = resolve_recorded(p, dir);
+    }
     let g = config.load_graph()?;
+    if let Some(stats) = summary.and_then(|s| s.summary.graph.as_ref())
+        && (stats.nodes, stats.edges) != (g.n(), g.m())
+    {
+        return Err(Error::input(
+            &file,
+            0,
+            format!(
+                "graph: {} gives {} nodes and {} edges where the run had {} and {} \
+                 (not the run's graph)",
+                config.graph.display(),
+                g.n(),
+                g.m(),
+                stats.nodes,
+                stats.edges
+            ),
+        ));
+    }
     let mut out = Vec::new();
     for (u, v, _) in g.edges() {
         let (a, b) = (g.ids().label(u).to_string(), g.ids().label(v).to_string());
@@ -408,12 +506,25 @@ impl EgoFigure {
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
     ) -> DrawResult<DB> {
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
+        // The caption in its own strip above the bar, two lines, with half a
+        // label of room below it for the top tick's label (centred on the
+        // bar's top): nothing overlaps at any canvas size.
+        let line = fonts.axis * 1.25;
+        let strip = (2.0 * line + fonts.label * 0.4) as u32;
+        for (i, text) in self.measure.caption().iter().enumerate() {
+            area.draw(&Text::new(
+                text.to_string(),
+                (10, (fonts.label * 0.4 + i as f64 * line) as i32),
+                style::regular(fonts.axis).pos(Pos::new(HPos::Left, VPos::Top)),
+            ))?;
+        }
+        let area = area.margin(strip, 0, 0, 0);
         let (w, _) = area.dim_in_pixel();
         let labels = (fonts.label * 7.0) as u32;
         let bar = (fonts.label * 2.2) as u32;
-        let mut chart = ChartBuilder::on(area)
-            .caption("error ‖y − u‖ of the answer", style::regular(fonts.axis))
-            .margin_top((fonts.label * 1.2) as u32)
+        let mut chart = ChartBuilder::on(&area)
+            .margin_top((fonts.label * 0.9) as u32)
             .margin_bottom((fonts.label * 0.8) as u32)
             .margin_left(10)
             .margin_right(w.saturating_sub(10 + labels + bar).max(5))
@@ -484,7 +595,17 @@ impl EgoFigure {
             dot_size(fonts),
             style::viridis(0.6).filled(),
         ))?;
-        area.draw(&text("recipient (colour = its error)", y))?;
+        area.draw(&text(
+            &if self.rings.len() > 1 {
+                format!(
+                    "recipient (colour = its error, replicate {})",
+                    self.rings[0].0
+                )
+            } else {
+                "recipient (colour = its error)".to_string()
+            },
+            y,
+        ))?;
         y += step;
         for (k, (rep, _)) in self.rings.iter().enumerate() {
             area.draw(&PathElement::new(
@@ -497,6 +618,16 @@ impl EgoFigure {
                 "distance of a jump of the path".to_string()
             };
             area.draw(&text(&what, y))?;
+            y += step;
+        }
+        if self.rings_left_out > 0 {
+            area.draw(&text(
+                &format!(
+                    "+ {} not drawn (at most {MAX_REPLICATES})",
+                    style::plural(self.rings_left_out, "more replicate")
+                ),
+                y,
+            ))?;
             y += step;
         }
         if self.points.iter().any(|p| p.correct.is_some()) {
@@ -593,7 +724,10 @@ impl Figure for EgoFigure {
                 "Ego view of owner {}: who receives which answer",
                 self.owner
             ),
-            Some("radius = distance from the owner; colour = error of the answer (quantile scale)"),
+            Some(&format!(
+                "radius = distance from the owner; colour = {} (quantile scale)",
+                self.measure.short()
+            )),
             &fonts,
         )?;
         let body = root.margin(style::title_height(&fonts, true), 0, 0, 0);

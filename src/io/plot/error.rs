@@ -3,9 +3,13 @@
 //! Per mechanism and distance bucket of `by_distance.csv`: the empirical RMSE
 //! `√mse` with a 95% interval `√max(mse ± 1.96·mse_se, 0)` (a delta-free
 //! transform of the normal interval on the MSE, whose standard error treats
-//! owners as clusters), against the theoretical `√mse_theory` as a dashed line
-//! of the same colour. Log y; mechanisms are dodged sideways so their
-//! intervals do not hide each other.
+//! owners as clusters), against the theoretical RMSE `√mse_theory` as a
+//! dashed line of the same colour. Log y; mechanisms are dodged sideways so
+//! their intervals do not hide each other. The axis reaches a decade below
+//! the lowest point at most: an interval whose lower end lies below it (at 0
+//! when the interval covers 0) ends at the axis with a downward arrowhead.
+//! With `--post`, `mse` is the error before post-processing (‖raw − u‖),
+//! and the axis says so.
 
 use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
 use super::style::{self, DrawResult, Figure, Fonts};
@@ -44,6 +48,9 @@ pub struct ErrorSeries {
 pub struct ErrorFigure {
     /// One series per mechanism, in order of first appearance.
     pub series: Vec<ErrorSeries>,
+    /// The answers were post-processed (`post_mse` present): `mse` is the
+    /// error of the raw answers.
+    pub post: bool,
     /// Axis text for distances.
     pub distance_label: String,
 }
@@ -107,6 +114,7 @@ pub fn load(input: &Path) -> Result<ErrorFigure> {
     let summary = read_summary_if_present(&dir)?;
     Ok(ErrorFigure {
         series,
+        post: rows.iter().any(|r| r.post_mse.is_some()),
         distance_label: summary
             .as_ref()
             .map_or_else(|| super::data::distance_label(None), |s| s.distance_label()),
@@ -135,13 +143,7 @@ impl Figure for ErrorFigure {
             1.0
         };
         let (x0, x1) = style::safe_range(xlo - 0.6 * gap, xhi + 0.6 * gap);
-        let ys = pts()
-            .flat_map(|p| [p.rmse, p.lo, p.hi, p.theory])
-            .filter(|y| y.is_finite() && *y > 0.0);
-        let (ylo, yhi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
-            (a.min(y), b.max(y))
-        });
-        let (y0, y1) = style::pad_log_range(ylo, yhi, 1.4);
+        let (y0, y1) = self.y_range();
         let mut chart = ChartBuilder::on(root)
             .caption(
                 "Error against distance: empirical RMSE (95% CI) vs theory",
@@ -155,7 +157,11 @@ impl Figure for ErrorFigure {
         chart
             .configure_mesh()
             .x_desc(self.distance_label.as_str())
-            .y_desc("RMSE √E‖y − u‖² (log scale)")
+            .y_desc(if self.post {
+                "RMSE √E‖raw − u‖² before post-processing (log scale)"
+            } else {
+                "RMSE √E‖y − u‖² (log scale)"
+            })
             .y_label_formatter(&fmt)
             .x_label_formatter(&style::lin_tick)
             .axis_desc_style(style::regular(fonts.axis))
@@ -166,6 +172,7 @@ impl Figure for ErrorFigure {
         let m = self.series.len() as f64;
         let half = 0.05 * gap;
         let r = (fonts.label * 0.32).max(2.0) as u32;
+        let w = (fonts.label * 0.4).max(3.0) as i32;
         // Theory: mechanisms with identical curves (correlated and independent
         // share their marginals) get one black line instead of hiding each other.
         let theory_of = |s: &ErrorSeries| -> Vec<(f64, f64)> {
@@ -209,7 +216,7 @@ impl Figure for ErrorFigure {
                     6,
                     c.stroke_width(2),
                 ))?
-                .label(format!("theory √mse_theory: {}", names.join(" = ")))
+                .label(format!("theoretical RMSE: {}", names.join(" = ")))
                 .legend(move |(x, y)| {
                     DashedPathElement::new(vec![(x, y), (x + 24, y)], 5, 3, c.stroke_width(2))
                 });
@@ -235,6 +242,23 @@ impl Figure for ErrorFigure {
                 )?
                 .label(format!("{}: empirical RMSE ± 95% CI", s.mechanism))
                 .legend(move |(x, y)| Circle::new((x + 12, y), r, c.filled()));
+            chart.draw_series(
+                s.points
+                    .iter()
+                    .filter(|p| p.rmse > 0.0 && p.lo < y0)
+                    .map(|p| {
+                        EmptyElement::at((p.x + dx, y0)) + Polygon::new(arrowhead(w), c.filled())
+                    }),
+            )?;
+        }
+        if pts().any(|p| p.rmse > 0.0 && p.lo < y0) {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
+                .label("95% CI reaching below the axis (lower end ≤ 0 or off scale)")
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x + 12, y + w))
+                        + Polygon::new(arrowhead(w), style::MID_GREY.filled())
+                });
         }
         chart
             .configure_series_labels()
@@ -244,6 +268,34 @@ impl Figure for ErrorFigure {
             .border_style(BLACK)
             .draw()
     }
+}
+
+impl ErrorFigure {
+    /// The log y range: every RMSE, theory and upper end, and lower ends
+    /// down to a decade below the lowest of those (an interval reaching 0
+    /// would otherwise have no end on a log axis, a tiny positive one would
+    /// squash the points into the top).
+    fn y_range(&self) -> (f64, f64) {
+        let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        let positive = |y: &f64| y.is_finite() && *y > 0.0;
+        let core = pts()
+            .flat_map(|p| [p.rmse, p.hi, p.theory])
+            .filter(positive);
+        let (lo, hi) = core.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+            (a.min(y), b.max(y))
+        });
+        let ends = pts()
+            .map(|p| p.lo)
+            .filter(|y| positive(y) && *y >= lo / 10.0);
+        let lo = ends.fold(lo, f64::min);
+        style::pad_log_range(lo, hi, 1.4)
+    }
+}
+
+/// A downward arrowhead of half-width `w` pixels with its tip at (0, 0):
+/// the lower end of an interval that runs off the bottom of the axis.
+fn arrowhead(w: i32) -> Vec<(i32, i32)> {
+    vec![(-w, -2 * w), (w, -2 * w), (0, 0)]
 }
 
 #[cfg(test)]

@@ -9,7 +9,12 @@
 //! the distance axis. For n > 1 panel (a) shows ‖V‖₂ (the error whose square
 //! the MSE averages); a dashed ±RMS envelope `√(c)/ε(d)` (c = E‖V‖²·ε²) is
 //! drawn when the map is known, and the y axis turns asinh when the errors
-//! span more than two decades.
+//! span more than two decades. With replicates (`--replicates K`) panel (a)
+//! draws every replicate of the owners it shows, each path in its own colour
+//! (at most [`MAX_TRACES`] paths: fewer owners when K is large, at most
+//! [`MAX_REPLICATES`] replicates; the legend counts the paths left out),
+//! and panel (b) pools the jumps of every owner and replicate against the
+//! expected count of every (owner, replicate) row of `owners.csv`.
 //!
 //! Theory (memo §1a, §2): jumps of a path form a Poisson process in ln ε of
 //! rate λ = 2n (ℓ1) or n + 1 (ℓ2), so an owner whose path covers
@@ -17,268 +22,37 @@
 //! `[d₁, d₂] ⊂ [d_min, d_max]` — a density `λ·|d ln ε/dd|` in distance.
 
 use super::data::{
-    JumpRow, OwnerRow, PathTable, RunSummary, read_jumps, read_owners, read_paths,
+    JumpRow, MAX_REPLICATES, OwnerRow, PathTable, RunSummary, read_jumps, read_owners, read_paths,
     read_summary_if_present,
 };
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use crate::special::{gamma_q, ln_gamma};
+pub use super::jump_stats::{
+    ChiSquare, JumpHistogram, LnEps, bin_counts, chi_square, default_bins, expected_jump_counts,
+    gamma_q, histogram_edges, ln_gamma,
+};
 
-/// Expected number of jumps per histogram bin, summed over owners.
-///
-/// `edges` are the ascending bin edges (k + 1 of them for k bins); `ranges`
-/// the `[distance_min, distance_max]` each owner's path covers; `rate` = λ;
-/// `ln_eps(d)` = ln ε(d), continuous and monotone in d. For each owner and
-/// bin, the overlap `[d₁', d₂']` of the bin with the owner's range adds
-/// `λ·|ln ε(d₁') − ln ε(d₂')|` (exact: the integral of the density). Ranges
-/// that are empty or not finite add nothing.
-pub fn expected_jump_counts(
-    edges: &[f64],
-    ranges: &[(f64, f64)],
-    rate: f64,
-    ln_eps: &dyn Fn(f64) -> f64,
-) -> Vec<f64> {
-    let k = edges.len().saturating_sub(1);
-    let mut out = vec![0.0; k];
-    for &(lo, hi) in ranges {
-        if !(lo.is_finite() && hi.is_finite() && hi > lo) {
-            continue;
-        }
-        for (b, slot) in out.iter_mut().enumerate() {
-            let a = edges[b].max(lo);
-            let z = edges[b + 1].min(hi);
-            if z > a {
-                let d = (ln_eps(a) - ln_eps(z)).abs();
-                if d.is_finite() {
-                    *slot += rate * d;
-                }
-            }
-        }
-    }
-    out
-}
+/// Most paths panel (a) draws: four owners, or fewer owners with each of
+/// their replicates.
+pub const MAX_TRACES: usize = 8;
 
-/// `bins` equal-width bins over `[lo, hi]` (k + 1 edges; the last edge is
-/// exactly `hi`).
-pub fn histogram_edges(lo: f64, hi: f64, bins: usize) -> Vec<f64> {
-    let bins = bins.max(1);
-    let w = (hi - lo) / bins as f64;
-    let mut e: Vec<f64> = (0..bins).map(|i| lo + w * i as f64).collect();
-    e.push(hi);
-    e
-}
-
-/// Counts of `xs` per bin: bin `i` is `[edges[i], edges[i+1])`, the last bin
-/// also takes `x = edges[k]`. Values outside the edges (and NaN) are ignored.
-pub fn bin_counts(edges: &[f64], xs: impl IntoIterator<Item = f64>) -> Vec<f64> {
-    let k = edges.len().saturating_sub(1);
-    let mut out = vec![0.0; k];
-    if k == 0 {
-        return out;
-    }
-    for x in xs {
-        if !(x >= edges[0] && x <= edges[k]) {
-            continue;
-        }
-        // First edge > x, minus one; x = last edge goes to the last bin.
-        let i = edges
-            .partition_point(|&e| e <= x)
-            .saturating_sub(1)
-            .min(k - 1);
-        out[i] += 1.0;
-    }
-    out
-}
-
-/// Number of bins for `n` jumps: Rice's rule 2·n^{1/3}, kept within 8..=40.
-pub fn default_bins(n: usize) -> usize {
-    ((2.0 * (n as f64).cbrt()).ceil() as usize).clamp(8, 40)
-}
-
-/// Histogram of jump distances with its theoretical counterpart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct JumpHistogram {
-    /// Bin edges (k + 1).
-    pub edges: Vec<f64>,
-    /// Observed jumps per bin.
-    pub counts: Vec<f64>,
-    /// Expected jumps per bin ([`expected_jump_counts`]); empty when the jump
-    /// rate is unknown.
-    pub expected: Vec<f64>,
-    /// λ used for `expected`.
-    pub rate: Option<f64>,
-}
-
-impl JumpHistogram {
-    /// Bins `distances` over the union of the owners' ranges and computes the
-    /// expected counts (when `rate` is known).
-    pub fn new(
-        distances: &[f64],
-        ranges: &[(f64, f64)],
-        rate: Option<f64>,
-        ln_eps: &dyn Fn(f64) -> f64,
-        bins: usize,
-    ) -> JumpHistogram {
-        let finite = ranges
-            .iter()
-            .filter(|(a, b)| a.is_finite() && b.is_finite() && b >= a);
-        let lo = finite.clone().map(|r| r.0).fold(f64::INFINITY, f64::min);
-        let hi = finite.map(|r| r.1).fold(f64::NEG_INFINITY, f64::max);
-        let (lo, hi) = if lo < hi { (lo, hi) } else { (0.0, 1.0) };
-        let edges = histogram_edges(lo, hi, bins);
-        let counts = bin_counts(&edges, distances.iter().copied());
-        let expected = match rate {
-            Some(r) => expected_jump_counts(&edges, ranges, r, ln_eps),
-            None => Vec::new(),
-        };
-        JumpHistogram {
-            edges,
-            counts,
-            expected,
-            rate,
-        }
-    }
-
-    /// Pearson's chi-square of the counts against the expected counts (see
-    /// [`chi_square`]); None when there is no theory.
-    pub fn chi_square(&self) -> Option<ChiSquare> {
-        (self.expected.len() == self.counts.len() && !self.expected.is_empty())
-            .then(|| chi_square(&self.counts, &self.expected))
-    }
-}
-
-/// Result of a chi-square goodness-of-fit test.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChiSquare {
-    /// Σ (O − E)² / E over the pooled groups.
-    pub statistic: f64,
-    /// Degrees of freedom (= groups: the total is not conditioned on, since
-    /// the jump counts are Poisson with known means).
-    pub df: usize,
-    /// Upper-tail probability, `Q(df/2, statistic/2)`.
-    pub p_value: f64,
-}
-
-/// Chi-square test of Poisson counts `observed` against known means
-/// `expected`. Adjacent bins are pooled left to right until each group expects
-/// at least 5 (a last short group joins its neighbour), so the χ²
-/// approximation holds.
-pub fn chi_square(observed: &[f64], expected: &[f64]) -> ChiSquare {
-    let mut groups: Vec<(f64, f64)> = Vec::new();
-    let (mut o, mut e) = (0.0, 0.0);
-    for (&ob, &ex) in observed.iter().zip(expected) {
-        o += ob;
-        e += ex;
-        if e >= 5.0 {
-            groups.push((o, e));
-            o = 0.0;
-            e = 0.0;
-        }
-    }
-    if e > 0.0 || o > 0.0 {
-        match groups.last_mut() {
-            Some(last) => {
-                last.0 += o;
-                last.1 += e;
-            }
-            None => groups.push((o, e)),
-        }
-    }
-    let mut stat = 0.0;
-    for &(o, e) in &groups {
-        stat += if e > 0.0 {
-            (o - e) * (o - e) / e
-        } else if o > 0.0 {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-    }
-    let df = groups.len();
-    ChiSquare {
-        statistic: stat,
-        df,
-        p_value: if df == 0 {
-            1.0
-        } else {
-            gamma_q(df as f64 / 2.0, stat / 2.0)
-        },
-    }
-}
-
-/// ln ε(d) for the theory: the run's privacy map when `summary.json` records
-/// it, otherwise a piecewise-linear interpolation through the exact
-/// `(distance, ln ε)` pairs the data carry (owner ranges and jumps), which is
-/// exact for `exp:` and `range:` maps.
-#[derive(Clone, Debug)]
-pub enum LnEps {
-    /// The recorded map.
-    Map(EpsilonMap),
-    /// Knots `(d, ln ε)`, ascending in d.
-    Knots(Vec<(f64, f64)>),
-}
-
-impl LnEps {
-    /// Builds the interpolant from the data.
-    pub fn from_data(owners: &[OwnerRow], jumps: &[JumpRow]) -> LnEps {
-        let mut k: Vec<(f64, f64)> = owners
-            .iter()
-            .filter_map(OwnerRow::range)
-            .flat_map(|o| {
-                [
-                    (o.distance_min, o.eps_hi.ln()),
-                    (o.distance_max, o.eps_lo.ln()),
-                ]
-            })
-            .chain(jumps.iter().map(|j| (j.distance, j.eps.ln())))
-            .filter(|(d, l)| d.is_finite() && l.is_finite())
-            .collect();
-        k.sort_by(|a, b| a.0.total_cmp(&b.0));
-        k.dedup_by(|b, a| a.0 == b.0);
-        LnEps::Knots(k)
-    }
-
-    /// ln ε(d).
-    pub fn ln_eps(&self, d: f64) -> f64 {
-        match self {
-            LnEps::Map(m) => m.ln_eps(d),
-            LnEps::Knots(k) => {
-                if k.is_empty() {
-                    return f64::NAN;
-                }
-                let i = k.partition_point(|p| p.0 <= d);
-                if i == 0 {
-                    return k[0].1;
-                }
-                if i == k.len() {
-                    return k[k.len() - 1].1;
-                }
-                let (a, b) = (k[i - 1], k[i]);
-                a.1 + (b.1 - a.1) * (d - a.0) / (b.0 - a.0)
-            }
-        }
-    }
-
-    /// ε of the answer at distance d (for the RMS envelope).
-    pub fn eps(&self, d: f64) -> f64 {
-        match self {
-            LnEps::Map(m) => m.eps(d),
-            LnEps::Knots(_) => self.ln_eps(d).exp(),
-        }
-    }
-}
+/// Owners panel (a) draws without replicates.
+const MAX_OWNERS: usize = 4;
 
 /// One owner's path drawn against distance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OwnerTrace {
     /// Owner id.
     pub owner: String,
+    /// Replicate of the path (0 in a file without the column).
+    pub replicate: u32,
+    /// Legend name of the path (`owner 7`, `owner 7 · replicate 1`).
+    pub label: String,
     /// Step polyline `(d, y)` from `distance_min` to `distance_max`.
     pub steps: Vec<(f64, f64)>,
     /// `(d, y)` at every jump (y = the value beyond the jump, farther out).
@@ -290,13 +64,18 @@ pub struct OwnerTrace {
 pub struct JumpsFigure {
     /// Dimension n of the values.
     pub dim: usize,
-    /// Traces of up to four owners.
+    /// Paths drawn: up to four owners, every replicate of each (at most
+    /// [`MAX_TRACES`] in all).
     pub traces: Vec<OwnerTrace>,
+    /// Paths of `paths.csv` (owners × replicates) not drawn.
+    pub left_out: usize,
+    /// Replicates in `owners.csv`.
+    pub replicates: usize,
     /// ±RMS envelope `(d, sqrt(E‖V‖²))`, when the map and norm are known.
     pub envelope: Vec<(f64, f64)>,
     /// Histogram of all jumps.
     pub hist: JumpHistogram,
-    /// Number of owners behind the histogram.
+    /// Number of owners behind the histogram (distinct ids).
     pub owners: usize,
     /// Whether ln ε came from the recorded map (else interpolated from data).
     pub from_map: bool,
@@ -314,9 +93,57 @@ fn trace_y(v: &[f64]) -> f64 {
     }
 }
 
-/// Builds the traces of `paths` (up to 4, or only `only`): each breakpoint
-/// level is placed at the distance `jumps.csv` gives for it (owner, ε), the
-/// first (bottom) level at the owner's `distance_max`.
+/// Which paths of `paths` panel (a) draws, in file order: every
+/// replicate (up to [`MAX_REPLICATES`]) of the first owners (up to four, and
+/// at most [`MAX_TRACES`] paths in all), or of `only`.
+fn chosen<'a>(
+    paths: &'a PathTable,
+    only: Option<&str>,
+) -> Result<Vec<&'a super::data::PathSeries>> {
+    let mut owners: Vec<&str> = Vec::new();
+    for s in &paths.series {
+        if !owners.contains(&s.id.as_str()) {
+            owners.push(&s.id);
+        }
+    }
+    let reps: Vec<Option<u32>> = {
+        let mut r: Vec<Option<u32>> = Vec::new();
+        for s in &paths.series {
+            if !r.contains(&s.replicate) {
+                r.push(s.replicate);
+            }
+        }
+        r.truncate(MAX_REPLICATES);
+        r
+    };
+    let owners: Vec<&str> = match only {
+        Some(id) => {
+            if !owners.contains(&id) {
+                return Err(Error::param(
+                    "owner",
+                    id,
+                    format!("an owner with a path in paths.csv ({})", owners.join(", ")),
+                ));
+            }
+            vec![id]
+        }
+        None => {
+            let n = (MAX_TRACES / reps.len().max(1)).clamp(1, MAX_OWNERS);
+            owners.into_iter().take(n).collect()
+        }
+    };
+    Ok(paths
+        .series
+        .iter()
+        .filter(|s| owners.contains(&s.id.as_str()) && reps.contains(&s.replicate))
+        .collect())
+}
+
+/// Builds the traces panel (a) draws (every replicate, up to
+/// [`MAX_REPLICATES`], of the first owners: at most [`MAX_TRACES`] paths;
+/// or of `only`): each breakpoint level is placed at the distance
+/// `jumps.csv` gives for it (owner, replicate, ε), the first (bottom) level
+/// at the owner's `distance_max` in that replicate's row of `owners.csv`.
 pub fn traces(
     paths: &PathTable,
     paths_file: &Path,
@@ -325,44 +152,32 @@ pub fn traces(
     theory: &LnEps,
     only: Option<&str>,
 ) -> Result<Vec<OwnerTrace>> {
-    let by_owner: HashMap<&str, &OwnerRow> = owners.iter().map(|o| (o.owner.as_str(), o)).collect();
-    let at: HashMap<(&str, u64), f64> = jumps
+    let by_owner: HashMap<(&str, u32), &OwnerRow> = owners
         .iter()
-        .map(|j| ((j.owner.as_str(), j.eps.to_bits()), j.distance))
+        .map(|o| ((o.owner.as_str(), o.replicate), o))
         .collect();
-    let chosen: Vec<_> = match only {
-        Some(id) => {
-            let s: Vec<_> = paths.series.iter().filter(|s| s.id == id).collect();
-            if s.is_empty() {
-                let have: Vec<&str> = paths.series.iter().map(|s| s.id.as_str()).collect();
-                return Err(Error::param(
-                    "owner",
-                    id,
-                    format!("an owner with a path in paths.csv ({})", have.join(", ")),
-                ));
-            }
-            s
-        }
-        None => paths.series.iter().take(4).collect(),
-    };
+    let at: HashMap<(&str, u32, u64), f64> = jumps
+        .iter()
+        .map(|j| ((j.owner.as_str(), j.replicate, j.eps.to_bits()), j.distance))
+        .collect();
     let dim = paths.dim;
+    let chosen = chosen(paths, only)?;
     let mut out = Vec::with_capacity(chosen.len());
     for s in chosen {
-        let o = by_owner.get(s.id.as_str()).ok_or_else(|| {
+        let rep = s.replicate.unwrap_or(0);
+        let name = paths.label(s);
+        let o = by_owner.get(&(s.id.as_str(), rep)).ok_or_else(|| {
             Error::input(
                 paths_file,
                 s.first_line,
-                format!("owner '{}' has no row in owners.csv", s.id),
+                format!("{name} has no row in owners.csv"),
             )
         })?;
         let o = o.range().ok_or_else(|| {
             Error::input(
                 paths_file,
                 s.first_line,
-                format!(
-                    "owner '{}' has a path but no recipients in owners.csv",
-                    s.id
-                ),
+                format!("{name} has a path but no recipients in owners.csv"),
             )
         })?;
         let k = s.eps.len();
@@ -371,7 +186,7 @@ pub fn traces(
         d.push(o.distance_max);
         for &e in &s.eps[1..] {
             let dist = at
-                .get(&(s.id.as_str(), e.to_bits()))
+                .get(&(s.id.as_str(), rep, e.to_bits()))
                 .copied()
                 .unwrap_or_else(|| match theory {
                     LnEps::Map(m) => m.distance_at(e),
@@ -402,6 +217,8 @@ pub fn traces(
         steps.push((o.distance_max, y[0]));
         out.push(OwnerTrace {
             owner: s.id.clone(),
+            replicate: rep,
+            label: name,
             steps,
             jumps: marks,
         });
@@ -514,12 +331,17 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
             }
         }
     }
+    let mut ids: Vec<&str> = owners.iter().map(|o| o.owner.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
     Ok(JumpsFigure {
         dim: paths.dim,
+        left_out: paths.series.len() - traces.len(),
+        replicates: super::data::replicates(owners.iter().map(|o| o.replicate)).len(),
         traces,
         envelope,
         hist,
-        owners: owners.len(),
+        owners: ids.len(),
         from_map,
         distance_label: summary
             .as_ref()
@@ -602,10 +424,17 @@ impl JumpsFigure {
         let nonlinear = axis.is_asinh();
         let mut chart = ChartBuilder::on(area)
             .caption(
-                format!(
-                    "(a) answer error of {} owner(s): one path, read off at ε(d)",
-                    self.traces.len()
-                ),
+                if self.replicates > 1 {
+                    format!(
+                        "(a) answer error along {}: one per owner and replicate, read off at ε(d)",
+                        style::plural(self.traces.len(), "path")
+                    )
+                } else {
+                    format!(
+                        "(a) answer error of {} owner(s): one path, read off at ε(d)",
+                        self.traces.len()
+                    )
+                },
                 style::regular(fonts.caption),
             )
             .margin(10)
@@ -652,8 +481,8 @@ impl JumpsFigure {
             chart
                 .draw_series(LineSeries::new(t.steps.clone(), c.stroke_width(2)))?
                 .label(format!(
-                    "owner {} ({})",
-                    t.owner,
+                    "{} ({})",
+                    t.label,
                     style::plural(t.jumps.len(), "jump")
                 ))
                 .legend(move |(x, y)| {
@@ -661,6 +490,15 @@ impl JumpsFigure {
                 });
             let r = (fonts.label * 0.3).max(2.0) as u32;
             chart.draw_series(t.jumps.iter().map(|&p| Circle::new(p, r, c.filled())))?;
+        }
+        if self.left_out > 0 {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
+                .label(format!(
+                    "+ {} of paths.csv not drawn (at most {MAX_TRACES})",
+                    style::plural(self.left_out, "path")
+                ))
+                .legend(|(x, y)| EmptyElement::at((x, y)));
         }
         chart
             .configure_series_labels()
@@ -688,9 +526,14 @@ impl JumpsFigure {
         let mut chart = ChartBuilder::on(area)
             .caption(
                 format!(
-                    "(b) where jumps fall: {} jumps of {} owners, {} bins",
+                    "(b) where jumps fall: {} jumps of {}{}, {} bins",
                     h.counts.iter().sum::<f64>(),
-                    self.owners,
+                    style::plural(self.owners, "owner"),
+                    if self.replicates > 1 {
+                        format!(" × {} replicates", self.replicates)
+                    } else {
+                        String::new()
+                    },
                     h.counts.len()
                 ),
                 style::regular(fonts.caption),
@@ -737,7 +580,12 @@ impl JumpsFigure {
             };
             let label = match (h.rate, h.chi_square()) {
                 (Some(rate), Some(cs)) => format!(
-                    "expected: Σ owners λ·|Δ ln ε| per bin, λ = {} ({source}); χ² = {:.1}, df = {}, p = {:.3}",
+                    "expected: Σ {} λ·|Δ ln ε| per bin, λ = {} ({source}); χ² = {:.1}, df = {}, p = {:.3}",
+                    if self.replicates > 1 {
+                        "paths"
+                    } else {
+                        "owners"
+                    },
                     style::short(rate),
                     cs.statistic,
                     cs.df,
@@ -759,54 +607,5 @@ impl JumpsFigure {
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .draw()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn expected_counts_exp_map_are_rate_times_b_times_overlap() {
-        // exp:a=3,b=0.5 → ln ε = 3 − 0.5 d; λ = 3; owners cover [1,5] and [2,3].
-        let ln = |d: f64| 3.0 - 0.5 * d;
-        let e = histogram_edges(0.0, 6.0, 6);
-        let got = expected_jump_counts(&e, &[(1.0, 5.0), (2.0, 3.0), (4.0, 4.0)], 3.0, &ln);
-        let want = [0.0, 1.5, 3.0, 1.5, 1.5, 0.0];
-        for (g, w) in got.iter().zip(want) {
-            assert!((g - w).abs() < 1e-12, "{got:?}");
-        }
-    }
-
-    #[test]
-    fn binning_edges_and_outside_values() {
-        let e = histogram_edges(0.0, 1.0, 4);
-        assert_eq!(e.len(), 5);
-        assert_eq!(e[4], 1.0);
-        let c = bin_counts(&e, [0.0, 0.24, 0.25, 0.99, 1.0, -0.1, 1.1, f64::NAN]);
-        assert_eq!(c, vec![2.0, 1.0, 0.0, 2.0]);
-    }
-
-    #[test]
-    fn gamma_q_known_values() {
-        // Q(1, x) = e^{−x}; Q(1/2, x) = erfc(√x); chi-square df = 2: p = e^{−x/2}.
-        for x in [0.1, 1.0, 2.5, 10.0, 40.0] {
-            assert!((gamma_q(1.0, x) - (-x).exp()).abs() < 1e-14 * (1.0 + (-x).exp()));
-        }
-        // erfc(1) = 0.157299207050285, erfc(3) = 2.20904969985854e-5.
-        assert!((gamma_q(0.5, 1.0) - 0.157_299_207_050_285).abs() < 1e-13);
-        assert!((gamma_q(0.5, 9.0) / 2.209_049_699_858_54e-5 - 1.0).abs() < 1e-10);
-        // Chi-square df = 10 at its median 9.341818: p = 0.5.
-        assert!((gamma_q(5.0, 9.341_818 / 2.0) - 0.5).abs() < 1e-6);
-        assert!((ln_gamma(10.0) - 362_880f64.ln()).abs() < 1e-12);
-        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
-    }
-
-    #[test]
-    fn chi_square_pools_small_bins() {
-        let cs = chi_square(&[1.0, 2.0, 10.0, 0.0], &[1.0, 3.0, 10.0, 1.0]);
-        // Groups: (3,4)→ pooled until ≥5 with the 10: (13,14); last (0,1) joins it.
-        assert_eq!(cs.df, 1);
-        assert!((cs.statistic - 4.0 / 15.0).abs() < 1e-12);
     }
 }

@@ -17,6 +17,7 @@ pub mod coalition;
 pub mod data;
 pub mod ego;
 pub mod error;
+pub mod jump_stats;
 pub mod jumps;
 pub mod path;
 pub mod style;
@@ -252,14 +253,23 @@ fn has_rows(file: &Path) -> bool {
 
 /// Draws every kind in `kinds` whose inputs are all present in `dir` into
 /// `dir/<kind>.png` and `dir/<kind>.svg` at the default size; kinds with a
-/// missing input, a header and no rows, or nothing drawable in it (e.g. only
-/// empty coalitions) are skipped. Returns the files written. Meant for `simulate`
-/// and `collude`, which call it on their (staging) output directory.
+/// missing input, a header and no rows, an input of more than
+/// [`data::MAX_ROWS`] rows (the run keeps its data; `plot` would refuse the
+/// file too), or nothing drawable in it (e.g. only empty coalitions) are
+/// skipped. Returns the files written. Meant for `simulate` and `collude`,
+/// which call it on their (staging) output directory.
 pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     let opts = PlotOptions::default();
     for &kind in kinds {
         if !kind.inputs().iter().all(|f| has_rows(&dir.join(f))) {
+            continue;
+        }
+        if !kind
+            .inputs()
+            .iter()
+            .all(|f| crate::io::figure_input::rows_within(&dir.join(f), data::MAX_ROWS))
+        {
             continue;
         }
         let fig = match load(kind, dir, &opts) {

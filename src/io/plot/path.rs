@@ -10,7 +10,10 @@
 //! sidecar `FILE.json` that `privdiffuse path --out FILE.csv` writes, or from
 //! `owners.csv` beside a `paths.csv`, else the largest level in the file).
 //! The x axis then spans the sidecar's `[eps_lo, eps_hi]`, with labelled ticks
-//! at 1, 2, 5 × 10ᵏ (every integer below 10 on a short range).
+//! at 1, 2, 5 × 10ᵏ (more mantissas on a short range, see
+//! [`style::log_ticks`]). A `paths.csv` of a run with replicates holds one
+//! path per owner and replicate; each is drawn in its own colour, at most
+//! [`MAX_SAMPLES`] of them, the legend saying how many are left out.
 //! A file whose samples all list the same levels (the `--at` form) is drawn
 //! as points joined by thin lines. For n > 1, coordinate 1 is drawn.
 
@@ -31,6 +34,10 @@ pub const MAX_SAMPLES: usize = 8;
 pub struct SampleTrace {
     /// Sample or owner id.
     pub id: String,
+    /// Replicate of an owner's path (`paths.csv`).
+    pub replicate: Option<u32>,
+    /// Legend text (`owner 0 · replicate 1`).
+    pub label: String,
     /// Polyline `(ε, arctan v₁)`.
     pub line: Vec<(f64, f64)>,
     /// Marked points (breakpoints or `--at` levels).
@@ -54,9 +61,9 @@ pub struct PathFigure {
     pub eps_range: (f64, f64),
 }
 
-/// Builds the traces of `table`; `top(id)` gives a path's top level when
-/// known.
-pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigure {
+/// Builds the traces of `table` (the first [`MAX_SAMPLES`] paths);
+/// `top(id, replicate)` gives a path's top level when known.
+pub fn traces(table: &PathTable, top: &dyn Fn(&str, Option<u32>) -> Option<f64>) -> PathFigure {
     let dim = table.dim;
     let at_levels = table.series.len() >= 2
         && table.series.iter().all(|s| s.eps == table.series[0].eps)
@@ -81,7 +88,7 @@ pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigur
         let line = if at_levels {
             marks.clone()
         } else {
-            let end = top(&s.id)
+            let end = top(&s.id, s.replicate)
                 .filter(|t| t.is_finite() && *t >= s.eps[s.eps.len() - 1])
                 .unwrap_or(file_max);
             hi_all = hi_all.max(end);
@@ -95,6 +102,8 @@ pub fn traces(table: &PathTable, top: &dyn Fn(&str) -> Option<f64>) -> PathFigur
         };
         out.push(SampleTrace {
             id: s.id.clone(),
+            replicate: s.replicate,
+            label: table.label(s),
             line,
             marks,
         });
@@ -153,13 +162,15 @@ pub fn load(input: &Path) -> Result<PathFigure> {
             reason: "the file has a header and no rows".into(),
         });
     }
-    let mut tops: HashMap<String, f64> = HashMap::new();
+    // The top level of each owner's path, per replicate (a file without
+    // the column is replicate 0).
+    let mut tops: HashMap<(String, u32), f64> = HashMap::new();
     if table.id_column == "owner"
         && let Some(of) = owners_file.filter(|p| p.exists())
     {
         for o in read_owners(&of)? {
             if let Some(top) = o.eps_hi {
-                tops.insert(o.owner, top);
+                tops.insert((o.owner, o.replicate), top);
             }
         }
     }
@@ -168,7 +179,11 @@ pub fn load(input: &Path) -> Result<PathFigure> {
     } else {
         read_sidecar(input)?
     };
-    let mut fig = traces(&table, &|id| tops.get(id).copied().or(range.map(|r| r.1)));
+    let mut fig = traces(&table, &|id, rep| {
+        tops.get(&(id.to_string(), rep.unwrap_or(0)))
+            .copied()
+            .or(range.map(|r| r.1))
+    });
     if let Some((lo, hi)) = range {
         fig.eps_range = (fig.eps_range.0.min(lo), fig.eps_range.1.max(hi));
     }
@@ -257,11 +272,20 @@ impl Figure for PathFigure {
             let width = if self.at_levels { 1 } else { 2 };
             chart
                 .draw_series(LineSeries::new(t.line.clone(), c.stroke_width(width)))?
-                .label(format!("{} {}", self.id_column, t.id))
+                .label(t.label.as_str())
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
                 });
             chart.draw_series(t.marks.iter().map(|&p| Circle::new(p, r, c.filled())))?;
+        }
+        if self.total > self.traces.len() {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
+                .label(format!(
+                    "+ {} not drawn (at most {MAX_SAMPLES})",
+                    style::plural(self.total - self.traces.len(), "more path")
+                ))
+                .legend(|(x, y)| EmptyElement::at((x, y)));
         }
         chart
             .configure_series_labels()
@@ -285,12 +309,13 @@ mod tests {
             dim: 1,
             series: vec![PathSeries {
                 id: "0".into(),
+                replicate: None,
                 eps: vec![0.5, 2.0],
                 values: vec![10.0, 0.0],
                 first_line: 2,
             }],
         };
-        let f = traces(&t, &|_| Some(8.0));
+        let f = traces(&t, &|_, _| Some(8.0));
         assert!(!f.at_levels);
         assert_eq!(
             f.traces[0].line,

@@ -288,10 +288,11 @@ pub fn title_height(fonts: &Fonts, subtitle: bool) -> u32 {
 }
 
 /// Tick values for a log axis over `[lo, hi]` (both > 0): 1-2-5 per decade
-/// (every integer mantissa when that gives fewer than four ticks, powers of
-/// ten only when the range spans more than five decades). plotters' own log
-/// ticks start at the first power of ten inside the range, which leaves
-/// narrow ranges unlabelled.
+/// (mantissas 1, 1.5, 2, 3, …, 9 when that gives fewer than four ticks, so
+/// that a range such as 1.2–15 is labelled near both ends and not only over
+/// 2–10; powers of ten only when the range spans more than five decades).
+/// plotters' own log ticks start at the first power of ten inside the range,
+/// which leaves narrow ranges unlabelled.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     // Powers of ten from floor(log10 lo) to ceil(log10 hi): bounded (about
     // 630 decades at most) only for positive finite ends.
@@ -325,7 +326,7 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     if t.len() >= 4 {
         t
     } else {
-        at(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+        at(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
     }
 }
 
@@ -654,7 +655,12 @@ mod tests {
             log_ticks(0.15, 80.0),
             vec![0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
         );
-        // Narrow: every integer mantissa.
-        assert_eq!(log_ticks(0.55, 1.7), vec![0.6, 0.7, 0.8, 0.9, 1.0]);
+        // Narrow: every integer mantissa and 1.5, so that both ends of
+        // the path figure's ≈ 1.2–15 carry a label (not only 2–10).
+        assert_eq!(log_ticks(0.55, 1.7), vec![0.6, 0.7, 0.8, 0.9, 1.0, 1.5]);
+        assert_eq!(
+            log_ticks(1.15, 15.6),
+            vec![1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 15.0]
+        );
     }
 }

@@ -3,7 +3,8 @@
 
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::Result;
-use crate::io::sweep_figure::{Panel, PlotSpec, SweepFigure, load, side_file};
+use crate::io::figure_input::MAX_ROWS;
+use crate::io::sweep_figure::{Panel, PlotSpec, Series, SweepFigure, load, load_with, side_file};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::element::DashedPathElement;
@@ -31,7 +32,8 @@ pub fn draw_sweep_figure(csv: &Path, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
 
 /// `plot --kind sweep`: draws the figure of the sweep CSV `csv` to `out`
 /// (PNG or SVG by its extension; `size` or the default size), refusing an
-/// existing `out` as `existing` says.
+/// existing `out` as `existing` says, and a CSV of more than [`MAX_ROWS`]
+/// rows.
 pub fn draw_sweep_to(
     csv: &Path,
     spec: &PlotSpec,
@@ -40,7 +42,7 @@ pub fn draw_sweep_to(
     existing: crate::util::Existing,
 ) -> Result<()> {
     crate::util::atomic::check_new(out, existing)?;
-    let fig = load(csv, spec)?;
+    let fig = load_with(csv, spec, Some(MAX_ROWS))?;
     style::render_with(&fig, out, size.unwrap_or_else(|| size_of(&fig)), existing)
 }
 
@@ -112,6 +114,35 @@ impl Ranged for Axis {
     }
 }
 
+/// Pairs of shades (dark, light) of one hue, after ColorBrewer's "Paired"
+/// (its pale yellow, unreadable on white, replaced by a tan): lines that
+/// differ only by mechanism share a hue, correlated dark, independent
+/// light.
+const PAIRED: [(RGBColor, RGBColor); 6] = [
+    (RGBColor(0x1F, 0x78, 0xB4), RGBColor(0xA6, 0xCE, 0xE3)),
+    (RGBColor(0xE3, 0x1A, 0x1C), RGBColor(0xFB, 0x9A, 0x99)),
+    (RGBColor(0x33, 0xA0, 0x2C), RGBColor(0xB2, 0xDF, 0x8A)),
+    (RGBColor(0xFF, 0x7F, 0x00), RGBColor(0xFD, 0xBF, 0x6F)),
+    (RGBColor(0x6A, 0x3D, 0x9A), RGBColor(0xCA, 0xB2, 0xD6)),
+    (RGBColor(0xB1, 0x59, 0x28), RGBColor(0xDF, 0xB4, 0x8C)),
+];
+
+/// The colour of a line: a palette colour, or its mechanism's shade of
+/// its group's hue (a third mechanism: the dark shade darkened).
+fn color_of(s: &Series) -> RGBColor {
+    match s.shade {
+        None => style::series_color(s.color),
+        Some(k) => {
+            let (dark, light) = PAIRED[s.color % PAIRED.len()];
+            match k {
+                0 => dark,
+                1 => light,
+                _ => RGBColor(dark.0 / 2, dark.1 / 2, dark.2 / 2),
+            }
+        }
+    }
+}
+
 impl SweepFigure {
     fn x_axis(&self) -> Axis {
         let lo = self
@@ -179,7 +210,7 @@ impl SweepFigure {
             p.metric.clone()
         };
         let mut chart = ChartBuilder::on(area)
-            .caption(&p.metric, style::bold(fonts.caption))
+            .caption(&p.caption, style::bold(fonts.caption))
             .margin(15)
             .x_label_area_size((fonts.axis * 2.8) as u32)
             .y_label_area_size((fonts.axis * 4.4) as u32)
@@ -208,7 +239,7 @@ impl SweepFigure {
         // Bands first, under every line.
         for s in &p.series {
             if s.band.len() > 1 {
-                let c = style::series_color(s.color);
+                let c = color_of(s);
                 let mut poly: Vec<(f64, f64)> = s.band.iter().map(|b| (b.0, tf(b.2))).collect();
                 poly.extend(s.band.iter().rev().map(|b| (b.0, tf(b.1.max(floor)))));
                 chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.16).filled())))?;
@@ -216,7 +247,7 @@ impl SweepFigure {
         }
         let r = (fonts.label * 0.35).max(2.0) as i32;
         for s in &p.series {
-            let c = style::series_color(s.color);
+            let c = color_of(s);
             if s.theory.len() > 1 {
                 let pts: Vec<(f64, f64)> = s.theory.iter().map(|q| (q.0, tf(q.1))).collect();
                 chart.draw_series(DashedLineSeries::new(pts, 10, 6, c.stroke_width(2)))?;
@@ -255,11 +286,11 @@ impl SweepFigure {
         fonts: &Fonts,
     ) -> DrawResult<DB> {
         use plotters::style::text_anchor::{HPos, Pos, VPos};
-        let mut entries: Vec<(String, usize, usize)> = Vec::new();
+        let mut entries: Vec<(String, RGBColor, usize)> = Vec::new();
         for p in &self.panels {
             for s in &p.series {
                 if !entries.iter().any(|e| e.0 == s.label) {
-                    entries.push((s.label.clone(), s.color, s.marker));
+                    entries.push((s.label.clone(), color_of(s), s.marker));
                 }
             }
         }
@@ -279,8 +310,8 @@ impl SweepFigure {
                 style::regular(fonts.note).pos(Pos::new(HPos::Left, VPos::Center)),
             )
         };
-        for (label, color, marker) in &entries {
-            let c = style::series_color(*color);
+        for (label, c, marker) in &entries {
+            let c = *c;
             area.draw(&PathElement::new(
                 vec![(x0, y), (x0 + 28, y)],
                 c.stroke_width(2),

@@ -67,6 +67,8 @@ pub struct Reader<R = LineLimit<std::fs::File>> {
     header: csv::StringRecord,
     /// Largest magnitude of a finite number [`Reader::rows`] accepts.
     bound: f64,
+    /// Most data rows read, and why ([`Reader::at_most`]).
+    max_rows: Option<(usize, String)>,
 }
 
 impl Reader {
@@ -107,6 +109,7 @@ impl<R: io::Read> Reader<R> {
             rdr,
             header,
             bound: f64::INFINITY,
+            max_rows: None,
         })
     }
 
@@ -124,6 +127,14 @@ impl<R: io::Read> Reader<R> {
     /// figure cannot place on an axis).
     pub fn within(mut self, bound: f64) -> Self {
         self.bound = bound;
+        self
+    }
+
+    /// Refuses a file of more than `rows` data rows: reading stops at the
+    /// first row beyond, with an error naming its line, the cap and `why`
+    /// (e.g. what the cap protects).
+    pub fn at_most(mut self, rows: usize, why: impl Into<String>) -> Self {
+        self.max_rows = Some((rows, why.into()));
         self
     }
 
@@ -152,11 +163,23 @@ impl<R: io::Read> Reader<R> {
         mut each: impl FnMut(usize, &csv::StringRecord) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut rec = csv::StringRecord::new();
+        let mut count = 0usize;
         loop {
             match self.rdr.read_record(&mut rec) {
                 Ok(false) => return Ok(()),
                 Ok(true) => {
                     let line = rec.position().map_or(0, |p| p.line() as usize);
+                    count += 1;
+                    if let Some((max, why)) = &self.max_rows
+                        && count > *max
+                    {
+                        return Err(input(
+                            &self.file,
+                            line,
+                            format!("more than {max} rows: {why}"),
+                        )
+                        .into());
+                    }
                     each(line, &rec)?;
                 }
                 Err(e) => return Err(csv_error(&self.file, e).into()),
@@ -230,23 +253,34 @@ impl<R: io::Read> Reader<R> {
                 cells.push_field(i.and_then(|i| rec.get(i)).unwrap_or(""));
             }
             let row: T = decode(&file, line, &names, &cells)?;
-            // The same promise as the writers': non-finite numbers only where
-            // the format documents them.
-            scratch.clear();
-            let mut check = Cells {
-                text: &mut scratch,
-                count: 0,
-                allow: Some(&|f, v| row.allows(f, v)),
-                field: "",
-                elem: 0,
-                bound,
-                parts: T::VECTOR_PARTS,
-                seq_len: 0,
-            };
-            if let Err(e) = row.serialize(&mut check) {
-                return Err(input(&file, line, e.0).into());
-            }
+            check_row(&file, line, &row, bound, &mut scratch)?;
             each(line, row)
         })
     }
+}
+
+/// Checks a row read from `file` at `line` with the writers' promise:
+/// non-finite numbers only where the format documents them
+/// ([`CsvRow::allows`]), finite ones within ±`bound`. `scratch` is reused
+/// text space.
+pub fn check_row<T: CsvRow>(
+    file: &Path,
+    line: usize,
+    row: &T,
+    bound: f64,
+    scratch: &mut String,
+) -> Result<(), TableError> {
+    scratch.clear();
+    let mut check = Cells {
+        text: scratch,
+        count: 0,
+        allow: Some(&|f, v| row.allows(f, v)),
+        field: "",
+        elem: 0,
+        bound,
+        parts: T::VECTOR_PARTS,
+        seq_len: 0,
+    };
+    row.serialize(&mut check)
+        .map_err(|e| input(file, line, e.0))
 }
