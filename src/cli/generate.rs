@@ -140,7 +140,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
     let files = match &args.model {
         Model::Geometric(_) => Files::Pair(
             coords_path(out),
-            AtomicPair::create_with(out, coords_path(out), existing).map_err(Error::from)?,
+            Box::new(
+                AtomicPair::create_with(out, coords_path(out), existing).map_err(Error::from)?,
+            ),
         ),
         _ => Files::One(AtomicFile::create_with(out, existing).map_err(Error::from)?),
     };
@@ -215,7 +217,7 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
 /// The files of one graph: the edge list alone, or with its coordinates.
 enum Files {
     One(AtomicFile),
-    Pair(PathBuf, AtomicPair),
+    Pair(PathBuf, Box<AtomicPair>),
 }
 
 /// An I/O error on `path`.
