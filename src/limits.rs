@@ -500,6 +500,13 @@ pub fn fit_address_space_limit() {
     }
 }
 
+/// Whether the process runs under an address-space limit (`ulimit -v`):
+/// then work that reserves address space per thread (faer's scratch) runs
+/// on one thread.
+pub fn address_space_limited() -> bool {
+    address_space_limit().is_some()
+}
+
 /// The soft `RLIMIT_AS` in bytes; `None` when unlimited or unreadable.
 fn address_space_limit() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;

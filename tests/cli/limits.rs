@@ -414,7 +414,7 @@ fn path_samples_sweep_grids_and_figures_are_refused_above_the_budget() {
         ],
         10,
     );
-    refused(&o, "--dim", "1000 (paths from --eps-lo 0.5 to --eps-hi 15)");
+    refused(&o, "--dim", "1000 (paths from ε = 0.5 to 15)");
     // A million points held before the first one runs.
     let csv = d.join("s.csv").display().to_string();
     let o = run_within(
