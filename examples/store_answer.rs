@@ -7,7 +7,7 @@
 //! distances at START and now are searched), then again with the owner's
 //! distances cached — and prints the p50/p99/max latency of each.
 
-use privdiffuse::store::Store;
+use privdiffuse::Store;
 use std::time::Instant;
 
 fn main() -> Result<(), privdiffuse::Error> {
