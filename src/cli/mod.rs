@@ -7,6 +7,8 @@ mod collude;
 mod common;
 mod distances;
 mod evolve;
+#[cfg(all(test, feature = "distributed"))]
+mod fingerprint_tests;
 pub mod flags;
 mod generate;
 mod generate_events;

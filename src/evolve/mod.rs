@@ -33,10 +33,10 @@ mod pairs;
 pub use events::read_events;
 pub use holdout::{HeldOut, hold_out};
 
-use crate::Result;
 use crate::control::Control;
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
+use crate::error::Result;
 use crate::process::Norm;
 use crate::sim::Owners;
 use crate::store::{StoreConfig, TimelineRow};

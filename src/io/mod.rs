@@ -23,6 +23,7 @@ pub mod paths;
 pub mod plot;
 pub mod relax;
 pub mod release;
+mod run_dir;
 pub mod simulate;
 mod stream;
 pub mod summary;

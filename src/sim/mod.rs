@@ -23,6 +23,7 @@
 
 pub mod aggregate;
 pub mod builder;
+mod chunk;
 pub mod config;
 mod owner;
 pub(crate) mod plan;
@@ -32,8 +33,9 @@ pub mod summary;
 
 pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
+pub use chunk::Counts;
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use plan::{Buckets, Plan};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-pub use run::{Counts, MechanismTotal, SimResult, Sinks, simulate};
+pub use run::{MechanismTotal, SimResult, Sinks, simulate};
 pub use summary::{MapSummary, SimSummary, summarize, summarize_output};

@@ -4,10 +4,10 @@
 //! its optional rows.
 
 use super::aggregate::OwnerCell;
+use super::chunk::{ChunkOut, Counts};
 use super::config::Unreachable;
 use super::plan::Plan;
 use super::rows::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-use super::run::{ChunkOut, Counts};
 use crate::distance::{HopLevels, LevelRow, Workspace};
 use crate::error::Result;
 use crate::limits;

@@ -2,9 +2,10 @@
 //! resolved map, graph statistics and totals (written and read back by
 //! [`crate::io`]).
 
+use super::chunk::Counts;
 use super::config::SimConfig;
 use super::plan::Plan;
-use super::run::{Counts, MechanismTotal, SimResult};
+use super::run::{MechanismTotal, SimResult};
 use crate::graph::{Graph, GraphStats};
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,7 @@
 
 use super::{Store, StoreConfig};
 use crate::distance::{DistanceOptions, Distances};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// What [`Store::answer`] gives: the answer the recipient holds after the call.
 #[derive(Clone, Debug, PartialEq)]

@@ -76,10 +76,10 @@ pub use write::{BatchWriter, EdgeEvent, TimelineRow};
 
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
 use crate::graph::NodeIds;
 use crate::process::Norm;
 use crate::util::lock::FileLock;
-use crate::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -3,9 +3,9 @@
 
 use super::write::{EdgeEvent, TimelineRow};
 use super::{Store, blob_to_f64s, db_error};
+use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeIds};
 use crate::process::{AnchoredPath, DownWalkState};
-use crate::{Error, Result};
 use rusqlite::{OptionalExtension, params};
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 //! dashed. Both y axes are logarithmic.
 
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::Result;
+use crate::error::Result;
 use crate::store::TimelineRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
