@@ -24,6 +24,7 @@
 pub mod aggregate;
 pub mod builder;
 pub mod config;
+mod discrete;
 mod owner;
 pub(crate) mod plan;
 pub mod rows;
@@ -33,6 +34,7 @@ pub mod summary;
 pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
+pub(crate) use discrete::DiscreteSim;
 pub use plan::{Buckets, Plan};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{Counts, MechanismTotal, SimResult, Sinks, simulate};
