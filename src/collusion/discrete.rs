@@ -10,9 +10,10 @@
 
 use super::*;
 use crate::process::discrete::options::refuse_gaussian;
-use crate::process::discrete::{DiscretePath, MemberView, NoiseRng, OsRng, RngSource, Rung};
+use crate::process::discrete::{
+    DiscretePath, MemberView, NoiseRng, OsRng, PrivacyLoss, RngSource, Rung,
+};
 use crate::sim::DiscreteSim;
-use std::cmp::Ordering as Cmp;
 
 /// Per-worker buffers of the discrete views.
 #[derive(Default)]
@@ -56,6 +57,12 @@ pub(super) fn prepare(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
     Ok(())
 }
 
+/// |loss| > bound, exactly (cross-multiplied big integers).
+fn exceeds(loss: &PrivacyLoss, bound: &PrivacyLoss) -> bool {
+    let scale = |a: &PrivacyLoss, b: &PrivacyLoss| a.numer().magnitude() * b.denom();
+    scale(loss, bound) > scale(bound, loss)
+}
+
 /// The generator of one trial: `rng_for_stream` or the operating system's.
 fn generator(
     d: &DiscreteSim,
@@ -81,7 +88,9 @@ fn generator(
 /// by [`Grid::value_of`](crate::process::discrete::Grid::value_of)).
 fn fill(row: &mut [i64], uhat: &[i64], x: &[i64], shift: i64) {
     for (i, ((r, &u), &v)) in row.iter_mut().zip(uhat).zip(x).enumerate() {
-        *r = u.saturating_add(v).saturating_add(if i == 0 { shift } else { 0 });
+        *r = u
+            .saturating_add(v)
+            .saturating_add(if i == 0 { shift } else { 0 });
     }
 }
 
@@ -161,6 +170,24 @@ pub(super) fn run_mechanism(
     s.est_u.clear();
     s.est_u1.clear();
     let mut exceeded = 0u64;
+    // The exact bound: the loss of the view whose every answer is û (each
+    // term then reaches t_j·Δ_Z), i.e. ε* (correlated) or Σ ε_j exactly,
+    // where `acc` holds them rounded to f64.
+    let ds = &s.disc;
+    let at_uhat: Vec<MemberView<'_>> = ds
+        .rungs
+        .iter()
+        .map(|&rung| MemberView {
+            rung,
+            answer: &ds.uhat,
+        })
+        .collect();
+    let bound = if mech == Mechanism::Correlated {
+        noise.correlated_loss(&ds.uhat, &at_uhat)?
+    } else {
+        noise.independent_loss(&ds.uhat, &at_uhat)?
+    };
+    drop(at_uhat);
     let mut views: Vec<(Rung, usize)> = Vec::new();
     for t in 1..=trials {
         let t0 = Instant::now();
@@ -200,7 +227,7 @@ pub(super) fn run_mechanism(
             noise.independent_loss(&ds.uhat, &members)?
         };
         // Exact: |L| against the bound, no slack.
-        let over = loss.cmp_f64(eps_bound) == Cmp::Greater || loss.cmp_f64(-eps_bound) == Cmp::Less;
+        let over = exceeds(&loss, &bound);
         exceeded += u64::from(over);
         s.losses.push(loss.to_f64());
         let t3 = Instant::now();
@@ -237,3 +264,7 @@ pub(super) fn run_mechanism(
         }),
     })
 }
+
+#[cfg(test)]
+#[path = "discrete_tests.rs"]
+mod tests;
