@@ -88,6 +88,8 @@ pub struct Plan<'a> {
     /// Hop-level histograms of the owners from the plan's pre-pass, when it
     /// ran and they fit [`limits::LEVEL_CACHE_MAX`].
     pub(super) levels: Option<LevelCache>,
+    /// The discrete noise (`noise = discrete`), or `None` for Laplace.
+    pub(super) discrete: Option<super::discrete::DiscreteSim>,
 }
 
 /// Owners' hop-level histograms, in owner order.
@@ -268,6 +270,7 @@ impl<'a> Plan<'a> {
             ego,
             replicates: config.replicate_range(),
             levels,
+            discrete: super::discrete::DiscreteSim::of(config)?,
         })
     }
 

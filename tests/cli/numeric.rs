@@ -65,6 +65,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "ego-owners",
             "replicates",
             "replicate",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     (
@@ -90,6 +92,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
     (
         "collude",
         &[
+            "granularity",
+            "levels-per-doubling",
             "bins",
             "eps-min",
             "eps-max",
@@ -198,6 +202,8 @@ const NOT_NUMERIC: &[&str] = &[
     "recipient",
     "events",
     "store",
+    "noise",
+    "rng",
 ];
 
 /// Sweep keys that take numbers, driven through `sweep --set KEY=V` (the
