@@ -3,8 +3,8 @@
 //! gain nothing over their best member (facebook: far, random:m=20,
 //! sybil:m=200,d=4, with the Pitman attack), independent noise composes.
 
-use crate::EpsilonMap;
 use crate::collusion::{Coalition, Collusion, CollusionOutput, Estimator};
+use crate::epsilon::EpsilonMap;
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::mechanism::Mechanism;
 use crate::process::Norm;

@@ -13,11 +13,11 @@
 //! the rounding).
 
 use super::aggregate::OwnerCell;
+use super::chunk::ChunkOut;
 use super::config::SimConfig;
 use super::owner::{Dist, Scratch, Wants};
 use super::plan::Plan;
 use super::rows::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-use super::run::ChunkOut;
 use crate::error::Result;
 use crate::mechanism::{Mechanism, MechanismChoice};
 use crate::post::Post;

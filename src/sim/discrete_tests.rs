@@ -11,7 +11,7 @@ use crate::process::discrete::{Grid, NoiseKind};
 use crate::sim::SimConfig;
 use crate::sim::{Owners, Rows, SimOutput, Simulation};
 use crate::values::ValueSpec;
-use crate::{EpsilonMap, Mechanism};
+use crate::{epsilon::EpsilonMap, mechanism::Mechanism};
 
 fn graph(name: &str) -> Graph {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

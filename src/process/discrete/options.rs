@@ -8,8 +8,8 @@ use super::entropy::RngSource;
 use super::grid::Grid;
 use super::ladder::DEFAULT_LEVELS_PER_DOUBLING;
 use super::noise::DiscreteNoise;
+use crate::error::{Error, Result};
 use crate::process::Norm;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Which noise a command samples: the f64 lazy Laplace process (simulations)
