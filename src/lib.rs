@@ -152,6 +152,7 @@ pub mod mechanism;
 pub mod paths;
 pub mod post;
 pub mod process;
+pub mod relay;
 pub mod release;
 pub mod rng;
 pub mod sim;
