@@ -1,8 +1,8 @@
 //! `privdiffuse relay`: the decentralised protocol.
 
 use super::sim_options::SimOptions;
-use privdiffuse::io::{OutputOptions, relay_config_from_summary, relay_default_out_dir};
 use privdiffuse::io::relay_to_dir_on;
+use privdiffuse::io::{OutputOptions, relay_config_from_summary, relay_default_out_dir};
 use privdiffuse::relay::RelayConfig;
 use privdiffuse::sim::Owners;
 use std::path::PathBuf;

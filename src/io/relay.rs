@@ -3,18 +3,20 @@
 //! that replaces DIR only when complete (the rules of `simulate`). The
 //! engine ([`crate::relay`]) hands over typed rows; this module writes them.
 
-use super::csv::CsvSink;
-use super::simulate::{OutputOptions, at_destination, claim_out_dir, write_json};
+use super::simulate::{
+    OutputOptions, at_destination, claim_out_dir, create, finish, write_error, write_json,
+};
 use super::{check_plots_available, simulate::sim_default_out_dir};
 use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Local, RoundExecutor};
-use crate::relay::stats::{bucket_rows, owner_rows};
-use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan, RelayRow};
+use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
+use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
 use crate::sim::SimConfig;
-use crate::sink::RecordSink;
+use crate::util::table::{self, CsvRow};
 use serde::Serialize;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -93,21 +95,13 @@ pub fn relay_to_dir_on(
         .run_on(exec, RelayEngine::Auto, &opts.control)?
         .ok_or_else(|| Error::Unsupported("peer 0 merges the relay's counts".into()))?;
     timings.relay_s = t.elapsed().as_secs_f64();
-    let labels: Vec<String> = plan
-        .owners()
-        .iter()
-        .map(|&o| graph.ids().label(o).to_string())
-        .collect();
-    let rows = owner_rows(&stats, &labels, plan.fractions());
-    let by_distance = bucket_rows(&stats, plan.buckets(), plan.fractions());
-    let mut w = CsvSink::<RelayRow>::create(&dir, "relay.csv", WHAT, 0, &[])?;
-    w.record_all(rows)?;
-    w.finish()?;
-    let mut w = CsvSink::<RelayByDistanceRow>::create(&dir, "relay_by_distance.csv", WHAT, 0, &[])?;
-    w.record_all(by_distance.clone())?;
-    w.finish()?;
+    let (files, by_distance) = relay_files(&plan, &stats)?;
+    for (name, bytes) in &files {
+        let mut w = create(&dir, name)?;
+        w.write_all(bytes).map_err(|e| write_error(&dir, name, e))?;
+        finish(&dir, w, name)?;
+    }
     let summary = summarize(&plan, &stats);
-    write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
         let t = Instant::now();
         #[cfg(feature = "plots")]
@@ -119,6 +113,52 @@ pub fn relay_to_dir_on(
     write_json(&dir, "timings.json", &timings)?;
     dir.commit()?;
     Ok(Some((summary, timings)))
+}
+
+/// The files of a finished run, formatted in memory as `relay --out`
+/// writes them: `relay.csv`, `relay_by_distance.csv` and `summary.json`
+/// (the Python package returns these bytes); also the by-distance rows, for
+/// the figure.
+pub fn relay_files(
+    plan: &RelayPlan<'_>,
+    stats: &RunStats,
+) -> Result<(Vec<(&'static str, Vec<u8>)>, Vec<RelayByDistanceRow>)> {
+    let labels: Vec<String> = plan
+        .owners()
+        .iter()
+        .map(|&o| plan.graph().ids().label(o).to_string())
+        .collect();
+    let rows = owner_rows(stats, &labels, plan.fractions());
+    let by_distance = bucket_rows(stats, plan.buckets(), plan.fractions());
+    let mut summary = serde_json::to_vec_pretty(&summarize(plan, stats))
+        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
+    summary.push(b'\n');
+    let files = vec![
+        ("relay.csv", csv_bytes("relay.csv", &rows)?),
+        (
+            "relay_by_distance.csv",
+            csv_bytes("relay_by_distance.csv", &by_distance)?,
+        ),
+        ("summary.json", summary),
+    ];
+    Ok((files, by_distance))
+}
+
+/// The header of `R` and its rows, as the run's CSV writers format them.
+fn csv_bytes<R: CsvRow>(name: &str, rows: &[R]) -> Result<Vec<u8>> {
+    let fail = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            Error::Numerical(format!("{name}: {e} ({WHAT} is not a finite number)"))
+        } else {
+            Error::Numerical(format!("{name}: {e}"))
+        }
+    };
+    let mut w =
+        table::Writer::with_header(Vec::new(), table::columns::<R>(0, &[])).map_err(fail)?;
+    for r in rows {
+        w.row(r).map_err(fail)?;
+    }
+    w.into_inner().map_err(fail)
 }
 
 /// Reads the `config` object of a relay `summary.json` (or, without a `sim`

@@ -94,8 +94,8 @@ pub use plan::{RelayPlan, Relays, message_bytes};
 pub use rows::{RelayByDistanceRow, RelayRow};
 pub use run::RelayEngine;
 pub use stats::{OwnerStats, RelayTotal, RunStats};
-pub use trace::{Message, NodeState, RelayTrace};
 pub use summary::{RelaySummary, summarize};
+pub use trace::{Message, NodeState, RelayTrace};
 
 #[cfg(test)]
 mod tests;

@@ -43,7 +43,11 @@ impl std::str::FromStr for RelayEngine {
             "sweep" => Ok(RelayEngine::Sweep),
             "rounds" => Ok(RelayEngine::Rounds),
             "exchange" => Ok(RelayEngine::Exchange),
-            _ => Err(crate::Error::param("engine", s, "auto, sweep, rounds or exchange")),
+            _ => Err(crate::Error::param(
+                "engine",
+                s,
+                "auto, sweep, rounds or exchange",
+            )),
         }
     }
 }

@@ -52,9 +52,27 @@ fn simulate_answers(
 #[test]
 fn every_answer_is_simulates_and_no_message_exceeds_its_receiver() {
     let cases = [
-        ("karate.edges", DistanceKind::Hop, "range:0.5..15", 2, Norm::L2),
-        ("lesmis.edges", DistanceKind::Hop, "exp:a=3,b=0.7", 1, Norm::L1),
-        ("karate_weighted.edges", DistanceKind::Weighted, "range:0.5..15", 1, Norm::L1),
+        (
+            "karate.edges",
+            DistanceKind::Hop,
+            "range:0.5..15",
+            2,
+            Norm::L2,
+        ),
+        (
+            "lesmis.edges",
+            DistanceKind::Hop,
+            "exp:a=3,b=0.7",
+            1,
+            Norm::L1,
+        ),
+        (
+            "karate_weighted.edges",
+            DistanceKind::Weighted,
+            "range:0.5..15",
+            1,
+            Norm::L1,
+        ),
     ];
     for (file, kind, spec, dim, norm) in cases {
         let g = golden(file);
@@ -119,7 +137,11 @@ fn every_answer_is_simulates_and_no_message_exceeds_its_receiver() {
             if kind == DistanceKind::Hop {
                 let ecc = t.nodes.iter().map(|n| n.distance).fold(0.0, f64::max);
                 assert_eq!(t.stats.rounds as f64, ecc, "{file} {id}");
-                assert!(t.messages.iter().all(|m| m.round >= 1 && m.round <= t.stats.rounds + 1));
+                assert!(
+                    t.messages
+                        .iter()
+                        .all(|m| m.round >= 1 && m.round <= t.stats.rounds + 1)
+                );
             }
         }
     }
@@ -155,7 +177,11 @@ fn every_engine_gives_the_same_counts() {
         (long, DistanceKind::Hop, exp),
         (golden("karate.edges"), DistanceKind::Hop, exp),
         // Plateaus: ε(1) = ε(2) and ε(3) = ε(4) = …
-        (golden("karate.edges"), DistanceKind::Hop, "table:1=8,2=8,3=2,*=2"),
+        (
+            golden("karate.edges"),
+            DistanceKind::Hop,
+            "table:1=8,2=8,3=2,*=2",
+        ),
         (golden("lesmis.edges"), DistanceKind::Hop, exp),
         (golden("karate_weighted.edges"), DistanceKind::Weighted, exp),
         (golden("karate_weighted.edges"), DistanceKind::Hop, exp),
@@ -175,9 +201,17 @@ fn every_engine_gives_the_same_counts() {
                 .untrimmed(fractions.clone())
                 .seed(5);
             let base = relay.run().unwrap();
-            for engine in [RelayEngine::Sweep, RelayEngine::Rounds, RelayEngine::Exchange] {
+            for engine in [
+                RelayEngine::Sweep,
+                RelayEngine::Rounds,
+                RelayEngine::Exchange,
+            ] {
                 let other = relay.clone().engine(engine).run().unwrap();
-                assert_eq!(other.stats(), base.stats(), "{engine:?} {kind} {fractions:?}");
+                assert_eq!(
+                    other.stats(),
+                    base.stats(),
+                    "{engine:?} {kind} {fractions:?}"
+                );
                 assert_eq!(other.rows(), base.rows());
                 assert_eq!(other.by_distance(), base.by_distance());
             }
@@ -231,19 +265,28 @@ fn path_graph_by_hand() {
         let r = relay.clone().engine(engine);
         // Everyone trims: each learns its own level, in the round of its hop.
         let t = r.trace("0", ids(&[])).unwrap();
-        assert_eq!(learned(&t), row(&[(16.0, 1), (8.0, 2), (4.0, 3), (2.0, 4), (1.0, 5)]));
+        assert_eq!(
+            learned(&t),
+            row(&[(16.0, 1), (8.0, 2), (4.0, 3), (2.0, 4), (1.0, 5)])
+        );
         assert_eq!(t.stats.messages, 10);
         assert_eq!(t.stats.excess_max, 1.0);
         // Node 2 untrimmed: it forwards ε(2) = 8 (what it holds in round 2)
         // instead of ε(3) = 4; node 3 learns 8, twice its own 4; node 1
         // hears 8 from node 2 but holds 16 from the owner.
         let t = r.trace("0", ids(&["2"])).unwrap();
-        assert_eq!(learned(&t), row(&[(16.0, 1), (8.0, 2), (8.0, 3), (2.0, 4), (1.0, 5)]));
+        assert_eq!(
+            learned(&t),
+            row(&[(16.0, 1), (8.0, 2), (8.0, 3), (2.0, 4), (1.0, 5)])
+        );
         assert_eq!(t.stats.excess_max, 2.0);
         assert!(t.nodes.iter().all(|n| n.identical));
         // Nodes 1 and 2 untrimmed: 16 travels to node 3 (4× its level).
         let t = r.trace("0", ids(&["1", "2"])).unwrap();
-        assert_eq!(learned(&t), row(&[(16.0, 1), (16.0, 2), (16.0, 3), (2.0, 4), (1.0, 5)]));
+        assert_eq!(
+            learned(&t),
+            row(&[(16.0, 1), (16.0, 2), (16.0, 3), (2.0, 4), (1.0, 5)])
+        );
         assert_eq!(t.stats.excess_max, 4.0);
         // The owner listed stays trimming.
         let t = r.trace("0", ids(&["0"])).unwrap();
@@ -343,11 +386,17 @@ fn leakage_grows_with_the_untrimmed_fraction() {
     assert_eq!(t.len(), 3);
     assert_eq!(t[0].eps_learned_ratio_mean, Some(1.0));
     assert_eq!(t[0].eps_learned_excess_max, 1.0);
-    let m: Vec<f64> = t.iter().map(|x| x.eps_learned_ratio_mean.unwrap()).collect();
+    let m: Vec<f64> = t
+        .iter()
+        .map(|x| x.eps_learned_ratio_mean.unwrap())
+        .collect();
     assert!(m[0] < m[1] && m[1] < m[2], "mean ratio {m:?}");
     assert!(t.iter().all(|x| x.identical == x.recipients));
     for r in out.by_distance().iter().filter(|r| r.untrimmed == 0.0) {
-        assert_eq!((r.eps_learned_ratio_mean, r.eps_learned_ratio_max), (1.0, 1.0));
+        assert_eq!(
+            (r.eps_learned_ratio_mean, r.eps_learned_ratio_max),
+            (1.0, 1.0)
+        );
     }
     // Per recipient, for a few owners: nested sets, monotone learning.
     for owner in ["0", "17", "99"] {
@@ -358,7 +407,11 @@ fn leakage_grows_with_the_untrimmed_fraction() {
         for w in traces.windows(2) {
             for (a, b) in w[0].nodes.iter().zip(&w[1].nodes) {
                 assert_eq!(a.node, b.node);
-                assert!(a.eps_learned <= b.eps_learned, "owner {owner}, node {}", a.id);
+                assert!(
+                    a.eps_learned <= b.eps_learned,
+                    "owner {owner}, node {}",
+                    a.id
+                );
                 assert!(!a.untrimmed || b.untrimmed, "nested sets");
             }
         }
@@ -375,8 +428,14 @@ fn leakage_grows_with_the_untrimmed_fraction() {
 fn bad_requests_are_refused_in_one_line() {
     let g = golden("karate.edges");
     for (relay, what) in [
-        (Relay::new(&g).distance(DistanceKind::Resistance), "not path metrics"),
-        (Relay::new(&g).distance(DistanceKind::ResistanceApprox), "not path metrics"),
+        (
+            Relay::new(&g).distance(DistanceKind::Resistance),
+            "not path metrics",
+        ),
+        (
+            Relay::new(&g).distance(DistanceKind::ResistanceApprox),
+            "not path metrics",
+        ),
         (Relay::new(&g).untrimmed([0.1, 1.5]), "untrimmed"),
         (Relay::new(&g).untrimmed([0.1, 0.1]), "each fraction once"),
         (Relay::new(&g).untrimmed([]), "untrimmed"),

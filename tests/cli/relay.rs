@@ -130,13 +130,22 @@ fn its_answers_are_simulates() {
     assert_eq!(t["central_bytes"], 34 * 33 * 16);
     assert_eq!(summary["config"]["sim"]["mechanism"], "correlated");
     assert!(summary["round"].as_str().unwrap().contains("synchronous"));
-    let e = stderr(&bin()
-        .args(["simulate", "--mechanism", "correlated", "--responses", "-q", "--no-plots"])
-        .args(KARATE)
-        .arg("--out")
-        .arg(d.join("s"))
-        .output()
-        .unwrap());
+    let e = stderr(
+        &bin()
+            .args([
+                "simulate",
+                "--mechanism",
+                "correlated",
+                "--responses",
+                "-q",
+                "--no-plots",
+            ])
+            .args(KARATE)
+            .arg("--out")
+            .arg(d.join("s"))
+            .output()
+            .unwrap(),
+    );
     assert!(e.is_empty(), "{e}");
     let responses = read(&d.join("s/responses.csv"));
     assert_eq!(responses.lines().count(), 1 + 34 * 33);
@@ -149,10 +158,18 @@ fn refuses_what_it_cannot_do_in_one_line() {
     let out = d.join("o");
     for (extra, code, what) in [
         (&["--distance", "resistance"][..], 2, "not path metrics"),
-        (&["--distance", "resistance-approx"][..], 2, "not path metrics"),
+        (
+            &["--distance", "resistance-approx"][..],
+            2,
+            "not path metrics",
+        ),
         (&["--untrimmed", "0,1.5"][..], 2, "--untrimmed"),
         (&["--untrimmed", "0.2,0.2"][..], 2, "each fraction once"),
-        (&["--unreachable", "floor", "--eps-min", "0.1"][..], 2, "--unreachable"),
+        (
+            &["--unreachable", "floor", "--eps-min", "0.1"][..],
+            2,
+            "--unreachable",
+        ),
         (&["--untrimmed", "x"][..], 2, "--untrimmed"),
     ] {
         let mut args = KARATE.to_vec();
