@@ -115,6 +115,9 @@ pub fn relay_to_dir_on(
     Ok(Some((summary, timings)))
 }
 
+/// A file of a run directory in memory: its name and its bytes.
+pub type NamedFile = (&'static str, Vec<u8>);
+
 /// The files of a finished run, formatted in memory as `relay --out`
 /// writes them: `relay.csv`, `relay_by_distance.csv` and `summary.json`
 /// (the Python package returns these bytes); also the by-distance rows, for
@@ -122,7 +125,7 @@ pub fn relay_to_dir_on(
 pub fn relay_files(
     plan: &RelayPlan<'_>,
     stats: &RunStats,
-) -> Result<(Vec<(&'static str, Vec<u8>)>, Vec<RelayByDistanceRow>)> {
+) -> Result<(Vec<NamedFile>, Vec<RelayByDistanceRow>)> {
     let labels: Vec<String> = plan
         .owners()
         .iter()

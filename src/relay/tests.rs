@@ -33,7 +33,7 @@ fn simulate_answers(
         .unwrap();
     out.responses()
         .unwrap()
-        .into_iter()
+        .iter()
         .map(|r| {
             (
                 (r.owner.to_string(), r.recipient.to_string()),
