@@ -43,7 +43,9 @@
 //!   [`ReleaseTrials`] — many trials of it with the accuracy table and the
 //!   composition baseline (`relax`);
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
-//! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`).
+//! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
+//! * [`Relay`] — the decentralised protocol, each owner's path passed on
+//!   between friends by trimming relays ([`RelayOutput`]); as `relay`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!
@@ -176,6 +178,7 @@ pub use mechanism::{Mechanism, MechanismChoice};
 pub use paths::PathSamples;
 pub use post::Post;
 pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
+pub use relay::{Relay, RelayConfig, RelayOutput};
 pub use release::ReleaseTrials;
 pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
 pub use sim::{ByDistanceRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
