@@ -44,7 +44,9 @@
 //!   [`ReleaseTrials`] — many trials of it with the accuracy table and the
 //!   composition baseline (`relax`);
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
-//! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`).
+//! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
+//! * [`Relay`] — the decentralised protocol, each owner's path passed on
+//!   between friends by trimming relays ([`RelayOutput`]); as `relay`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!
@@ -175,6 +177,8 @@ pub mod post;
 #[doc(hidden)]
 pub mod process;
 #[doc(hidden)]
+pub mod relay;
+#[doc(hidden)]
 pub mod release;
 #[doc(hidden)]
 pub mod rng;
@@ -228,6 +232,7 @@ pub use collusion::{
 pub use evolve::{Evolve, EvolveOutput, HeldOut, hold_out, read_events};
 pub use exec::{ChunkJob, Executor, Local};
 pub use paths::{PathSampleRow, PathSamples};
+pub use relay::{Relay, RelayConfig, RelayOutput};
 pub use release::{AccuracyRow, ReleaseRow, ReleaseTrials};
 pub use sim::{
     ByDistanceRow, EgoRow, JumpRow, KeptRow, OwnerRow, Owners, PathRow, ResponseRow, Rows,

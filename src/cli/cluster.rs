@@ -5,6 +5,7 @@
 //! unknown arguments): [`ClusterArgs`] is then empty and always local.
 
 use privdiffuse::collusion::CollusionConfig;
+use privdiffuse::relay::RelayConfig;
 use privdiffuse::sim::SimConfig;
 use privdiffuse::utility::UtilityConfig;
 
@@ -28,6 +29,8 @@ pub enum Job<'a> {
     Collude(&'a CollusionConfig),
     /// `utility`.
     Utility(&'a UtilityConfig),
+    /// `relay`.
+    Relay(&'a RelayConfig),
 }
 
 /// Without the `distributed` feature: no flags, this process only.
@@ -118,6 +121,7 @@ impl ClusterArgs {
             Job::Simulate(c) => Fingerprint::simulate(c),
             Job::Collude(c) => Fingerprint::collude(c),
             Job::Utility(c) => Fingerprint::utility(c),
+            Job::Relay(c) => Fingerprint::relay(c),
         }?;
         let cluster = Cluster::connect(&ClusterSpec {
             hostfile: hostfile.clone(),

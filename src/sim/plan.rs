@@ -32,8 +32,9 @@ pub enum Buckets {
 }
 
 impl Buckets {
+    /// The bucket of distance `d` (the unreachable bucket for `inf`).
     #[inline]
-    pub(super) fn index(&self, d: f64) -> usize {
+    pub(crate) fn index(&self, d: f64) -> usize {
         match *self {
             Buckets::Integer => {
                 if d.is_finite() {
@@ -54,7 +55,8 @@ impl Buckets {
         }
     }
 
-    pub(super) fn edges(&self, b: usize) -> (f64, f64) {
+    /// Lower and upper edge of bucket `b`.
+    pub(crate) fn edges(&self, b: usize) -> (f64, f64) {
         match *self {
             Buckets::Integer if b == 0 => (f64::INFINITY, f64::INFINITY),
             Buckets::Integer => (b as f64, b as f64),

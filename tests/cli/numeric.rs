@@ -25,9 +25,10 @@ const VALUES: [&str; 7] = [
 ];
 
 /// The commands (a subcommand path) whose options are checked.
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     "simulate",
     "utility",
+    "relay",
     "subgraph",
     "collude",
     "sweep",
@@ -81,6 +82,24 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "owners",
             "access-radius",
             "replicates",
+            "seed",
+            "resistance-cap",
+            "approx-k",
+            "threads",
+            "memory-budget",
+        ],
+    ),
+    (
+        "relay",
+        &[
+            "bins",
+            "eps-min",
+            "eps-max",
+            "dim",
+            "delta",
+            "sensitivity",
+            "owners",
+            "untrimmed",
             "seed",
             "resistance-cap",
             "approx-k",
@@ -330,6 +349,18 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
             ]),
             out_dir,
         ),
+        "relay" => (
+            s(&[
+                "relay",
+                "--graph",
+                &karate,
+                "--no-plots",
+                "-q",
+                "--owners",
+                "3",
+            ]),
+            out_dir,
+        ),
         "subgraph" => (
             // `--ego` is the option under test, or the view to write.
             if opt == "ego" {
@@ -459,6 +490,7 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
         ("distances", "approx-tol") => args.extend(s(&["--distance", "resistance-approx"])),
         ("simulate" | "collude" | "distances", "resistance-cap")
         | ("simulate" | "collude", "bins") => args.extend(s(&["--distance", "resistance"])),
+        ("relay", "bins") => args.extend(s(&["--distance", "weighted"])),
         ("simulate" | "collude" | "relax", "delta") => {
             args.extend(s(&["--mechanism", "gaussian", "--norm", "l2"]))
         }
