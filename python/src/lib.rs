@@ -20,6 +20,7 @@ mod collude;
 mod door;
 mod epsilon;
 mod errors;
+mod evolve;
 mod graph;
 mod noise;
 mod simulate;
@@ -74,10 +75,13 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
         "simulate" => Ok(privdiffuse::util::table::fields::<privdiffuse::SimConfig>().to_vec()),
         "collude" => Ok(privdiffuse::collusion::config::collusion_keys().to_vec()),
         "utility" => Ok(door::utility_keys().to_vec()),
+        "evolve" => {
+            Ok(privdiffuse::util::table::fields::<privdiffuse::evolve::EvolveConfig>().to_vec())
+        }
         _ => Err(param_err(
             "command",
             command,
-            "simulate, collude or utility",
+            "simulate, collude, utility or evolve",
         )),
     }
 }
@@ -92,11 +96,13 @@ fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<collude::PyCollusionOutput>()?;
     m.add_class::<utility::PyUtilityOutput>()?;
     m.add_class::<sweep::PySweepOutput>()?;
+    m.add_class::<evolve::PyStore>()?;
     m.add_function(wrap_pyfunction!(noise::_sample_paths, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(collude::_collude, m)?)?;
     m.add_function(wrap_pyfunction!(utility::_utility, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(evolve::_evolve, m)?)?;
     m.add_function(wrap_pyfunction!(_plot, m)?)?;
     m.add_function(wrap_pyfunction!(_distance_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_option_names, m)?)?;
