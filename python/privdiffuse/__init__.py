@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _privdiffuse as _n
 from ._privdiffuse import EpsilonMap, GradualRelease, NoisePath
+from ._evolve import EvolveResult, Store, evolve
 
 __all__ = [
     "Graph",
@@ -54,6 +55,9 @@ __all__ = [
     "relay",
     "sweep",
     "option_names",
+    "Store",
+    "EvolveResult",
+    "evolve",
     "plot",
     "__version__",
 ]

@@ -20,6 +20,7 @@ mod collude;
 mod door;
 mod epsilon;
 mod errors;
+mod evolve;
 mod graph;
 mod noise;
 mod relay;
@@ -76,10 +77,13 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
         "collude" => Ok(privdiffuse::collusion::config::collusion_keys().to_vec()),
         "utility" => Ok(door::utility_keys().to_vec()),
         "relay" => Ok(relay::relay_keys().to_vec()),
+        "evolve" => {
+            Ok(privdiffuse::util::table::fields::<privdiffuse::evolve::EvolveConfig>().to_vec())
+        }
         _ => Err(param_err(
             "command",
             command,
-            "simulate, collude, utility or relay",
+            "simulate, collude, utility, relay or evolve",
         )),
     }
 }
@@ -95,12 +99,14 @@ fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<utility::PyUtilityOutput>()?;
     m.add_class::<relay::PyRelayOutput>()?;
     m.add_class::<sweep::PySweepOutput>()?;
+    m.add_class::<evolve::PyStore>()?;
     m.add_function(wrap_pyfunction!(noise::_sample_paths, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(collude::_collude, m)?)?;
     m.add_function(wrap_pyfunction!(utility::_utility, m)?)?;
     m.add_function(wrap_pyfunction!(relay::_relay, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(evolve::_evolve, m)?)?;
     m.add_function(wrap_pyfunction!(_plot, m)?)?;
     m.add_function(wrap_pyfunction!(_distance_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_option_names, m)?)?;

@@ -25,11 +25,13 @@
 //! BFS's fixed point, so the result equals full recomputation (tested); for
 //! resistance distances every owner is recomputed.
 
+mod config;
 mod engine;
 mod events;
 mod holdout;
 mod pairs;
 
+pub use config::EvolveConfig;
 pub use events::read_events;
 pub use holdout::{HeldOut, hold_out};
 

@@ -402,6 +402,17 @@ impl Store {
         &mut self,
         f: impl FnOnce(&mut BatchWriter<'_>) -> Result<T>,
     ) -> Result<T> {
+        // The batch may extend paths: [`Store::answer`] reloads them.
+        self.cache.paths.clear();
+        self.write_batch_keeping_cache(f)
+    }
+
+    /// [`Store::write_batch`] for [`Store::answer`], which keeps its cached
+    /// paths in step with what it writes itself.
+    fn write_batch_keeping_cache<T>(
+        &mut self,
+        f: impl FnOnce(&mut BatchWriter<'_>) -> Result<T>,
+    ) -> Result<T> {
         if self.lock.is_none() {
             return Err(Error::Unsupported(format!(
                 "{}: opened for reading; open it with Store::open_writer to write",
