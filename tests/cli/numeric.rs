@@ -223,6 +223,12 @@ const NOT_NUMERIC: &[&str] = &[
     "store",
     "noise",
     "rng",
+    // `--features distributed` only (tests/cluster/ drives them: a peer
+    // needs its partners, so they are not driven alone here)
+    "cluster",
+    "process",
+    "workers",
+    "cluster-timeout",
 ];
 
 /// Sweep keys that take numbers, driven through `sweep --set KEY=V` (the
