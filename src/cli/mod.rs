@@ -13,6 +13,7 @@ pub mod flags;
 mod generate;
 mod generate_events;
 mod info;
+pub mod oom;
 mod path;
 mod plot;
 mod progress;
