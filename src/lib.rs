@@ -162,6 +162,7 @@ pub mod store;
 pub mod sweep;
 pub mod util;
 pub mod utility;
+pub mod value_models;
 pub mod values;
 
 pub use collusion::{Coalition, CoalitionMembers, Collusion, CollusionOutput, Estimator};

@@ -70,6 +70,8 @@ pub enum Purpose {
     /// The `resample` policy's fresh answers in `evolve` (keyed by owner,
     /// recipient and batch).
     Resample = 12,
+    /// Value models drawn on the graph (`infection:`, `sir:`, `smooth:`).
+    ValueModel = 13,
 }
 
 /// SplitMix64 finaliser: a bijective, well-mixing 64-bit hash.
