@@ -46,15 +46,15 @@ impl<'a> UtilityPlan<'a> {
                     let this = &*self;
                     let mut merge = |k: usize, share: PeerShare| -> Result<()> {
                         let r = k / np;
+                        if !share.acc.fits(this) {
+                            return Err(Error::Unsupported(
+                                "cluster: utility sums of another layout arrived (peers \
+                                 built from different versions?)"
+                                    .into(),
+                            ));
+                        }
                         let entry = match open.remove(&r) {
                             None => (share.acc, share.partial, 1),
-                            Some((a, _, _)) if !a.same_layout(&share.acc) => {
-                                return Err(Error::Unsupported(
-                                    "cluster: utility sums of another layout arrived (peers \
-                                     built from different versions?)"
-                                        .into(),
-                                ));
-                            }
                             Some((mut a, mut p, n)) => {
                                 a.merge(&share.acc);
                                 p.merge(&share.partial);

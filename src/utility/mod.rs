@@ -10,7 +10,11 @@
 //!   answer replaced by (y − q)/(1 − 2q), q = ½·e^(−λ/2) the flip probability
 //!   at process level λ = ε/Δ;
 //! * [`Scheme::Access`] (thesis §3.1.2): owners within `access_radius` hops
-//!   are seen exactly, others not at all.
+//!   are seen exactly, others not at all;
+//! * [`Scheme::CorrelatedShrinkage`], [`Scheme::IndependentShrinkage`]: the
+//!   empirical-Bayes `shrinkage` estimator, which weighs each answer by its
+//!   noise variance (see [`shrinkage`]; when the hop bound is at most
+//!   [`SHRINKAGE_LEVELS_MAX`]).
 //!
 //! # Library API (chunk → partial → merge)
 //! [`UtilityPlan::new`] validates and resolves a [`UtilityConfig`].
@@ -48,6 +52,7 @@ mod executor;
 mod hops;
 mod replicates;
 mod rows;
+pub mod shrinkage;
 mod summary;
 
 pub use builder::Utility;
@@ -55,6 +60,7 @@ pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch, Fixed};
 pub use executor::PeerShare;
 use hops::{guess_max_eccentricity, hop_bound};
 pub use rows::{RecipientErrors, UtilityResult, UtilityRow, bucket_range, degree_bucket};
+pub use shrinkage::{SHRINKAGE_LEVELS_MAX, ShrinkPlan, ShrinkSums};
 pub use summary::{RangeGuess, UtilitySummary};
 
 use crate::distance::{DistanceKind, Distances};
@@ -81,6 +87,10 @@ pub enum Scheme {
     IndependentDebiased,
     /// Exact values within the access radius.
     Access,
+    /// Empirical-Bayes shrinkage of the correlated answers (debiased bits).
+    CorrelatedShrinkage,
+    /// Empirical-Bayes shrinkage of independent answers (debiased bits).
+    IndependentShrinkage,
 }
 
 impl Scheme {
@@ -92,7 +102,18 @@ impl Scheme {
             Scheme::CorrelatedDebiased => "correlated-debiased",
             Scheme::IndependentDebiased => "independent-debiased",
             Scheme::Access => "access",
+            Scheme::CorrelatedShrinkage => "correlated-shrinkage",
+            Scheme::IndependentShrinkage => "independent-shrinkage",
         }
+    }
+
+    /// Whether `mse_theory` has a closed form (not for access, whose error
+    /// is a deterministic bias, nor for shrinkage).
+    pub fn has_theory(self) -> bool {
+        !matches!(
+            self,
+            Scheme::Access | Scheme::CorrelatedShrinkage | Scheme::IndependentShrinkage
+        )
     }
 }
 
@@ -220,6 +241,8 @@ pub struct UtilityPlan<'a> {
     first_guess: Option<u32>,
     /// Gamma(c, 1) for c = 1..=64 (the independent sums' mixing laws).
     unit_gammas: Vec<rand_distr::Gamma<f64>>,
+    /// The shrinkage rows' part (`None`: hop bound too deep for them).
+    shrink: Option<ShrinkPlan>,
 }
 
 impl<'a> UtilityPlan<'a> {
@@ -428,7 +451,7 @@ impl<'a> UtilityPlan<'a> {
                 t + 1,
             ]),
         )?;
-        Ok(UtilityPlan {
+        let mut built = UtilityPlan {
             plan,
             config: config.clone(),
             schemes,
@@ -447,7 +470,16 @@ impl<'a> UtilityPlan<'a> {
             unit_gammas: (1..=CHUNK)
                 .map(|c| rand_distr::Gamma::new(c as f64, 1.0).expect("shape c ≥ 1, scale 1"))
                 .collect(),
-        })
+            shrink: None,
+        };
+        // Shrinkage rows (src/utility/shrinkage.rs), after every other scheme.
+        built.shrink = ShrinkPlan::new(&built)?;
+        if built.shrink.is_some() {
+            built
+                .schemes
+                .extend([Scheme::CorrelatedShrinkage, Scheme::IndependentShrinkage]);
+        }
+        Ok(built)
     }
 
     /// The configuration.
@@ -535,6 +567,12 @@ impl<'a> UtilityPlan<'a> {
     }
     pub(crate) fn top(&self) -> f64 {
         self.top
+    }
+
+    /// The shrinkage rows' part (`None` when the hop bound exceeds
+    /// [`SHRINKAGE_LEVELS_MAX`]).
+    pub fn shrinkage(&self) -> Option<&ShrinkPlan> {
+        self.shrink.as_ref()
     }
 
     pub(crate) fn level_info(&self, level: u32) -> Result<LevelInfo> {

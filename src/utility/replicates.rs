@@ -153,7 +153,7 @@ impl UtilityPlan<'_> {
             theory: self
                 .schemes
                 .iter()
-                .map(|s| (*s != Scheme::Access).then(|| Vec::with_capacity(n)))
+                .map(|s| s.has_theory().then(|| Vec::with_capacity(n)))
                 .collect(),
         };
         let mut u = vec![0.0; dim];
@@ -178,6 +178,12 @@ impl UtilityPlan<'_> {
                                 .collect(),
                             None,
                         )
+                    }
+                    Scheme::CorrelatedShrinkage | Scheme::IndependentShrinkage => {
+                        match self.shrinkage() {
+                            Some(sp) => (sp.estimate(acc, j, *s, &u), None),
+                            None => (vec![f64::NAN; dim], None),
+                        }
                     }
                     _ => {
                         let ri = self.random.iter().position(|r| r == s).expect("random");
