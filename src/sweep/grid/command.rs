@@ -1,12 +1,13 @@
 //! The sweep key `command = simulate|collude|utility` (issue 27 item 3): what
-//! a point runs, and the utility's own keys `access_radius` and
-//! `replicates`.
+//! a point runs, and the utility's own key `access_radius`. A utility point
+//! runs as many replicates as the simulation key `replicates` says (the same
+//! meaning: independent repetitions, pooled).
 //!
 //! Without `command` a point is `collude` when a `coalition` is set and
 //! `simulate` otherwise (the rule before the key existed, so older sweeps
 //! give the same files). A `command` that contradicts the keys given is
 //! refused: `collude` without a `coalition`, a `coalition` with `simulate`
-//! or `utility`, `access_radius` or `replicates` without `utility`.
+//! or `utility`, `access_radius` without `utility`.
 //!
 //! A utility point runs [`crate::utility::UtilityPlan`] on the point's
 //! simulation options; its rows in the long format
@@ -24,7 +25,7 @@ use crate::sim::SimConfig;
 use crate::utility::{MAX_REPLICATES, UtilityConfig};
 
 /// Sweep keys that choose and configure what a point runs.
-pub const COMMAND_KEYS: [&str; 3] = ["command", "access_radius", "replicates"];
+pub const COMMAND_KEYS: [&str; 2] = ["command", "access_radius"];
 
 /// What a sweep point runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +69,7 @@ fn whole(key: &str, text: &str, lo: u64, hi: u64) -> Result<u64> {
 pub(super) fn check_command_key(key: &str, text: &str) -> Result<()> {
     match key {
         "command" => text.parse::<Command>().map(drop),
-        "access_radius" => whole(key, text, 0, u32::MAX as u64).map(drop),
-        _ => whole(key, text, 1, MAX_REPLICATES as u64).map(drop),
+        _ => whole(key, text, 0, u32::MAX as u64).map(drop),
     }
 }
 
@@ -107,13 +107,10 @@ pub(super) fn command_point(
         _ => {}
     }
     if command != Command::Utility {
-        if let Some(k) = ["access_radius", "replicates"]
-            .into_iter()
-            .find(|k| get(k).is_some())
-        {
+        if let Some(t) = get("access_radius") {
             return Err(Error::param(
-                k,
-                get(k).unwrap_or_default(),
+                "access_radius",
+                t,
                 "`command = utility` (a utility option)",
             ));
         }
@@ -126,9 +123,14 @@ pub(super) fn command_point(
     if let Some(t) = get("access_radius") {
         config.access_radius = whole("access_radius", t, 0, u32::MAX as u64)? as u32;
     }
-    if let Some(t) = get("replicates") {
-        config.replicates = whole("replicates", t, 1, MAX_REPLICATES as u64)? as usize;
+    if sim.replicates as usize > MAX_REPLICATES {
+        return Err(Error::param(
+            "replicates",
+            sim.replicates,
+            format!("a whole number in 1..={MAX_REPLICATES} for a utility point"),
+        ));
     }
+    config.replicates = sim.replicates as usize;
     config.check()?;
     Ok(Some(UtilityPoint { config }))
 }
@@ -147,13 +149,13 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+        let five = SimConfig {
+            replicates: 5,
+            ..SimConfig::default()
+        };
         let u = command_point(
-            &[
-                ("command", "utility"),
-                ("access_radius", "2"),
-                ("replicates", "5"),
-            ],
-            &sim,
+            &[("command", "utility"), ("access_radius", "2")],
+            &five,
             false,
         )
         .unwrap()
@@ -163,16 +165,11 @@ mod tests {
             (vec![("command", "collude")], false, "command"),
             (vec![("command", "utility")], true, "command"),
             (vec![("command", "simulate")], true, "command"),
-            (vec![("replicates", "3")], false, "replicates"),
+            (vec![("access_radius", "3")], false, "access_radius"),
             (
                 vec![("command", "simulate"), ("access_radius", "1")],
                 false,
                 "access_radius",
-            ),
-            (
-                vec![("command", "utility"), ("replicates", "0")],
-                false,
-                "replicates",
             ),
             (vec![("command", "run")], false, "command"),
         ] {
@@ -181,7 +178,7 @@ mod tests {
         }
         assert!(check_command_key("command", "utility").is_ok());
         assert!(check_command_key("command", "x").is_err());
-        assert!(check_command_key("replicates", "0").is_err());
+        assert!(check_command_key("access_radius", "-1").is_err());
         assert!(check_command_key("access_radius", "0").is_ok());
     }
 
@@ -202,15 +199,15 @@ mod tests {
         }
         let karate = concat!(env!("CARGO_MANIFEST_DIR"), "/data/karate.edges");
         let toml = format!(
-            "[base]\ngraph = \"{karate}\"\ndim = 1\npost = \"bit\"\nreplicates = 3\n\
+            "[base]\ngraph = \"{karate}\"\ndim = 1\npost = \"bit\"\naccess_radius = 2\n\
              eps = \"exp:a=3,b=0.5\"\n\
              [grid]\ncommand = [\"utility\", \"simulate\"]\nvalues = [\"bits:0.3\", \"infection:seeds=2,frac=0.3\"]\n"
         );
-        // `replicates` belongs to utility points only: the simulate points refuse it.
+        // `access_radius` belongs to utility points only: the simulate points refuse it.
         let grid = crate::sweep::Grid::from_toml_str(&toml).unwrap();
         let e = grid.points().unwrap_err().to_string();
-        assert!(e.contains("replicates"), "{e}");
-        let toml = toml.replace("replicates = 3\n", "").replace(
+        assert!(e.contains("access_radius"), "{e}");
+        let toml = toml.replace(
             "command = [\"utility\", \"simulate\"]",
             "command = [\"utility\"]",
         );

@@ -186,7 +186,7 @@ pub(super) fn ty_of(slot: &Slot, defaults: &Map<String, Value>) -> Ty {
         Slot::Distance(k) => defaults.get("distance_options").and_then(|d| d.get(k)),
         Slot::Collude(k) => {
             return match *k {
-                "trials" | "access_radius" | "replicates" => Ty::Int,
+                "trials" | "access_radius" => Ty::Int,
                 "composition_delta" => Ty::Float,
                 _ => Ty::Str,
             };
