@@ -1,7 +1,7 @@
 //! Distance benchmarks (issue 3 "Speed"); peers: `benches/peers/peers.py`.
 //!
 //! `cargo bench --bench distance -- --quick` runs:
-//! * on `../shared/data/facebook_combined.txt` (or `$PRIVDIFFUSE_FACEBOOK`;
+//! * on `data/facebook_combined.txt` (or `$PRIVDIFFUSE_FACEBOOK`;
 //!   skipped with a notice when absent): single-source BFS, all 4,039 owners
 //!   via `batch()` (rayon over 64-owner chunks, one `Workspace` per thread),
 //!   single-source Dijkstra, exact resistance `Distances::new`; then a one-shot
@@ -25,20 +25,13 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// `$PRIVDIFFUSE_FACEBOOK`, else `../shared/data/facebook_combined.txt` next
-/// to the checkout (or next to its parent, for worktrees under `wt/`).
+/// `$PRIVDIFFUSE_FACEBOOK`, else `data/facebook_combined.txt` in the
+/// checkout (where the README says to put SNAP's file).
 fn facebook_path() -> PathBuf {
     if let Some(p) = std::env::var_os("PRIVDIFFUSE_FACEBOOK") {
         return PathBuf::from(p);
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let rel = "shared/data/facebook_combined.txt";
-    let near = root.join("..").join(rel);
-    if near.exists() {
-        return near;
-    }
-    let far = root.join("../..").join(rel);
-    if far.exists() { far } else { near }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/facebook_combined.txt")
 }
 
 /// A `u v` edge list with arbitrary integer ids (bench-local; the library

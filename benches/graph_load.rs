@@ -3,7 +3,7 @@
 //! `cargo bench --bench graph_load`. Loads a generated 1M-edge Erdős–Rényi file
 //! (written once to the temp directory, lines shuffled so ids arrive in random
 //! order, the hard case for the id table) and, if present,
-//! `../shared/data/facebook_combined.txt` (88,234 edges).
+//! `data/facebook_combined.txt` (88,234 edges).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use privdiffuse::graph::generate::{GeometricParam, erdos_renyi, geometric};
@@ -37,12 +37,7 @@ fn load(c: &mut Criterion) {
     group.bench_function("er_1M_edges_shuffled", |b| {
         b.iter(|| black_box(load_graph(&er, &LoadOptions::default()).unwrap()))
     });
-    let fb = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/facebook_combined.txt");
-    let fb = if fb.exists() {
-        fb
-    } else {
-        PathBuf::from("/work/shared/data/facebook_combined.txt")
-    };
+    let fb = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/facebook_combined.txt");
     if fb.exists() {
         group.throughput(Throughput::Elements(88_234));
         group.bench_function("facebook_combined", |b| {

@@ -1,8 +1,8 @@
 //! The simulator's real workload: every owner, hop distance, correlated and
 //! independent mechanisms, per-distance aggregation (the job of
-//! `../shared/peers/numpy_pipeline.py`).
+//! `benches/peers/numpy_pipeline.py`).
 //!
-//! Uses `../shared/data/facebook_combined.txt` (4,039 nodes, 88,234 edges,
+//! Uses `data/facebook_combined.txt` (4,039 nodes, 88,234 edges,
 //! 16.3 M answers per mechanism) when present, else a generated 2,000-node
 //! geometric graph.
 //!
@@ -15,7 +15,10 @@ use privdiffuse::sim::{Plan, SimConfig, simulate};
 use std::path::Path;
 
 fn workload() -> (String, Graph) {
-    let fb = Path::new("../shared/data/facebook_combined.txt");
+    let fb = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/facebook_combined.txt"
+    ));
     if fb.exists() {
         let g = load_graph(fb, &LoadOptions::default()).expect("facebook loads");
         ("facebook_combined".into(), g)

@@ -6,8 +6,8 @@
 //! reaches the same total ε = 4 with a larger error.
 //! Run: `cargo run --release --example gradual_release`
 
-use privdiffuse::process::{GradualRelease, Norm, ReleaseNoise};
-use privdiffuse::rng::{Purpose, rng_for};
+use privdiffuse::{GradualRelease, Norm, ReleaseNoise};
+use privdiffuse::{Purpose, rng_for};
 
 fn main() -> privdiffuse::Result<()> {
     let (u, levels, trials) = (3.0, [0.5, 1.0, 2.0, 4.0], 20_000u64);

@@ -9,8 +9,8 @@
 //! estimate: f̂ = (mean r − (1 − p)) / (2p − 1).
 //! Run: `cargo run --release --example rappor`
 
-use privdiffuse::process::{GradualRelease, Norm, ReleaseNoise};
-use privdiffuse::rng::{Purpose, rng_for};
+use privdiffuse::{GradualRelease, Norm, ReleaseNoise};
+use privdiffuse::{Purpose, rng_for};
 use rand::RngExt;
 
 fn main() -> privdiffuse::Result<()> {

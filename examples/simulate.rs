@@ -8,7 +8,7 @@
 use privdiffuse::{Graph, Simulation};
 
 fn main() -> privdiffuse::Result<()> {
-    let graph = Graph::load(privdiffuse::sim::DEFAULT_GRAPH)?;
+    let graph = Graph::load("data/geometric150.edges")?;
     let out = Simulation::new(&graph).run()?;
     println!("privacy map: {}", out.map());
     println!(

@@ -26,6 +26,15 @@ echo "   built and installed in $(( $(date +%s) - t0 )) s"
 echo "== pytest python/tests"
 (cd "$tmp" && "$py" -m pytest -q -rs -p no:cacheprovider "$repo/python/tests")
 
+echo "== README.md's Python quick start (from the repository root; writes only to a temp dir)"
+python3 - "$repo/README.md" > "$tmp/quickstart.py" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+part = text[text.index("## Use from Python"):]
+print(re.search(r"```python\n(.*?)```", part, re.S).group(1))
+PY
+(cd "$repo" && "$py" "$tmp/quickstart.py")
+
 echo "== python/examples/thesis_facebook.py"
 (cd "$tmp" && "$py" "$repo/python/examples/thesis_facebook.py" --out "$tmp/figures")
 test -s "$tmp/figures/fig6_ego.png" && test -s "$tmp/figures/fig7_jumps.png"

@@ -11,22 +11,23 @@
 //!
 //! Data flows one way — graph → distances → ε → path → responses →
 //! evaluation → output — and each stage is a module that imports only the
-//! stages before it:
+//! stages before it. The modules are the crate's internal rooms: everything a
+//! user needs is re-exported at the crate root, listed below by stage.
 //!
 //! | stage | module | what it gives |
 //! |---|---|---|
-//! | graph | [`graph`] | [`Graph`]: compressed sparse rows, [`Graph::load`] (edge lists, `.gz`, any ids), generators |
-//! | distances | [`distance`] | [`Distances`]: hop, weighted, resistance (exact or sketched) from an owner to everyone |
-//! | privacy map | [`epsilon`] | [`EpsilonMap`]: ε(d), validated non-increasing |
-//! | noise | [`process`] | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`] |
-//! | answers | [`mechanism`], [`values`], [`post`] | correlated / independent / Gaussian noise on the owners' values |
-//! | runs | [`sim`], [`collusion`], [`utility`], [`sweep`] | the engines: builders run in memory, typed rows handed to a [`sink::RecordSink`] |
-//! | files | [`io`] | CSV writers and readers, summaries, resume files, the runs written to directories as the CLI does, and (feature `plots`) figures |
+//! | graph | `graph` | [`Graph`]: compressed sparse rows, [`Graph::load`] (edge lists, `.gz`, any ids), generators |
+//! | distances | `distance` | [`Distances`]: hop, weighted, resistance (exact or sketched) from an owner to everyone |
+//! | privacy map | `epsilon` | [`EpsilonMap`]: ε(d), validated non-increasing |
+//! | noise | `process` | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`] |
+//! | answers | `mechanism`, `values`, `post` | correlated / independent / Gaussian noise on the owners' values |
+//! | runs | `sim`, `collusion`, `utility`, `sweep` | the engines: builders run in memory, typed rows handed to a [`RecordSink`] |
+//! | files | `io` | CSV writers and readers, summaries, resume files, the runs written to directories as the CLI does, and (feature `plots`) figures |
 //!
-//! Beside the pipeline: [`exec`] (chunk jobs and the executors that run
-//! them), [`util`] (leaf: number formatting, CSV rows, atomic files),
-//! [`rng`] (random streams), [`control`] (cancel and progress), [`limits`]
-//! (size caps, memory budget), [`error`].
+//! Beside the pipeline: `exec` (chunk jobs and the executors that run
+//! them), `util` (leaf: number formatting, CSV rows, atomic files),
+//! `rng` (random streams), `control` (cancel and progress), `limits`
+//! (size caps, memory budget), `error`.
 //!
 //! A run is described by typed values, each validated when built
 //! ([`EpsilonMap::exp`], [`Owners::Count`], [`Coalition::far`], …; every one
@@ -43,7 +44,9 @@
 //!   [`ReleaseTrials`] — many trials of it with the accuracy table and the
 //!   composition baseline (`relax`);
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
-//! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`).
+//! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
+//! * [`Relay`] — the decentralised protocol, each owner's path passed on
+//!   between friends by trimming relays ([`RelayOutput`]); as `relay`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!
@@ -118,7 +121,7 @@
 //! `eps_min`, `owners`) — never a command-line flag — or the file and line.
 //! Long calls take a [`Control`]: a [`CancelToken`] checked between batches of
 //! owners and an optional progress callback. Sizes are checked against caps
-//! and a memory budget before anything is allocated ([`limits`]).
+//! and a memory budget before anything is allocated (`limits`).
 //!
 //! # Features
 //!
@@ -133,51 +136,120 @@
 
 #![warn(missing_docs)]
 
+// The modules are the crate's rooms, not its API: a user reaches what they
+// need from the root (re-exported below, documented there). The modules stay
+// reachable, hidden from the documentation, for this crate's own integration
+// tests, benches, fuzz targets and the Python extension, which test internals
+// through them; they are not a stable interface.
+#[doc(hidden)]
 #[cfg(feature = "distributed")]
 pub mod cluster;
+#[doc(hidden)]
 pub mod collusion;
+#[doc(hidden)]
 pub mod control;
+#[doc(hidden)]
 pub mod distance;
+#[doc(hidden)]
 pub mod epsilon;
+#[doc(hidden)]
 pub mod error;
+#[doc(hidden)]
 #[cfg(feature = "store")]
 pub mod evolve;
+#[doc(hidden)]
 pub mod exec;
+#[doc(hidden)]
 #[cfg(feature = "distributed")]
 pub mod fingerprint;
+#[doc(hidden)]
 pub mod graph;
+#[doc(hidden)]
 pub mod io;
+#[doc(hidden)]
 pub mod limits;
+#[doc(hidden)]
 pub mod mechanism;
+#[doc(hidden)]
 pub mod paths;
+#[doc(hidden)]
 pub mod post;
+#[doc(hidden)]
 pub mod process;
+#[doc(hidden)]
+pub mod relay;
+#[doc(hidden)]
 pub mod release;
+#[doc(hidden)]
 pub mod rng;
+#[doc(hidden)]
 pub mod sim;
+#[doc(hidden)]
 pub mod sink;
+#[doc(hidden)]
 pub mod special;
+#[doc(hidden)]
 #[cfg(feature = "store")]
 pub mod store;
+#[doc(hidden)]
 pub mod sweep;
+#[doc(hidden)]
 pub mod util;
+#[doc(hidden)]
 pub mod utility;
+#[doc(hidden)]
 pub mod value_models;
+#[doc(hidden)]
 pub mod values;
 
-pub use collusion::{Coalition, CoalitionMembers, Collusion, CollusionOutput, Estimator};
+// Errors, control, randomness, limits.
 pub use control::{CancelToken, Control, Progress};
-pub use distance::{DistanceKind, DistanceOptions, Distances, Workspace};
-pub use epsilon::EpsilonMap;
 pub use error::{Error, Result};
-pub use graph::{Graph, GraphView, LoadOptions, NodeIds};
-pub use io::{SweepOptions, SweepReport, run_sweep};
-pub use mechanism::{Mechanism, MechanismChoice};
-pub use paths::PathSamples;
-pub use post::Post;
-pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
-pub use release::ReleaseTrials;
+pub use limits::{BudgetSource, MemoryBudget, memory_budget, set_memory_budget};
 pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
-pub use sim::{ByDistanceRow, Owners, Rows, SimConfig, SimOutput, Simulation, Unreachable};
-pub use sweep::Grid;
-pub use values::ValueSpec;
+// Graphs, distances, privacy maps, values.
+pub use distance::{Direction, DistanceKind, DistanceOptions, Distances, Workspace};
+pub use epsilon::EpsilonMap;
+pub use graph::generate::{barabasi_albert, erdos_renyi, geometric, watts_strogatz};
+pub use graph::{Dropped, GeometricParam, Graph, GraphStats, GraphView, LoadOptions, NodeIds};
+pub use mechanism::{Mechanism, MechanismChoice};
+pub use post::Post;
+pub use value_models::ValueModel;
+pub use values::{GivenValues, ValueSpec, Values};
+// The lazy process and its exact samplers.
+pub use process::discrete::{
+    DiscreteNoise, DiscretePath, DiscreteWalk, Grid as DiscreteGrid, Ladder, OsRng, PrivacyLoss,
+    Ratio, RngSource, Rung,
+};
+pub use process::{
+    AnchoredPath, BrownianPath, Calibration, GradualRelease, Jump, NoisePath, Norm, PathSampler,
+    ReleaseNoise, ReleaseState, Released,
+};
+// The engines: configurations, runners, results, row types.
+pub use collusion::{
+    Accounting, AuditRow, Coalition, CoalitionMembers, CoalitionRow, Collusion, CollusionConfig,
+    CollusionOutput, CollusionSummary, Estimator, LossSummary, correlated_loss, gaussian_loss,
+    independent_loss,
+};
+#[cfg(feature = "store")]
+pub use evolve::{Evolve, EvolveOutput, HeldOut, hold_out, read_events};
+pub use exec::{ChunkJob, Executor, Local};
+pub use paths::{PathSampleRow, PathSamples};
+pub use relay::{Relay, RelayConfig, RelayOutput};
+pub use release::{AccuracyRow, ReleaseRow, ReleaseTrials};
+pub use sim::{
+    ByDistanceRow, EgoRow, JumpRow, KeptRow, OwnerRow, Owners, PathRow, ResponseRow, Rows,
+    SimConfig, SimOutput, SimSummary, Simulation, Unreachable,
+};
+pub use sink::RecordSink;
+#[cfg(feature = "store")]
+pub use store::{AnswerFilter, AnswerRow, EdgeEvent, Store, StoreAnswer, StoreConfig, TimelineRow};
+pub use sweep::{Grid, Point, SweepRow};
+pub use utility::{Scheme, Utility, UtilityConfig, UtilityResult, UtilityRow, UtilitySummary};
+// Files: runs written as the command line writes them.
+#[cfg(feature = "plots")]
+pub use io::plot::{Kind as PlotKind, PlotOptions};
+pub use io::{
+    OutputOptions, SweepOptions, SweepReport, collude_to_dir, run_sweep, save_release,
+    simulate_to_dir, utility_to_dir, write_edge_list,
+};

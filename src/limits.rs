@@ -500,6 +500,39 @@ pub fn fit_address_space_limit() {
     }
 }
 
+thread_local! {
+    /// Depth of [`fallible`] sections on this thread.
+    static FALLIBLE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f`, whose allocations may fail and are handled (`try_reserve`):
+/// an allocator that ends the process when memory runs out (the command
+/// line's, see `main.rs`) lets these fail instead.
+pub fn fallible<T>(f: impl FnOnce() -> T) -> T {
+    FALLIBLE.with(|c| c.set(c.get() + 1));
+    let out = f();
+    FALLIBLE.with(|c| c.set(c.get() - 1));
+    out
+}
+
+/// Whether the calling thread is inside [`fallible`]: read by an allocator,
+/// so it never allocates (a constant-initialised thread local).
+pub fn in_fallible() -> bool {
+    FALLIBLE.try_with(|c| c.get() > 0).unwrap_or(false)
+}
+
+/// The soft address-space limit (`ulimit -v`) in bytes, if any.
+pub fn address_space_limit_bytes() -> Option<u64> {
+    address_space_limit()
+}
+
+/// Whether the process runs under an address-space limit (`ulimit -v`):
+/// then work that reserves address space per thread (faer's scratch) runs
+/// on one thread.
+pub fn address_space_limited() -> bool {
+    address_space_limit().is_some()
+}
+
 /// The soft `RLIMIT_AS` in bytes; `None` when unlimited or unreadable.
 fn address_space_limit() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;

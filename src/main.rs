@@ -5,6 +5,11 @@ use clap::error::{ContextKind, ContextValue};
 use clap::{CommandFactory, FromArgMatches};
 use privdiffuse::util::lines::one_line;
 mod cli;
+mod oom;
+
+/// Out of memory is an error line and exit 1, not an abort (`oom.rs`).
+#[global_allocator]
+static ALLOCATOR: oom::ExitOnOom = oom::ExitOnOom;
 
 use cli::Cli;
 use std::process::ExitCode;

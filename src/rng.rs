@@ -72,6 +72,8 @@ pub enum Purpose {
     Resample = 12,
     /// Value models drawn on the graph (`infection:`, `sir:`, `smooth:`).
     ValueModel = 13,
+    /// The order in which relays stop trimming (`relay`'s `untrimmed`).
+    Untrimmed = 14,
 }
 
 /// SplitMix64 finaliser: a bijective, well-mixing 64-bit hash.

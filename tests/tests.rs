@@ -24,6 +24,7 @@ mod cli {
     mod outputs;
     mod path;
     mod relax;
+    mod relay;
     mod simulate;
     mod sweep;
     mod utility;

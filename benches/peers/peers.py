@@ -45,12 +45,8 @@ def ensure_venv():
 
 
 def default_edges():
-    root = HERE.parent.parent
-    for cand in (root.parent / "shared/data/facebook_combined.txt",
-                 root.parent.parent / "shared/data/facebook_combined.txt"):
-        if cand.exists():
-            return str(cand)
-    return str(root.parent / "shared/data/facebook_combined.txt")
+    # Where the README says to put SNAP's file (ignored by git).
+    return str(HERE.parent.parent / "data" / "facebook_combined.txt")
 
 
 def timed(fn, repeat=1):

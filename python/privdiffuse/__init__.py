@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _privdiffuse as _n
 from ._privdiffuse import EpsilonMap, GradualRelease, NoisePath
+from ._evolve import EvolveResult, Store, evolve
 
 __all__ = [
     "Graph",
@@ -44,14 +45,19 @@ __all__ = [
     "SimulationResult",
     "CollusionResult",
     "UtilityResult",
+    "RelayResult",
     "SweepResult",
     "sample_path",
     "sample_paths",
     "simulate",
     "collude",
     "utility",
+    "relay",
     "sweep",
     "option_names",
+    "Store",
+    "EvolveResult",
+    "evolve",
     "plot",
     "__version__",
 ]
@@ -428,7 +434,7 @@ def sample_paths(
 
 # ------------------------------------------------------------------ runs
 def option_names(command: str) -> list[str]:
-    """The options of ``simulate``, ``collude`` or ``utility``: the keys of
+    """The options of ``simulate``, ``collude``, ``utility`` or ``relay``: the keys of
     its configuration (``summary.json``'s ``config``), each a keyword
     argument of the function of that name."""
     return list(_n._option_names(command))
@@ -572,6 +578,21 @@ class UtilityResult(_Result):
         return self._table("recipients.csv")
 
 
+class RelayResult(_Result):
+    """What :func:`relay` returns: ``relay.csv`` (one row per owner and
+    untrimmed fraction) and ``relay_by_distance.csv``."""
+
+    @property
+    def relay(self):
+        """Per owner and untrimmed fraction: rounds, messages, bytes, recipients, identical answers, largest learned ε relative to one's own (``relay.csv``)."""
+        return self._table("relay.csv")
+
+    @property
+    def relay_by_distance(self):
+        """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``)."""
+        return self._table("relay_by_distance.csv")
+
+
 class SweepResult(_Result):
     """What :func:`sweep` returns: ``sweep.csv`` (long format: the grid keys,
     then mechanism, estimator, coalition, metric, distance bucket, value),
@@ -643,6 +664,19 @@ def utility(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[s
     ``recipients.csv``."""
     g, opts = _run_options(graph, options, kwargs)
     return UtilityResult(_n._utility(g, opts, bool(recipients), threads))
+
+
+def relay(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, threads: int | None = None, **kwargs: Any) -> RelayResult:
+    """The decentralised protocol (``privdiffuse relay`` in memory): each
+    owner's path — the one :func:`simulate` samples with the same seed —
+    passed on between friends in synchronous rounds, each relay trimming it
+    to what its neighbour may learn. Options: the simulation's (flat, or
+    nested as ``sim={...}`` as ``summary.json`` records them; distance
+    ``hop`` or ``weighted``) plus ``untrimmed``, a list of fractions of the
+    nodes that forward the richest signal they hold instead (default
+    ``[0]``)."""
+    g, opts = _run_options(graph, options, kwargs)
+    return RelayResult(_n._relay(g, opts, threads))
 
 
 def sweep(base: Mapping[str, Any] | None = None, grid: Mapping[str, Any] | None = None, *, threads: int | None = None) -> SweepResult:

@@ -20,8 +20,10 @@ mod collude;
 mod door;
 mod epsilon;
 mod errors;
+mod evolve;
 mod graph;
 mod noise;
+mod relay;
 mod simulate;
 mod sweep;
 mod tables;
@@ -67,17 +69,21 @@ fn _distance_defaults() -> (usize, f64) {
 }
 
 /// Internal: the option names of `command` (`simulate`, `collude`,
-/// `utility`): the serde keys of its configuration.
+/// `utility`, `relay`): the serde keys of its configuration.
 #[pyfunction]
 fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
     match command {
         "simulate" => Ok(privdiffuse::util::table::fields::<privdiffuse::SimConfig>().to_vec()),
         "collude" => Ok(privdiffuse::collusion::config::collusion_keys().to_vec()),
         "utility" => Ok(door::utility_keys().to_vec()),
+        "relay" => Ok(relay::relay_keys().to_vec()),
+        "evolve" => {
+            Ok(privdiffuse::util::table::fields::<privdiffuse::evolve::EvolveConfig>().to_vec())
+        }
         _ => Err(param_err(
             "command",
             command,
-            "simulate, collude or utility",
+            "simulate, collude, utility, relay or evolve",
         )),
     }
 }
@@ -91,12 +97,16 @@ fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulate::PySimOutput>()?;
     m.add_class::<collude::PyCollusionOutput>()?;
     m.add_class::<utility::PyUtilityOutput>()?;
+    m.add_class::<relay::PyRelayOutput>()?;
     m.add_class::<sweep::PySweepOutput>()?;
+    m.add_class::<evolve::PyStore>()?;
     m.add_function(wrap_pyfunction!(noise::_sample_paths, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(collude::_collude, m)?)?;
     m.add_function(wrap_pyfunction!(utility::_utility, m)?)?;
+    m.add_function(wrap_pyfunction!(relay::_relay, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(evolve::_evolve, m)?)?;
     m.add_function(wrap_pyfunction!(_plot, m)?)?;
     m.add_function(wrap_pyfunction!(_distance_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_option_names, m)?)?;

@@ -81,6 +81,34 @@ def test_utility_equals_the_cli(tmp_path):
     assert again.csv("utility.csv") == res.csv("utility.csv")
 
 
+def test_relay_equals_the_cli(tmp_path):
+    _run("relay", "--graph", str(KARATE), *COMMON, "--untrimmed", "0,0.05,0.2", "--no-plots", "-q",
+         "--out", str(tmp_path / "cli"))
+    res = pdf.relay(str(KARATE), untrimmed=[0, 0.05, 0.2], **OPTS)
+    res.save(tmp_path / "py", plots=False)
+    names = ["relay.csv", "relay_by_distance.csv", "summary.json"]
+    _same_files(tmp_path / "cli", tmp_path / "py", names)
+    assert sorted(res.files) == sorted(names)
+    for name in names[:-1]:
+        assert res.csv(name) == (tmp_path / "cli" / name).read_text(), name
+    # The tables are the files' columns: 34 owners x 3 fractions, every
+    # answer simulate's, messages 2|E| = 156 per owner.
+    rows = res.relay
+    assert len(rows["owner"]) == 34 * 3
+    assert list(rows["identical"]) == list(rows["recipients"])
+    assert set(rows["messages"]) == {156}
+    by = res.relay_by_distance
+    assert set(by["untrimmed"]) == {0, 0.05, 0.2}
+    assert res.summary["config"]["untrimmed"] == [0, 0.05, 0.2]
+    # The nested form summary.json records is the same option.
+    again = pdf.relay(str(KARATE), res.summary["config"])
+    assert again.csv("relay.csv") == res.csv("relay.csv")
+    with pytest.raises(ValueError, match="not path metrics"):
+        pdf.relay(str(KARATE), distance="resistance")
+    with pytest.raises(TypeError, match="untrimmed"):
+        pdf.relay(str(KARATE), untrimed=[0.1])
+
+
 def test_sweep_equals_the_cli(tmp_path):
     toml = tmp_path / "s.toml"
     toml.write_text(

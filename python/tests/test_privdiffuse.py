@@ -374,7 +374,8 @@ def test_bad_inputs_raise_the_right_exceptions(tmp_path):
 
 
 def test_keyboard_interrupt_cancels_a_run(request):
-    """Ctrl-C (SIGINT) during a long simulate raises KeyboardInterrupt within a second."""
+    """Ctrl-C (SIGINT) during a long simulate raises KeyboardInterrupt: the run
+    stops seconds after the signal, not after its tens of seconds."""
     import signal
     import threading
     import time
@@ -399,4 +400,7 @@ def test_keyboard_interrupt_cancels_a_run(request):
         pdf.simulate(g, eps="exp:a=3,b=1", dim=8, norm="l1", mechanism="independent", seed=1)
     dt = time.perf_counter() - t0
     timer.cancel()
-    assert dt < 0.5 + 1.0, dt
+    # Typically 0.1 s after the signal on an idle machine; a loaded one (two
+    # cores shared with builds) delays the timer thread and the chunk in
+    # flight by seconds (3.3 s measured), still far below the full run.
+    assert dt < 0.5 + 8.0, dt

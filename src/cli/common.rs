@@ -3,7 +3,7 @@
 use privdiffuse::util::{AtomicFile, Existing};
 use privdiffuse::{Error, Result};
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Where a subcommand writes its CSV: standard output, or a file that appears
 /// only when complete.
@@ -163,4 +163,20 @@ impl ViewArgs {
             None => Ok(g),
         }
     }
+}
+
+/// Options every model takes.
+#[derive(Debug, clap::Args)]
+pub struct CommonArgs {
+    /// Random seed (same seed and parameters → the same file, byte for byte).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output edge-list file (its directory is created if missing). An
+    /// existing FILE (or STEM.coords.csv of a geometric graph) is refused
+    /// without --force.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Replace --out (and its coordinates file) if they exist.
+    #[arg(long)]
+    pub force: bool,
 }

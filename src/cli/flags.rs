@@ -47,6 +47,8 @@ const FLAGS: &[(&str, &str)] = &[
     // utility
     ("access_radius", "--access-radius"),
     ("replicates", "--replicates"),
+    // relay
+    ("untrimmed", "--untrimmed"),
     // cluster
     ("rank", "--process"),
     ("workers", "--workers"),

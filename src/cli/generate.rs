@@ -1,5 +1,6 @@
 //! `privdiffuse generate`: seeded synthetic graphs written as edge lists.
 
+use super::common::CommonArgs;
 use privdiffuse::Error;
 use privdiffuse::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
@@ -42,22 +43,6 @@ pub enum Model {
     /// (every node of G). Example: `privdiffuse generate events --graph
     /// data/facebook_ego0.edges --hold-out 0.1 --seed 1 --out ego.edges`
     Events(super::generate_events::EventsArgs),
-}
-
-/// Options every model takes.
-#[derive(Debug, clap::Args)]
-pub struct CommonArgs {
-    /// Random seed (same seed and parameters → the same file, byte for byte).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Output edge-list file (its directory is created if missing). An
-    /// existing FILE (or STEM.coords.csv of a geometric graph) is refused
-    /// without --force.
-    #[arg(long, value_name = "FILE")]
-    pub out: PathBuf,
-    /// Replace --out (and its coordinates file) if they exist.
-    #[arg(long)]
-    pub force: bool,
 }
 
 /// `generate geometric`.

@@ -25,7 +25,7 @@ pub struct EventsArgs {
     #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
     pub remove: f64,
     #[command(flatten)]
-    pub common: super::generate::CommonArgs,
+    pub common: super::common::CommonArgs,
 }
 
 /// Writes START (= --out), STEM.events.csv and STEM.nodes: claimed together

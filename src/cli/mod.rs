@@ -7,6 +7,8 @@ mod collude;
 mod common;
 mod distances;
 mod evolve;
+#[cfg(all(test, feature = "distributed"))]
+mod fingerprint_tests;
 pub mod flags;
 mod generate;
 mod generate_events;
@@ -15,6 +17,7 @@ mod path;
 mod plot;
 mod progress;
 mod relax;
+mod relay;
 mod sim_options;
 mod simulate;
 mod subgraph;
@@ -59,6 +62,7 @@ pub enum Command {
     Collude(Box<collude::ColludeArgs>),
     Sweep(Box<sweep::SweepArgs>),
     Utility(Box<utility::UtilityArgs>),
+    Relay(Box<relay::RelayArgs>),
     Path(path::PathArgs),
     Relax(relax::RelaxArgs),
     Distances(distances::DistancesArgs),
@@ -78,6 +82,7 @@ impl Command {
             Command::Collude(_) => "collude",
             Command::Sweep(_) => "sweep",
             Command::Utility(_) => "utility",
+            Command::Relay(_) => "relay",
             Command::Path(_) => "path",
             Command::Relax(_) => "relax",
             Command::Distances(_) => "distances",
@@ -112,6 +117,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Plot(a) => plot::run(a),
         Command::Sweep(a) => sweep::run(*a),
         Command::Utility(a) => utility::run(*a),
+        Command::Relay(a) => relay::run(*a),
         Command::Evolve(a) => evolve::run(*a),
         Command::Answers(a) => answers::run(a),
     }

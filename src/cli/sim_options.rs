@@ -8,6 +8,7 @@
 use privdiffuse::distance::DistanceKind;
 use privdiffuse::mechanism::MechanismChoice;
 use privdiffuse::process::Norm;
+use privdiffuse::process::discrete::{Grid, NoiseKind, RngSource};
 use privdiffuse::sim::{SimConfig, Unreachable};
 use privdiffuse::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
@@ -65,6 +66,20 @@ pub struct SimOptions {
     /// Sensitivity Δ: noise at level ε has scale Δ/ε [default: 1]
     #[arg(long, value_name = "X", display_order = 140)]
     pub sensitivity: Option<f64>,
+    /// Noise: laplace (f64; simulations) | discrete (exact integers on a grid: floating-point
+    /// safe, see README "Releases") [default: laplace]
+    #[arg(long, value_name = "KIND", display_order = 141)]
+    pub noise: Option<NoiseKind>,
+    /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
+    #[arg(long, value_name = "G", display_order = 142)]
+    pub granularity: Option<Grid>,
+    /// Levels per doubling of the --noise discrete ladder (1 to 1024) [default: 32]
+    #[arg(long, value_name = "M", display_order = 143)]
+    pub levels_per_doubling: Option<u32>,
+    /// Entropy of --noise discrete: seeded (reproducible) | os (releases; not reproducible)
+    /// [default: seeded]
+    #[arg(long, value_name = "SRC", display_order = 144)]
+    pub rng: Option<RngSource>,
     /// Master seed [default: 1]
     #[arg(long, value_name = "S", display_order = 170)]
     pub seed: Option<u64>,
@@ -98,7 +113,11 @@ impl SimOptions {
             delta,
             values,
             sensitivity,
-            seed
+            seed,
+            noise,
+            granularity,
+            levels_per_doubling,
+            rng
         );
         if self.nodes.is_some() {
             c.nodes = self.nodes.clone();

@@ -32,6 +32,7 @@
 
 mod agree;
 mod codec;
+mod rounds;
 mod watch;
 
 use crate::control::Control;
@@ -328,6 +329,16 @@ impl Cluster {
         self.timeout
     }
 
+    /// The data connections, one per peer (`None` at this peer's own
+    /// index), taken once: a cluster runs one job (chunks or rounds).
+    pub(crate) fn take_sockets(&self) -> Result<Vec<Option<TcpStream>>> {
+        self.data
+            .lock()
+            .ok()
+            .and_then(|mut d| d.take())
+            .ok_or_else(|| cluster_error("a cluster runs one job"))
+    }
+
     /// Runs `job` over the cluster (see the [module](self)); `merge` is
     /// called on rank 0 only, in chunk order (as the partials arrive
     /// for a job that is not [`ordered`](ChunkJob::ordered)).
@@ -343,12 +354,7 @@ impl Cluster {
     {
         let np = self.peers();
         let me = self.rank;
-        let sockets = self
-            .data
-            .lock()
-            .ok()
-            .and_then(|mut d| d.take())
-            .ok_or_else(|| cluster_error("a cluster runs one job"))?;
+        let sockets = self.take_sockets()?;
         let (tx_local, rx_local) = mpsc::channel::<(u64, Vec<u8>)>();
         let (tx_merge, rx_merge) = mpsc::channel::<(u64, Vec<u8>)>();
         let hooks = Hooks::default();

@@ -58,6 +58,9 @@ use crate::process::{NoisePath, Norm};
 use crate::rng::{Purpose, rng_for_stream};
 use crate::sim::{Buckets, Plan};
 
+#[path = "discrete.rs"]
+mod discrete;
+
 /// Largest `--trials` (views under u and u' use trial indices 1..=2T).
 pub const MAX_TRIALS: usize = (u32::MAX / 2) as usize;
 
@@ -255,6 +258,7 @@ struct Scratch {
     est_u1: Vec<f64>,
     sigma_cache: Vec<(f64, f64)>,
     times: PhaseTimes,
+    disc: discrete::DiscreteScratch,
 }
 
 /// Which noise a trial draws.
@@ -465,6 +469,7 @@ fn new_scratch(plan: &Plan<'_>) -> Scratch {
         est_u1: Vec::new(),
         sigma_cache: Vec::new(),
         times: PhaseTimes::default(),
+        disc: Default::default(),
     }
 }
 
@@ -575,7 +580,7 @@ fn prepare_members(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
         }
     }
     s.unit_start.push(s.eps.len());
-    Ok(())
+    discrete::prepare(plan, s)
 }
 
 /// σ(ε, δ) per unit, cached per worker (bisection is not free).
@@ -669,6 +674,9 @@ fn run_mechanism(
     mech: Mechanism,
     acc: &Accounting,
 ) -> Result<MechanismResult> {
+    if let Some(d) = plan.discrete() {
+        return discrete::run_mechanism(plan, d, opts, s, owner, stream, mech, acc);
+    }
     let n = plan.model().dim;
     let delta = plan.model().sensitivity;
     let norm = plan.model().norm;

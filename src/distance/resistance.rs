@@ -23,8 +23,9 @@ use faer::linalg::matmul::triangular::{BlockStructure, matmul};
 use faer::linalg::triangular_inverse::invert_lower_triangular;
 use faer::{Accum, Mat, Par};
 
-/// Largest component factorised on one thread (see [`ExactResistance::new`]).
-const SEQUENTIAL_MAX: usize = 5000;
+/// Smallest component factorised on several threads (see
+/// [`ExactResistance::new`]).
+const PARALLEL_MIN: usize = 512;
 
 /// `M⁻¹ = L⁺ + J/n_c` of one component with at least two nodes.
 struct Component {
@@ -119,13 +120,14 @@ impl ExactResistance {
             if list.len() < 2 {
                 continue;
             }
-            // Small components on the calling thread: faer's matrix products
-            // reserve 2 × L3 of scratch per thread that runs one (960 MiB on
-            // a machine reporting a 480 MiB L3), address space that a
-            // `ulimit -v` run does not have; for them parallelism gains
-            // nothing measurable (facebook_combined: the same bits, 2.9 s vs
-            // 3.4 s end to end).
-            let par = if list.len() <= SEQUENTIAL_MAX {
+            // Parallel factorisation and products (facebook_combined: one
+            // 4,039-node component) except for small components, where
+            // threads gain nothing, and under an address-space limit
+            // (`ulimit -v`): faer's products reserve 2 × L3 of scratch per
+            // thread that runs one (960 MiB on a machine reporting a 480 MiB
+            // L3), address space such a run may not have. The bits are the
+            // same either way (`benches/distance.rs` pins the time).
+            let par = if list.len() < PARALLEL_MIN || crate::limits::address_space_limited() {
                 Par::Seq
             } else {
                 Par::rayon(0)

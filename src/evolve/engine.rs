@@ -6,12 +6,12 @@ use super::pairs::{Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release}
 use super::{Evolve, EvolveOutput, Timings};
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
 use crate::graph::{Graph, LoadOptions, NodeIds};
 use crate::process::AnchoredPath;
 use crate::sim::SimConfig;
 use crate::store::{EdgeEvent, NOISE_LAPLACE, Store, StoreConfig};
 use crate::values::Values;
-use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Instant;

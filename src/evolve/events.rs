@@ -3,10 +3,10 @@
 //! anything runs, against the START graph, so a bad row stops the run before
 //! batch 0 with `file:line: …`.
 
+use crate::error::{Error, Result};
 use crate::graph::NodeIds;
 use crate::store::EdgeEvent;
 use crate::util::lines::TextLines;
-use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -2,10 +2,10 @@
 //! held-out edges added back in random order, optionally some of START's
 //! edges removed at random positions — for experiments with `evolve`.
 
+use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::rng::{Purpose, rng_for};
 use crate::store::EdgeEvent;
-use crate::{Error, Result};
 use rand::RngExt;
 
 /// A graph split for `evolve`: START's edges and the events.

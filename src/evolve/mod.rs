@@ -25,18 +25,20 @@
 //! BFS's fixed point, so the result equals full recomputation (tested); for
 //! resistance distances every owner is recomputed.
 
+mod config;
 mod engine;
 mod events;
 mod holdout;
 mod pairs;
 
+pub use config::EvolveConfig;
 pub use events::read_events;
 pub use holdout::{HeldOut, hold_out};
 
-use crate::Result;
 use crate::control::Control;
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
+use crate::error::Result;
 use crate::process::Norm;
 use crate::sim::Owners;
 use crate::store::{StoreConfig, TimelineRow};

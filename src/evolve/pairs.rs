@@ -9,8 +9,8 @@
 //! added to the [`Totals`] in owner order — an order fixed by the data, not
 //! by the threads.
 
-use crate::Result;
 use crate::epsilon::EpsilonMap;
+use crate::error::Result;
 use crate::process::{AnchoredPath, Norm, sample_marginal};
 use crate::rng::{Purpose, rng_for_stream};
 use crate::store::{StoreConfig, TimelineRow};

@@ -22,6 +22,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::sync::Mutex;
 
+pub mod rounds;
+
+pub use rounds::{RoundExecutor, RoundJob};
+
 /// Owners per chunk: one 64-source bit-parallel BFS batch.
 pub const CHUNK: usize = 64;
 

@@ -2,7 +2,7 @@
 //! (feature `distributed`; issue 22 item 6): an ordered list of `(key,
 //! value)` strings —
 //!
-//! 1. `command` (`simulate`, `collude`, `utility`) and `version` (the crate
+//! 1. `command` (`simulate`, `collude`, `utility`, `relay`) and `version` (the crate
 //!    version and, built from a checkout, its git commit: `0.1.0 (git …)`);
 //! 2. the configuration as `summary.json` records it (the serde form of
 //!    [`SimConfig`], [`CollusionConfig`] or [`UtilityConfig`]) flattened to
@@ -32,6 +32,7 @@ use crate::collusion::coalition::Coalition;
 use crate::collusion::config::CollusionConfig;
 use crate::error::{Error, Result};
 use crate::graph::view::GraphView;
+use crate::relay::RelayConfig;
 use crate::sim::config::SimConfig;
 use crate::utility::UtilityConfig;
 use crate::values::{ValueSpec, coords_path};
@@ -67,6 +68,18 @@ impl Fingerprint {
     /// `sim.`).
     pub fn utility(config: &UtilityConfig) -> Result<Fingerprint> {
         Fingerprint::build("utility", config, sim_files(&config.sim, "sim.")?)
+    }
+
+    /// The fingerprint of `relay` with `config`, as its `summary.json`
+    /// records it (simulation options under `sim.`, the options the relay
+    /// does not use normalised by [`RelayConfig::sim_config`], then
+    /// `untrimmed.I`).
+    pub fn relay(config: &RelayConfig) -> Result<Fingerprint> {
+        let recorded = RelayConfig {
+            sim: config.sim_config(),
+            untrimmed: config.untrimmed.clone(),
+        };
+        Fingerprint::build("relay", &recorded, sim_files(&recorded.sim, "sim.")?)
     }
 
     /// The entries, in order.

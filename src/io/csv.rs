@@ -3,7 +3,7 @@
 //! [`crate::util::table`] (the same row type reads them back). A large batch
 //! (one chunk of owners) is formatted on every thread, then written in order.
 
-use super::simulate::{create, finish, shown};
+use super::run_dir::{create, finish, shown};
 use crate::error::{Error, Result};
 use crate::sink::RecordSink;
 use crate::util::AtomicDir;
@@ -113,21 +113,6 @@ impl<R: CsvRow + Send + Sync> RecordSink<R> for CsvSink<'_, R> {
             let r = self.out.write_all(text.as_str().as_bytes());
             r.map_err(|e| Error::io(shown(self.dir, self.name), e))?;
         }
-        Ok(())
-    }
-}
-
-/// Rows nobody keeps: a cluster peer that is not peer 0 still produces every
-/// row its chunks would (so its partials equal peer 0's expectation), and
-/// sends them on.
-pub struct Discard;
-
-impl<R> RecordSink<R> for Discard {
-    fn record(&mut self, _row: R) -> Result<()> {
-        Ok(())
-    }
-
-    fn record_all(&mut self, _rows: Vec<R>) -> Result<()> {
         Ok(())
     }
 }

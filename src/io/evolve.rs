@@ -24,15 +24,24 @@ pub fn write_timeline(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let path = dir.join("timeline.csv");
     let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
-    {
-        let mut w = Writer::with_header(&mut f, columns::<TimelineRow>(0, &[]))
-            .map_err(|e| Error::io(&path, e))?;
-        for r in rows {
-            w.row(r).map_err(|e| Error::io(&path, e))?;
-        }
-        w.into_inner().map_err(|e| Error::io(&path, e))?;
-    }
+    write_timeline_to(&mut f, rows).map_err(|e| Error::io(&path, e))?;
     Ok(f.commit()?)
+}
+
+/// The text of `timeline.csv` for `rows` (the Python package's tables).
+pub fn timeline_csv(rows: &[TimelineRow]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write_timeline_to(&mut out, rows).map_err(|e| Error::io("timeline.csv", e))?;
+    Ok(out)
+}
+
+fn write_timeline_to(out: &mut dyn Write, rows: &[TimelineRow]) -> std::io::Result<()> {
+    let mut w = Writer::with_header(out, columns::<TimelineRow>(0, &[]))?;
+    for r in rows {
+        w.row(r)?;
+    }
+    w.into_inner()?;
+    Ok(())
 }
 
 /// Writes `DIR/summary.json` (configuration, counts, the last batch's three

@@ -116,6 +116,8 @@ pub enum SavedFigures<'a> {
     Run(RunFigures),
     /// The utility figure, from these rows.
     Utility(&'a [UtilityRow]),
+    /// The relay figure, from these `relay_by_distance.csv` rows.
+    Relay(&'a [crate::relay::RelayByDistanceRow]),
 }
 
 /// Writes `files`, the figures (when `opts.plots`) and `timings` as
@@ -147,8 +149,10 @@ pub fn save_files(
             SavedFigures::Run(which) => draw_run_figures(dir.staging(), which),
             #[cfg(feature = "plots")]
             SavedFigures::Utility(rows) => super::plot::utility::draw(dir.staging(), rows),
+            #[cfg(feature = "plots")]
+            SavedFigures::Relay(rows) => super::plot::relay::draw(dir.staging(), rows),
             #[cfg(not(feature = "plots"))]
-            SavedFigures::Utility(_) => Ok(()),
+            SavedFigures::Utility(_) | SavedFigures::Relay(_) => Ok(()),
         }
         .map_err(|e| super::simulate::at_destination(&dir, e))?;
     }

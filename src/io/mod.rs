@@ -22,7 +22,9 @@ pub mod paths;
 #[cfg(feature = "plots")]
 pub mod plot;
 pub mod relax;
+pub mod relay;
 pub mod release;
+mod run_dir;
 pub mod simulate;
 mod stream;
 pub mod summary;
@@ -36,6 +38,9 @@ pub use collude::{
     collude_to_dir_on,
 };
 pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
+pub use relay::{
+    RelayTimings, relay_config_from_summary, relay_default_out_dir, relay_to_dir, relay_to_dir_on,
+};
 pub use release::{save_release, save_release_with};
 pub use simulate::{
     OutputOptions, SimTimings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir,

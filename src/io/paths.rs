@@ -60,7 +60,7 @@ pub fn sidecar_path(csv: &Path) -> PathBuf {
 }
 
 /// A lower estimate of the CSV's size: expected rows times (the sample
-/// index, the level and `n` values at [`NUMBER_BYTES`] each).
+/// index, the level and `n` values at `NUMBER_BYTES` each).
 pub fn projected_bytes(run: &PathSamples) -> f64 {
     let fields = run.sampler().dim() as f64 + 1.0;
     let digits = (run.sample_count() as f64).log10().max(0.0) / 2.0 + 1.0;

@@ -146,7 +146,7 @@ comp: fresh noise with ε_i − ε_(i−1) per step, inverse-variance weighted",
     }
     t.push('\n');
     if !out.has_composition() {
-        t.push_str("# composition baseline shown only for strictly increasing --eps\n");
+        t.push_str("# composition baseline shown only for strictly increasing levels\n");
     }
     t.push_str(&accounting_line(out.accounting(), true));
     t.push('\n');

@@ -2,7 +2,8 @@
 //! replaces DIR only when complete (an interrupted or failing run leaves no
 //! partial DIR).
 
-use super::csv::{CsvSink, Discard};
+use super::csv::CsvSink;
+use super::run_dir::{create, finish, shown};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
@@ -12,11 +13,11 @@ use crate::mechanism::Mechanism;
 use crate::post::Post;
 use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, SimSummary, Sinks, summarize};
 use crate::sim::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
+use crate::sink::Discard;
 use crate::util::table::{self, columns};
 use crate::util::{AtomicDir, Existing};
 use serde::Serialize;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -73,12 +74,6 @@ pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::
         out.row(r)?;
     }
     out.into_inner().map(|_| ())
-}
-
-/// The path errors about output `name` give: the file in the final
-/// directory (the staging directory is gone by the time a user reads it).
-pub(crate) fn shown(dir: &AtomicDir, name: &str) -> std::path::PathBuf {
-    dir.path().join(name)
 }
 
 /// `e` with a path inside the staging directory shown at the destination
@@ -149,20 +144,6 @@ pub fn check_totals(totals: &[MechanismTotal]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Creates `name` inside the staging directory (buffered).
-pub(crate) fn create(dir: &AtomicDir, name: &str) -> Result<BufWriter<File>> {
-    let f = File::create(dir.join(name)).map_err(|e| Error::io(shown(dir, name), e))?;
-    Ok(BufWriter::with_capacity(1 << 16, f))
-}
-
-/// Flushes and syncs a file made by [`create`].
-pub(crate) fn finish(dir: &AtomicDir, w: BufWriter<File>, name: &str) -> Result<()> {
-    w.into_inner()
-        .map_err(|e| Error::io(shown(dir, name), e.into_error()))?
-        .sync_all()
-        .map_err(|e| Error::io(shown(dir, name), e))
 }
 
 /// Writes `value` as pretty JSON into `name`.

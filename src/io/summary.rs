@@ -145,6 +145,7 @@ mod tests {
             jumps_per_path: f64::NAN,
             jumps_per_path_expected: 1.5,
             mse: Vec::new(),
+            discrete: None,
         };
         let text = serde_json::to_string_pretty(&sim).unwrap();
         let back = SummaryFile::parse(Path::new("s.json"), &text).unwrap();

@@ -6,7 +6,8 @@ use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::io::simulate::{OutputOptions, claim_out_dir, create, finish, write_error, write_json};
+use crate::io::run_dir::{create, finish};
+use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
 use crate::util::fmt_f64;
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,

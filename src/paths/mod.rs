@@ -137,7 +137,7 @@ impl PathSamples {
 
     /// Checks `samples`, the levels, and the memory of the samples in flight
     /// against the budget ([`limits`]): the rows and their CSV text of
-    /// [`WAVE`] chunks (each about 1 MiB of text, or one sample's when that
+    /// `WAVE` chunks (each about 1 MiB of text, or one sample's when that
     /// is larger) and one path per worker thread.
     pub fn validate(&self) -> Result<()> {
         if self.samples == 0 || self.samples > MAX_SAMPLES {

@@ -21,8 +21,8 @@
 
 use super::path::Norm;
 use super::sampler::{DownWalk, DownWalkState};
+use crate::error::{Error, Result};
 use crate::rng::{PrivRng, Purpose, rng_for};
-use crate::{Error, Result};
 
 /// One owner's anchored path: segments from the top down, the walk's state
 /// and the generator's position. See the module documentation.

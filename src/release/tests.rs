@@ -128,7 +128,7 @@ fn accuracy_matches_the_closed_forms() {
     let t = 20_000u64;
     let g = GradualRelease::new(vec![0.0], lap(Norm::L1), 1.0, 3).unwrap();
     let run = ReleaseTrials::new(g, vec![0.5, 1.0, 2.0, 4.0]).trials(t);
-    let out = run.run_into(&mut crate::io::csv::Discard).unwrap();
+    let out = run.run_into(&mut crate::sink::Discard).unwrap();
     let tol = 6.0 * 20f64.sqrt() / 2.0 / (t as f64).sqrt();
     let theory = [1.0, 2.0, 8.0 / 3.0, 32.0 / 11.0];
     for (a, th) in out.accuracy().iter().zip(theory) {

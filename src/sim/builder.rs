@@ -8,10 +8,11 @@
 //! threads); results do not depend on it. The numbers are those of
 //! `privdiffuse simulate` with the same options, bit for bit.
 
+use super::chunk::Counts;
 use super::config::SimConfig;
 use super::plan::Plan;
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-use super::run::{Counts, MechanismTotal, SimResult, Sinks};
+use super::run::{MechanismTotal, SimResult, Sinks};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::epsilon::EpsilonMap;

@@ -9,6 +9,7 @@ use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
 use crate::mechanism::{MechanismChoice, NoiseModel};
 use crate::post::Post;
 use crate::process::Norm;
+use crate::process::discrete::{Grid, NoiseKind, RngSource, options};
 use crate::values::ValueSpec;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -290,6 +291,20 @@ pub struct SimConfig {
         deserialize_with = "ids_as_text"
     )]
     pub ego_owners: Option<Vec<String>>,
+    /// Noise: `laplace` (f64, the default) or `discrete` (exact integers on
+    /// a grid, issue 25). The three options below apply to `discrete` only;
+    /// all four are left out of `summary.json`'s config at their defaults.
+    #[serde(skip_serializing_if = "NoiseKind::is_laplace")]
+    pub noise: NoiseKind,
+    /// Grid γ of the discrete noise (a power of two).
+    #[serde(skip_serializing_if = "options::is_default_grid")]
+    pub granularity: Grid,
+    /// Levels per doubling of the discrete ladder.
+    #[serde(skip_serializing_if = "options::is_default_levels")]
+    pub levels_per_doubling: u32,
+    /// Entropy of the discrete noise: `seeded` or `os` (releases).
+    #[serde(skip_serializing_if = "options::is_seeded")]
+    pub rng: RngSource,
 }
 
 fn is_zero(x: &u32) -> bool {
@@ -329,6 +344,10 @@ impl Default for SimConfig {
             replicates: 1,
             first_replicate: 0,
             ego_owners: None,
+            noise: NoiseKind::Laplace,
+            granularity: Grid::default(),
+            levels_per_doubling: options::default_levels(),
+            rng: RngSource::Seeded,
         }
     }
 }
@@ -341,6 +360,7 @@ impl SimConfig {
     /// variants can be built directly).
     pub fn check(&self) -> Result<()> {
         NoiseModel::new(self.dim, self.norm, self.sensitivity, self.delta)?;
+        self.discrete_noise()?;
         self.values.check()?;
         self.post.check()?;
         self.clamped_map()?;

@@ -23,7 +23,9 @@
 
 pub mod aggregate;
 pub mod builder;
+mod chunk;
 pub mod config;
+mod discrete;
 mod owner;
 pub(crate) mod plan;
 pub mod rows;
@@ -32,8 +34,10 @@ pub mod summary;
 
 pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
+pub use chunk::Counts;
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
+pub(crate) use discrete::DiscreteSim;
 pub use plan::{Buckets, Plan};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-pub use run::{Counts, MechanismTotal, SimResult, Sinks, simulate};
+pub use run::{MechanismTotal, SimResult, Sinks, simulate};
 pub use summary::{MapSummary, SimSummary, summarize, summarize_output};

@@ -4,10 +4,10 @@
 //! its optional rows.
 
 use super::aggregate::OwnerCell;
+use super::chunk::{ChunkOut, Counts};
 use super::config::Unreachable;
 use super::plan::Plan;
 use super::rows::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
-use super::run::{ChunkOut, Counts};
 use crate::distance::{HopLevels, LevelRow, Workspace};
 use crate::error::Result;
 use crate::limits;
@@ -44,6 +44,8 @@ pub(super) struct Scratch {
     pub(super) unit_scale: Vec<f64>,
     pub(super) eps_cache: Vec<f64>,
     pub(super) sigma_cache: Vec<(f64, f64)>,
+    /// Buffers of `noise = discrete`.
+    pub(super) disc: super::discrete::DiscreteScratch,
 }
 
 pub(super) struct Worker {
@@ -101,6 +103,7 @@ impl Plan<'_> {
                 unit_scale: Vec::new(),
                 eps_cache: Vec::new(),
                 sigma_cache: Vec::new(),
+                disc: Default::default(),
             },
         }
     }
@@ -407,6 +410,11 @@ impl Plan<'_> {
         dist: Dist<'_>,
         out: &mut ChunkOut,
     ) -> Result<()> {
+        if let Some(d) = &self.discrete {
+            return self.process_replicate_discrete(
+                d, s, wants, pos, owner, label, rep, recipients, dist, out,
+            );
+        }
         let n = self.model.dim;
         let seed = self.config.seed;
         let eps_lo = s.unit_eps.iter().copied().fold(f64::INFINITY, f64::min);

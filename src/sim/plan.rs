@@ -32,8 +32,9 @@ pub enum Buckets {
 }
 
 impl Buckets {
+    /// The bucket of distance `d` (the unreachable bucket for `inf`).
     #[inline]
-    pub(super) fn index(&self, d: f64) -> usize {
+    pub(crate) fn index(&self, d: f64) -> usize {
         match *self {
             Buckets::Integer => {
                 if d.is_finite() {
@@ -54,7 +55,8 @@ impl Buckets {
         }
     }
 
-    pub(super) fn edges(&self, b: usize) -> (f64, f64) {
+    /// Lower and upper edge of bucket `b`.
+    pub(crate) fn edges(&self, b: usize) -> (f64, f64) {
         match *self {
             Buckets::Integer if b == 0 => (f64::INFINITY, f64::INFINITY),
             Buckets::Integer => (b as f64, b as f64),
@@ -88,6 +90,8 @@ pub struct Plan<'a> {
     /// Hop-level histograms of the owners from the plan's pre-pass, when it
     /// ran and they fit [`limits::LEVEL_CACHE_MAX`].
     pub(super) levels: Option<LevelCache>,
+    /// The discrete noise (`noise = discrete`), or `None` for Laplace.
+    pub(super) discrete: Option<super::discrete::DiscreteSim>,
 }
 
 /// Owners' hop-level histograms, in owner order.
@@ -268,6 +272,7 @@ impl<'a> Plan<'a> {
             ego,
             replicates: config.replicate_range(),
             levels,
+            discrete: super::discrete::DiscreteSim::of(config)?,
         })
     }
 

@@ -5,6 +5,7 @@
 //! number of threads.
 
 use super::aggregate::{BucketAcc, Table};
+use super::chunk::{ChunkOut, Counts};
 use super::owner::{Dist, Wants, Worker};
 use super::plan::{Buckets, LevelCache, Plan};
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
@@ -68,23 +69,6 @@ pub struct Sinks<'w> {
     pub responses: Option<&'w mut dyn RecordSink<ResponseRow>>,
 }
 
-/// Totals of a run (echoed in `summary.json`).
-#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
-pub struct Counts {
-    /// Owners simulated.
-    pub owners: u64,
-    /// Owners with no reachable member (nothing to answer).
-    pub owners_without_recipients: u64,
-    /// Answers, summed over the mechanisms run (see [`MechanismTotal::responses`] for each).
-    pub responses: u64,
-    /// Unreachable members skipped (per mechanism run once).
-    pub skipped_unreachable: u64,
-    /// Jumps of all correlated paths.
-    pub jumps: u64,
-    /// Expected jumps: Σ_owners rate · ln(ε_hi/ε_lo).
-    pub jumps_expected: f64,
-}
-
 /// Overall accuracy of one mechanism.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct MechanismTotal {
@@ -107,18 +91,6 @@ pub struct SimResult {
     pub totals: Vec<MechanismTotal>,
     /// Counts.
     pub counts: Counts,
-}
-
-/// What one chunk of owners produces (its partial aggregate).
-#[derive(Serialize, serde::Deserialize)]
-pub(crate) struct ChunkOut {
-    pub(super) tables: Vec<Table>,
-    pub(super) counts: Counts,
-    pub(super) jumps: Vec<JumpRow>,
-    pub(super) owners: Vec<OwnerRow>,
-    pub(super) paths: Vec<PathRow>,
-    pub(super) ego: Vec<EgoRow>,
-    pub(super) responses: Vec<ResponseRow>,
 }
 
 impl Plan<'_> {

@@ -2,9 +2,10 @@
 //! resolved map, graph statistics and totals (written and read back by
 //! [`crate::io`]).
 
+use super::chunk::Counts;
 use super::config::SimConfig;
 use super::plan::Plan;
-use super::run::{Counts, MechanismTotal, SimResult};
+use super::run::{MechanismTotal, SimResult};
 use crate::graph::{Graph, GraphStats};
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +55,9 @@ pub struct SimSummary {
     pub jumps_per_path_expected: f64,
     /// Overall empirical vs theoretical MSE per mechanism.
     pub mse: Vec<MechanismTotal>,
+    /// With `noise = discrete`: γ, m, Δ_Z and the entropy source (issue 25).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discrete: Option<crate::process::discrete::DiscreteSummary>,
 }
 
 impl MapSummary {
@@ -151,5 +155,6 @@ fn summary_of(
             0.0
         },
         mse: result.totals.clone(),
+        discrete: config.discrete_summary(),
     }
 }

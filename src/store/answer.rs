@@ -3,7 +3,9 @@
 
 use super::{Store, StoreConfig};
 use crate::distance::{DistanceOptions, Distances};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
+use crate::process::AnchoredPath;
+use std::collections::HashMap;
 
 /// What [`Store::answer`] gives: the answer the recipient holds after the call.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,13 +22,22 @@ pub struct StoreAnswer {
     pub released: bool,
 }
 
-/// The last owner's distance rows, at START and at the current batch.
+/// What [`Store::answer`] keeps between calls, so that a call costs a
+/// look-up in memory plus one SQL query (issue 24, `store.answer` latency):
+/// the values (fixed at creation), the paths read so far (append-only in
+/// the store, so a cached path is a prefix of the stored one: a reader
+/// reloads it when a level lies below it; a writer's cache is dropped by
+/// every other batch it writes), the graphs at START and at the last batch
+/// with one search workspace, and the last owner's distance rows.
 #[derive(Default)]
 pub(super) struct Cache {
     owner: Option<(u32, u64)>,
     start: Vec<f64>,
     now: Vec<f64>,
     graphs: Option<(u64, crate::graph::Graph, crate::graph::Graph)>,
+    workspace: Option<crate::distance::Workspace>,
+    values: Option<Vec<f64>>,
+    pub(super) paths: HashMap<u32, AnchoredPath>,
 }
 
 impl Store {
@@ -41,8 +52,9 @@ impl Store {
     /// without a path, a pair never released and unreachable now, or a new
     /// release on a store opened for reading.
     pub fn answer(&mut self, owner: &str, recipient: &str) -> Result<StoreAnswer> {
-        let config = self.config()?.clone();
-        let ids = self.node_ids()?;
+        let config = self.config()?;
+        let (top, n, map) = (config.top, config.dim, config.map()?);
+        let ids = self.ids_ref()?;
         let o = ids
             .index_of(owner)
             .ok_or_else(|| Error::param("owner", owner, "the id of a node in the store"))?;
@@ -56,27 +68,21 @@ impl Store {
                 "a node other than the owner (an owner holds its own value)",
             ));
         }
-        let mut path = self.load_path(o)?.ok_or_else(|| {
-            Error::param("owner", owner, "an owner of the store (a node with a path)")
-        })?;
         let batch = self.last_batch()?.unwrap_or(0);
-        self.fill_cache(o, batch, &config)?;
-        let map = config.map()?;
+        self.fill_cache(o, batch)?;
         let (d0, d) = (self.cache.start[r as usize], self.cache.now[r as usize]);
         // The pair's largest level so far: batch 0's implied release, then
-        // the explicit rows (ascending ε).
+        // its largest explicit row.
         let mut held: Option<(f64, u64)> = d0
             .is_finite()
-            .then(|| (StoreConfig::eps_at(&map, config.top, d0), 0));
-        if let Some(&(e, b)) = self.pair_answers(o, r, batch)?.last()
+            .then(|| (StoreConfig::eps_at(&map, top, d0), 0));
+        if let Some((e, b)) = self.pair_best(o, r, batch)?
             && held.is_none_or(|(h, _)| e > h)
         {
             held = Some((e, b));
         }
-        let e = StoreConfig::eps_at(&map, config.top, d);
-        let values = self.values()?;
-        let n = config.dim;
-        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
+        let e = StoreConfig::eps_at(&map, top, d);
+        let u = self.cached_values()?[o as usize * n..(o as usize + 1) * n].to_vec();
         let y = |v: &[f64]| u.iter().zip(v).map(|(a, b)| a + b).collect::<Vec<f64>>();
         if d.is_finite() && held.is_none_or(|(h, _)| e > h) {
             if !self.is_writer() {
@@ -87,14 +93,17 @@ impl Store {
                     e
                 )));
             }
+            let mut path = self.cached_path(o, owner, e)?;
             let (stored, bottom) = (path.segments(), path.bottom());
             let v = path.read(e)?.to_vec();
-            self.write_batch(|w| {
+            self.write_batch_keeping_cache(|w| {
                 if path.bottom() != bottom {
                     w.save_path(o, &path, stored)?;
                 }
                 w.insert_answer(o, r, e, batch, d, &v)
             })?;
+            // Committed: the extended path is the stored one.
+            self.cache.paths.insert(o, path);
             return Ok(StoreAnswer {
                 batch,
                 distance: d,
@@ -110,22 +119,51 @@ impl Store {
                 format!("a node that {owner} reaches (no answer was ever released to it)"),
             ));
         };
+        let path = self.cached_path(o, owner, h)?;
         let v = path.value_at(h).ok_or_else(|| {
             Error::input(&self.path, 0, "corrupt store: a held answer below its path")
         })?;
-        Ok(StoreAnswer {
+        let a = StoreAnswer {
             batch: b,
             distance: d,
             eps: h,
             y: y(v),
             released: false,
+        };
+        self.cache.paths.insert(o, path);
+        Ok(a)
+    }
+
+    /// `owner`'s path, from the cache when it reaches down to `level`
+    /// (a reader's cached path is a prefix of the stored one: segments are
+    /// append-only; a writer's is the stored one), else loaded. Taken out of
+    /// the cache; the caller puts it back once what it wrote is committed.
+    fn cached_path(&mut self, o: u32, owner: &str, level: f64) -> Result<AnchoredPath> {
+        if let Some(p) = self.cache.paths.remove(&o)
+            && (self.is_writer() || p.value_at(level).is_some())
+        {
+            return Ok(p);
+        }
+        self.load_path(o)?.ok_or_else(|| {
+            Error::param("owner", owner, "an owner of the store (a node with a path)")
         })
     }
 
-    fn fill_cache(&mut self, owner: u32, batch: u64, config: &StoreConfig) -> Result<()> {
+    /// The values, n per node (fixed at creation: loaded once).
+    fn cached_values(&mut self) -> Result<&[f64]> {
+        if self.cache.values.is_none() {
+            self.cache.values = Some(self.values()?);
+        }
+        Ok(self.cache.values.as_deref().unwrap_or_default())
+    }
+
+    /// The distance rows of `owner` at START and after `batch`: the graphs
+    /// are rebuilt when the batch moves, the searches when the owner does.
+    fn fill_cache(&mut self, owner: u32, batch: u64) -> Result<()> {
         if self.cache.owner == Some((owner, batch)) {
             return Ok(());
         }
+        let kind = self.config()?.distance;
         if self.cache.graphs.as_ref().is_none_or(|g| g.0 != batch) {
             let start = self.graph_at(0)?;
             let now = self.graph_at(batch)?;
@@ -135,11 +173,9 @@ impl Store {
             return Ok(());
         };
         let opts = DistanceOptions::default();
-        let ds = Distances::new(start, config.distance, &opts)?;
-        let mut ws = ds.workspace();
-        ds.from_owner(owner, &mut ws, &mut self.cache.start);
-        let dn = Distances::new(now, config.distance, &opts)?;
-        dn.from_owner(owner, &mut ws, &mut self.cache.now);
+        let ws = self.cache.workspace.get_or_insert_with(Default::default);
+        Distances::new(start, kind, &opts)?.from_owner(owner, ws, &mut self.cache.start);
+        Distances::new(now, kind, &opts)?.from_owner(owner, ws, &mut self.cache.now);
         self.cache.owner = Some((owner, batch));
         Ok(())
     }

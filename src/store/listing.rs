@@ -4,8 +4,8 @@
 
 use super::{Store, StoreConfig};
 use crate::distance::{DistanceOptions, Distances};
+use crate::error::{Error, Result};
 use crate::util::write_f64;
-use crate::{Error, Result};
 use std::io::Write;
 
 /// Which answers to list: an owner, a recipient, both or neither (original ids).
@@ -168,7 +168,7 @@ impl Store {
         recipient: Option<u32>,
         explicit: &[super::read::ExplicitAnswer],
         config: &StoreConfig,
-        map: &crate::EpsilonMap,
+        map: &crate::epsilon::EpsilonMap,
         values: &[f64],
         n: usize,
         ids: &crate::graph::NodeIds,

@@ -76,10 +76,10 @@ pub use write::{BatchWriter, EdgeEvent, TimelineRow};
 
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
 use crate::graph::NodeIds;
 use crate::process::Norm;
 use crate::util::lock::FileLock;
-use crate::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -399,6 +399,17 @@ impl Store {
     /// Runs `f` in one transaction (a batch): committed when `f` returns
     /// `Ok`, rolled back otherwise. Writers only.
     pub fn write_batch<T>(
+        &mut self,
+        f: impl FnOnce(&mut BatchWriter<'_>) -> Result<T>,
+    ) -> Result<T> {
+        // The batch may extend paths: [`Store::answer`] reloads them.
+        self.cache.paths.clear();
+        self.write_batch_keeping_cache(f)
+    }
+
+    /// [`Store::write_batch`] for [`Store::answer`], which keeps its cached
+    /// paths in step with what it writes itself.
+    fn write_batch_keeping_cache<T>(
         &mut self,
         f: impl FnOnce(&mut BatchWriter<'_>) -> Result<T>,
     ) -> Result<T> {

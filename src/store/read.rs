@@ -3,9 +3,9 @@
 
 use super::write::{EdgeEvent, TimelineRow};
 use super::{Store, blob_to_f64s, db_error};
+use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeIds};
 use crate::process::{AnchoredPath, DownWalkState};
-use crate::{Error, Result};
 use rusqlite::{OptionalExtension, params};
 use std::collections::BTreeMap;
 
@@ -22,8 +22,13 @@ impl Store {
 
     /// The nodes' original ids, in index order.
     pub fn node_ids(&mut self) -> Result<NodeIds> {
-        if let Some(ids) = &self.ids {
-            return Ok(ids.clone());
+        self.ids_ref().cloned()
+    }
+
+    /// The nodes' original ids, loaded once (fixed at creation).
+    pub(crate) fn ids_ref(&mut self) -> Result<&NodeIds> {
+        if self.ids.is_some() {
+            return Ok(self.ids.as_ref().unwrap_or_else(|| unreachable!()));
         }
         let kind: String = self
             .conn
@@ -44,8 +49,7 @@ impl Store {
         } else {
             NodeIds::tokens(labels)
         };
-        self.ids = Some(ids.clone());
-        Ok(ids)
+        Ok(self.ids.insert(ids))
     }
 
     /// Every node's value, n per node in index order.
@@ -280,33 +284,29 @@ impl Store {
         Ok(out)
     }
 
-    /// The explicit releases of one pair up to batch `last`, ascending: one
-    /// point look-up per batch (the key is batch-first).
-    pub(crate) fn pair_answers(
+    /// The largest explicit release of one pair up to batch `last`, as
+    /// `(eps, batch)`: one statement, a key look-up per committed batch run
+    /// inside SQLite (the key is batch-first, kept so for key-ordered
+    /// inserts; no second index to maintain).
+    pub(crate) fn pair_best(
         &self,
         owner: u32,
         recipient: u32,
         last: u64,
-    ) -> Result<Vec<(f64, u64)>> {
+    ) -> Result<Option<(f64, u64)>> {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT eps FROM answer WHERE batch = ?1 AND owner = ?2 AND recipient = ?3",
+                "SELECT a.eps, a.batch FROM timeline t CROSS JOIN answer a \
+                 ON a.batch = t.batch AND a.owner = ?1 AND a.recipient = ?2 \
+                 WHERE t.batch <= ?3 ORDER BY a.eps DESC LIMIT 1",
             )
             .map_err(|e| db_error(&self.path, e))?;
-        let mut out = Vec::new();
-        for b in 0..=last {
-            let e: Option<f64> = st
-                .query_row(params![b as i64, owner as i64, recipient as i64], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(|e| db_error(&self.path, e))?;
-            if let Some(e) = e {
-                out.push((e, b));
-            }
-        }
-        Ok(out)
+        st.query_row(params![owner as i64, recipient as i64, last as i64], |r| {
+            Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)? as u64))
+        })
+        .optional()
+        .map_err(|e| db_error(&self.path, e))
     }
 
     /// Explicit releases of batches `1..=upto`, as `(batch, owner,

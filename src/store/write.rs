@@ -2,9 +2,9 @@
 
 use super::schema::{APPLICATION_ID, CREATE, SCHEMA_VERSION};
 use super::{StoreConfig, db_error, f64s_to_blob};
+use crate::error::{Error, Result};
 use crate::graph::NodeIds;
 use crate::process::AnchoredPath;
-use crate::{Error, Result};
 use rusqlite::{Transaction, params};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -414,7 +414,7 @@ fn path_samples_sweep_grids_and_figures_are_refused_above_the_budget() {
         ],
         10,
     );
-    refused(&o, "--dim", "1000 (paths from --eps-lo 0.5 to --eps-hi 15)");
+    refused(&o, "--dim", "1000 (paths from ε = 0.5 to 15)");
     // A million points held before the first one runs.
     let csv = d.join("s.csv").display().to_string();
     let o = run_within(
@@ -521,4 +521,35 @@ fn memory_budget_flag_parses_sizes_and_names_itself() {
     );
     assert!(o.status.success());
     fs::remove_dir_all(&d).unwrap();
+}
+
+/// Memory the estimates did not foresee (here forced: an explicit budget far
+/// above what `ulimit -v` leaves) ends the run with one error line and exit
+/// 1, not an allocation abort (exit 134), and leaves neither the claimed
+/// output nor its staging behind.
+#[test]
+fn running_out_of_memory_is_an_error_line_not_an_abort() {
+    let d = scratch("oom");
+    let out = d.join("run");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 80000 && exec '{}' simulate --graph '{}' --distance weighted \
+             --bins 10000000 --threads 1 --memory-budget 100G --no-plots -q --out '{}'",
+            env!("CARGO_BIN_EXE_privdiffuse"),
+            repo("data/geometric150.edges"),
+            out.display()
+        ))
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.starts_with("error: out of memory: allocating ")
+            && e.contains("under the address-space limit of 80000 KiB (ulimit -v)"),
+        "{e}"
+    );
+    empty(&d);
 }

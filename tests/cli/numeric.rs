@@ -25,9 +25,10 @@ const VALUES: [&str; 7] = [
 ];
 
 /// The commands (a subcommand path) whose options are checked.
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     "simulate",
     "utility",
+    "relay",
     "subgraph",
     "collude",
     "sweep",
@@ -65,6 +66,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "ego-owners",
             "replicates",
             "replicate",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     (
@@ -86,10 +89,30 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "memory-budget",
         ],
     ),
+    (
+        "relay",
+        &[
+            "bins",
+            "eps-min",
+            "eps-max",
+            "dim",
+            "delta",
+            "sensitivity",
+            "owners",
+            "untrimmed",
+            "seed",
+            "resistance-cap",
+            "approx-k",
+            "threads",
+            "memory-budget",
+        ],
+    ),
     ("subgraph", &["ego", "memory-budget"]),
     (
         "collude",
         &[
+            "granularity",
+            "levels-per-doubling",
             "bins",
             "eps-min",
             "eps-max",
@@ -198,6 +221,14 @@ const NOT_NUMERIC: &[&str] = &[
     "recipient",
     "events",
     "store",
+    "noise",
+    "rng",
+    // `--features distributed` only (tests/cluster/ drives them: a peer
+    // needs its partners, so they are not driven alone here)
+    "cluster",
+    "process",
+    "workers",
+    "cluster-timeout",
 ];
 
 /// Sweep keys that take numbers, driven through `sweep --set KEY=V` (the
@@ -315,6 +346,18 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
         "utility" => (
             s(&[
                 "utility",
+                "--graph",
+                &karate,
+                "--no-plots",
+                "-q",
+                "--owners",
+                "3",
+            ]),
+            out_dir,
+        ),
+        "relay" => (
+            s(&[
+                "relay",
                 "--graph",
                 &karate,
                 "--no-plots",
@@ -453,6 +496,7 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
         ("distances", "approx-tol") => args.extend(s(&["--distance", "resistance-approx"])),
         ("simulate" | "collude" | "distances", "resistance-cap")
         | ("simulate" | "collude", "bins") => args.extend(s(&["--distance", "resistance"])),
+        ("relay", "bins") => args.extend(s(&["--distance", "weighted"])),
         ("simulate" | "collude" | "relax", "delta") => {
             args.extend(s(&["--mechanism", "gaussian", "--norm", "l2"]))
         }

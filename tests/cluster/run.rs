@@ -569,3 +569,80 @@ fn a_failing_process_0_ends_the_others_with_exit_1() {
     assert!(!d.join("o1").exists());
     let _ = fs::remove_dir_all(&d);
 }
+
+/// The relay as the round exchange (issue 26): nodes split over two
+/// processes, one timely exchange per round; relay.csv,
+/// relay_by_distance.csv and summary.json equal the single-process run's
+/// (the owner-chunk engines) byte for byte — the hop protocol with
+/// untrimmed relays, and weighted distances.
+#[test]
+fn two_processes_write_the_single_process_relay_files() {
+    same_files(
+        "relay",
+        &[
+            "relay",
+            "--graph",
+            "data/geometric150.edges",
+            "--untrimmed",
+            "0,0.05,0.2",
+            "--dim",
+            "1",
+            "--norm",
+            "l1",
+            "--no-plots",
+            "--quiet",
+            "--seed",
+            "7",
+        ],
+        "relay_by_distance.csv",
+    );
+    same_files(
+        "relay-weighted",
+        &[
+            "relay",
+            "--graph",
+            "tests/golden/karate_weighted.edges",
+            "--distance",
+            "weighted",
+            "--no-plots",
+            "--quiet",
+        ],
+        "relay.csv",
+    );
+}
+
+/// `relay` on the bundled graph plus `more`.
+fn relay(more: &[&'static str]) -> Vec<&'static str> {
+    let base = [
+        "relay",
+        "--graph",
+        "data/geometric150.edges",
+        "--quiet",
+        "--no-plots",
+    ];
+    [&base[..], more].concat()
+}
+
+/// A relay cluster compares its fingerprint as simulate does: a different
+/// seed, untrimmed fractions or ε map on one process stops both.
+#[test]
+fn relay_processes_that_differ_stop_both_naming_the_difference() {
+    refused(
+        "relay-seed",
+        &relay(&["--seed", "1"]),
+        &relay(&["--seed", "2"]),
+        "process 1 has sim.seed = 2 where process 0 has sim.seed = 1",
+    );
+    refused(
+        "relay-untrimmed",
+        &relay(&["--untrimmed", "0,0.2"]),
+        &relay(&["--untrimmed", "0,0.05"]),
+        "process 1 has untrimmed.1 = 0.05 where process 0 has untrimmed.1 = 0.2",
+    );
+    refused(
+        "relay-eps",
+        &relay(&["--eps", "exp:a=3,b=1"]),
+        &relay(&["--eps", "exp:a=3,b=2"]),
+        "process 1 has sim.eps = exp:a=3,b=2 where process 0 has sim.eps = exp:a=3,b=1",
+    );
+}

@@ -17,12 +17,13 @@ pub fn skipped(why: &str) {
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
-/// `file` in the development setup's data folder beside the checkout
-/// (`../shared/data/`), or `None` after printing `SKIPPED: <test> (<path> absent)`:
-/// a fresh clone does not have it.
+/// `file` in the repository's `data/` folder, where the README says to put
+/// downloads such as SNAP's `facebook_combined.txt` (ignored by git), or
+/// `None` after printing `SKIPPED: <test> (<path> absent)`: a fresh clone
+/// does not have it.
 pub fn shared_data(file: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
+        .join("data")
         .join(file);
     if p.exists() {
         Some(p)

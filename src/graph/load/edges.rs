@@ -132,10 +132,12 @@ impl EdgeBuf {
         self.weighted = weighted;
         self.hint = hint;
         let cap = hint.min(self.fit(nodes));
-        let _ = self.edges.try_reserve_exact(cap);
-        if weighted {
-            let _ = self.weights.try_reserve_exact(self.edges.capacity());
-        }
+        crate::limits::fallible(|| {
+            let _ = self.edges.try_reserve_exact(cap);
+            if weighted {
+                let _ = self.weights.try_reserve_exact(self.edges.capacity());
+            }
+        });
     }
 
     #[inline]
@@ -203,10 +205,12 @@ impl EdgeBuf {
     /// Grows the buffers to `cap` edges; `false` if the allocator refused.
     pub(super) fn reserve(&mut self, cap: usize) -> bool {
         let len = self.len();
-        if self.edges.try_reserve_exact(cap - len).is_err() {
-            return false;
-        }
-        !self.weighted || self.weights.try_reserve_exact(cap - len).is_ok()
+        crate::limits::fallible(|| {
+            if self.edges.try_reserve_exact(cap - len).is_err() {
+                return false;
+            }
+            !self.weighted || self.weights.try_reserve_exact(cap - len).is_ok()
+        })
     }
 
     /// The memory the whole file will need, extrapolated from the share

@@ -20,6 +20,7 @@ pub mod error;
 pub mod jump_stats;
 pub mod jumps;
 pub mod path;
+pub mod relay;
 pub mod style;
 pub mod sweep;
 #[cfg(feature = "store")]

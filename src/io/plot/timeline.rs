@@ -6,7 +6,7 @@
 //! dashed. Both y axes are logarithmic.
 
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::Result;
+use crate::error::Result;
 use crate::store::TimelineRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -73,8 +73,8 @@ fn panel<DB: DrawingBackend>(
         .margin(12)
         .x_label_area_size((fonts.axis * 2.6) as u32)
         .y_label_area_size((fonts.axis * 4.0) as u32)
-        .build_cartesian_2d(0.0..xhi.max(1.0), style::log_axis(y0, y1))?;
-    let fmt = |v: &f64| style::log_tick(*v);
+        .build_cartesian_2d(0.0..xhi.max(1.0), y_axis(y0, y1))?;
+    let fmt = |v: &f64| y_label(*v);
     chart
         .configure_mesh()
         .x_desc("batch")
@@ -146,9 +146,72 @@ impl Figure for TimelineFigure {
     }
 }
 
+/// The y ticks: [`style::log_ticks`] (1-2-5 per decade, or every mantissa
+/// 1–9 on a range under a decade, as the privacy spent and the MSE usually
+/// are), or, when that leaves fewer than three on a range narrower still,
+/// linear 1-2-5 steps (a log axis a fraction of a decade wide is nearly
+/// linear).
+fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (lo, hi) = style::safe_log_range(lo, hi);
+    let t = style::log_ticks(lo, hi);
+    if t.len() >= 3 {
+        return t;
+    }
+    style::linear_ticks(lo, hi, 6)
+        .into_iter()
+        .filter(|&v| v > 0.0 && v >= lo && v <= hi)
+        .collect()
+}
+
+/// The log y axis over `[lo, hi]` with the ticks of [`y_ticks`].
+fn y_axis(
+    lo: f64,
+    hi: f64,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    use plotters::coord::combinators::BindKeyPoints;
+    let (lo, hi) = style::safe_log_range(lo, hi);
+    (lo..hi).log_scale().with_key_points(y_ticks(lo, hi))
+}
+
+/// The label of a y tick: every tick of [`y_ticks`] is labelled
+/// ([`style::log_tick`] blanks all but mantissas 1, 2, 5, which left the
+/// privacy axis, ≈ 4–9, with the single label 5).
+fn y_label(v: f64) -> String {
+    style::short(v)
+}
+
 /// Draws `timeline.png` and `timeline.svg` into `dir`.
 pub fn draw(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
     let fig = TimelineFigure::new(rows);
     style::render(&fig, &dir.join("timeline.png"), super::DEFAULT_SIZE)?;
     style::render(&fig, &dir.join("timeline.svg"), super::DEFAULT_SIZE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The y labels of a panel whose data span `[lo, hi]`, as drawn.
+    fn labels(lo: f64, hi: f64) -> Vec<String> {
+        let (y0, y1) = style::pad_log_range(lo, hi, 1.3);
+        y_ticks(y0, y1)
+            .into_iter()
+            .map(y_label)
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn both_y_axes_carry_several_labels() {
+        // facebook, 10 % held out, at the last batch: privacy spent 5.6–6.8,
+        // MSE 0.100–0.131; the ego net's narrower ranges; one wide range.
+        for (lo, hi) in [(5.5997, 6.7874), (0.1004, 0.1306), (2.0, 2.05), (0.01, 3.0)] {
+            let l = labels(lo, hi);
+            assert!(l.len() >= 3, "[{lo}, {hi}]: labels {l:?}");
+            let mut u = l.clone();
+            u.dedup();
+            assert_eq!(u, l, "[{lo}, {hi}]: two ticks print alike");
+        }
+        assert_eq!(labels(5.5997, 6.7874), ["5", "6", "7", "8"]);
+    }
 }

@@ -17,7 +17,7 @@ use super::ladder::Rung;
 use super::noise::{DiscreteNoise, Level, Step};
 use super::rational::Nat;
 use super::samplers::{discrete_laplace, jump};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 

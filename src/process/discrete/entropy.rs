@@ -2,8 +2,8 @@
 //! [`rng_for`] (simulations: reproducible) or the operating system's
 //! generator (releases: not reproducible), behind one [`RngSource`] choice.
 
+use crate::error::{Error, Result};
 use crate::rng::{PrivRng, Purpose, rng_for};
-use crate::{Error, Result};
 use rand::rngs::{ChaCha20Rng, SysRng};
 use rand::{SeedableRng, TryCryptoRng, TryRng};
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! and grid integers (memo §1).
 
 use super::rational::scale_pow2;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Largest |û| accepted when rounding a value to the grid: 2⁵², half of

@@ -7,7 +7,7 @@
 //! the largest rung ≤ ε (less accurate, never less private), found by exact
 //! comparison of the f64 bits.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use num_bigint::BigUint;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

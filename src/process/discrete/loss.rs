@@ -6,7 +6,7 @@
 use super::DiscreteNoise;
 use super::ladder::Rung;
 use super::rational::{big_ratio_to_f64, dyadic_parts};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use std::cmp::Ordering;

@@ -5,8 +5,8 @@
 use super::grid::Grid;
 use super::ladder::{Ladder, Rung};
 use super::rational::Ratio;
+use crate::error::{Error, Result};
 use crate::limits::{EPS_MAX, EPS_MIN};
-use crate::{Error, Result};
 use num_bigint::BigUint;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -17,7 +17,7 @@
 //! division OpenDP had to work around, dashu issue 57) and five more crates
 //! for nothing we use.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{ToPrimitive, Zero};

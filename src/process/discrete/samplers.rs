@@ -12,7 +12,7 @@
 //! functions dispatch once on the [`Ratio`]'s representation.
 
 use super::rational::{Nat, Ratio, Repr, uniform_below_u64};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use num_bigint::BigUint;
 use rand::Rng;
 

@@ -4,7 +4,7 @@
 
 use super::DiscreteNoise;
 use super::ladder::Rung;
-use crate::Result;
+use crate::error::Result;
 
 /// (a, 1 − a) for a = e^{−t}, without cancellation in 1 − a.
 fn a_pair(t: f64) -> (f64, f64) {

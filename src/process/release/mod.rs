@@ -6,8 +6,8 @@
 //! breakpoint list over `[eps_lo, eps_hi]` plus the latent variance s at the
 //! top (memo §1b). A request inside the range is a lookup (every jump there is
 //! already drawn, so this is the exact bridge); below the range the backward
-//! jump walk continues ([`walk_down`], independent increments); above it the
-//! latent forward step of memo §2.4 ([`forward_latent`]) runs from the top
+//! jump walk continues ([`walk_down`](super::walk_down), independent increments); above it the
+//! latent forward step of memo §2.4 ([`forward_latent`](super::forward::forward_latent)) runs from the top
 //! state. For the Gaussian variant: a [`BrownianPath`] indexed by variance.
 //! Answers already given never change, and releasing any set of levels is
 //! exactly as private as the largest of them ([`GradualRelease::privacy_level`]).

@@ -219,7 +219,7 @@ fn refusals_name_the_parameter() {
                 .contains("invalid eps")
         );
     }
-    let msg = |r: crate::Result<DiscreteNoise>| r.unwrap_err().to_string();
+    let msg = |r: crate::error::Result<DiscreteNoise>| r.unwrap_err().to_string();
     assert!(msg(DiscreteNoise::new(g, 0, 1.0, 1)).contains("invalid levels_per_doubling '0'"));
     assert!(msg(DiscreteNoise::new(g, 1025, 1.0, 1)).contains("levels_per_doubling"));
     assert!(msg(DiscreteNoise::new(g, 32, 0.0, 1)).contains("invalid sensitivity"));

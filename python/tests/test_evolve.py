@@ -1,0 +1,106 @@
+"""privdiffuse.evolve and privdiffuse.Store (issue 24 item 6): the command
+line's files byte for byte, and a store's answers read from its paths."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import privdiffuse as pdf
+
+REPO = Path(__file__).resolve().parents[2]
+KARATE = REPO / "data" / "karate.edges"
+
+
+def _cli() -> Path | None:
+    """The privdiffuse binary: $PRIVDIFFUSE_CLI, else target/{release,debug} of this repository."""
+    env = os.environ.get("PRIVDIFFUSE_CLI")
+    if env:
+        return Path(env)
+    for profile in ("release", "debug"):
+        p = REPO / "target" / profile / "privdiffuse"
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def _split(cli: Path, tmp: Path) -> dict:
+    """karate with 20 % held out and 10 % removed: START, events, nodes."""
+    start = tmp / "k.edges"
+    subprocess.run(
+        [str(cli), "generate", "events", "--graph", str(KARATE), "--hold-out", "0.2", "--remove", "0.1", "--seed", "3", "--out", str(start)],
+        check=True,
+        capture_output=True,
+    )
+    return {"graph": start, "events": tmp / "k.events.csv", "nodes": tmp / "k.nodes"}
+
+
+OPTS = {"eps": "exp:a=3,b=1", "dim": 2, "norm": "l2", "seed": 7, "batch": 4}
+
+
+def test_evolve_and_store_are_the_command_lines(tmp_path):
+    """evolve(...) writes the CLI's timeline.csv byte for byte; Store.answers_csv
+    is `privdiffuse answers`, whole and filtered; the tables are its columns."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build --release first)")
+    files = _split(cli, tmp_path)
+    args = [str(cli), "evolve", "--graph", str(files["graph"]), "--events", str(files["events"]), "--nodes", str(files["nodes"])]
+    args += ["--eps", OPTS["eps"], "--dim", "2", "--norm", "l2", "--seed", "7", "--batch", "4"]
+    subprocess.run(args + ["--store", str(tmp_path / "cli.db"), "--out", str(tmp_path / "cli")], check=True, capture_output=True)
+    res = pdf.evolve(OPTS, store=tmp_path / "py.db", out=tmp_path / "py", threads=2, **files)
+    cli_timeline = (tmp_path / "cli" / "timeline.csv").read_text()
+    assert (tmp_path / "py" / "timeline.csv").read_text() == cli_timeline
+    with pdf.Store(tmp_path / "py.db") as st:
+        assert st.timeline_csv() == cli_timeline
+        t = st.timeline
+        assert len(t["batch"]) == cli_timeline.count("\n") - 1 == res.summary["batches"] + 1
+        np.testing.assert_array_equal(np.asarray(t["answers"]), np.asarray(res.timeline["answers"]))
+        for filt in ({}, {"owner": 0}, {"recipient": "33"}, {"owner": 33, "recipient": 0}):
+            flags = [x for k, v in filt.items() for x in (f"--{k}", str(v))]
+            ref = subprocess.run([str(cli), "answers", "--store", str(tmp_path / "cli.db"), *flags], check=True, capture_output=True, text=True).stdout
+            assert st.answers_csv(**filt) == ref, filt
+        a = st.answers(owner=0)
+        ref0 = st.answers_csv(owner=0).splitlines()
+        assert len(a["owner"]) == len(ref0) - 1 > 30
+        assert set(np.asarray(a["owner"]).tolist()) == {0}
+        assert st.config["seed"] == 7 and st.last_batch == res.summary["batches"]
+
+
+def test_store_answer_is_the_held_answer_and_refuses_bad_pairs(tmp_path):
+    """Store.answer gives the pair's held answer (the last listed, at its largest
+    ε), releases nothing new on a finished store, refuses owner = recipient and
+    unknown ids with the library's message, and a reader beside the writer works
+    while a second writer is refused."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build --release first)")
+    files = _split(cli, tmp_path)
+    st = pdf.Store.create(tmp_path / "s.db", write=True, **files, **OPTS)
+    try:
+        rows = st.answers(owner=0, recipient=33)
+        eps = np.asarray(rows["eps"])
+        a = st.answer(0, 33)
+        assert not a["released"]
+        assert a["eps"] == eps.max()
+        last = int(np.argmax(eps))
+        np.testing.assert_array_equal(a["y"], [rows["y1"][last], rows["y2"][last]])
+        with pytest.raises(ValueError, match="recipient"):
+            st.answer(5, 5)
+        with pytest.raises(ValueError, match="owner"):
+            st.answer("no-such-node", 1)
+        with pytest.raises(ValueError, match="in use by another run"):
+            pdf.Store(tmp_path / "s.db", write=True)
+        reader = pdf.Store(tmp_path / "s.db")
+        assert reader.answer(0, 33)["eps"] == a["eps"]
+        reader.close()
+    finally:
+        st.close()
+    # The lock is released on close: a writer opens again.
+    pdf.Store(tmp_path / "s.db", write=True).close()
+    with pytest.raises(TypeError, match="unknown field"):
+        pdf.evolve(store=tmp_path / "t.db", batches=3, **files)

@@ -1,0 +1,144 @@
+//! The per-level tally of a hop owner, shared by the sweep ([`super::hop`])
+//! and the bit-parallel rounds ([`super::batch`]): on hop distances every
+//! trim is ε(L) for an integer L, so a message's size is one look-up per L
+//! and recipients are counted per (hop, learned index, held) triple; the
+//! owner's path, sizes and read-outs are then computed once per triple.
+
+use super::plan::{RelayPlan, carried, message_bytes, read_out, same_answer, simulate_noise};
+use super::stats::{OwnerStats, RunStats};
+use crate::error::Result;
+use crate::process::NoisePath;
+
+/// Flag of a pair key whose recipients held their level.
+pub(crate) const HELD: u32 = 1 << 31;
+
+/// Per-worker buffers of the tally, reused across owners.
+#[derive(Default)]
+pub(crate) struct LevelTally {
+    /// ε(L), L = 0, 1, … (the map is fixed for a plan).
+    pub eps: Vec<f64>,
+    /// Breakpoints carried by a message trimmed at ε(L).
+    pub bpc: Vec<usize>,
+    /// Per hop d: `simulate`'s noise at ε(d) (n values each).
+    pub sim_noise: Vec<f64>,
+    /// The owner's path.
+    pub path: NoisePath,
+    /// The owner's value.
+    pub u: Vec<f64>,
+    /// Per hop: (learned index | [`HELD`], recipients).
+    pub pairs: Vec<Vec<(u32, u64)>>,
+}
+
+impl LevelTally {
+    /// Empties the pair lists of hops `0..=ecc`.
+    pub fn clear_pairs(&mut self, ecc: usize) {
+        if self.pairs.len() <= ecc {
+            self.pairs.resize(ecc + 1, Vec::new());
+        }
+        for p in &mut self.pairs[..=ecc] {
+            p.clear();
+        }
+    }
+
+    /// Counts `count` recipients at hop `d` whose richest trim is ε(got).
+    #[inline]
+    pub fn add(&mut self, d: usize, got: u32, held: bool, count: u64) {
+        let key = got | if held { HELD } else { 0 };
+        let p = &mut self.pairs[d];
+        match p.iter_mut().find(|e| e.0 == key) {
+            Some(e) => e.1 += count,
+            None => p.push((key, count)),
+        }
+    }
+}
+
+impl RelayPlan<'_> {
+    /// ε(L) for L = 0 ..= `upto`, evaluated as `simulate` does:
+    /// `map.eps(L as f64)`.
+    pub(crate) fn eps_table(&self, t: &mut LevelTally, upto: usize) {
+        while t.eps.len() <= upto {
+            let l = t.eps.len();
+            t.eps.push(self.eps(l as f64));
+        }
+    }
+
+    /// For an owner of eccentricity `ecc` ≥ 1: checks the levels of hops
+    /// 1..=ecc, samples the path over [min ε, max ε] and prepares the sizes
+    /// (trims up to ε(ecc + 1)) and `simulate`'s noise per hop.
+    pub(crate) fn level_path(&self, t: &mut LevelTally, owner: u32, ecc: usize) -> Result<()> {
+        self.eps_table(t, ecc + 1);
+        for (l, &e) in t.eps.iter().enumerate().take(ecc + 1).skip(1) {
+            self.check_level(e, l as f64)?;
+        }
+        let lo = t.eps[1..=ecc].iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = t.eps[1..=ecc]
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        self.owner_path(owner, lo, hi, &mut t.path, &mut t.u)?;
+        let model = self.model();
+        t.bpc.clear();
+        t.bpc
+            .extend(t.eps[..ecc + 2].iter().map(|&e| carried(&t.path, model, e)));
+        t.sim_noise.clear();
+        t.sim_noise.resize(model.dim, 0.0);
+        for d in 1..=ecc {
+            t.sim_noise
+                .extend_from_slice(simulate_noise(&t.path, model, t.eps[d]));
+        }
+        Ok(())
+    }
+
+    /// One owner's counts under fraction `f` from `t.pairs` (hops
+    /// 1..=ecc) and `degsum` (out-degrees of the senders per trim index):
+    /// messages, bytes, held and identical recipients, the learned ratios.
+    /// `rounds`: the latest holding round when the engine knows it, else
+    /// the deepest hop held (a node at hop d holds in round d).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn level_stats(
+        &self,
+        t: &LevelTally,
+        ecc: usize,
+        recipients: u64,
+        degsum: &[u64],
+        f: usize,
+        rounds: Option<u32>,
+        st: &mut OwnerStats,
+        run: &mut RunStats,
+    ) {
+        let model = self.model();
+        let dim = model.dim;
+        let buckets = self.buckets();
+        *st = OwnerStats {
+            recipients,
+            breakpoints: t.path.len() as u64,
+            ..OwnerStats::default()
+        };
+        for (l, &deg) in degsum.iter().enumerate() {
+            st.messages += deg;
+            st.bytes += deg * message_bytes(dim, t.bpc[l]);
+        }
+        for d in 1..=ecc {
+            let ed = t.eps[d];
+            let sim = &t.sim_noise[d * dim..(d + 1) * dim];
+            for &(key, c) in &t.pairs[d] {
+                let learned = t.eps[(key & !HELD) as usize];
+                let ratio = learned / ed;
+                if key & HELD != 0 {
+                    st.held += c;
+                    st.rounds = st.rounds.max(d as u32);
+                    if read_out(&t.path, model, learned, ed)
+                        .is_some_and(|r| same_answer(&t.u, r, sim))
+                    {
+                        st.identical += c;
+                    }
+                }
+                st.excess_max = st.excess_max.max(ratio);
+                run.bucket(f, buckets.index(d as f64)).add(ratio, c);
+            }
+        }
+        if let Some(r) = rounds {
+            st.rounds = r;
+        }
+    }
+}

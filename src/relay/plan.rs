@@ -1,0 +1,282 @@
+//! [`RelayPlan`]: a validated relay run over a loaded graph, and the pieces
+//! every engine shares — the owner's path (the one `simulate` samples), the
+//! signal a message carries, its accounted size and a recipient's read-out.
+
+use super::config::{RelayConfig, UntrimmedOrder};
+use crate::distance::{DistanceKind, Distances};
+use crate::epsilon::EpsilonMap;
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::limits;
+use crate::mechanism::{NoiseModel, sample_owner_path};
+use crate::process::NoisePath;
+use crate::rng::{Purpose, rng_for};
+use crate::sim::{Buckets, Plan};
+
+/// Header bytes of a message: the reference to the owner's path (owner id)
+/// and the trim level.
+pub const MESSAGE_HEADER_BYTES: u64 = 8;
+
+/// Accounted bytes of a message carrying `breakpoints` breakpoints of an
+/// n-dimensional path: 8 of header plus, per breakpoint, its level (8) and
+/// its n values (8 each).
+#[inline]
+pub fn message_bytes(dim: usize, breakpoints: usize) -> u64 {
+    MESSAGE_HEADER_BYTES + (8 + 8 * dim as u64) * breakpoints as u64
+}
+
+/// A relay run resolved against its graph: the simulation plan it mirrors
+/// (owners, values, the resolved and clamped map, the noise model, the
+/// distance buckets), the fractions and the seeded untrimmed order.
+pub struct RelayPlan<'a> {
+    config: RelayConfig,
+    sim: Plan<'a>,
+    order: UntrimmedOrder,
+    replicate: u32,
+}
+
+impl<'a> RelayPlan<'a> {
+    /// Validates `config` (see [`RelayConfig::check`]) and resolves it on
+    /// `graph` with `distances` (of the configured kind) through the
+    /// simulation's own [`Plan`], so owners, values and a `range:` map come
+    /// out exactly as in `simulate`.
+    pub fn new(
+        config: &RelayConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+    ) -> Result<RelayPlan<'a>> {
+        config.check()?;
+        if distances.kind() != config.sim.distance {
+            return Err(Error::param(
+                "distance",
+                distances.kind(),
+                format!("the configured kind ({})", config.sim.distance),
+            ));
+        }
+        let sim_config = config.sim_config();
+        let sim = Plan::new(&sim_config, graph, distances)?;
+        Ok(RelayPlan {
+            config: config.clone(),
+            order: UntrimmedOrder::new(graph, sim_config.seed),
+            replicate: sim.replicates().start,
+            sim,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &RelayConfig {
+        &self.config
+    }
+
+    /// The simulation plan the relay mirrors.
+    pub fn sim(&self) -> &Plan<'a> {
+        &self.sim
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &'a Graph {
+        self.sim.graph()
+    }
+
+    /// Owners (node indices) in output order.
+    pub fn owners(&self) -> &[u32] {
+        self.sim.owners()
+    }
+
+    /// The untrimmed fractions, in output order.
+    pub fn fractions(&self) -> &[f64] {
+        &self.config.untrimmed
+    }
+
+    /// The seeded order deciding who stops trimming.
+    pub fn order(&self) -> &UntrimmedOrder {
+        &self.order
+    }
+
+    /// The privacy map (clamped; a `range:` map resolved).
+    pub fn map(&self) -> &EpsilonMap {
+        self.sim.map()
+    }
+
+    /// The noise law.
+    pub fn model(&self) -> &NoiseModel {
+        self.sim.model()
+    }
+
+    /// Distance buckets of `relay_by_distance.csv` (those of `simulate`).
+    pub fn buckets(&self) -> Buckets {
+        self.sim.buckets()
+    }
+
+    /// Whether distances are hop counts.
+    pub fn is_hop(&self) -> bool {
+        self.sim.distances().kind() == DistanceKind::Hop
+    }
+
+    /// The replicate whose path the relay diffuses (the configuration's
+    /// first: `simulate`'s default run is replicate 0).
+    pub fn replicate(&self) -> u32 {
+        self.replicate
+    }
+
+    /// The length of arc `arc` in the plan's distance (1 for hop, whatever
+    /// the graph's weights).
+    #[inline]
+    pub fn arc_length(&self, arc: usize) -> f64 {
+        if self.is_hop() {
+            1.0
+        } else {
+            self.graph().arc_weight(arc)
+        }
+    }
+
+    /// ε at distance `d`, as `simulate` evaluates it.
+    #[inline]
+    pub fn eps(&self, d: f64) -> f64 {
+        self.sim.map().eps(d)
+    }
+
+    /// Refuses a recipient's level outside the range where sums stay
+    /// finite, with `simulate`'s message (limits: "The range of privacy
+    /// levels").
+    pub(crate) fn check_level(&self, eps: f64, d: f64) -> Result<()> {
+        let delta = self.model().sensitivity;
+        if (limits::EPS_MIN..=limits::EPS_MAX).contains(&eps)
+            && (limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(eps / delta))
+        {
+            return Ok(());
+        }
+        let at = format!("distance {}", limits::fmt_num(d));
+        match limits::level_error(&self.map().spec(), eps, &at, delta) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Samples `owner`'s path over privacy levels `[eps_lo, eps_hi]` (the
+    /// smallest and largest ε of its recipients) into `path`, and its value
+    /// into `u`: the generator, range and sampler of `simulate`'s
+    /// correlated mechanism, so the path is the one `simulate` draws.
+    pub(crate) fn owner_path(
+        &self,
+        owner: u32,
+        eps_lo: f64,
+        eps_hi: f64,
+        path: &mut NoisePath,
+        u: &mut [f64],
+    ) -> Result<()> {
+        self.sim.values().value(owner, u);
+        self.sim.check_path_memory(eps_lo, eps_hi, false)?;
+        let seed = self.sim.config().seed;
+        let mut rng = rng_for(seed, owner as u64, self.replicate as u64, Purpose::Path);
+        sample_owner_path(self.model(), eps_lo, eps_hi, &mut rng, path)
+    }
+}
+
+/// Breakpoints a signal trimmed at privacy level `trim` carries: those of
+/// `path` at levels ≤ trim/Δ (the signal {V_ε : ε ≤ trim}; the value at a
+/// breakpoint's own level is the one from it up).
+#[inline]
+pub fn carried(path: &NoisePath, model: &NoiseModel, trim: f64) -> usize {
+    let t = model.level(trim);
+    path.levels().partition_point(|&e| e <= t)
+}
+
+/// What a recipient reads at privacy level `eps` from a signal trimmed at
+/// `trim`: the last breakpoint the signal carries at or below eps/Δ;
+/// `None` when the signal does not reach `eps` (trim < eps) or carries
+/// nothing there.
+pub fn read_out<'p>(
+    path: &'p NoisePath,
+    model: &NoiseModel,
+    trim: f64,
+    eps: f64,
+) -> Option<&'p [f64]> {
+    // (A NaN trim reaches nothing.)
+    if trim.partial_cmp(&eps).is_none_or(|o| o.is_lt()) {
+        return None;
+    }
+    let k = carried(path, model, trim);
+    let l = model.level(eps);
+    let i = path.levels()[..k].partition_point(|&e| e <= l);
+    (i > 0).then(|| path.value(i - 1))
+}
+
+/// `simulate`'s noise for a recipient at privacy level `eps`: the owner's
+/// whole path read at ε/Δ (sim::run, correlated mechanism).
+#[inline]
+pub fn simulate_noise<'p>(path: &'p NoisePath, model: &NoiseModel, eps: f64) -> &'p [f64] {
+    path.value_at(model.level(eps))
+}
+
+/// Whether the answers `u + a` and `u + b` are equal bit for bit.
+#[inline]
+pub fn same_answer(u: &[f64], a: &[f64], b: &[f64]) -> bool {
+    u.iter()
+        .zip(a.iter().zip(b))
+        .all(|(x, (p, q))| (x + p).to_bits() == (x + q).to_bits())
+}
+
+/// The set of relays that forward untrimmed, for one owner.
+#[derive(Clone, Copy, Debug)]
+pub enum Relays<'s> {
+    /// The first nodes of the seeded order (rank below the bound).
+    Order(&'s UntrimmedOrder, u32),
+    /// An explicit set: `flags[v]` for node v (the owner never counts).
+    Nodes(&'s [bool]),
+}
+
+impl Relays<'_> {
+    /// Whether `v` forwards untrimmed when `owner` diffuses.
+    #[inline]
+    pub fn untrimmed(&self, v: u32, owner: u32) -> bool {
+        match *self {
+            Relays::Order(o, bound) => o.untrimmed(v, owner, bound),
+            Relays::Nodes(flags) => v != owner && flags[v as usize],
+        }
+    }
+
+    /// Whether no relay is untrimmed for `owner` (the common case, whose
+    /// sweep skips the per-round bookkeeping of untrimmed relays).
+    pub fn is_empty(&self) -> bool {
+        match *self {
+            Relays::Order(_, bound) => bound == 0,
+            Relays::Nodes(flags) => !flags.iter().any(|&f| f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::Norm;
+
+    fn path() -> (NoisePath, NoiseModel) {
+        let p = NoisePath::from_parts(1, vec![0.5, 1.0, 2.0], vec![3.0, 2.0, 1.0], 4.0).unwrap();
+        (p, NoiseModel::new(1, Norm::L1, 1.0, 1e-5).unwrap())
+    }
+
+    #[test]
+    fn a_signal_carries_the_breakpoints_up_to_its_trim() {
+        let (p, m) = path();
+        assert_eq!(carried(&p, &m, 0.4), 0);
+        assert_eq!(carried(&p, &m, 1.0), 2); // a breakpoint at the trim level is carried
+        assert_eq!(carried(&p, &m, 1.5), 2);
+        assert_eq!(carried(&p, &m, 4.0), 3);
+        assert_eq!(message_bytes(1, 0), 8);
+        assert_eq!(message_bytes(3, 2), 8 + 2 * 32);
+        // Read-outs: from the carried breakpoints only, never above the trim.
+        assert_eq!(read_out(&p, &m, 1.5, 1.2), Some(&[2.0][..]));
+        assert_eq!(read_out(&p, &m, 1.5, 1.6), None);
+        assert_eq!(read_out(&p, &m, 3.0, 0.7), Some(&[3.0][..]));
+        for eps in [0.5, 0.9, 1.0, 1.9, 2.0, 3.9] {
+            let full = simulate_noise(&p, &m, eps);
+            assert_eq!(read_out(&p, &m, eps, eps), Some(full), "at {eps}");
+            assert_eq!(read_out(&p, &m, 4.0, eps), Some(full), "at {eps}");
+        }
+        // Δ = 2: the path runs at ε/2.
+        let m2 = NoiseModel::new(1, Norm::L1, 2.0, 1e-5).unwrap();
+        assert_eq!(carried(&p, &m2, 2.0), 2);
+        assert!(same_answer(&[1.0], &[2.0], &[2.0]) && !same_answer(&[1.0], &[2.0], &[3.0]));
+    }
+}

@@ -1,0 +1,74 @@
+//! [`RelayTrace`]: one owner's diffusion message by message and node by
+//! node — what the engines do, recorded for inspection and tests.
+
+use super::stats::OwnerStats;
+use crate::process::NoisePath;
+
+/// One message: a reference to the owner's path and a trim level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// Round in which it is delivered (the owner's own messages: round 1).
+    pub round: u32,
+    /// Sender (node index).
+    pub from: u32,
+    /// Receiver (node index).
+    pub to: u32,
+    /// Trim level: the message carries {V_ε : ε ≤ trim}.
+    pub trim: f64,
+    /// Breakpoints of the owner's path it carries (levels ≤ trim/Δ: the
+    /// first `breakpoints` of [`RelayTrace::path`]).
+    pub breakpoints: usize,
+    /// Accounted bytes (8 + (8 + 8n) per breakpoint).
+    pub bytes: u64,
+}
+
+/// A recipient at the end of the diffusion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeState {
+    /// Node index.
+    pub node: u32,
+    /// Original node id.
+    pub id: String,
+    /// Distance from the owner.
+    pub distance: f64,
+    /// Its own privacy level ε(d).
+    pub eps: f64,
+    /// Whether it forwards untrimmed.
+    pub untrimmed: bool,
+    /// Round in which it first held a signal reaching its own level.
+    pub hold_round: Option<u32>,
+    /// The largest trim level among the messages it received (its learned
+    /// ε); `None` if it received none.
+    pub eps_learned: Option<f64>,
+    /// Its read-out u + V at ε(d) from the signal it holds (`None` if it
+    /// never held its level).
+    pub answer: Option<Vec<f64>>,
+    /// Whether `answer` equals `simulate`'s answer bit for bit.
+    pub identical: bool,
+}
+
+/// One owner's diffusion under one set of untrimmed relays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelayTrace {
+    /// Owner (node index).
+    pub owner: u32,
+    /// The owner's value u.
+    pub value: Vec<f64>,
+    /// The owner's path (process levels ε/Δ), as `simulate` samples it.
+    pub path: NoisePath,
+    /// Every message, in the order sent (round by round).
+    pub messages: Vec<Message>,
+    /// Every recipient, in node order.
+    pub nodes: Vec<NodeState>,
+    /// The owner's row of `relay.csv` under these relays.
+    pub stats: OwnerStats,
+}
+
+/// What an engine records while tracing (one fraction).
+#[derive(Default)]
+pub(crate) struct TraceSink {
+    pub messages: Vec<Message>,
+    pub nodes: Vec<NodeState>,
+    pub path: NoisePath,
+    pub value: Vec<f64>,
+}

@@ -1,0 +1,98 @@
+"""Numbers the README quotes in prose, each recomputed from the committed file it
+comes from (results/, written only by results/regenerate.sh). A claim is the
+exact text as the README prints it and a function computing that text from the
+files: a regenerated result that changes a quoted number fails here until the
+prose follows. Used by tests/readme/run.py."""
+
+import csv
+import json
+import math
+import os
+import statistics
+
+
+def _rows(root, rel):
+    with open(os.path.join(root, rel), newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _json(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _thousands(n):
+    return f"{n:,}"
+
+
+def jumps_of_default_run(root):
+    rows = _rows(root, "results/geometric150/owners.csv")
+    return f"the {_thousands(sum(int(r['jumps']) for r in rows))} jumps of all {len(rows)} paths"
+
+
+def far_members(root):
+    sizes = {}
+    for r in _rows(root, "results/geometric150-collude/coalition.csv"):
+        if r["coalition"] == "far:min-d=4":
+            sizes[r["owner"]] = int(r["size"])
+    s = list(sizes.values())
+    return (
+        f"the {len(s)} owners' coalitions of members at ≥ 4 hops: "
+        f"{statistics.mean(s):.1f} members on average, median {statistics.median(s):g}"
+    )
+
+
+def independent_gains(root):
+    """Median gain over owners of the ε-aware estimators (inverse-variance
+    weights, MLE, Pitman) under independent noise, as `lo–hi×` per coalition."""
+    by = {}
+    for r in _rows(root, "results/geometric150-collude/coalition.csv"):
+        if r["mechanism"] == "independent" and r["estimator"] in ("ivw", "mle", "pitman"):
+            by.setdefault((r["coalition"], r["estimator"]), []).append(float(r["gain"]))
+
+    def span(coalition):
+        meds = [statistics.median(v) for (c, _), v in by.items() if c == coalition]
+        return f"{math.floor(min(meds))}–{math.ceil(max(meds))}×"
+
+    return (
+        f"gain {span('nearest:m=5')} (5 nearest), {span('sybil:m=20,d=6')} (20 sybil accounts of "
+        f"one distant adversary) and {span('far:min-d=4')}"
+    )
+
+
+def fig7_owner_range(root):
+    rows = [r for r in _rows(root, "results/thesis/fig7/owners.csv") if r["owner"] == "0"]
+    lo = min(float(r["eps_lo"]) for r in rows)
+    hi = max(float(r["eps_hi"]) for r in rows)
+    return f"ε ∈ [{lo:.3f}, {hi:.2f}]"
+
+
+def fig7_jumps(root):
+    rows = _rows(root, "results/thesis/fig7/owners.csv")
+    j = [r["jumps"] for r in rows if r["owner"] == "0"]
+    return f"its two replicates' paths jump {j[0]} and {j[1]} times"
+
+
+# (file the text depends on, function giving the text the README must contain)
+CLAIMS = [
+    ("results/geometric150/owners.csv", jumps_of_default_run),
+    ("results/geometric150-collude/coalition.csv", far_members),
+    ("results/geometric150-collude/coalition.csv", independent_gains),
+    ("results/thesis/fig7/owners.csv", fig7_owner_range),
+    ("results/thesis/fig7/owners.csv", fig7_jumps),
+]
+
+
+def check(readme, root, have_facebook):
+    """(failures, number checked)."""
+    failures = []
+    n = 0
+    for rel, fn in CLAIMS:
+        if not os.path.exists(os.path.join(root, rel)):
+            failures.append(f"claim {fn.__name__}: {rel} is missing")
+            continue
+        text = fn(root)
+        n += 1
+        if text not in readme:
+            failures.append(f"claim {fn.__name__}: README.md does not say '{text}' (computed from {rel})")
+    return failures, n
