@@ -23,6 +23,18 @@ $bin sweep --config examples/sweeps/dimension.toml --out $r/sweeps/dimension.csv
 rm -f $r/thesis/coalition_size_geometric.*
 $bin sweep --config examples/sweeps/coalition_size_geometric.toml \
   --out $r/thesis/coalition_size_geometric.csv --plots --x m --log-x --metric gain_median -q
+# The utility study (issue 27): value models × schemes × ε decay; one figure per value model
+# (MSE over all recipients against the decay b, one line per scheme).
+utility_study() {  # NAME: sweep examples/sweeps/NAME.toml, then draw each value model
+  rm -f $r/thesis/$1.csv $r/thesis/$1.summary.csv $r/thesis/$1.timings.csv $r/thesis/$1_*.png
+  $bin sweep --config examples/sweeps/$1.toml --out $r/thesis/$1.csv -q
+  for m in bits infection sir smooth; do
+    v=$(grep -o "\"$m:[^\"]*\"" examples/sweeps/$1.toml | tr -d '"') || continue
+    $bin plot --kind sweep --input $r/thesis/$1.csv --x b --metric utility_mse_all --only "values=$v" --out $r/thesis/$1_$m.png > /dev/null
+  done
+}
+utility_study utility_values
+utility_study utility_bits
 # Fig. 6: two sample paths of one owner's lazy Laplace process over [0.5, 15].
 $bin path --dim 1 --norm l1 --eps-lo 0.5 --eps-hi 15 --samples 2 --seed 1 \
   --out $r/thesis/fig6_paths.csv --force
@@ -35,6 +47,8 @@ $bin simulate --graph data/facebook_ego0.edges --distance resistance \
   --replicates 2 --owner 0 --seed 3 --out $r/thesis/fig7 --no-plots --force -q
 $bin plot --input $r/thesis/fig7 --kind ego --edges --out $r/thesis/fig7_ego.png --force
 if [ -f data/facebook_combined.txt ]; then
+  utility_study utility_values_facebook
+  utility_study utility_bits_facebook
   $bin utility --graph data/facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1 \
     --out $r/facebook-utility --force -q
   rm -f $r/thesis/coalition_size.*

@@ -198,6 +198,8 @@ pub mod util;
 #[doc(hidden)]
 pub mod utility;
 #[doc(hidden)]
+pub mod value_models;
+#[doc(hidden)]
 pub mod values;
 
 // Errors, control, randomness, limits.
@@ -212,6 +214,7 @@ pub use graph::generate::{barabasi_albert, erdos_renyi, geometric, watts_strogat
 pub use graph::{Dropped, GeometricParam, Graph, GraphStats, GraphView, LoadOptions, NodeIds};
 pub use mechanism::{Mechanism, MechanismChoice};
 pub use post::Post;
+pub use value_models::ValueModel;
 pub use values::{GivenValues, ValueSpec, Values};
 // The lazy process and its exact samplers.
 pub use process::discrete::{

@@ -70,8 +70,10 @@ pub enum Purpose {
     /// The `resample` policy's fresh answers in `evolve` (keyed by owner,
     /// recipient and batch).
     Resample = 12,
+    /// Value models drawn on the graph (`infection:`, `sir:`, `smooth:`).
+    ValueModel = 13,
     /// The order in which relays stop trimming (`relay`'s `untrimmed`).
-    Untrimmed = 13,
+    Untrimmed = 14,
 }
 
 /// SplitMix64 finaliser: a bijective, well-mixing 64-bit hash.

@@ -10,14 +10,20 @@
 //! | `normal:MEAN,SD` | i.i.d. Gaussian coordinates |
 //! | `bits:P` | i.i.d. Bernoulli(P) coordinates in {0, 1} |
 //! | `const:X` | every coordinate X |
+//! | `infection:seeds=K,frac=P` | bits grown by BFS from K seeds ([`ValueModel`]) |
+//! | `sir:seeds=K,beta=B,gamma=G` | bits: the ever-infected set of one SIR run ([`ValueModel`]) |
+//! | `smooth:sd=S,steps=T` | normal values averaged T times over neighbourhoods ([`ValueModel`]) |
 //!
 //! Synthetic values of node `i` come from `rng_for(seed, i, 0, Purpose::Values)`,
-//! so they do not depend on which owners are simulated or in what order.
+//! so they do not depend on which owners are simulated or in what order. The
+//! models drawn on the graph are drawn once, when the values are resolved
+//! (see [`crate::value_models`]).
 
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::rng::{Purpose, rng_for};
 use crate::util::fmt_f64;
+pub use crate::value_models::ValueModel;
 use rand::RngExt;
 use std::path::{Path, PathBuf};
 
@@ -58,6 +64,8 @@ pub enum ValueSpec {
     /// `file:` table without a file, so that secrets never touch the disk.
     /// Its spec `given:NxD` names only the shape and cannot be read back.
     Given(GivenValues),
+    /// A model drawn on the graph (`infection:`, `sir:`, `smooth:`).
+    Model(ValueModel),
 }
 
 /// Values given in memory ([`ValueSpec::Given`]): `dim` numbers per node, in
@@ -108,8 +116,8 @@ fn bad(spec: &str, expected: &str) -> Error {
     Error::param("values", spec, expected)
 }
 
-const GRAMMAR: &str =
-    "one of file:PATH | coords | auto | uniform:LO,HI | normal:MEAN,SD | bits:P | const:X";
+const GRAMMAR: &str = "one of file:PATH | coords | auto | uniform:LO,HI | normal:MEAN,SD | bits:P | const:X \
+     | infection:seeds=K,frac=P | sir:seeds=K,beta=B,gamma=G | smooth:sd=S,steps=T";
 
 fn nums(spec: &str, body: &str, k: usize, expected: &str) -> Result<Vec<f64>> {
     let v: Vec<f64> = body
@@ -126,6 +134,9 @@ fn nums(spec: &str, body: &str, k: usize, expected: &str) -> Result<Vec<f64>> {
 impl std::str::FromStr for ValueSpec {
     type Err = Error;
     fn from_str(spec: &str) -> Result<ValueSpec> {
+        if let Some(model) = ValueModel::parse(spec) {
+            return model.map(ValueSpec::Model);
+        }
         let s = spec.trim();
         let (kind, body) = s.split_once(':').unwrap_or((s, ""));
         match kind {
@@ -187,6 +198,7 @@ impl ValueSpec {
                 Err(bad(&spec, "bits:P with 0 ≤ P ≤ 1"))
             }
             ValueSpec::Const { x } if !x.is_finite() => Err(bad(&spec, "const:X with a finite X")),
+            ValueSpec::Model(ref m) => m.check(),
             _ => Ok(()),
         }
     }
@@ -205,6 +217,7 @@ impl std::fmt::Display for ValueSpec {
             ValueSpec::Bits { p } => write!(f, "bits:{}", fmt_f64(*p)),
             ValueSpec::Const { x } => write!(f, "const:{}", fmt_f64(*x)),
             ValueSpec::Given(v) => write!(f, "given:{}x{}", v.nodes(), v.dim()),
+            ValueSpec::Model(m) => m.fmt(f),
         }
     }
 }
@@ -227,8 +240,9 @@ pub struct Values {
 }
 
 impl Values {
-    /// Resolves a spec against a graph: loads files, checks the dimension, and
-    /// turns `auto` into `coords` or `uniform:0,1`.
+    /// Resolves a spec against a graph: loads files, draws the models on the
+    /// graph, checks the dimension, and turns `auto` into `coords` or
+    /// `uniform:0,1`.
     pub fn resolve(
         spec: &ValueSpec,
         graph: &Graph,
@@ -281,6 +295,7 @@ impl Values {
                 }
                 Some(v.as_slice().to_vec())
             }
+            ValueSpec::Model(m) => Some(m.draw(graph, dim, seed)?),
             _ => None,
         };
         Ok(Values {
@@ -323,9 +338,11 @@ impl Values {
                 }
                 ValueSpec::Const { x } => x,
                 // Tables are handled above; Auto is resolved in `resolve`.
-                ValueSpec::File(_) | ValueSpec::Coords | ValueSpec::Auto | ValueSpec::Given(_) => {
-                    f64::NAN
-                }
+                ValueSpec::File(_)
+                | ValueSpec::Coords
+                | ValueSpec::Auto
+                | ValueSpec::Given(_)
+                | ValueSpec::Model(_) => f64::NAN,
             };
         }
     }

@@ -317,3 +317,21 @@ def test_from_scipy_refuses_duplicate_ids():
     with pytest.raises(ValueError, match=r"5 and '5'|'5' and 5"):
         pdf.Graph.from_scipy(m, ids=[5, "5", 7])
     assert pdf.Graph.from_scipy(m, ids=[5, 6, 7]).ids.tolist() == [5, 6, 7]
+
+
+def test_value_models_as_strings(tmp_path):
+    # Issue 27: the value models' specs reach the library through the door
+    # as strings, and give the command line's numbers.
+    spec = "infection:seeds=3,frac=0.3"
+    _run("utility", "--graph", str(KARATE), *COMMON, "--values", spec, "--post", "bit",
+         "--replicates", "2", "--no-plots", "-q", "--out", str(tmp_path / "cli"))
+    res = pdf.utility(str(KARATE), values=spec, post="bit", replicates=2, **OPTS)
+    res.save(tmp_path / "py", plots=False)
+    _same_files(tmp_path / "cli", tmp_path / "py", ["utility.csv", "summary.json"])
+    assert res.summary["config"]["sim"]["values"] == spec
+    schemes = {line.split(",")[0] for line in res.csv("utility.csv").splitlines()[1:]}
+    assert {"correlated-shrinkage", "independent-shrinkage", "access"} <= schemes
+    for s in ("sir:seeds=2,beta=0.3,gamma=0.5", "smooth:sd=1,steps=2"):
+        pdf.simulate(str(KARATE), values=s, owners=3, **OPTS)
+    with pytest.raises(ValueError, match="dim"):
+        pdf.simulate(str(KARATE), values=spec, dim=2, owners=2, seed=1)

@@ -59,6 +59,7 @@ pub struct SimOptions {
     #[arg(long, value_name = "D", display_order = 120)]
     pub delta: Option<f64>,
     /// Private values: file:PATH | coords | auto | uniform:LO,HI | normal:M,SD | bits:P | const:X
+    /// | infection:seeds=K,frac=P | sir:seeds=K,beta=B,gamma=G (bits, --dim 1) | smooth:sd=S,steps=T
     /// [default: auto = coords next to the graph when --dim 2, else uniform:0,1]
     #[arg(long, value_name = "SPEC", display_order = 130)]
     pub values: Option<ValueSpec>,

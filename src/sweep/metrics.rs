@@ -8,19 +8,25 @@
 //! | `gain_mean`, `gain_median`, `coalition_mse` | ✓ | ✓ | ✓ | | collusion: the mean and the median over owners of the per-owner gain MSE(best member)/MSE(estimator) (`coalition.csv`'s `gain`), and the mean of the estimator's MSE |
 //! | `eps_max`, `eps_sum`, `coalition_size` | | | ✓ | | collusion: mean over owners of max ε_j (the correlated view's ε), Σ ε_j (independent, basic composition), members |
 //!
+//! | `utility_mse`, `utility_mse_se`, `utility_mse_theory` | scheme | | | degree bucket `[lo, hi]` | `command = utility`: `utility.csv`'s row of the bucket |
+//! | `utility_mse_all`, `utility_mse_all_se`, `utility_mse_all_theory` | scheme | | | | `command = utility`: its row over all recipients |
+//!
 //! The collusion rows come from [`collude_rows`], the one function that
-//! connects the sweep to the collusion runner.
+//! connects the sweep to the collusion runner; the utility rows from
+//! [`utility_rows`] (a standard error or theory that does not exist gives no
+//! row).
 
-use super::grid::ColludePoint;
+use super::grid::{ColludePoint, UtilityPoint};
 use super::rows::SweepRow;
 use crate::collusion::run::collude;
 use crate::error::Result;
 use crate::mechanism::Mechanism;
 use crate::sim::{Plan, simulate};
+use crate::utility::UtilityPlan;
 
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
-pub const METRICS: [&str; 13] = [
+pub const METRICS: [&str; 19] = [
     "mse",
     "mse_se",
     "mse_theory",
@@ -34,6 +40,12 @@ pub const METRICS: [&str; 13] = [
     "eps_max",
     "eps_sum",
     "coalition_size",
+    "utility_mse",
+    "utility_mse_se",
+    "utility_mse_theory",
+    "utility_mse_all",
+    "utility_mse_all_se",
+    "utility_mse_all_theory",
 ];
 
 impl SweepRow {
@@ -89,6 +101,41 @@ pub fn point_rows(plan: &Plan<'_>, collude: Option<&ColludePoint>) -> Result<Vec
     }
     if let Some(cp) = collude {
         rows.extend(collude_rows(plan, cp)?);
+    }
+    Ok(rows)
+}
+
+/// The rows of a utility point (`command = utility`): every `utility.csv`
+/// row as up to three metrics (see the module table).
+pub fn utility_rows(
+    graph: &crate::graph::Graph,
+    distances: &crate::distance::Distances<'_>,
+    up: &UtilityPoint,
+    control: &crate::control::Control,
+) -> Result<Vec<SweepRow>> {
+    let mut plan = UtilityPlan::new(&up.config, graph, distances)?;
+    let res = plan.run(control)?;
+    let mut rows = Vec::new();
+    for r in &res.rows {
+        let all = r.degree_lo.is_none();
+        let names: [&str; 3] = if all {
+            [
+                "utility_mse_all",
+                "utility_mse_all_se",
+                "utility_mse_all_theory",
+            ]
+        } else {
+            ["utility_mse", "utility_mse_se", "utility_mse_theory"]
+        };
+        for (metric, value) in names.into_iter().zip([Some(r.mse), r.mse_se, r.mse_theory]) {
+            if let Some(value) = value {
+                rows.push(SweepRow {
+                    distance_lo: r.degree_lo.map(|d| d as f64),
+                    distance_hi: r.degree_hi.map(|d| d as f64),
+                    ..SweepRow::new(&r.scheme, metric, value)
+                });
+            }
+        }
     }
     Ok(rows)
 }

@@ -3,7 +3,7 @@
 //! point's rows to a [`PointSink`]; and the dry run's calibrated estimate.
 
 use super::grid::{Grid, Point};
-use super::metrics::point_rows;
+use super::metrics::{point_rows, utility_rows};
 use super::rows::SweepRow;
 use crate::collusion::DEFAULT_OWNERS;
 use crate::control::Control;
@@ -316,7 +316,11 @@ pub fn run_points(
             }
             control.check()?;
             let t = Instant::now();
-            let rows = point_rows(plan, p.collude.as_ref()).map_err(|e| at_point(grid, p, e))?;
+            let rows = match &p.utility {
+                Some(up) => utility_rows(plan.graph(), plan.distances(), up, control),
+                None => point_rows(plan, p.collude.as_ref()),
+            }
+            .map_err(|e| at_point(grid, p, e))?;
             sink.point(p, rows, t.elapsed().as_secs_f64())?;
             let done = finished.fetch_add(1, Ordering::SeqCst) as u64 + 1;
             control.report("points", done, total_points);

@@ -19,6 +19,7 @@
 //! added exactly, so totals do not depend on the order of the additions —
 //! on threads, on workers, or on processes merging partial vectors.
 
+use super::shrinkage::{ShrinkScratch, ShrinkSums};
 use super::{Scheme, UtilityPlan};
 use crate::distance::{LevelSearch, LevelVisitor, SubsetSums};
 use crate::error::{Error, Result};
@@ -61,7 +62,10 @@ impl Fixed {
     /// headroom of 2^32 additions (|x| ≥ 2^(127 − 32 − shift)).
     #[inline]
     pub fn to_fixed(self, x: f64) -> Option<i128> {
-        let y = (x * pow2(self.shift)).round();
+        let t = x * pow2(self.shift);
+        // From 2^52 on every f64 is an integer: skip the rounding call
+        // (`round` is a library call; the result is the same).
+        let y = if t.abs() >= TWO_52 { t } else { t.round() };
         if y.is_finite() && y.abs() < LIMIT {
             Some(integral_to_i128(y))
         } else {
@@ -75,6 +79,9 @@ impl Fixed {
         v as f64 * pow2(-self.shift)
     }
 }
+
+/// 2^52: f64 values of at least this magnitude are integers.
+const TWO_52: f64 = (1u64 << 52) as f64;
 
 /// 2^94: the largest magnitude [`Fixed::to_fixed`] accepts (exclusive).
 const LIMIT: f64 = (1u128 << 94) as f64;
@@ -128,6 +135,8 @@ pub struct Accumulators {
     /// Independent answers per recipient and hop level, `levels` per
     /// recipient (level `L` at `L − 1`): their noise is drawn at evaluation.
     counts: Vec<u32>,
+    /// The shrinkage rows' per-level sums (empty without them).
+    pub(super) shrink: ShrinkSums,
 }
 
 const ACCESS_ONE: i128 = 1 << 64;
@@ -149,6 +158,7 @@ impl Accumulators {
             slots: vec![0; n * stride],
             levels,
             counts: vec![0; n * levels],
+            shrink: ShrinkSums::new(plan),
         }
     }
 
@@ -172,6 +182,7 @@ impl Accumulators {
         for (x, y) in self.counts.iter_mut().zip(&other.counts) {
             *x += *y;
         }
+        self.shrink.merge(&other.shrink);
     }
 
     /// Whether `other` has this layout (dimension, schemes, recipients,
@@ -187,6 +198,23 @@ impl Accumulators {
             )
             && self.slots.len() == other.slots.len()
             && self.counts.len() == other.counts.len()
+            && self.shrink.same_layout(&other.shrink)
+    }
+
+    /// Whether these sums have the layout `plan` gives them (recipients,
+    /// dimension, schemes, levels, shrinkage sums): a share that arrived
+    /// from another process is checked before it is used.
+    pub fn fits(&self, plan: &UtilityPlan<'_>) -> bool {
+        let n = plan.graph().n();
+        let (dim, bits) = (plan.dim(), plan.bits());
+        let schemes = plan.random_schemes().len();
+        let stride = 2 + dim * (2 + schemes) + if bits { 2 } else { 0 };
+        let levels = plan.level_counts();
+        (self.dim, self.schemes, self.bits, self.stride, self.levels)
+            == (dim, schemes, bits, stride, levels)
+            && self.slots.len() == n * stride
+            && self.counts.len() == n * levels
+            && self.shrink.fits(plan)
     }
 
     /// Independent answers recipient `j` holds per hop level (index `L − 1`;
@@ -294,6 +322,7 @@ pub struct ChunkScratch {
     tables: Vec<SubsetSums<i128>>,
     deb_tables: Vec<SubsetSums<i128>>,
     terms: Vec<i128>,
+    shrink: ShrinkScratch,
 }
 
 impl ChunkScratch {
@@ -350,6 +379,7 @@ impl UtilityPlan<'_> {
         s.path.resize(k * dim, 0.0);
         s.v.resize(dim, 0.0);
         s.noise.resize(dim, 0.0);
+        s.shrink.start_chunk(self, chunk, replicate);
         let mut vis = Visit {
             plan: self,
             owners,
@@ -372,6 +402,7 @@ impl UtilityPlan<'_> {
             tables: &mut s.tables,
             deb_tables: &mut s.deb_tables,
             terms: &mut s.terms,
+            shrink: &mut s.shrink,
         };
         let mut search = std::mem::take(&mut s.search);
         let flow = search.run(self.graph(), owners, &mut vis);
@@ -405,6 +436,7 @@ struct Visit<'p, 'a, 's> {
     tables: &'s mut Vec<SubsetSums<i128>>,
     deb_tables: &'s mut Vec<SubsetSums<i128>>,
     terms: &'s mut Vec<i128>,
+    shrink: &'s mut ShrinkScratch,
 }
 
 impl Visit<'_, '_, '_> {
@@ -456,6 +488,7 @@ impl Visit<'_, '_, '_> {
                 self.deb_tables[c].build(self.terms);
             }
         }
+        self.shrink.start_level(p, self.u, self.path)?;
         let access = level <= p.access_radius();
         let schemes = p.random_schemes();
         let acc = &mut *self.acc;
@@ -487,6 +520,8 @@ impl Visit<'_, '_, '_> {
                     r[2 + dim + d] += su;
                 }
             }
+            // Projected bits: the independent ones drawn (shrinkage reuses them).
+            let mut ind_ones = 0u64;
             for (si, sch) in schemes.iter().enumerate() {
                 let at = 2 + dim * (2 + si);
                 match sch {
@@ -505,6 +540,7 @@ impl Visit<'_, '_, '_> {
                             let c1 = (m & self.ones).count_ones() as u64;
                             let ones = binomial(&mut self.ind_rng, c1, 1.0 - lv.q)
                                 + binomial(&mut self.ind_rng, c as u64 - c1, lv.q);
+                            ind_ones = ones;
                             r[at] += p.fix_value(ones as f64)?;
                             // The debiased sum is a function of the same count.
                             if let Some(di) = schemes
@@ -528,9 +564,23 @@ impl Visit<'_, '_, '_> {
                             }
                         }
                     }
-                    Scheme::IndependentDebiased | Scheme::Access => {}
+                    Scheme::IndependentDebiased
+                    | Scheme::Access
+                    | Scheme::CorrelatedShrinkage
+                    | Scheme::IndependentShrinkage => {}
                 }
             }
+            let shrink = &mut acc.shrink;
+            self.shrink.visit(
+                p,
+                shrink,
+                v as usize,
+                level,
+                m,
+                self.tables,
+                ind_ones,
+                self.u,
+            )?;
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! debiasing, determinism, replicates, and the Gamma-sum shortcut.
 
 use super::*;
+use crate::control::Control;
 use crate::epsilon::EpsilonMap;
 use crate::rng::{Purpose, rng_for};
 use crate::sim::Owners;

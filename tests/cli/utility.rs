@@ -78,6 +78,8 @@ fn writes_its_files_identically_on_1_2_and_4_threads() {
         "correlated-debiased",
         "independent-debiased",
         "access",
+        "correlated-shrinkage",
+        "independent-shrinkage",
     ] {
         assert!(schemes.contains(&s), "{s}");
         // One all-recipients row per scheme, with 150 recipients.
@@ -88,16 +90,21 @@ fn writes_its_files_identically_on_1_2_and_4_threads() {
         assert_eq!(all.len(), 1, "{s}");
         assert!(all[0].starts_with(&format!("{s},,,150,")));
     }
-    // Access: theory empty; random schemes: se and theory present.
+    // Access and shrinkage: theory empty; other random schemes: se and
+    // theory present.
     for l in csv.lines().skip(1) {
         let f: Vec<&str> = l.split(',').collect();
         assert_eq!(f.len(), 7, "{l}");
         assert!(!f[5].is_empty(), "{l}");
-        assert_eq!(f[6].is_empty(), f[0] == "access", "{l}");
+        assert_eq!(
+            f[6].is_empty(),
+            f[0] == "access" || f[0].ends_with("-shrinkage"),
+            "{l}"
+        );
     }
     let rec = read(&outs[0].join("recipients.csv"));
     assert!(rec.starts_with(
-        "id,degree,n_values,mean,correlated,independent,correlated-debiased,independent-debiased,access\n"
+        "id,degree,n_values,mean,correlated,independent,correlated-debiased,independent-debiased,access,correlated-shrinkage,independent-shrinkage\n"
     ));
     assert_eq!(rec.lines().count(), 151);
 }
@@ -138,6 +145,14 @@ fn refusals_name_the_flag() {
         (vec!["--post", "round"], "--post"),
         (vec!["--replicates", "0"], "--replicates"),
         (vec!["--post", "bit", "--dim", "2"], "--post"),
+        (
+            vec!["--values", "infection:seeds=2,frac=0.3", "--dim", "2"],
+            "--values 'infection:seeds=2,frac=0.3': expected --dim 1",
+        ),
+        (
+            vec!["--values", "sir:seeds=1,beta=0.1,gamma=0", "--dim", "1"],
+            "--values",
+        ),
     ] {
         let mut a = vec!["--out", o, "--no-plots", "-q"];
         a.extend(args.iter());

@@ -52,6 +52,15 @@ const TOKENS: &[&str] = &[
     "uniform:",
     "normal:",
     "const:",
+    "infection:",
+    "sir:",
+    "smooth:",
+    "seeds=",
+    "frac=",
+    "beta=",
+    "gamma=",
+    "sd=",
+    "steps=",
     "file:",
     "coords",
     "auto",
@@ -170,6 +179,11 @@ proptest! {
         }
         if let Ok(v) = s.parse::<ValueSpec>() {
             let _ = (v.check(), v.to_string());
+            prop_assert_eq!(v.to_string().parse::<ValueSpec>().ok(), Some(v.clone()));
+            if let ValueSpec::Model(_) = v {
+                let g = karate();
+                let _ = privdiffuse::values::Values::resolve(&v, g, Path::new("k.edges"), 1, 3);
+            }
         }
         if let Ok(p) = s.parse::<Post>()
             && p.check().is_ok()

@@ -20,7 +20,7 @@ pub(super) enum Slot {
     Sim(String),
     /// A `distance_options` field.
     Distance(String),
-    /// A collusion option.
+    /// A collusion option, or a command key ([`COMMAND_KEYS`]).
     Collude(&'static str),
     /// A template variable: an axis that is not an option, whose values fill
     /// `{name}` placeholders in other values.
@@ -52,6 +52,9 @@ pub(super) fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(S
     if DISTANCE_KEYS.contains(&bare) {
         return Ok((bare.to_string(), Slot::Distance(bare.to_string())));
     }
+    if let Some(c) = COMMAND_KEYS.iter().find(|c| **c == k) {
+        return Ok((c.to_string(), Slot::Collude(c)));
+    }
     if let Some(c) = COLLUDE_KEYS
         .iter()
         .find(|c| **c == k || k == "coalitions" && **c == "coalition")
@@ -69,6 +72,7 @@ pub(super) fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(S
     known.extend(DISTANCE_KEYS.iter().map(|s| s.to_string()));
     known.push("distance_options.seed".into());
     known.extend(COLLUDE_KEYS.iter().map(|s| s.to_string()));
+    known.extend(COMMAND_KEYS.iter().map(|s| s.to_string()));
     Err(Error::param(
         "sweep key",
         key,
@@ -182,7 +186,7 @@ pub(super) fn ty_of(slot: &Slot, defaults: &Map<String, Value>) -> Ty {
         Slot::Distance(k) => defaults.get("distance_options").and_then(|d| d.get(k)),
         Slot::Collude(k) => {
             return match *k {
-                "trials" => Ty::Int,
+                "trials" | "access_radius" => Ty::Int,
                 "composition_delta" => Ty::Float,
                 _ => Ty::Str,
             };

@@ -21,8 +21,11 @@ use crate::values::ValueSpec;
 use serde_json::{Map, Value};
 use std::path::Path;
 
+mod command;
 mod keys;
 
+pub use command::{COMMAND_KEYS, Command, UtilityPoint};
+use command::{check_command_key, command_point};
 use keys::*;
 
 /// Largest number of values an `A..B` range may expand to.
@@ -97,6 +100,8 @@ pub struct Point {
     pub config: SimConfig,
     /// The collusion evaluation, if any.
     pub collude: Option<ColludePoint>,
+    /// The utility run, if `command = utility` (then no simulation runs).
+    pub utility: Option<UtilityPoint>,
     /// The owners are `collude`'s default (20 sampled, every node on a
     /// smaller graph), since the grid names none and a coalition is set.
     pub owners_default: bool,
@@ -548,6 +553,7 @@ impl Grid {
             }
             let mut obj = defaults.clone();
             let mut collude: Vec<(&'static str, &str)> = Vec::new();
+            let mut command: Vec<(&'static str, &str)> = Vec::new();
             for (_, slot, val, text) in &settings {
                 match slot {
                     Slot::Sim(k) => {
@@ -557,6 +563,9 @@ impl Grid {
                         if let Some(Value::Object(d)) = obj.get_mut("distance_options") {
                             d.insert(k.clone(), val.clone());
                         }
+                    }
+                    Slot::Collude(c) if COMMAND_KEYS.contains(c) => {
+                        command.push((c, text.as_str()))
                     }
                     Slot::Collude(c) => collude.push((c, text.as_str())),
                     Slot::Template => {}
@@ -572,6 +581,7 @@ impl Grid {
                 })?;
             config.check()?;
             let collude = collude_point(&collude)?;
+            let utility = command_point(&command, &config, collude.is_some())?;
             // As `collude`: 20 sampled owners unless the grid says otherwise.
             let owners_default = collude.is_some() && !owners_given;
             if owners_default {
@@ -583,6 +593,7 @@ impl Grid {
                 values,
                 config,
                 collude,
+                utility,
                 owners_default,
             });
         }
@@ -618,6 +629,10 @@ impl Grid {
                 if let Some(Value::Object(d)) = obj.get_mut("distance_options") {
                     d.insert(k.clone(), val.clone());
                 }
+            }
+            Slot::Collude(c) if COMMAND_KEYS.contains(c) => {
+                check_command_key(c, text)?;
+                return Ok((slot, val));
             }
             Slot::Collude(c) => {
                 collude_point(&[(c, text)])?;
