@@ -10,9 +10,9 @@ Usage (from anywhere): tests/readme/run.py [--bin DIR] [--keep]
   that `git status` there shows what the examples wrote outside ignored paths.
   `data/facebook_combined.txt` (ignored, not shipped) is linked in when present;
   blocks that need it run only then.
-* `privdiffuse` is `DIR/privdiffuse` (default: target/release, which the
-  README's test command `cargo test --release` builds), put first on PATH.
-  `cargo run --release -- ARGS` runs as `privdiffuse ARGS`, `cargo run
+* `privdiffuse` is `DIR/privdiffuse` (default: target/debug, which the
+  README's test command `cargo test` builds), put first on PATH.
+  `cargo run [--release] -- ARGS` runs as `privdiffuse ARGS`, `cargo run
   [--release] [--no-default-features] --example NAME` as the example binary the
   test command built; other cargo and pip lines are the CI's own steps and are
   not repeated here.
@@ -72,7 +72,7 @@ def translate(body, examples):
     out = []
     for line in body.split("\n"):
         s = line.strip()
-        m = re.match(r"^cargo run --release -- (.*)$", s)
+        m = re.match(r"^cargo run (?:--release )?-- (.*)$", s)
         if m:
             out.append("privdiffuse " + m.group(1))
             continue
@@ -113,13 +113,13 @@ def scratch_copy(dest):
 
 def main():
     args = sys.argv[1:]
-    bindir = os.path.join(ROOT, "target", "release")
+    bindir = os.path.join(ROOT, "target", "debug")
     if "--bin" in args:
         bindir = os.path.abspath(args[args.index("--bin") + 1])
     keep = "--keep" in args
     exe = os.path.join(bindir, "privdiffuse")
     if not os.access(exe, os.X_OK):
-        sys.exit(f"readme: {exe} not found: run the README's test command (cargo test --release) first")
+        sys.exit(f"readme: {exe} not found: run the README's test command (cargo test) first")
     tmp = tempfile.mkdtemp(prefix="privdiffuse-readme.")
     work = os.path.join(tmp, "privdiffuse")
     os.makedirs(work)
