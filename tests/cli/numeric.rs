@@ -87,6 +87,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "approx-k",
             "threads",
             "memory-budget",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     (
@@ -105,6 +107,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "approx-k",
             "threads",
             "memory-budget",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     ("subgraph", &["ego", "memory-budget"]),
@@ -140,6 +144,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "at",
             "seed",
             "memory-budget",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     (
