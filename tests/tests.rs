@@ -23,6 +23,7 @@ mod cli {
     mod numeric;
     mod outputs;
     mod path;
+    mod path_discrete;
     mod relax;
     mod relay;
     mod simulate;

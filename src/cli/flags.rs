@@ -29,6 +29,11 @@ const FLAGS: &[(&str, &str)] = &[
     ("values", "--values"),
     ("sensitivity", "--sensitivity"),
     ("seed", "--seed"),
+    // --noise discrete (issue 25)
+    ("noise", "--noise"),
+    ("granularity", "--granularity"),
+    ("levels_per_doubling", "--levels-per-doubling"),
+    ("rng", "--rng"),
     ("resistance_cap", "--resistance-cap"),
     ("approx_k", "--approx-k"),
     ("approx_tol", "--approx-tol"),

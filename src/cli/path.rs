@@ -5,6 +5,7 @@
 
 use privdiffuse::Error;
 use privdiffuse::PathSamples;
+use privdiffuse::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
 use privdiffuse::process::{Norm, PathSampler};
 use std::path::PathBuf;
 
@@ -76,6 +77,22 @@ pub struct PathArgs {
     /// Replace --out if it exists.
     #[arg(long)]
     pub force: bool,
+
+    /// Noise: laplace (f64) | discrete (the exact integer chain on a grid, sensitivity 1: rows
+    /// at the ladder's rungs, the first at the rung of --eps-lo; values grid multiples)
+    /// [default: laplace]
+    #[arg(long, value_name = "KIND")]
+    pub noise: Option<NoiseKind>,
+    /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
+    #[arg(long, value_name = "G")]
+    pub granularity: Option<Grid>,
+    /// Levels per doubling of the --noise discrete ladder (1 to 1024) [default: 32]
+    #[arg(long, value_name = "M")]
+    pub levels_per_doubling: Option<u32>,
+    /// Entropy of --noise discrete: seeded (reproducible) | os (not reproducible)
+    /// [default: seeded]
+    #[arg(long, value_name = "SRC")]
+    pub rng: Option<RngSource>,
 }
 
 fn parse_level(name: &str, text: &str) -> privdiffuse::Result<f64> {
@@ -149,6 +166,14 @@ fn run_from_args(a: &PathArgs) -> privdiffuse::Result<PathSamples> {
         }
         run = run.at(levels);
     }
+    let d = NoiseOptions::default();
+    let options = NoiseOptions {
+        noise: a.noise.unwrap_or(d.noise),
+        granularity: a.granularity.unwrap_or(d.granularity),
+        levels_per_doubling: a.levels_per_doubling.unwrap_or(d.levels_per_doubling),
+        rng: a.rng.unwrap_or(d.rng),
+    };
+    run = run.noise(&options)?;
     run.validate()?;
     Ok(run)
 }
@@ -175,6 +200,10 @@ mod tests {
             seed: "1".into(),
             out: None,
             force: false,
+            noise: None,
+            granularity: None,
+            levels_per_doubling: None,
+            rng: None,
         }
     }
 

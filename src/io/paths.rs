@@ -36,7 +36,7 @@ pub fn write_paths(run: &PathSamples, out: Option<&Path>, force: bool) -> Result
     rows.into_inner()?;
     if let Some(f) = dest.sidecar() {
         let (lo, hi) = run.sampler().range();
-        let meta = serde_json::json!({
+        let mut meta = serde_json::json!({
             "tool": "privdiffuse path",
             "version": env!("CARGO_PKG_VERSION"),
             "eps_lo": lo,
@@ -48,6 +48,10 @@ pub fn write_paths(run: &PathSamples, out: Option<&Path>, force: bool) -> Result
             "seed": run.seed_value(),
         });
         let json = f.path().to_path_buf();
+        // `noise` = discrete only (laplace sidecars stay byte-identical).
+        if let Some(d) = run.discrete_summary() {
+            meta["discrete"] = serde_json::to_value(d).map_err(|e| Error::io(&json, e.into()))?;
+        }
         let text = serde_json::to_string_pretty(&meta).map_err(|e| Error::io(&json, e.into()))?;
         writeln!(f, "{text}").map_err(|e| Error::io(&json, e))?;
     }

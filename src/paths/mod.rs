@@ -12,10 +12,12 @@
 
 use crate::error::{Error, Result};
 use crate::limits::{self, bytes_of};
+use crate::process::discrete::{DiscreteNoise, DiscretePath, DiscreteSummary, NoiseOptions};
 use crate::process::{NoisePath, PathSampler};
 use crate::rng::{Purpose, rng_for};
 use crate::sink::RecordSink;
 use crate::util::table::CsvRow;
+use discrete::DiscretePaths;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +70,8 @@ pub struct PathSamples {
     samples: u64,
     at: Option<Vec<f64>>,
     seed: u64,
+    /// `noise` = discrete: the exact chain (`paths/discrete.rs`); `None`: f64.
+    discrete: Option<DiscretePaths>,
 }
 
 impl PathSamples {
@@ -78,7 +82,37 @@ impl PathSamples {
             samples: 1,
             at: None,
             seed: 1,
+            discrete: None,
         }
+    }
+
+    /// The noise (issue 25): `laplace` (the default, the f64 sampler) or
+    /// `discrete` (the exact integer chain, sensitivity 1, walked from the
+    /// rung of `eps_hi` down to the rung of `eps_lo`; rows at rungs, values
+    /// on the grid; `paths/discrete.rs`). Fails on options the sampler's
+    /// norm, dimension or range refuse.
+    pub fn noise(mut self, options: &NoiseOptions) -> Result<Self> {
+        let s = &self.sampler;
+        let (lo, hi) = s.range();
+        self.discrete = DiscretePaths::new(options, s.dim(), s.norm(), lo, hi)?;
+        Ok(self)
+    }
+
+    /// The discrete chain (`None` under `laplace`).
+    pub fn discrete_noise(&self) -> Option<&DiscreteNoise> {
+        self.discrete.as_ref().map(DiscretePaths::noise)
+    }
+
+    /// What `summary.json`-like records keep of the discrete noise (`None`
+    /// under `laplace`).
+    pub fn discrete_summary(&self) -> Option<DiscreteSummary> {
+        self.discrete.as_ref().map(DiscretePaths::summary)
+    }
+
+    /// Sample `k` of a discrete run (`None` under `laplace`): the path of
+    /// grid integers drawn from (seed, k) under the run's entropy source.
+    pub fn discrete_sample(&self, k: u64) -> Option<Result<DiscretePath>> {
+        self.discrete.as_ref().map(|d| d.sample(self.seed, k))
     }
 
     /// Number of paths (1 ..= [`MAX_SAMPLES`]).
@@ -198,10 +232,13 @@ impl PathSamples {
             let parts: Vec<Vec<PathSampleRow>> = (first..last)
                 .into_par_iter()
                 .map(|c| {
-                    let from = c * chunk;
-                    self.chunk_rows(from, (from + chunk).min(self.samples))
+                    let (from, to) = (c * chunk, ((c + 1) * chunk).min(self.samples));
+                    match &self.discrete {
+                        None => Ok(self.chunk_rows(from, to)),
+                        Some(d) => d.chunk_rows(self.seed, self.at.as_deref(), from, to),
+                    }
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             rows.record_all(parts.into_iter().flatten().collect())?;
             first = last;
         }
@@ -249,5 +286,6 @@ impl PathSamples {
     }
 }
 
+mod discrete;
 #[cfg(test)]
 mod tests;

@@ -144,6 +144,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "at",
             "seed",
             "memory-budget",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     (
