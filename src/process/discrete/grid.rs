@@ -14,7 +14,7 @@ pub const MAX_GRID_VALUE: i64 = 1 << 52;
 /// `2^-10`; parses `2^-10`, `2^3` or a decimal such as `0.0009765625`; any
 /// value that is not a power of two is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[serde(try_from = "GridText", into = "String")]
 pub struct Grid {
     exponent: i32,
 }
@@ -168,6 +168,25 @@ impl TryFrom<String> for Grid {
     }
 }
 
+/// What a configuration may hold for a grid: its text (`2^-10`) or its
+/// value as a number (`0.0009765625`, e.g. a Python float).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum GridText {
+    Text(String),
+    Number(f64),
+}
+
+impl TryFrom<GridText> for Grid {
+    type Error = Error;
+    fn try_from(g: GridText) -> Result<Grid> {
+        match g {
+            GridText::Text(s) => s.parse(),
+            GridText::Number(x) => Grid::from_value(x),
+        }
+    }
+}
+
 impl From<Grid> for String {
     fn from(g: Grid) -> String {
         g.to_string()
@@ -200,6 +219,16 @@ mod tests {
         assert_eq!(json, "\"2^-10\"");
         assert_eq!(serde_json::from_str::<Grid>(&json).unwrap(), g);
         assert!(serde_json::from_str::<Grid>("\"0.3\"").is_err());
+        // A number (a Python float through the door) is its value.
+        assert_eq!(
+            serde_json::from_str::<Grid>("0.0009765625").unwrap(),
+            Grid::default()
+        );
+        let e = serde_json::from_str::<Grid>("0.3").unwrap_err().to_string();
+        assert!(
+            e.contains("granularity") && e.contains("power of two"),
+            "{e}"
+        );
     }
 
     #[test]
