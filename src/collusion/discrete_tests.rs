@@ -37,6 +37,12 @@ fn run(g: &Graph, coalitions: &[&str], trials: usize, owners: Owners) -> Collusi
 
 #[test]
 fn facebook_correlated_coalitions_gain_nothing_and_the_audit_is_exact() {
+    // SNAP's file is not shipped: data/ holds it when downloaded.
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/facebook_combined.txt");
+    if !file.exists() {
+        eprintln!("SKIPPED: {} absent", file.display());
+        return;
+    }
     let g = graph("facebook_combined.txt");
     let out = run(
         &g,

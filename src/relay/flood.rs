@@ -87,6 +87,7 @@ impl RelayPlan<'_> {
             lo = lo.min(e);
             hi = hi.max(e);
         }
+        s.u.resize(self.model().dim, 0.0);
         self.owner_path(owner, lo, hi, &mut s.path, &mut s.u)?;
         let buckets = self.buckets();
         for (f, (st, relays)) in stats.iter_mut().zip(relays).enumerate() {

@@ -75,6 +75,7 @@ impl RelayPlan<'_> {
             .iter()
             .copied()
             .fold(f64::NEG_INFINITY, f64::max);
+        t.u.resize(self.model().dim, 0.0);
         self.owner_path(owner, lo, hi, &mut t.path, &mut t.u)?;
         let model = self.model();
         t.bpc.clear();
