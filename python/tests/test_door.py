@@ -160,6 +160,10 @@ def _option_values(tmp_path) -> dict:
         "replicates": (2, 2),
         "first_replicate": (1, 1),
         "ego_owners": ([33], ["33"]),
+        "noise": ("discrete", "discrete"),
+        "granularity": ("2^-6", "2^-6"),
+        "levels_per_doubling": (16, 16),
+        "rng": ("os", "os"),
     }
 
 
@@ -167,7 +171,9 @@ def test_every_simulate_option_is_reachable_by_its_summary_name(tmp_path):
     values = _option_values(tmp_path)
     keys = pdf.option_names("simulate")
     assert sorted(keys) == sorted(values), "a new option: add a value to _option_values"
-    needs = {"unreachable": {"eps_min": 0.05}, "ego_owners": {"owners": [0, 33]}, "nodes": {"graph": str(KARATE)}}
+    discrete = {"noise": "discrete", "norm": "l1"}
+    needs = {"unreachable": {"eps_min": 0.05}, "ego_owners": {"owners": [0, 33]}, "nodes": {"graph": str(KARATE)},
+             "noise": {"norm": "l1"}, "granularity": discrete, "levels_per_doubling": discrete, "rng": discrete}
     for key in keys:
         given, echoed = values[key]
         extra = needs.get(key, {})
