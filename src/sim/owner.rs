@@ -45,7 +45,7 @@ pub(super) struct Scratch {
     pub(super) eps_cache: Vec<f64>,
     pub(super) sigma_cache: Vec<(f64, f64)>,
     /// Buffers of `noise = discrete`.
-    pub(super) disc: super::discrete::DiscreteScratch,
+    pub(super) disc: super::discrete_state::DiscreteScratch,
 }
 
 pub(super) struct Worker {

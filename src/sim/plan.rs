@@ -91,7 +91,7 @@ pub struct Plan<'a> {
     /// ran and they fit [`limits::LEVEL_CACHE_MAX`].
     pub(super) levels: Option<LevelCache>,
     /// The discrete noise (`noise = discrete`), or `None` for Laplace.
-    pub(super) discrete: Option<super::discrete::DiscreteSim>,
+    pub(super) discrete: Option<super::discrete_state::DiscreteSim>,
 }
 
 /// Owners' hop-level histograms, in owner order.
@@ -272,7 +272,7 @@ impl<'a> Plan<'a> {
             ego,
             replicates: config.replicate_range(),
             levels,
-            discrete: super::discrete::DiscreteSim::of(config)?,
+            discrete: super::discrete_state::DiscreteSim::of(config)?,
         })
     }
 
