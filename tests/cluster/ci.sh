@@ -14,4 +14,4 @@ unset RUST_BACKTRACE
 # agreement), src/fingerprint and the CLI's cluster flags.
 timeout 900 cargo test --locked --features distributed --test tests cluster::
 timeout 600 cargo test --locked --features distributed --lib -- cluster:: fingerprint::
-timeout 600 cargo test --locked --features distributed --bin privdiffuse cluster::
+timeout 600 cargo test --locked --features distributed --bin privdiffuse fingerprint_tests::
