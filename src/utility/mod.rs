@@ -49,6 +49,7 @@
 mod builder;
 mod engine;
 mod executor;
+mod fixed;
 mod hops;
 mod replicates;
 mod rows;
@@ -56,8 +57,9 @@ pub mod shrinkage;
 mod summary;
 
 pub use builder::Utility;
-pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch, Fixed};
+pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch};
 pub use executor::PeerShare;
+pub use fixed::Fixed;
 use hops::{guess_max_eccentricity, hop_bound};
 pub use rows::{RecipientErrors, UtilityResult, UtilityRow, bucket_range, degree_bucket};
 pub use shrinkage::{SHRINKAGE_LEVELS_MAX, ShrinkPlan, ShrinkSums};
@@ -481,7 +483,13 @@ impl<'a> UtilityPlan<'a> {
             shrink: None,
         };
         // Shrinkage rows (src/utility/shrinkage.rs), after every other scheme.
-        built.shrink = ShrinkPlan::new(&built)?;
+        let accumulator_bytes = Accumulators::bytes_per_recipient(
+            built.dim(),
+            built.random_schemes().len(),
+            built.bits(),
+            built.level_counts(),
+        );
+        built.shrink = ShrinkPlan::new(&built, accumulator_bytes)?;
         if built.shrink.is_some() {
             built
                 .schemes

@@ -181,7 +181,7 @@ impl UtilityPlan<'_> {
                     }
                     Scheme::CorrelatedShrinkage | Scheme::IndependentShrinkage => {
                         match self.shrinkage() {
-                            Some(sp) => (sp.estimate(acc, j, *s, &u), None),
+                            Some(sp) => (sp.estimate(&acc.shrink, j, *s, &u), None),
                             None => (vec![f64::NAN; dim], None),
                         }
                     }

@@ -46,7 +46,7 @@
 //! [`SHRINKAGE_LEVELS_MAX`]. No closed form of their MSE is known:
 //! `mse_theory` stays empty.
 
-use super::engine::{Accumulators, Fixed};
+use super::fixed::Fixed;
 use super::{Scheme, UtilityPlan};
 use crate::distance::SubsetSums;
 use crate::error::{Error, Result};
@@ -89,7 +89,12 @@ impl ShrinkPlan {
     /// The shrinkage part of `plan`, or `None` when its hop bound exceeds
     /// [`SHRINKAGE_LEVELS_MAX`]. Checks the memory of all accumulators
     /// (one per worker thread, plus the total) against the budget.
-    pub(crate) fn new(plan: &UtilityPlan<'_>) -> Result<Option<ShrinkPlan>> {
+    /// `accumulator_bytes` is what the engine's other sums cost per
+    /// recipient.
+    pub(crate) fn new(
+        plan: &UtilityPlan<'_>,
+        accumulator_bytes: u64,
+    ) -> Result<Option<ShrinkPlan>> {
         let levels = plan.hop_bound() as usize;
         if levels > SHRINKAGE_LEVELS_MAX {
             return Ok(None);
@@ -146,12 +151,7 @@ impl ShrinkPlan {
             t,
             limits::bytes_of(&[
                 n as u64,
-                Accumulators::bytes_per_recipient(
-                    dim,
-                    plan.random_schemes().len(),
-                    bits,
-                    plan.level_counts(),
-                ) + ShrinkSums::bytes_per_recipient(levels, dim, bits),
+                accumulator_bytes + ShrinkSums::bytes_per_recipient(levels, dim, bits),
                 t + 1,
             ]),
         )?;
@@ -181,8 +181,7 @@ impl ShrinkPlan {
 
     /// Recipient `j`'s shrinkage estimate of ū_j (`dim` coordinates) from the
     /// merged sums of a replicate; `u` is its own value.
-    pub fn estimate(&self, acc: &Accumulators, j: usize, scheme: Scheme, u: &[f64]) -> Vec<f64> {
-        let s = &acc.shrink;
+    pub fn estimate(&self, s: &ShrinkSums, j: usize, scheme: Scheme, u: &[f64]) -> Vec<f64> {
         let independent = scheme == Scheme::IndependentShrinkage;
         let mut groups = Vec::with_capacity(self.levels);
         (0..self.dim)
@@ -318,7 +317,7 @@ pub(crate) fn shrink_estimate(own: f64, groups: &[Group], squares: Option<(f64, 
 }
 
 /// Per-recipient, per-level sums of the shrinkage schemes (part of an
-/// [`Accumulators`]; all exact, merged by addition in any order).
+/// [`Accumulators`](super::Accumulators); all exact, merged by addition in any order).
 ///
 /// Raw answers: per recipient `levels` counts (u32), and i128 slots: per
 /// level S_L of the correlated then the independent answers (`dim` each),

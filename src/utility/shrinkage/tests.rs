@@ -13,6 +13,7 @@ use crate::post::Post;
 use crate::process::{DownWalk, Norm};
 use crate::rng::rng_for;
 use crate::sim::Owners;
+use crate::utility::Accumulators;
 use crate::utility::{RecipientErrors, UtilityConfig};
 use rand::RngExt;
 
