@@ -23,7 +23,7 @@ pub enum Error {
         error: std::io::Error,
     },
     /// An output that exists already, refused without `force`, or that a
-    /// concurrent run created first (see [`Existing`](crate::util::Existing)).
+    /// concurrent run created first (see `Existing`).
     #[error("{} {message}", path.display())]
     OutputExists {
         /// The output file or directory.
@@ -58,7 +58,7 @@ pub enum Error {
         expected: String,
     },
     /// A size the caller controls needs more memory than the budget
-    /// ([`limits`](crate::limits)): names the parameter, its value, the
+    /// (`limits`): names the parameter, its value, the
     /// estimate and the budget with where it comes from.
     #[error(
         "{name} = {value} needs about {} of memory, over the budget of {} ({origin}); {hint}",
@@ -99,7 +99,7 @@ pub enum Error {
     /// A numerical routine failed (e.g. a factorisation of a singular matrix).
     #[error("numerical failure: {0}")]
     Numerical(String),
-    /// A file another writer holds ([`util::lock`](crate::util::lock)):
+    /// A file another writer holds (`util::lock`):
     /// `FILE is in use by another run`, FILE as the caller wrote it.
     #[error("{} is in use by another run", path.display())]
     InUse {

@@ -135,72 +135,69 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 #![warn(missing_docs)]
+// Without `internals` the rooms are crate-private: items that only this
+// crate's tests, benches and Python extension use (and the re-exports that
+// name them) are then unused in the library itself, which is expected.
+#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
 // The modules are the crate's rooms, not its API: a user reaches what they
-// need from the root (re-exported below, documented there). The modules stay
-// reachable, hidden from the documentation, for this crate's own integration
-// tests, benches, fuzz targets and the Python extension, which test internals
-// through them; they are not a stable interface.
+// need from the root (re-exported below, documented there), and the rooms
+// are `pub(crate)`. The feature `internals` (off by default; this crate's
+// integration tests, benches, fuzz targets and Python extension turn it on)
+// opens them, hidden from the documentation and not a stable interface, so
+// that those can test internals.
+macro_rules! rooms {
+    ($($(#[$attr:meta])* $name:ident;)*) => {$(
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        pub(crate) mod $name;
+    )*};
+}
+
+rooms! {
+    #[cfg(feature = "distributed")]
+    cluster;
+    collusion;
+    control;
+    distance;
+    epsilon;
+    error;
+    #[cfg(feature = "store")]
+    evolve;
+    exec;
+    #[cfg(feature = "distributed")]
+    fingerprint;
+    graph;
+    io;
+    limits;
+    mechanism;
+    paths;
+    post;
+    process;
+    relay;
+    release;
+    rng;
+    sim;
+    sink;
+    special;
+    #[cfg(feature = "store")]
+    store;
+    sweep;
+    util;
+    utility;
+    value_models;
+    values;
+}
+
+/// The `privdiffuse` command line (feature `cli`): the binary's `main` calls
+/// [`cli::main`]; the rest of the module is internal.
+#[cfg(feature = "cli")]
 #[doc(hidden)]
-#[cfg(feature = "distributed")]
-pub mod cluster;
-#[doc(hidden)]
-pub mod collusion;
-#[doc(hidden)]
-pub mod control;
-#[doc(hidden)]
-pub mod distance;
-#[doc(hidden)]
-pub mod epsilon;
-#[doc(hidden)]
-pub mod error;
-#[doc(hidden)]
-#[cfg(feature = "store")]
-pub mod evolve;
-#[doc(hidden)]
-pub mod exec;
-#[doc(hidden)]
-#[cfg(feature = "distributed")]
-pub mod fingerprint;
-#[doc(hidden)]
-pub mod graph;
-#[doc(hidden)]
-pub mod io;
-#[doc(hidden)]
-pub mod limits;
-#[doc(hidden)]
-pub mod mechanism;
-#[doc(hidden)]
-pub mod paths;
-#[doc(hidden)]
-pub mod post;
-#[doc(hidden)]
-pub mod process;
-#[doc(hidden)]
-pub mod relay;
-#[doc(hidden)]
-pub mod release;
-#[doc(hidden)]
-pub mod rng;
-#[doc(hidden)]
-pub mod sim;
-#[doc(hidden)]
-pub mod sink;
-#[doc(hidden)]
-pub mod special;
-#[doc(hidden)]
-#[cfg(feature = "store")]
-pub mod store;
-#[doc(hidden)]
-pub mod sweep;
-#[doc(hidden)]
-pub mod util;
-#[doc(hidden)]
-pub mod utility;
-#[doc(hidden)]
-pub mod value_models;
-#[doc(hidden)]
-pub mod values;
+pub mod cli;
 
 // Errors, control, randomness, limits.
 pub use control::{CancelToken, Control, Progress};

@@ -142,7 +142,7 @@ pub struct MemoryBudget {
 
 impl MemoryBudget {
     /// Refuses `value` of `param` when `bytes` exceeds this budget (as
-    /// [`check_memory`], without reading the process-wide setting again: for
+    /// `check_memory`, without reading the process-wide setting again: for
     /// checks inside a run's loops).
     pub fn check(&self, param: &str, value: impl Display, bytes: u64) -> Result<()> {
         self.check_with(param, value, bytes, "lower it, or raise `memory_budget`")

@@ -65,7 +65,7 @@ pub enum ValueModel {
     Smooth {
         /// Final standard deviation S (≥ 0).
         sd: f64,
-        /// Averaging steps T (0..=[`MAX_SMOOTH_STEPS`]).
+        /// Averaging steps T (0..=`MAX_SMOOTH_STEPS`).
         steps: u32,
     },
 }

@@ -1,8 +1,8 @@
 //! `privdiffuse answers`: every answer a release store ever gave, listed exactly.
 
-use privdiffuse::Error;
-use privdiffuse::store::{AnswerFilter, Store};
-use privdiffuse::util::{AtomicFile, Existing};
+use crate::Error;
+use crate::store::{AnswerFilter, Store};
+use crate::util::{AtomicFile, Existing};
 use std::io::Write;
 use std::path::PathBuf;
 

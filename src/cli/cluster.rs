@@ -4,15 +4,15 @@
 //! build without the feature has none of these flags (clap refuses them as
 //! unknown arguments): [`ClusterArgs`] is then empty and always local.
 
-use privdiffuse::collusion::CollusionConfig;
-use privdiffuse::relay::RelayConfig;
-use privdiffuse::sim::SimConfig;
-use privdiffuse::utility::UtilityConfig;
+use crate::collusion::CollusionConfig;
+use crate::relay::RelayConfig;
+use crate::sim::SimConfig;
+use crate::utility::UtilityConfig;
 
 #[cfg(feature = "distributed")]
-use privdiffuse::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
+use crate::cluster::{Cluster, ClusterSpec, DEFAULT_TIMEOUT_S};
 #[cfg(feature = "distributed")]
-use privdiffuse::fingerprint::Fingerprint;
+use crate::fingerprint::Fingerprint;
 #[cfg(feature = "distributed")]
 use std::path::PathBuf;
 #[cfg(feature = "distributed")]
@@ -106,7 +106,7 @@ impl ClusterArgs {
         };
         let secs = self.cluster_timeout.unwrap_or(DEFAULT_TIMEOUT_S);
         if !(secs > 0.0 && secs <= 86_400.0) {
-            return Err(privdiffuse::Error::param(
+            return Err(crate::Error::param(
                 "cluster_timeout",
                 secs,
                 "seconds, more than 0 and at most 86400",
@@ -114,7 +114,7 @@ impl ClusterArgs {
             .into());
         }
         if self.workers == Some(0) {
-            return Err(privdiffuse::Error::param("workers", 0, "at least 1 thread").into());
+            return Err(crate::Error::param("workers", 0, "at least 1 thread").into());
         }
         let workers = self.workers.unwrap_or_else(rayon::current_num_threads);
         let fingerprint = match job {

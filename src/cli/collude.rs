@@ -1,10 +1,10 @@
 //! `privdiffuse collude`: coalitions pool their answers; does it help them?
 
 use super::sim_options::SimOptions;
-use privdiffuse::collusion::CollusionConfig;
-use privdiffuse::io::{OutputOptions, collude_to_dir_on};
-use privdiffuse::sim::Owners;
-use privdiffuse::{Coalition, Estimator};
+use crate::collusion::CollusionConfig;
+use crate::io::{OutputOptions, collude_to_dir_on};
+use crate::sim::Owners;
+use crate::{Coalition, Estimator};
 use std::path::PathBuf;
 
 /// Pool coalitions' answers: estimator gains, privacy-loss audit, distinguishing attack
@@ -112,8 +112,8 @@ pub struct ColludeArgs {
 struct EstimatorList(Vec<Estimator>);
 
 impl std::str::FromStr for EstimatorList {
-    type Err = privdiffuse::Error;
-    fn from_str(s: &str) -> privdiffuse::Result<Self> {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
         Estimator::parse_list(s).map(EstimatorList)
     }
 }
@@ -123,7 +123,7 @@ impl ColludeArgs {
     /// summary.json), then explicit flags.
     pub fn config(&self) -> anyhow::Result<CollusionConfig> {
         let mut c = match &self.sim.config {
-            Some(p) => privdiffuse::io::collude_config_from_summary(p)?,
+            Some(p) => crate::io::collude_config_from_summary(p)?,
             None => CollusionConfig::default(),
         };
         self.sim.apply(&mut c.sim);
@@ -154,7 +154,7 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| privdiffuse::io::collude_default_out_dir(&config));
+        .unwrap_or_else(|| crate::io::collude_default_out_dir(&config));
     let opts = OutputOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),

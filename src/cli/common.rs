@@ -1,7 +1,7 @@
 //! Helpers shared by subcommands: output to stdout or an atomically written file.
 
-use privdiffuse::util::{AtomicFile, Existing};
-use privdiffuse::{Error, Result};
+use crate::util::{AtomicFile, Existing};
+use crate::{Error, Result};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -65,15 +65,15 @@ impl Write for Output {
 
 /// Runs `work` on a rayon pool of `threads` workers (all cores when `None`).
 /// Results never depend on the count; only the wall time does. A count of 0
-/// or above [`max_threads`](privdiffuse::limits::max_threads) is refused
+/// or above [`max_threads`](crate::limits::max_threads) is refused
 /// before any thread is started.
 pub fn with_threads<T: Send>(
     threads: Option<usize>,
-    work: impl FnOnce() -> privdiffuse::Result<T> + Send,
+    work: impl FnOnce() -> crate::Result<T> + Send,
 ) -> anyhow::Result<T> {
     Ok(match threads {
         Some(t) => {
-            privdiffuse::limits::check_threads(t)?;
+            crate::limits::check_threads(t)?;
             rayon::ThreadPoolBuilder::new()
                 .num_threads(t)
                 .build()
@@ -91,7 +91,7 @@ pub fn with_threads<T: Send>(
 ///
 /// `on_executor!(cluster_args, threads, quiet, job, |exec| work)`: `work` is
 /// written once and compiled for each executor type (the engines are generic
-/// over [`privdiffuse::exec::Executor`]); `job` (a
+/// over [`crate::exec::Executor`]); `job` (a
 /// [`Job`](super::cluster::Job)) is what the processes of a cluster compare
 /// before any work. On a cluster every process concludes, so that all exit
 /// non-zero when the job fails on any of them.
@@ -100,7 +100,7 @@ macro_rules! on_executor {
         let (joined, threads) = $cluster.join($threads, $job)?;
         let done = match joined {
             None => $crate::cli::common::with_threads(threads, || {
-                let $exec = &privdiffuse::exec::Local;
+                let $exec = &crate::exec::Local;
                 $work
             })?,
             #[allow(unreachable_code, unused_variables)]
@@ -132,9 +132,9 @@ pub(crate) use on_executor;
 pub struct ViewArgs {
     /// Work on the ego network of node ID: ID and every node within R hops
     /// (default 1; out-arcs with --directed), the edges among them, ids kept
-    #[arg(long, value_name = "ID[:R]", value_parser = privdiffuse::GraphView::parse_ego,
+    #[arg(long, value_name = "ID[:R]", value_parser = crate::GraphView::parse_ego,
           conflicts_with = "subgraph", display_order = 12)]
-    pub ego: Option<privdiffuse::GraphView>,
+    pub ego: Option<crate::GraphView>,
     /// Work on the subgraph induced by the node ids listed in FILE (one per
     /// line, as --nodes), ids kept
     #[arg(long, value_name = "FILE", display_order = 14)]
@@ -143,21 +143,17 @@ pub struct ViewArgs {
 
 impl ViewArgs {
     /// The view asked for, if any.
-    pub fn view(&self) -> Option<privdiffuse::GraphView> {
+    pub fn view(&self) -> Option<crate::GraphView> {
         match (&self.ego, &self.subgraph) {
             (Some(v), _) => Some(v.clone()),
-            (None, Some(f)) => Some(privdiffuse::GraphView::subgraph(f)),
+            (None, Some(f)) => Some(crate::GraphView::subgraph(f)),
             (None, None) => None,
         }
     }
 
     /// Loads `graph` as the loader options say and cuts the view out.
-    pub fn load(
-        &self,
-        graph: &Path,
-        opts: &privdiffuse::LoadOptions,
-    ) -> privdiffuse::Result<privdiffuse::Graph> {
-        let g = privdiffuse::graph::load_graph(graph, opts)?;
+    pub fn load(&self, graph: &Path, opts: &crate::LoadOptions) -> crate::Result<crate::Graph> {
+        let g = crate::graph::load_graph(graph, opts)?;
         match self.view() {
             Some(v) => v.apply(&g),
             None => Ok(g),

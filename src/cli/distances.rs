@@ -1,10 +1,10 @@
 //! `privdiffuse distances`: distances from chosen owners to every reachable node.
 
 use super::Output;
-use privdiffuse::distance::{DistanceKind, DistanceOptions, Distances};
-use privdiffuse::graph::{Graph, LoadOptions};
-use privdiffuse::util::write_f64;
-use privdiffuse::{Error, Owners, Result};
+use crate::distance::{DistanceKind, DistanceOptions, Distances};
+use crate::graph::{Graph, LoadOptions};
+use crate::util::write_f64;
+use crate::{Error, Owners, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

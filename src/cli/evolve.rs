@@ -2,12 +2,12 @@
 //! path per owner (the release store).
 
 use super::common::with_threads;
-use privdiffuse::distance::DistanceKind;
-use privdiffuse::evolve::Evolve;
-use privdiffuse::io::evolve::{timeline_writer, write_outputs};
-use privdiffuse::process::Norm;
-use privdiffuse::sim::Owners;
-use privdiffuse::{EpsilonMap, ValueSpec};
+use crate::distance::DistanceKind;
+use crate::evolve::Evolve;
+use crate::io::evolve::{timeline_writer, write_outputs};
+use crate::process::Norm;
+use crate::sim::Owners;
+use crate::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
 
 /// Release over a network that changes: one stored path per owner, new answers only where ε rose

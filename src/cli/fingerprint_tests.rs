@@ -1,8 +1,8 @@
 //! Output-only flags never reach a cluster's fingerprint: two processes may
 //! differ in them (the options they do compare are tested in the library).
 
+use crate::fingerprint::Fingerprint;
 use clap::Parser;
-use privdiffuse::fingerprint::Fingerprint;
 
 #[derive(Parser)]
 struct Simulate {

@@ -5,9 +5,9 @@
 //! subcommand has that flag, so `sweep` keeps its keys (`eps_min=…`) and a
 //! flag a command lacks is never suggested.
 
+use crate::Error;
 use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use privdiffuse::Error;
 
 /// Library parameter → flag.
 const FLAGS: &[(&str, &str)] = &[

@@ -1,12 +1,12 @@
 //! `privdiffuse generate`: seeded synthetic graphs written as edge lists.
 
 use super::common::CommonArgs;
-use privdiffuse::Error;
-use privdiffuse::graph::generate::{
+use crate::Error;
+use crate::graph::generate::{
     GeometricParam, barabasi_albert, erdos_renyi, geometric, max_edge_length, watts_strogatz,
 };
-use privdiffuse::io::{coords_to, edge_list_to};
-use privdiffuse::util::{AtomicFile, AtomicPair, Existing, fmt_f64};
+use crate::io::{coords_to, edge_list_to};
+use crate::util::{AtomicFile, AtomicPair, Existing, fmt_f64};
 use std::path::{Path, PathBuf};
 
 /// Generate a synthetic graph (geometric, Erdős–Rényi, Barabási–Albert, Watts–Strogatz)
@@ -137,12 +137,9 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<()> {
                 (Some(r), _) => GeometricParam::Radius(r),
                 (None, Some(m)) => GeometricParam::TargetEdges(m),
                 (None, None) => {
-                    return Err(privdiffuse::Error::param(
-                        "radius",
-                        "none",
-                        "--radius R or --edges M",
-                    )
-                    .into());
+                    return Err(
+                        crate::Error::param("radius", "none", "--radius R or --edges M").into(),
+                    );
                 }
             };
             let (g, pts) = geometric(a.n, param, seed)?;

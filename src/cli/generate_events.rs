@@ -1,11 +1,11 @@
 //! `privdiffuse generate events`: START.edges, START.events.csv and
 //! START.nodes from a graph, for `evolve`.
 
-use privdiffuse::Error;
-use privdiffuse::evolve::hold_out;
-use privdiffuse::graph::{Graph, LoadOptions};
-use privdiffuse::util::lock::FileLock;
-use privdiffuse::util::{AtomicFile, Existing, fmt_f64};
+use crate::Error;
+use crate::evolve::hold_out;
+use crate::graph::{Graph, LoadOptions};
+use crate::util::lock::FileLock;
+use crate::util::{AtomicFile, Existing, fmt_f64};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! `privdiffuse info`: load a graph and print its statistics.
 
-use privdiffuse::graph::{GraphStats, LoadOptions};
+use crate::graph::{GraphStats, LoadOptions};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -68,7 +68,7 @@ fn human(file: &str, s: &GraphStats) -> String {
     if let Some(v) = &s.view {
         let what = v
             .spec
-            .parse::<privdiffuse::GraphView>()
+            .parse::<crate::GraphView>()
             .map_or_else(|_| v.spec.clone(), |g| g.describe());
         rows.push((
             "view",

@@ -1,19 +1,23 @@
 //! Command-line definitions (clap) and dispatch. No mathematics lives here:
 //! each subcommand file turns its flags into library calls.
+// The doc comments of this module are clap's help text (`runs/<graph
+// stem>` is a placeholder, not HTML).
+#![allow(rustdoc::invalid_html_tags)]
 
 mod answers;
 mod cluster;
 mod collude;
 mod common;
 mod distances;
+mod entry;
 mod evolve;
 #[cfg(all(test, feature = "distributed"))]
 mod fingerprint_tests;
-pub mod flags;
+mod flags;
 mod generate;
 mod generate_events;
 mod info;
-pub mod oom;
+mod oom;
 mod path;
 mod plot;
 mod progress;
@@ -25,7 +29,9 @@ mod subgraph;
 mod sweep;
 mod utility;
 
-pub use common::Output;
+pub(crate) use common::Output;
+pub use entry::main;
+pub use oom::ExitOnOom;
 
 use clap::{Parser, Subcommand};
 
@@ -52,8 +58,8 @@ pub struct Cli {
     pub memory_budget: Option<u64>,
 }
 
-fn parse_budget(s: &str) -> privdiffuse::Result<u64> {
-    privdiffuse::limits::parse_size(s)
+fn parse_budget(s: &str) -> crate::Result<u64> {
+    crate::limits::parse_size(s)
 }
 
 /// The subcommands.
@@ -98,10 +104,10 @@ impl Command {
 }
 
 /// Runs a parsed command line; library errors come back in its words
-/// ([`flags`]).
+/// (`flags`).
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let name = cli.command.name();
-    privdiffuse::limits::set_memory_budget(cli.memory_budget);
+    crate::limits::set_memory_budget(cli.memory_budget);
     dispatch(cli).map_err(|e| flags::anyhow_in_cli_words(name, e))
 }
 

@@ -56,7 +56,7 @@ unsafe impl GlobalAlloc for ExitOnOom {
 /// Writes the error line (no allocation: a stack buffer) and exits 1 without
 /// running destructors or atexit handlers, which could allocate again.
 fn out_of_memory(size: usize) {
-    if privdiffuse::limits::in_fallible() {
+    if crate::limits::in_fallible() {
         return;
     }
     if FAILED.swap(true, Ordering::SeqCst) {
@@ -73,7 +73,7 @@ fn out_of_memory(size: usize) {
     put(b"error: out of memory: allocating ");
     put(digits(size as u64, &mut [0u8; 20]));
     put(b" bytes failed");
-    if let Some(limit) = privdiffuse::limits::address_space_limit_bytes() {
+    if let Some(limit) = crate::limits::address_space_limit_bytes() {
         put(b" under the address-space limit of ");
         put(digits(limit / 1024, &mut [0u8; 20]));
         put(b" KiB (ulimit -v)");
@@ -83,7 +83,7 @@ fn out_of_memory(size: usize) {
     unsafe {
         libc::write(2, buf.as_ptr().cast(), n);
     }
-    privdiffuse::util::atomic::remove_staged();
+    crate::util::atomic::remove_staged();
     // SAFETY: _exit(2) ends the process without destructors or atexit
     // handlers (which could allocate again).
     unsafe { libc::_exit(1) }

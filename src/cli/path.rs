@@ -1,12 +1,12 @@
 //! `privdiffuse path`: parses the flags into a [`PathSamples`] run (the
 //! library's engine: sample `k` drawn from `rng_for(seed, k, 0,
-//! Purpose::Path)`) and writes it with [`privdiffuse::io::paths::write_paths`]
+//! Purpose::Path)`) and writes it with [`crate::io::paths::write_paths`]
 //! (the CSV `sample,eps,v1..vn` and, beside a file, its sidecar).
 
-use privdiffuse::Error;
-use privdiffuse::PathSamples;
-use privdiffuse::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
-use privdiffuse::process::{Norm, PathSampler};
+use crate::Error;
+use crate::PathSamples;
+use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
+use crate::process::{Norm, PathSampler};
 use std::path::PathBuf;
 
 /// Sample paths of the lazy Laplace process {V_ε} (CSV to stdout or --out).
@@ -95,8 +95,8 @@ pub struct PathArgs {
     pub rng: Option<RngSource>,
 }
 
-fn parse_level(name: &str, text: &str) -> privdiffuse::Result<f64> {
-    use privdiffuse::limits::{LEVEL_MAX, LEVEL_MIN};
+fn parse_level(name: &str, text: &str) -> crate::Result<f64> {
+    use crate::limits::{LEVEL_MAX, LEVEL_MIN};
     match text.trim().parse::<f64>() {
         Ok(x) if (LEVEL_MIN..=LEVEL_MAX).contains(&x) => Ok(x),
         Ok(x) if x.is_finite() && x > 0.0 => Err(Error::param(
@@ -111,7 +111,7 @@ fn parse_level(name: &str, text: &str) -> privdiffuse::Result<f64> {
     }
 }
 
-fn parse_count(name: &str, text: &str) -> privdiffuse::Result<u64> {
+fn parse_count(name: &str, text: &str) -> crate::Result<u64> {
     match text.trim().parse::<u64>() {
         Ok(k) if k >= 1 => Ok(k),
         _ => Err(Error::param(name, text, "an integer ≥ 1")),
@@ -122,11 +122,11 @@ fn parse_count(name: &str, text: &str) -> privdiffuse::Result<u64> {
 /// and quote the text); the engine checks the rest (`samples`, `at` within
 /// the range, memory), in the library's words that the command line
 /// rewrites into its flags.
-fn run_from_args(a: &PathArgs) -> privdiffuse::Result<PathSamples> {
+fn run_from_args(a: &PathArgs) -> crate::Result<PathSamples> {
     let dim = parse_count("--dim", &a.dim)?;
     let dim =
         usize::try_from(dim).map_err(|_| Error::param("--dim", &a.dim, "a smaller integer"))?;
-    privdiffuse::process::check_dim("--dim", dim)?;
+    crate::process::check_dim("--dim", dim)?;
     let norm: Norm = a
         .norm
         .parse()
@@ -181,7 +181,7 @@ fn run_from_args(a: &PathArgs) -> privdiffuse::Result<PathSamples> {
 /// Runs `privdiffuse path`.
 pub fn run(args: PathArgs) -> anyhow::Result<()> {
     let run = run_from_args(&args)?;
-    privdiffuse::io::paths::write_paths(&run, args.out.as_deref(), args.force)?;
+    crate::io::paths::write_paths(&run, args.out.as_deref(), args.force)?;
     Ok(())
 }
 

@@ -1,8 +1,8 @@
 //! `privdiffuse plot`: draws one figure from a run directory (or a CSV file)
 //! to PNG or SVG.
 
-use privdiffuse::io::plot::{self, Kind, PlotOptions};
-use privdiffuse::util::Existing;
+use crate::io::plot::{self, Kind, PlotOptions};
+use crate::util::Existing;
 use std::path::PathBuf;
 
 /// Figure kinds on the command line.
@@ -132,9 +132,9 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
 /// `plot --kind sweep`.
 #[cfg(feature = "plots")]
 fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
-    use privdiffuse::Error;
-    use privdiffuse::io::PlotSpec;
-    use privdiffuse::sweep::metrics::canonical_metric;
+    use crate::Error;
+    use crate::io::PlotSpec;
+    use crate::sweep::metrics::canonical_metric;
     let only = args
         .only
         .iter()
@@ -158,9 +158,9 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
     let metric = match &args.metric {
         Some(m) => m.clone(),
         None => {
-            let t = privdiffuse::io::sweep_summary::SweepTable::read_drawable(
+            let t = crate::io::sweep_summary::SweepTable::read_drawable(
                 &args.input,
-                Some(privdiffuse::io::figure_input::MAX_ROWS),
+                Some(crate::io::figure_input::MAX_ROWS),
             )?;
             if t.rows.iter().any(|(_, r)| r.metric == "gain_median") {
                 "gain_median".into()
@@ -191,7 +191,7 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
     });
     let size = (args.width != plot::DEFAULT_SIZE.0 || args.height != plot::DEFAULT_SIZE.1)
         .then_some((args.width, args.height));
-    privdiffuse::io::plot::sweep::draw_sweep_to(&args.input, &spec, &out, size, existing)?;
+    crate::io::plot::sweep::draw_sweep_to(&args.input, &spec, &out, size, existing)?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }
@@ -199,6 +199,6 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
 /// Without the `plots` feature there is no figure.
 #[cfg(not(feature = "plots"))]
 fn sweep(_args: PlotArgs, _existing: Existing) -> anyhow::Result<()> {
-    privdiffuse::io::check_plots_available()?;
+    crate::io::check_plots_available()?;
     Ok(())
 }

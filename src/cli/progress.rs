@@ -1,8 +1,8 @@
 //! Progress bars on standard error: drawn only on a terminal, never with
 //! `--quiet`, and only once a run has lasted a second.
 
+use crate::{Control, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use privdiffuse::{Control, Progress};
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -2,10 +2,10 @@
 //! (gradual release, memo §3), optionally over many trials with an accuracy
 //! table against the single-release optimum and the composition baseline.
 
-use privdiffuse::io::relax::{StateFile, accounting_line, accuracy_table, write_releases};
-use privdiffuse::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
-use privdiffuse::release::ReleaseTrials;
-use privdiffuse::{Error, Result};
+use crate::io::relax::{StateFile, accounting_line, accuracy_table, write_releases};
+use crate::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
+use crate::release::ReleaseTrials;
+use crate::{Error, Result};
 use std::path::PathBuf;
 
 /// Noise family on the command line.
@@ -259,7 +259,7 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
 
 fn fmt_list(v: &[f64]) -> String {
     v.iter()
-        .map(|x| privdiffuse::util::fmt_f64(*x))
+        .map(|x| crate::util::fmt_f64(*x))
         .collect::<Vec<_>>()
         .join(",")
 }

@@ -1,10 +1,10 @@
 //! `privdiffuse relay`: the decentralised protocol.
 
 use super::sim_options::SimOptions;
-use privdiffuse::io::relay_to_dir_on;
-use privdiffuse::io::{OutputOptions, relay_config_from_summary, relay_default_out_dir};
-use privdiffuse::relay::RelayConfig;
-use privdiffuse::sim::Owners;
+use crate::io::relay_to_dir_on;
+use crate::io::{OutputOptions, relay_config_from_summary, relay_default_out_dir};
+use crate::relay::RelayConfig;
+use crate::sim::Owners;
 use std::path::PathBuf;
 
 /// Diffuse each owner's signal between friends, each relay trimming it (no trusted centre)
@@ -117,7 +117,7 @@ pub fn run(args: RelayArgs) -> anyhow::Result<()> {
         for t in &summary.totals {
             eprintln!(
                 "  untrimmed {:<5} {} of {} answers identical, {:.1} rounds, {:.0} messages and {:.0} bytes per owner (central: {} bytes), learned ε up to {:.3}× one's own",
-                privdiffuse::util::fmt_f64(t.untrimmed),
+                crate::util::fmt_f64(t.untrimmed),
                 t.identical,
                 t.recipients,
                 t.rounds_mean,

@@ -5,12 +5,12 @@
 //! `simulate`'s historical order) so each command can slot its own flags in
 //! between without changing `simulate --help`.
 
-use privdiffuse::distance::DistanceKind;
-use privdiffuse::mechanism::MechanismChoice;
-use privdiffuse::process::Norm;
-use privdiffuse::process::discrete::{Grid, NoiseKind, RngSource};
-use privdiffuse::sim::{SimConfig, Unreachable};
-use privdiffuse::{EpsilonMap, ValueSpec};
+use crate::distance::DistanceKind;
+use crate::mechanism::MechanismChoice;
+use crate::process::Norm;
+use crate::process::discrete::{Grid, NoiseKind, RngSource};
+use crate::sim::{SimConfig, Unreachable};
+use crate::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
 
 /// Graph, distance, ε, value, mechanism and seed flags (see `simulate --help`).

@@ -1,9 +1,9 @@
 //! `privdiffuse simulate`: the main job.
 
 use super::sim_options::SimOptions;
-use privdiffuse::Post;
-use privdiffuse::io::{OutputOptions, simulate_to_dir_on};
-use privdiffuse::sim::{Owners, SimConfig};
+use crate::Post;
+use crate::io::{OutputOptions, simulate_to_dir_on};
+use crate::sim::{Owners, SimConfig};
 use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
@@ -88,7 +88,7 @@ impl SimulateArgs {
     /// The configuration: defaults, then `--config`, then explicit flags.
     pub fn config(&self) -> anyhow::Result<SimConfig> {
         let mut c = match &self.sim.config {
-            Some(p) => privdiffuse::io::sim_config_from_summary(p)?,
+            Some(p) => crate::io::sim_config_from_summary(p)?,
             None => SimConfig::default(),
         };
         self.sim.apply(&mut c);
@@ -125,7 +125,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| privdiffuse::io::sim_default_out_dir(&config));
+        .unwrap_or_else(|| crate::io::sim_default_out_dir(&config));
     let opts = OutputOptions {
         explicit_out: args.out.is_some(),
         out: out.clone(),

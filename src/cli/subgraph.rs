@@ -2,10 +2,10 @@
 //! nodes of a list) as an edge list that loads back to the same graph.
 
 use super::common::ViewArgs;
-use privdiffuse::graph::{Graph, LoadOptions};
-use privdiffuse::io::edge_list_to;
-use privdiffuse::util::{AtomicFile, Existing};
-use privdiffuse::{Error, GraphView};
+use crate::graph::{Graph, LoadOptions};
+use crate::io::edge_list_to;
+use crate::util::{AtomicFile, Existing};
+use crate::{Error, GraphView};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! `privdiffuse sweep`: a grid of simulations (and collusion evaluations).
 
-use privdiffuse::io::{PlotSpec, SWEEP_DEFAULT_OUT as DEFAULT_OUT, SweepOptions, run_sweep};
-use privdiffuse::sweep::Grid;
+use crate::io::{PlotSpec, SWEEP_DEFAULT_OUT as DEFAULT_OUT, SweepOptions, run_sweep};
+use crate::sweep::Grid;
 use std::path::PathBuf;
 
 /// Run a grid of simulations and collusion runs into one long-format CSV and a figure
@@ -127,7 +127,7 @@ pub struct SweepArgs {
 
 /// Runs `privdiffuse sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
-    use privdiffuse::Error;
+    use crate::Error;
     let mut grid = match &args.config {
         Some(p) => Grid::from_toml(p)?,
         None => Grid::new(),
@@ -161,7 +161,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             metrics: args
                 .metric
                 .split(',')
-                .map(|m| privdiffuse::sweep::metrics::canonical_metric(m.trim()).to_string())
+                .map(|m| crate::sweep::metrics::canonical_metric(m.trim()).to_string())
                 .filter(|m| !m.is_empty())
                 .collect(),
             at,
@@ -207,8 +207,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
 }
 
 /// The dry run's table (stdout): one line per point, then the estimate.
-fn print_estimate(grid: &Grid, e: &privdiffuse::sweep::Estimate) {
-    use privdiffuse::util::num::short;
+fn print_estimate(grid: &Grid, e: &crate::sweep::Estimate) {
+    use crate::util::num::short;
     let cols = grid.columns();
     println!(
         "point,{},run.owners,run.answers,run.trials,run.seconds",

@@ -1,10 +1,10 @@
 //! `privdiffuse utility`: network-wide utility of the mechanisms.
 
 use super::sim_options::SimOptions;
-use privdiffuse::Post;
-use privdiffuse::io::{OutputOptions, utility_to_dir_on};
-use privdiffuse::sim::{Owners, SimConfig};
-use privdiffuse::utility::UtilityConfig;
+use crate::Post;
+use crate::io::{OutputOptions, utility_to_dir_on};
+use crate::sim::{Owners, SimConfig};
+use crate::utility::UtilityConfig;
 use std::path::PathBuf;
 
 /// Network-wide utility: every recipient estimates the mean of the values it can reach
@@ -78,7 +78,7 @@ pub struct UtilityArgs {
 impl UtilityArgs {
     fn config(&self) -> anyhow::Result<UtilityConfig> {
         let mut c = match &self.sim.config {
-            Some(p) => privdiffuse::io::utility_config_from_summary(p)?,
+            Some(p) => crate::io::utility_config_from_summary(p)?,
             None => UtilityConfig {
                 sim: SimConfig::default(),
                 ..UtilityConfig::default()
@@ -107,7 +107,7 @@ impl UtilityArgs {
 pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
     let config = args.config()?;
     let out = args.out.clone().unwrap_or_else(|| {
-        let d = privdiffuse::io::sim_default_out_dir(&config.sim);
+        let d = crate::io::sim_default_out_dir(&config.sim);
         let name = format!(
             "{}-utility",
             d.file_name()

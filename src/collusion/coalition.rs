@@ -241,7 +241,7 @@ impl Coalition {
     /// `random:`, every trial's noise): a stable 64-bit hash of the canonical
     /// spec ([`Display`](fmt::Display): `random:m=10,min-d=2` however it was
     /// spelled) — FNV-1a 64 (offset basis `0xcbf29ce484222325`, prime
-    /// `0x100000001b3`) over its UTF-8 bytes, then the [`splitmix64`]
+    /// `0x100000001b3`) over its UTF-8 bytes, then the `splitmix64`
     /// finaliser. Both are fixed integer arithmetic, so the key, and every
     /// number drawn under it, is the same on every platform and Rust version
     /// (unlike `std`'s `DefaultHasher`). A coalition's draws therefore depend on
@@ -423,7 +423,7 @@ impl Coalition {
     /// `sybil` (its accounts are not nodes: `m` is the size), `min(m,
     /// others)` for `random` and `nearest` when the owner has `others` other
     /// nodes; `None` for the kinds whose size only the distances decide. For
-    /// memory estimates made before selection (see [`crate::limits`]).
+    /// memory estimates made before selection (see `crate::limits`).
     pub fn requested_size(&self, others: usize) -> Option<usize> {
         match &self.kind {
             Kind::Sybil { m, .. } => Some(*m),

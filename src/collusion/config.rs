@@ -41,8 +41,8 @@ pub struct CollusionConfig {
 }
 
 impl Default for CollusionConfig {
-    /// Simulate's defaults with [`DEFAULT_OWNERS`] sampled owners, every
-    /// estimator, [`DEFAULT_TRIALS`] trials and no coalition.
+    /// Simulate's defaults with `DEFAULT_OWNERS` sampled owners, every
+    /// estimator, `DEFAULT_TRIALS` trials and no coalition.
     fn default() -> Self {
         CollusionConfig {
             sim: SimConfig {
@@ -73,7 +73,7 @@ impl CollusionConfig {
         Ok(opts)
     }
 
-    /// The default owner sample ([`DEFAULT_OWNERS`]) becomes every node on a
+    /// The default owner sample (`DEFAULT_OWNERS`) becomes every node on a
     /// graph smaller than it; any other choice is kept.
     pub fn fit_default_owners(&mut self, nodes: usize) {
         if self.sim.owners == Owners::Count(DEFAULT_OWNERS) && nodes < DEFAULT_OWNERS {

@@ -326,7 +326,7 @@ impl<'g> Distances<'g> {
 
     /// Distances from each of `owners`: calls `f(i, row)` for `owners[i]`, `i`
     /// ascending, with `row` as in [`Distances::from_owner`]. Hop runs the
-    /// bit-parallel BFS over chunks of [`BATCH`] owners, whose memory is
+    /// bit-parallel BFS over chunks of `BATCH` owners, whose memory is
     /// O(64·N) per workspace (never N×N).
     ///
     /// # Panics
@@ -368,7 +368,7 @@ impl Distances<'_> {
     /// only): calls `f(i, levels)` for `owners[i]`, `i` ascending, with the
     /// owner's level histogram, counted during the 64-source bit-parallel
     /// search, and — only when `want_row(i)` — every node's hop as a
-    /// [`LevelRow`]. A batch without any row stores no per-node level at
+    /// `LevelRow`. A batch without any row stores no per-node level at
     /// all, so the histogram route costs the search alone.
     ///
     /// Errors: distances other than [`DistanceKind::Hop`] ([`Error::Unsupported`]).

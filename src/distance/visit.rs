@@ -231,7 +231,7 @@ fn prefetch(xs: &[u64], i: usize) {
     let _ = (xs, i);
 }
 
-/// How [`LevelSearch::run_with`] expands levels.
+/// How `LevelSearch::run_with` expands levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
     /// Top-down while the frontier is small, bottom-up after (undirected).

@@ -225,7 +225,7 @@ impl Evolve {
 
     /// Called with the committed timeline after batch 0 and after every
     /// batch (the command line rewrites `timeline.csv` from it, see
-    /// [`crate::io::evolve::timeline_writer`]).
+    /// `crate::io::evolve::timeline_writer`).
     pub fn on_batch(
         mut self,
         f: impl FnMut(&[TimelineRow]) -> Result<()> + Send + 'static,

@@ -91,7 +91,7 @@ fn pairs(n: usize) -> u64 {
 /// is O(n + edges) rather than O(n²). For [`GeometricParam::TargetEdges`] the
 /// radius grows geometrically from the value expected for that edge count until
 /// at least that many pairs are in reach, then the exact threshold is selected.
-/// The radius actually used is [`max_edge_length`] of the result.
+/// The radius actually used is `max_edge_length` of the result.
 pub fn geometric(n: usize, param: GeometricParam, seed: u64) -> Result<(Graph, Vec<[f64; 2]>)> {
     check_n(n)?;
     match param {

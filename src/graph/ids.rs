@@ -121,7 +121,7 @@ impl NodeIds {
     }
 
     /// The index of the node whose id is `id`, or `None`. Ids follow the
-    /// loader's rule (see [`load`](super::load)): an id of ASCII digits only
+    /// loader's rule (see `load`): an id of ASCII digits only
     /// is a number, so `007` finds node `7` in any graph; any other id is
     /// looked up as spelled (surrounding blanks ignored).
     pub fn index_of(&self, id: &str) -> Option<u32> {

@@ -112,7 +112,7 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// Reads an edge list as `--graph` does (undirected; see [`load`] for the
+    /// Reads an edge list as `--graph` does (undirected; see `load` for the
     /// format) and remembers the path ([`Graph::source`]).
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Graph> {
         load_graph(path.as_ref(), &LoadOptions::default())

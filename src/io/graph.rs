@@ -8,7 +8,7 @@ use crate::util::{AtomicFile, write_f64};
 use std::io::Write;
 use std::path::Path;
 
-/// Writes `g` as an edge list readable by [`crate::graph::load_graph`]: each
+/// Writes `g` as an edge list readable by `crate::graph::load_graph`: each
 /// line of `header_comment` as a `# ` comment, then one `u v` (or `u v w`) line
 /// per edge with original ids (undirected edges once, u < v by index). Atomic:
 /// the file appears only when complete (replacing one that exists).

@@ -101,6 +101,8 @@ pub fn relay_to_dir_on(
         finish(&dir, w, name)?;
     }
     let summary = summarize(&plan, &stats);
+    #[cfg(not(feature = "plots"))]
+    let _ = &by_distance; // drawn only with the figures
     if opts.plots {
         let t = Instant::now();
         #[cfg(feature = "plots")]

@@ -115,7 +115,7 @@ impl PathSamples {
         self.discrete.as_ref().map(|d| d.sample(self.seed, k))
     }
 
-    /// Number of paths (1 ..= [`MAX_SAMPLES`]).
+    /// Number of paths (1 ..= `MAX_SAMPLES`).
     pub fn samples(mut self, samples: u64) -> Self {
         self.samples = samples;
         self
@@ -170,7 +170,7 @@ impl PathSamples {
     }
 
     /// Checks `samples`, the levels, and the memory of the samples in flight
-    /// against the budget ([`limits`]): the rows and their CSV text of
+    /// against the budget (`limits`): the rows and their CSV text of
     /// `WAVE` chunks (each about 1 MiB of text, or one sample's when that
     /// is larger) and one path per worker thread.
     pub fn validate(&self) -> Result<()> {

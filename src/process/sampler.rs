@@ -335,8 +335,8 @@ pub struct PathSampler {
 }
 
 impl PathSampler {
-    /// Validates: n ≥ 1; levels within [[`LEVEL_MIN`](crate::limits::LEVEL_MIN),
-    /// [`LEVEL_MAX`](crate::limits::LEVEL_MAX)]; `eps_lo ≤ eps_hi`.
+    /// Validates: n ≥ 1; levels within [`LEVEL_MIN`,
+    /// `LEVEL_MAX`]; `eps_lo ≤ eps_hi`.
     pub fn new(dim: usize, norm: Norm, eps_lo: f64, eps_hi: f64) -> Result<Self> {
         super::check_dim("dim", dim)?;
         check_level("eps_lo", eps_lo)?;

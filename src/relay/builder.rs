@@ -154,7 +154,7 @@ impl<'g> Relay<'g> {
     }
 
     /// How each owner's diffusion is computed (default
-    /// [`RelayEngine::Auto`]; the numbers never depend on it).
+    /// `RelayEngine::Auto`; the numbers never depend on it).
     pub fn engine(mut self, engine: RelayEngine) -> Self {
         self.engine = engine;
         self

@@ -223,7 +223,7 @@ fn ids_as_text<'de, D: serde::Deserializer<'de>>(
 /// can be repeated with `--config summary.json`.
 ///
 /// The fields are plain values; what depends on several of them is checked by
-/// [`SimConfig::check`] (and, with the graph, by [`Plan::new`](super::Plan::new)).
+/// [`SimConfig::check`] (and, with the graph, by `Plan::new`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimConfig {

@@ -209,7 +209,7 @@ impl Store {
     /// Creates a new store at `path` for a writer: takes `FILE.lock`, refuses
     /// a file that holds a committed store (continue it with
     /// [`Store::open_writer`]) and starts an empty one; its schema and
-    /// configuration are committed with batch 0 ([`BatchWriter::create`]).
+    /// configuration are committed with batch 0 (`BatchWriter::create`).
     /// A file left by a run killed before its first commit holds no store
     /// and is started afresh.
     pub fn create(path: impl AsRef<Path>) -> Result<Store> {

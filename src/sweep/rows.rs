@@ -15,7 +15,7 @@ pub struct SweepRow {
     pub estimator: String,
     /// Coalition spec (collusion rows).
     pub coalition: String,
-    /// Metric name (see [`METRICS`](super::metrics::METRICS)).
+    /// Metric name (see `METRICS`).
     pub metric: String,
     /// Lower edge of the distance bucket (per-bucket rows).
     pub distance_lo: Option<f64>,

@@ -64,7 +64,7 @@ impl Grid {
 
     /// û = ⌊u/γ + ½⌋ (rounding half up), exactly: u/γ is exact (a power of
     /// two), and the half is compared with the exact fractional part rather
-    /// than added (v + ½ can round in f64). Values with |û| > [`MAX_GRID_VALUE`]
+    /// than added (v + ½ can round in f64). Values with |û| > `MAX_GRID_VALUE`
     /// are refused, naming `value`.
     pub fn round(&self, u: f64) -> Result<i64> {
         let limit = MAX_GRID_VALUE as f64;

@@ -47,7 +47,7 @@ const FRAC_MASK: u64 = (1 << 52) - 1;
 
 impl Ladder {
     /// The ladder with m levels per doubling (1 ≤ m ≤
-    /// [`MAX_LEVELS_PER_DOUBLING`]), computed once per process and shared.
+    /// `MAX_LEVELS_PER_DOUBLING`), computed once per process and shared.
     pub fn get(m: u32) -> Result<Arc<Ladder>> {
         if !(1..=MAX_LEVELS_PER_DOUBLING).contains(&m) {
             return Err(Error::param(

@@ -19,7 +19,7 @@ pub const MAX_SCALE_LOG2: i32 = 40;
 /// on the grid γ, integer sensitivity Δ_Z = ⌈Δ/γ⌉ + n − 1 for ℓ1 in n
 /// coordinates, rungs on the ladder with m levels per doubling, each rung's
 /// rate t = ε/Δ_Z an exact rational. Built once (validated), then shared by
-/// the samplers of [`chain`](super::chain) and the closed forms.
+/// the samplers of `chain` and the closed forms.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "NoiseParts", into = "NoiseParts")]
 pub struct DiscreteNoise {
@@ -95,7 +95,7 @@ pub(super) enum Step {
 impl DiscreteNoise {
     /// Validates and derives Δ_Z = ⌈`sensitivity`/γ⌉ + `dim` − 1 (memo §1):
     /// `levels_per_doubling` in 1..=1024, `sensitivity` finite > 0, `dim` in
-    /// 1..=[`MAX_DIM`](crate::process::MAX_DIM), Δ_Z ≤ 2⁵³.
+    /// 1..=`MAX_DIM`, Δ_Z ≤ 2⁵³.
     pub fn new(grid: Grid, levels_per_doubling: u32, sensitivity: f64, dim: usize) -> Result<Self> {
         let ladder = Ladder::get(levels_per_doubling)?;
         crate::process::check_dim("dim", dim)?;
@@ -173,13 +173,13 @@ impl DiscreteNoise {
         self.min_rung
     }
 
-    /// Highest rung allowed (the rung of [`EPS_MAX`]).
+    /// Highest rung allowed (the rung of `EPS_MAX`).
     pub fn max_rung(&self) -> Rung {
         self.max_rung
     }
 
     /// The rung answering a request at `eps`: the largest rung with ε_k ≤
-    /// `eps` (memo §4). Refuses ε outside [[`EPS_MIN`], [`EPS_MAX`]] and
+    /// `eps` (memo §4). Refuses ε outside [`EPS_MIN`, `EPS_MAX`] and
     /// rungs whose noise scale Δ_Z/ε_k exceeds 2⁴⁰ grid steps, naming the
     /// smallest allowed ε.
     pub fn rung_of(&self, eps: f64) -> Result<Rung> {
