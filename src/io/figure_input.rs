@@ -34,6 +34,7 @@ pub const DRAWABLE: f64 = 1e300;
 /// Whether `file` has at most `max` lines after its header (counted as
 /// line breaks, without parsing: a quoted line break counts too, so a file
 /// near the cap may be judged longer than it is).
+#[cfg(feature = "plots")]
 pub(crate) fn rows_within(file: &Path, max: usize) -> bool {
     use std::io::Read;
     let Ok(mut f) = std::fs::File::open(file) else {

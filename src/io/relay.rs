@@ -4,7 +4,9 @@
 //! engine (`crate::relay`) hands over typed rows; this module writes them.
 
 use super::run_dir::{create, finish};
-use super::simulate::{OutputOptions, at_destination, claim_out_dir, write_error, write_json};
+#[cfg(feature = "plots")]
+use super::simulate::at_destination;
+use super::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
 use super::{check_plots_available, simulate::sim_default_out_dir};
 use crate::distance::Distances;
 use crate::error::{Error, Result};
