@@ -4,11 +4,51 @@
 # Same seed → same files, whatever the thread count. Timings are measurements
 # of this machine, not results: they are removed (and ignored by git).
 # Runs that need SNAP's facebook_combined.txt run only when data/ has it.
+#
+#   results/regenerate.sh            everything
+#   results/regenerate.sh utility    only the utility figures: each sweep figure
+#                                    redrawn from its committed CSV (no sweep rerun,
+#                                    the CSVs untouched) and the utility runs
+#                                    (geometric150-utility; facebook-utility when
+#                                    data/ has SNAP's file), whose figure is drawn
+#                                    by the run itself
 set -euo pipefail
 cd "$(dirname "$0")/.."
+part=${1:-all}
+case $part in
+  all | utility) ;;
+  *) echo "usage: results/regenerate.sh [all|utility] (got '$part')" >&2; exit 2 ;;
+esac
 bin=${PRIVDIFFUSE:-target/release/privdiffuse}
 [ -x "$bin" ] || { cargo build --release --quiet; bin=target/release/privdiffuse; }
 r=results
+# The utility study (issue 27): value models × schemes × ε decay; one figure per value model
+# (MSE over all recipients against the decay b, one line per scheme, whiskers ± 1.96 SE over
+# the replicates).
+utility_figures() {  # NAME: draw each value model of $r/thesis/NAME.csv
+  rm -f $r/thesis/$1_*.png
+  for m in bits infection sir smooth; do
+    v=$(grep -o "\"$m:[^\"]*\"" examples/sweeps/$1.toml | tr -d '"') || continue
+    $bin plot --kind sweep --input $r/thesis/$1.csv --x b --metric utility_mse_all --only "values=$v" --out $r/thesis/$1_$m.png > /dev/null
+  done
+}
+utility_study() {  # NAME: sweep examples/sweeps/NAME.toml, then draw each value model
+  rm -f $r/thesis/$1.csv $r/thesis/$1.summary.csv $r/thesis/$1.timings.csv $r/thesis/$1_*.png
+  $bin sweep --config examples/sweeps/$1.toml --out $r/thesis/$1.csv -q
+  utility_figures "$1"
+}
+if [ "$part" = utility ]; then
+  for s in utility_values utility_bits utility_values_facebook utility_bits_facebook; do
+    if [ -f $r/thesis/$s.csv ]; then utility_figures $s; fi
+  done
+  $bin utility --out $r/geometric150-utility --force -q
+  if [ -f data/facebook_combined.txt ]; then
+    $bin utility --graph data/facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1 \
+      --out $r/facebook-utility --force -q
+  fi
+  find $r -name 'timings.json' -delete
+  exit 0
+fi
 # Figures 4/5: the default run (the thesis' synthetic experiment).
 $bin simulate --out $r/geometric150 --force -q
 $bin collude --coalition far:min-d=4 --coalition nearest:m=5 --coalition random:m=20 \
@@ -23,16 +63,7 @@ $bin sweep --config examples/sweeps/dimension.toml --out $r/sweeps/dimension.csv
 rm -f $r/thesis/coalition_size_geometric.*
 $bin sweep --config examples/sweeps/coalition_size_geometric.toml \
   --out $r/thesis/coalition_size_geometric.csv --plots --x m --log-x --metric gain_median -q
-# The utility study (issue 27): value models × schemes × ε decay; one figure per value model
-# (MSE over all recipients against the decay b, one line per scheme).
-utility_study() {  # NAME: sweep examples/sweeps/NAME.toml, then draw each value model
-  rm -f $r/thesis/$1.csv $r/thesis/$1.summary.csv $r/thesis/$1.timings.csv $r/thesis/$1_*.png
-  $bin sweep --config examples/sweeps/$1.toml --out $r/thesis/$1.csv -q
-  for m in bits infection sir smooth; do
-    v=$(grep -o "\"$m:[^\"]*\"" examples/sweeps/$1.toml | tr -d '"') || continue
-    $bin plot --kind sweep --input $r/thesis/$1.csv --x b --metric utility_mse_all --only "values=$v" --out $r/thesis/$1_$m.png > /dev/null
-  done
-}
+# The utility study (functions above).
 utility_study utility_values
 utility_study utility_bits
 # Fig. 6: two sample paths of one owner's lazy Laplace process over [0.5, 15].

@@ -30,6 +30,7 @@ mod stream;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_figure;
+pub mod sweep_intervals;
 pub mod sweep_summary;
 pub mod utility;
 

@@ -5,6 +5,11 @@
 //!   with a band of its 95 % interval, mean ± t(0.975, n−1)·se (the same
 //!   aggregate as `STEM.summary.csv`, see [`super::sweep_summary`]);
 //!   `per_seed` draws each seed as a line of its own instead.
+//! * Utility metrics (`utility_mse`, `utility_mse_all`: each a mean over
+//!   replicates) at one seed: the point with whiskers ± 1.96·se, its `_se`
+//!   row being the standard error over the replicates; each scheme in its own
+//!   fixed colour and marker, labelled with its estimator
+//!   ([`super::sweep_intervals`]).
 //! * One line per combination of the columns that still vary after `only`
 //!   (other keys, mechanism, estimator, coalition, distance bucket), except
 //!   those that the x value determines (`coalition.m` or the coalition spec
@@ -136,6 +141,9 @@ pub(crate) struct Series {
     pub(crate) points: Vec<(f64, f64)>,
     /// (x, low, high) of the 95 % interval, where there are ≥ 2 seeds.
     pub(crate) band: Vec<(f64, f64, f64)>,
+    /// (x, low, high): mean ± 1.96 se over the replicates of one seed
+    /// (utility metrics, [`super::sweep_intervals`]).
+    pub(crate) whiskers: Vec<(f64, f64, f64)>,
     pub(crate) theory: Vec<(f64, f64)>,
 }
 
@@ -270,6 +278,7 @@ pub fn load(csv: &Path, spec: &PlotSpec) -> Result<SweepFigure> {
 /// sweep`: [`MAX_ROWS`](super::figure_input::MAX_ROWS)).
 pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result<SweepFigure> {
     let t = SweepTable::read_drawable(csv, max_rows)?;
+    super::sweep_intervals::check_se(csv, &t.rows)?;
     let keys = &t.keys;
     let nk = keys.len();
     if nk == 0 {
@@ -364,6 +373,8 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
         (0..nk).filter(|&i| i != xi && pooled_names(i)).collect()
     };
     let aggs = aggregate(&rows, &pooled);
+    let replicate_se = super::sweep_intervals::ReplicateSe::new(&aggs);
+    let mut any_whiskers = false;
     // The x positions.
     let mut xs: Vec<String> = Vec::new();
     for a in &aggs {
@@ -514,24 +525,35 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                         .map(|&d| cell(a, d))
                         .collect();
                     let by_mechanism = dims.contains(&Dim::Mechanism);
-                    let (color, shade) = if by_mechanism && ckey.is_empty() {
-                        // The mechanism alone: its colour in every figure.
-                        (mechanism_marker(&a.row.mechanism), None)
-                    } else {
-                        let group = match colors.iter().position(|c| *c == ckey) {
-                            Some(i) => i,
-                            None => {
-                                colors.push(ckey);
-                                colors.len() - 1
-                            }
+                    // A utility scheme: its own colour and marker in every figure.
+                    let scheme = super::sweep_intervals::is_utility_metric(metric)
+                        .then(|| super::sweep_intervals::scheme_style(&a.row.mechanism))
+                        .flatten();
+                    let (color, shade) =
+                        if let (Some(st), true, true) = (scheme, by_mechanism, ckey.is_empty()) {
+                            (st.color, None)
+                        } else if by_mechanism && ckey.is_empty() {
+                            // The mechanism alone: its colour in every figure.
+                            (mechanism_marker(&a.row.mechanism), None)
+                        } else {
+                            let group = match colors.iter().position(|c| *c == ckey) {
+                                Some(i) => i,
+                                None => {
+                                    colors.push(ckey);
+                                    colors.len() - 1
+                                }
+                            };
+                            let shade = by_mechanism.then(|| mechanism_marker(&a.row.mechanism));
+                            (group, shade)
                         };
-                        let shade = by_mechanism.then(|| mechanism_marker(&a.row.mechanism));
-                        (group, shade)
-                    };
                     let parts: Vec<String> = dims
                         .iter()
                         .map(|&d| match d {
                             Dim::Key(k) => format!("{}={}", keys[k], a.keys[k]),
+                            Dim::Mechanism if scheme.is_some() => {
+                                super::sweep_intervals::scheme_label(&a.row.mechanism)
+                                    .unwrap_or_else(|| cell(a, d))
+                            }
                             _ => cell(a, d),
                         })
                         .collect();
@@ -545,9 +567,12 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                             },
                             color,
                             shade,
-                            marker: mechanism_marker(&a.row.mechanism),
+                            marker: scheme
+                                .map(|st| st.marker)
+                                .unwrap_or_else(|| mechanism_marker(&a.row.mechanism)),
                             points: Vec::new(),
                             band: Vec::new(),
+                            whiskers: Vec::new(),
                             theory: Vec::new(),
                         },
                     ));
@@ -559,6 +584,9 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
             if a.n >= 2 && a.se.is_finite() {
                 let h = t975(a.n - 1) * a.se;
                 s.band.push((x, y - h, y + h));
+            } else if let Some((lo, hi)) = replicate_se.interval(a) {
+                s.whiskers.push((x, lo, hi));
+                any_whiskers = true;
             }
         }
         if series.len() > MAX_SERIES {
@@ -623,6 +651,7 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
         for s in &mut series {
             s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
             s.band.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.whiskers.sort_by(|a, b| a.0.total_cmp(&b.0));
             s.theory.sort_by(|a, b| a.0.total_cmp(&b.0));
             s.theory.dedup_by(|a, b| a.0 == b.0);
         }
@@ -671,10 +700,26 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
         title.push_str(&format!(" at distance {}", ds.join(", ")));
     }
     let pooled_names: Vec<&str> = pooled.iter().map(|&i| keys[i].as_str()).collect();
+    let of_replicates = metrics
+        .iter()
+        .any(|m| super::sweep_intervals::replicate_se_metric(m).is_some());
     let note = if max_n >= 2 && !pooled_names.is_empty() {
+        if of_replicates {
+            format!(
+                "lines: mean over {max_n} {}s (each a mean over its replicates); bands: 95% interval over the {}s",
+                pooled_names.join("/"),
+                pooled_names.join("/")
+            )
+        } else {
+            format!(
+                "lines: mean over {max_n} {}s; bands: 95% interval",
+                pooled_names.join("/")
+            )
+        }
+    } else if any_whiskers {
         format!(
-            "lines: mean over {max_n} {}s; bands: 95% interval",
-            pooled_names.join("/")
+            "points: mean over the replicates; whiskers: ± {} SE over the replicates (95%)",
+            super::sweep_intervals::Z95
         )
     } else {
         String::new()

@@ -73,6 +73,32 @@ def fig7_jumps(root):
     return f"its two replicates' paths jump {j[0]} and {j[1]} times"
 
 
+def utility_decay_b2(root):
+    """MSE over all recipients at the fastest decay (b = 2) on Facebook, per
+    family of schemes: raw answers (utility_values_facebook) and projected
+    bits (utility_bits_facebook), as `lo–hi` over value models and schemes."""
+    raw = _rows(root, "results/thesis/utility_values_facebook.csv")
+    bits = _rows(root, "results/thesis/utility_bits_facebook.csv")
+
+    def span(rows, schemes):
+        v = [
+            float(r["value"])
+            for r in rows
+            if r["b"] == "2" and r["metric"] == "utility_mse_all" and r["mechanism"] in schemes
+        ]
+        lo, hi = f"{min(v):.3g}", f"{max(v):.3g}"
+        return lo if lo == hi else f"{lo}–{hi}"
+
+    plain = ("correlated", "independent")
+    shrink = ("correlated-shrinkage", "independent-shrinkage")
+    debiased = ("correlated-debiased", "independent-debiased")
+    return (
+        f"the raw plain means reach MSE {span(raw, plain)} and the debiased means "
+        f"{span(bits, debiased)}, shrinkage\n{span(raw, shrink)} on raw answers and "
+        f"{span(bits, shrink)} on projected bits, the projected plain means {span(bits, plain)}"
+    )
+
+
 # (file the text depends on, function giving the text the README must contain)
 CLAIMS = [
     ("results/geometric150/owners.csv", jumps_of_default_run),
@@ -80,6 +106,7 @@ CLAIMS = [
     ("results/geometric150-collude/coalition.csv", independent_gains),
     ("results/thesis/fig7/owners.csv", fig7_owner_range),
     ("results/thesis/fig7/owners.csv", fig7_jumps),
+    ("results/thesis/utility_bits_facebook.csv", utility_decay_b2),
 ]
 
 

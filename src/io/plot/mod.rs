@@ -19,6 +19,7 @@ pub mod ego;
 pub mod error;
 pub mod jump_stats;
 pub mod jumps;
+pub mod markers;
 pub mod path;
 pub mod relay;
 pub mod style;

@@ -169,11 +169,13 @@ impl SweepFigure {
         let tf = |y: f64| if p.log { y.log10() } else { y };
         let log_ok = |y: &f64| !p.log || *y > 0.0;
         let ys = p.series.iter().flat_map(|s| {
-            s.points
-                .iter()
-                .chain(&s.theory)
-                .map(|q| q.1)
-                .chain(s.band.iter().flat_map(|b| [b.1, b.2]).filter(log_ok))
+            s.points.iter().chain(&s.theory).map(|q| q.1).chain(
+                s.band
+                    .iter()
+                    .chain(&s.whiskers)
+                    .flat_map(|b| [b.1, b.2])
+                    .filter(log_ok),
+            )
         });
         let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
             (a.min(y), b.max(y))
@@ -246,6 +248,16 @@ impl SweepFigure {
             }
         }
         let r = (fonts.label * 0.35).max(2.0) as i32;
+        // Replicate intervals: whiskers at each point, under the lines.
+        let ax = self.x_axis();
+        let half = (ax.hi - ax.lo) * 0.008;
+        for s in &p.series {
+            let c = color_of(s);
+            for &(x, lo, hi) in &s.whiskers {
+                let (lo, hi) = (tf(lo.max(floor)), tf(hi));
+                chart.draw_series(style::whisker(x, lo, hi, half, c.stroke_width(2)))?;
+            }
+        }
         for s in &p.series {
             let c = color_of(s);
             if s.theory.len() > 1 {
@@ -255,23 +267,7 @@ impl SweepFigure {
             let pts: Vec<(f64, f64)> = s.points.iter().map(|q| (q.0, tf(q.1))).collect();
             chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?;
             for &q in &pts {
-                match s.marker {
-                    1 => {
-                        chart.draw_series(std::iter::once(TriangleMarker::new(
-                            q,
-                            r + 1,
-                            c.filled(),
-                        )))?;
-                    }
-                    2 => {
-                        chart.draw_series(std::iter::once(
-                            EmptyElement::at(q) + Rectangle::new([(-r, -r), (r, r)], c.filled()),
-                        ))?;
-                    }
-                    _ => {
-                        chart.draw_series(std::iter::once(Circle::new(q, r, c.filled())))?;
-                    }
-                }
+                super::markers::draw_marker(chart.plotting_area(), q, s.marker, r, c)?;
             }
         }
         Ok(())
@@ -316,14 +312,7 @@ impl SweepFigure {
                 vec![(x0, y), (x0 + 28, y)],
                 c.stroke_width(2),
             ))?;
-            match marker {
-                1 => area.draw(&TriangleMarker::new((x0 + 14, y), r + 1, c.filled()))?,
-                2 => area.draw(&Rectangle::new(
-                    [(x0 + 14 - r, y - r), (x0 + 14 + r, y + r)],
-                    c.filled(),
-                ))?,
-                _ => area.draw(&Circle::new((x0 + 14, y), r, c.filled()))?,
-            }
+            super::markers::draw_marker(area, (x0 + 14, y), *marker, r, c)?;
             area.draw(&text(label.clone(), y))?;
             y += lh;
         }
@@ -350,6 +339,28 @@ impl SweepFigure {
                 style::MID_GREY.mix(0.3).filled(),
             ))?;
             area.draw(&text("95% interval".into(), y))?;
+            y += lh;
+        }
+        if self
+            .panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .any(|s| !s.whiskers.is_empty())
+        {
+            y += lh / 2;
+            let st = style::MID_GREY.stroke_width(2);
+            let (xm, lo, hi) = (x0 + 14, y - lh / 3, y + lh / 3);
+            for seg in [
+                [(xm, lo), (xm, hi)],
+                [(xm - 5, lo), (xm + 5, lo)],
+                [(xm - 5, hi), (xm + 5, hi)],
+            ] {
+                area.draw(&PathElement::new(seg.to_vec(), st))?;
+            }
+            area.draw(&text(
+                format!("± {} SE over replicates", crate::io::sweep_intervals::Z95),
+                y,
+            ))?;
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! The utility figure (`utility.png` / `.svg`): root-mean-square error of
 //! each recipient's estimate of its network mean against its degree (log₂
-//! degree buckets of `utility.csv`, log-log axes), one colour per scheme —
+//! degree buckets of `utility.csv`, log-log axes), one colour per scheme (its
+//! fixed colour, [`crate::io::sweep_intervals::SCHEMES`]) —
 //! empirical as points joined by lines (whiskers ± 1.96 se with
 //! replicates), theory dashed in the same colour (none for `access`, whose
 //! error is a deterministic bias).
@@ -94,7 +95,10 @@ impl Figure for UtilityFigure {
             .draw()?;
         let r = (fonts.label * 0.32).max(2.0) as u32;
         for (i, (name, ps)) in self.series.iter().enumerate() {
-            let c = style::series_color(i);
+            // The scheme's colour of every utility figure (sweep figures too).
+            let c = style::series_color(
+                crate::io::sweep_intervals::scheme_style(name).map_or(i, |s| s.color),
+            );
             let good: Vec<&Pt> = ps.iter().filter(|p| p.1 > 0.0).collect();
             chart.draw_series(LineSeries::new(
                 good.iter().map(|p| (p.0, p.1)),
