@@ -83,6 +83,7 @@ mod levels;
 pub mod plan;
 pub mod rows;
 mod run;
+pub mod signal;
 pub mod stats;
 pub mod summary;
 pub mod trace;
@@ -93,9 +94,12 @@ pub use exact::ExactSum;
 pub use plan::{RelayPlan, Relays, message_bytes};
 pub use rows::{RelayByDistanceRow, RelayRow};
 pub use run::RelayEngine;
+pub use signal::{DiscreteSignal, OwnerPath, discrete_message_bytes};
 pub use stats::{OwnerStats, RelayTotal, RunStats};
 pub use summary::{RelaySummary, summarize};
 pub use trace::{Message, NodeState, RelayTrace};
 
+#[cfg(test)]
+mod discrete_tests;
 #[cfg(test)]
 mod tests;
