@@ -33,6 +33,10 @@
 //!   which they first hold their level. The owner always trims.
 //! * Every recipient reads its answer u + V at ε(d_j) from the richest
 //!   signal it holds.
+//! * Under `noise = discrete` (issue 25) the path is the owner's integer
+//!   chain on the ladder, as `simulate --noise discrete` draws it; messages
+//!   carry its integer breakpoints at rungs with ε ≤ trim and the read-out is
+//!   (û + X)·γ at the rung of ε(d_j) (`signal.rs`).
 //!
 //! # What is counted ([`RelayRow`], [`RelayByDistanceRow`])
 //!
