@@ -26,6 +26,7 @@ mod cli {
     mod path_discrete;
     mod relax;
     mod relay;
+    mod relay_discrete;
     mod simulate;
     mod sweep;
     mod utility;

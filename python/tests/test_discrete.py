@@ -73,3 +73,32 @@ def test_discrete_options_reach_collude_and_are_checked():
         pdf.simulate(g, noise="discrete", rng="urandom", **OPTS)
     with pytest.raises(ValueError, match="norm"):
         pdf.simulate(g, **{**OPTS, "dim": 2, "norm": "l2"}, noise="discrete")
+
+
+def test_discrete_relay_equals_the_cli(tmp_path):
+    """relay(noise="discrete"): the CLI's relay.csv byte for byte, every
+    answer identical to simulate's, the noise recorded; rng="os" refused."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build first)")
+    karate = REPO / "data" / "karate.edges"
+    out = tmp_path / "relay"
+    subprocess.run(
+        [str(cli), "relay", "--graph", str(karate), "--eps", "exp:a=3,b=1", "--dim", "1",
+         "--norm", "l1", "--seed", "5", "--noise", "discrete", "--granularity", "2^-6",
+         "--levels-per-doubling", "16", "--untrimmed", "0,0.2", "--out", str(out),
+         "--no-plots", "-q"],
+        check=True, cwd=REPO,
+    )
+    g = pdf.Graph.load(karate)
+    opts = dict(eps="exp:a=3,b=1", dim=1, norm="l1", seed=5, noise="discrete",
+                granularity="2^-6", levels_per_doubling=16, untrimmed=[0, 0.2])
+    res = pdf.relay(g, **opts)
+    assert res.csv("relay.csv") == (out / "relay.csv").read_text()
+    d = res.summary["discrete"]
+    assert (d["granularity"], d["levels_per_doubling"], d["delta_z"], d["rng"]) == \
+        ("2^-6", 16, 64, "seeded")
+    for t in res.summary["totals"]:
+        assert t["identical"] == t["recipients"] == 34 * 33
+    with pytest.raises(ValueError, match="rng"):
+        pdf.relay(g, **{**opts, "rng": "os"})

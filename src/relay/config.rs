@@ -60,6 +60,7 @@ impl RelayConfig {
                 "skip (no message reaches a member the owner cannot reach)",
             ));
         }
+        super::signal::check_noise(&sim)?;
         check_fractions(&self.untrimmed)
     }
 

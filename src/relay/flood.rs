@@ -13,14 +13,12 @@
 //! first hear of the owner along a path of few long edges, too poor for its
 //! level, and hold it only rounds later along a shortest path.
 
-use super::plan::{
-    RelayPlan, Relays, carried, message_bytes, read_out, same_answer, simulate_noise,
-};
+use super::plan::{RelayPlan, Relays};
+use super::signal::OwnerPath;
 use super::stats::{OwnerStats, RunStats};
 use super::trace::{Message, NodeState, TraceSink};
 use crate::distance::Workspace;
 use crate::error::Result;
-use crate::process::NoisePath;
 
 const NONE: u32 = u32::MAX;
 
@@ -42,7 +40,7 @@ pub(crate) struct FloodScratch {
     frontier: Vec<u32>,
     /// Recipients (reached, not the owner), in node order.
     reached: Vec<u32>,
-    path: NoisePath,
+    path: OwnerPath,
     u: Vec<f64>,
 }
 
@@ -102,10 +100,7 @@ impl RelayPlan<'_> {
                 if s.hold[i] != NONE {
                     st.held += 1;
                     st.rounds = st.rounds.max(s.hold[i]);
-                    let sim = simulate_noise(&s.path, self.model(), ed);
-                    if read_out(&s.path, self.model(), learned, ed)
-                        .is_some_and(|r| same_answer(&s.u, r, sim))
-                    {
+                    if self.relay_identical(&s.path, &s.u, learned, ed) {
                         st.identical += 1;
                     }
                 }
@@ -161,8 +156,8 @@ impl RelayPlan<'_> {
                     } else {
                         self.eps(s.dist[ui] + self.arc_length(arc))
                     };
-                    let c = carried(&s.path, model, t);
-                    let bytes = message_bytes(dim, c);
+                    let c = s.path.carried(model, t);
+                    let bytes = s.path.bytes(dim, c);
                     st.messages += 1;
                     st.bytes += bytes;
                     let vi = v as usize;
@@ -200,15 +195,12 @@ impl RelayPlan<'_> {
 
     /// Records the recipients of one set of relays.
     fn flood_trace(&self, s: &FloodScratch, owner: u32, relays: Relays<'_>, t: &mut TraceSink) {
-        let model = self.model();
         t.path = s.path.clone();
         t.value = s.u.clone();
         for &v in &s.reached {
             let i = v as usize;
             let (ed, learned) = (s.eps_of[i], s.recv[i]);
             let held = s.hold[i] != NONE;
-            let r = read_out(&s.path, model, learned, ed).filter(|_| held);
-            let sim = simulate_noise(&s.path, model, ed);
             t.nodes.push(NodeState {
                 node: v,
                 id: self.graph().ids().label(v).to_string(),
@@ -217,8 +209,10 @@ impl RelayPlan<'_> {
                 untrimmed: relays.untrimmed(v, owner),
                 hold_round: held.then_some(s.hold[i]),
                 eps_learned: (learned > f64::NEG_INFINITY).then_some(learned),
-                answer: r.map(|r| s.u.iter().zip(r).map(|(a, b)| a + b).collect()),
-                identical: r.is_some_and(|r| same_answer(&s.u, r, sim)),
+                answer: held
+                    .then(|| self.relay_answer(&s.path, &s.u, learned, ed))
+                    .flatten(),
+                identical: held && self.relay_identical(&s.path, &s.u, learned, ed),
             });
         }
     }

@@ -20,7 +20,7 @@
 //! recipients are aggregated per (hop, learned index) pair.
 
 use super::levels::LevelTally;
-use super::plan::{RelayPlan, Relays, message_bytes, read_out, same_answer};
+use super::plan::{RelayPlan, Relays};
 use super::stats::{OwnerStats, RunStats};
 use super::trace::{Message, NodeState, TraceSink};
 use crate::error::Result;
@@ -278,7 +278,7 @@ impl RelayPlan<'_> {
                 to,
                 trim: tl.eps[l as usize],
                 breakpoints: tl.bpc[l as usize],
-                bytes: message_bytes(dim, tl.bpc[l as usize]),
+                bytes: tl.path.bytes(dim, tl.bpc[l as usize]),
             }));
         t.path = tl.path.clone();
         t.value = tl.u.clone();
@@ -288,8 +288,6 @@ impl RelayPlan<'_> {
             let d = s.level(v) as usize;
             let (ed, learned) = (tl.eps[d], tl.eps[s.got(v, 0, nf) as usize]);
             let held = tl.eps[s.byhold(v, 0, nf) as usize] >= ed;
-            let r = read_out(&tl.path, model, learned, ed).filter(|_| held);
-            let sim = &tl.sim_noise[d * dim..(d + 1) * dim];
             t.nodes.push(NodeState {
                 node: v,
                 id: self.graph().ids().label(v).to_string(),
@@ -298,8 +296,10 @@ impl RelayPlan<'_> {
                 untrimmed: relays.untrimmed(v, owner),
                 hold_round: held.then_some(d as u32),
                 eps_learned: Some(learned),
-                answer: r.map(|r| tl.u.iter().zip(r).map(|(a, b)| a + b).collect()),
-                identical: r.is_some_and(|r| same_answer(&tl.u, r, sim)),
+                answer: held
+                    .then(|| self.relay_answer(&tl.path, &tl.u, learned, ed))
+                    .flatten(),
+                identical: held && self.relay_identical(&tl.path, &tl.u, learned, ed),
             });
         }
     }

@@ -15,14 +15,12 @@
 //! round). Counts are exact ([`RunStats`]), so the merged result equals the
 //! local engines' bit for bit.
 
-use super::plan::{
-    RelayPlan, Relays, carried, message_bytes, read_out, same_answer, simulate_noise,
-};
+use super::plan::{RelayPlan, Relays};
+use super::signal::OwnerPath;
 use super::stats::{OwnerStats, RunStats};
 use crate::control::Control;
 use crate::error::Result;
 use crate::exec::rounds::{Outbox, RoundExecutor, RoundJob};
-use crate::process::NoisePath;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -49,7 +47,7 @@ pub struct OwnerData {
     owner: u32,
     dist: Vec<f64>,
     /// `None` when the owner reaches nobody (no path sampled).
-    path: Option<NoisePath>,
+    path: Option<OwnerPath>,
     u: Vec<f64>,
 }
 
@@ -114,7 +112,7 @@ impl<'p, 'a> RelayJob<'p, 'a> {
         }
         let mut u = vec![0.0; plan.model().dim];
         let path = if lo.is_finite() {
-            let mut p = NoisePath::empty(plan.model().dim);
+            let mut p = OwnerPath::default();
             plan.owner_path(owner, lo, hi, &mut p, &mut u)?;
             Some(p)
         } else {
@@ -149,7 +147,7 @@ impl<'p, 'a> RelayJob<'p, 'a> {
         for arc in g.offsets()[v as usize]..g.offsets()[v as usize + 1] {
             let t = trim_untrimmed.unwrap_or_else(|| self.plan.eps(dv + self.plan.arc_length(arc)));
             st.messages += 1;
-            st.bytes += message_bytes(model.dim, carried(path, model, t));
+            st.bytes += path.bytes(model.dim, path.carried(model, t));
             out.send(
                 g.targets()[arc],
                 RelayMsg {
@@ -278,7 +276,6 @@ impl RoundJob for RelayJob<'_, '_> {
 
     fn end_phase(&self, shared: &PhaseData, part: &mut RelayPart) -> Result<()> {
         let len = part.nodes.len();
-        let model = self.plan.model();
         let buckets = self.plan.buckets();
         for (i, &(oi, f)) in shared.slots.iter().enumerate() {
             let od = &shared.owners[oi];
@@ -301,10 +298,7 @@ impl RoundJob for RelayJob<'_, '_> {
                     if part.hold[c] != NONE {
                         st.held += 1;
                         st.rounds = st.rounds.max(part.hold[c]);
-                        let sim = simulate_noise(path, model, ed);
-                        if read_out(path, model, learned, ed)
-                            .is_some_and(|r| same_answer(&od.u, r, sim))
-                        {
+                        if self.plan.relay_identical(path, &od.u, learned, ed) {
                             st.identical += 1;
                         }
                     }

@@ -4,10 +4,10 @@
 //! and recipients are counted per (hop, learned index, held) triple; the
 //! owner's path, sizes and read-outs are then computed once per triple.
 
-use super::plan::{RelayPlan, carried, message_bytes, read_out, same_answer, simulate_noise};
+use super::plan::RelayPlan;
+use super::signal::OwnerPath;
 use super::stats::{OwnerStats, RunStats};
 use crate::error::Result;
-use crate::process::NoisePath;
 
 /// Flag of a pair key whose recipients held their level.
 pub(crate) const HELD: u32 = 1 << 31;
@@ -19,10 +19,8 @@ pub(crate) struct LevelTally {
     pub eps: Vec<f64>,
     /// Breakpoints carried by a message trimmed at ε(L).
     pub bpc: Vec<usize>,
-    /// Per hop d: `simulate`'s noise at ε(d) (n values each).
-    pub sim_noise: Vec<f64>,
     /// The owner's path.
-    pub path: NoisePath,
+    pub path: OwnerPath,
     /// The owner's value.
     pub u: Vec<f64>,
     /// Per hop: (learned index | [`HELD`], recipients).
@@ -64,7 +62,7 @@ impl RelayPlan<'_> {
 
     /// For an owner of eccentricity `ecc` ≥ 1: checks the levels of hops
     /// 1..=ecc, samples the path over [min ε, max ε] and prepares the sizes
-    /// (trims up to ε(ecc + 1)) and `simulate`'s noise per hop.
+    /// (trims up to ε(ecc + 1)).
     pub(crate) fn level_path(&self, t: &mut LevelTally, owner: u32, ecc: usize) -> Result<()> {
         self.eps_table(t, ecc + 1);
         for (l, &e) in t.eps.iter().enumerate().take(ecc + 1).skip(1) {
@@ -80,13 +78,7 @@ impl RelayPlan<'_> {
         let model = self.model();
         t.bpc.clear();
         t.bpc
-            .extend(t.eps[..ecc + 2].iter().map(|&e| carried(&t.path, model, e)));
-        t.sim_noise.clear();
-        t.sim_noise.resize(model.dim, 0.0);
-        for d in 1..=ecc {
-            t.sim_noise
-                .extend_from_slice(simulate_noise(&t.path, model, t.eps[d]));
-        }
+            .extend(t.eps[..ecc + 2].iter().map(|&e| t.path.carried(model, e)));
         Ok(())
     }
 
@@ -117,20 +109,17 @@ impl RelayPlan<'_> {
         };
         for (l, &deg) in degsum.iter().enumerate() {
             st.messages += deg;
-            st.bytes += deg * message_bytes(dim, t.bpc[l]);
+            st.bytes += deg * t.path.bytes(dim, t.bpc[l]);
         }
         for d in 1..=ecc {
             let ed = t.eps[d];
-            let sim = &t.sim_noise[d * dim..(d + 1) * dim];
             for &(key, c) in &t.pairs[d] {
                 let learned = t.eps[(key & !HELD) as usize];
                 let ratio = learned / ed;
                 if key & HELD != 0 {
                     st.held += c;
                     st.rounds = st.rounds.max(d as u32);
-                    if read_out(&t.path, model, learned, ed)
-                        .is_some_and(|r| same_answer(&t.u, r, sim))
-                    {
+                    if self.relay_identical(&t.path, &t.u, learned, ed) {
                         st.identical += c;
                     }
                 }

@@ -33,6 +33,10 @@
 //!   which they first hold their level. The owner always trims.
 //! * Every recipient reads its answer u + V at ε(d_j) from the richest
 //!   signal it holds.
+//! * Under `noise = discrete` (issue 25) the path is the owner's integer
+//!   chain on the ladder, as `simulate --noise discrete` draws it; messages
+//!   carry its integer breakpoints at rungs with ε ≤ trim and the read-out is
+//!   (û + X)·γ at the rung of ε(d_j) (`signal.rs`).
 //!
 //! # What is counted ([`RelayRow`], [`RelayByDistanceRow`])
 //!
@@ -83,6 +87,7 @@ mod levels;
 pub mod plan;
 pub mod rows;
 mod run;
+pub mod signal;
 pub mod stats;
 pub mod summary;
 pub mod trace;
@@ -93,9 +98,12 @@ pub use exact::ExactSum;
 pub use plan::{RelayPlan, Relays, message_bytes};
 pub use rows::{RelayByDistanceRow, RelayRow};
 pub use run::RelayEngine;
+pub use signal::{DiscreteSignal, OwnerPath, discrete_message_bytes};
 pub use stats::{OwnerStats, RelayTotal, RunStats};
 pub use summary::{RelaySummary, summarize};
 pub use trace::{Message, NodeState, RelayTrace};
 
+#[cfg(test)]
+mod discrete_tests;
 #[cfg(test)]
 mod tests;

@@ -145,7 +145,8 @@ impl RelayPlan<'_> {
         Ok(RelayTrace {
             owner,
             value: sink.value,
-            path: sink.path,
+            path: sink.path.laplace().cloned().unwrap_or_default(),
+            discrete: sink.path.discrete().map(|d| d.path().clone()),
             messages: sink.messages,
             nodes: sink.nodes,
             stats,

@@ -18,6 +18,11 @@ previous round sends one message along each of its out-arcs, whatever the arc's 
 const BYTES: &str = "relay: 8 bytes per message (reference to the owner's path and trim \
 level) plus 8 + 8n per breakpoint carried; central: 8 + 8n per answer (header and n values)";
 
+/// How bytes are accounted under `noise = discrete`.
+const BYTES_DISCRETE: &str = "relay: 8 bytes per message (reference to the owner's path and trim \
+level) plus 4 + 8n per integer breakpoint carried (rung index and n integers); central: 8 + 8n \
+per answer (header and n values)";
+
 /// `summary.json` of a relay run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RelaySummary {
@@ -41,10 +46,14 @@ pub struct RelaySummary {
     pub bytes: &'static str,
     /// Per fraction: totals next to the central scheme's.
     pub totals: Vec<RelayTotal>,
+    /// With `noise = discrete`: γ, m, Δ_Z and the entropy source (issue 25).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discrete: Option<crate::process::discrete::DiscreteSummary>,
 }
 
 /// The summary of a finished run.
 pub fn summarize(plan: &RelayPlan<'_>, stats: &RunStats) -> RelaySummary {
+    let discrete = plan.config().sim_config().discrete_summary();
     RelaySummary {
         tool: "privdiffuse",
         version: env!("CARGO_PKG_VERSION"),
@@ -57,7 +66,12 @@ pub fn summarize(plan: &RelayPlan<'_>, stats: &RunStats) -> RelaySummary {
         graph: plan.graph().stats(),
         replicate: plan.replicate(),
         round: ROUND,
-        bytes: BYTES,
+        bytes: if discrete.is_some() {
+            BYTES_DISCRETE
+        } else {
+            BYTES
+        },
         totals: totals(stats, plan.fractions(), plan.model().dim),
+        discrete,
     }
 }

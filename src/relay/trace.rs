@@ -1,8 +1,10 @@
 //! [`RelayTrace`]: one owner's diffusion message by message and node by
 //! node — what the engines do, recorded for inspection and tests.
 
+use super::signal::OwnerPath;
 use super::stats::OwnerStats;
 use crate::process::NoisePath;
+use crate::process::discrete::DiscretePath;
 
 /// One message: a reference to the owner's path and a trim level.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,7 +20,8 @@ pub struct Message {
     /// Breakpoints of the owner's path it carries (levels ≤ trim/Δ: the
     /// first `breakpoints` of [`RelayTrace::path`]).
     pub breakpoints: usize,
-    /// Accounted bytes (8 + (8 + 8n) per breakpoint).
+    /// Accounted bytes (8 + (8 + 8n) per breakpoint; discrete: 8 + (4 + 8n)
+    /// per integer breakpoint).
     pub bytes: u64,
 }
 
@@ -54,8 +57,13 @@ pub struct RelayTrace {
     pub owner: u32,
     /// The owner's value u.
     pub value: Vec<f64>,
-    /// The owner's path (process levels ε/Δ), as `simulate` samples it.
+    /// The owner's path (process levels ε/Δ), as `simulate` samples it
+    /// (empty under `noise = discrete`: see [`RelayTrace::discrete`]).
     pub path: NoisePath,
+    /// Under `noise = discrete`: the owner's integer chain, as `simulate
+    /// --noise discrete` samples it (messages carry its breakpoints at
+    /// rungs with ε ≤ trim).
+    pub discrete: Option<DiscretePath>,
     /// Every message, in the order sent (round by round).
     pub messages: Vec<Message>,
     /// Every recipient, in node order.
@@ -69,6 +77,6 @@ pub struct RelayTrace {
 pub(crate) struct TraceSink {
     pub messages: Vec<Message>,
     pub nodes: Vec<NodeState>,
-    pub path: NoisePath,
+    pub path: OwnerPath,
     pub value: Vec<f64>,
 }
