@@ -108,6 +108,7 @@ mod store {
     mod cli;
     mod crash;
     mod law;
+    mod resume;
 }
 
 /// `SKIPPED:` notices. A folder (`skip/mod.rs`), not `skip.rs`: Cargo builds

@@ -113,7 +113,14 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         let config = store.config()?.clone();
         check_same(&store, &config, &requested, &ids, &start, &events)?;
         let last = store.last_batch()?.unwrap_or(0);
-        let (states, totals, cur) = replay(&mut store, &config, &ids, &owners, last)?;
+        let (states, totals, cur) =
+            match super::resume::rebuild(&mut store, &config, &ids, &owners, last)? {
+                Some(state) => state,
+                None => {
+                    timings.full_replay = true;
+                    replay(&mut store, &config, &ids, &owners, last)?
+                }
+            };
         (states, totals, cur, config, last)
     } else {
         match batch_zero(&mut store, requested, &ids, &table, &start, &owners) {
@@ -195,7 +202,8 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
                     w.insert_answer(*owner, *r, *e, b, *d, noise)?;
                 }
             }
-            w.insert_timeline(&row)
+            w.insert_timeline(&row)?;
+            w.insert_totals(b, &totals.snapshot())
         })?;
         for st in states.iter_mut().filter(|s| s.path_changed()) {
             st.mark_stored();
@@ -242,7 +250,7 @@ fn open_store(ev: &Evolve) -> Result<Store> {
 
 /// The undirected graph on `ids` with edge set `edges`, as the store
 /// rebuilds it; resistance distances refuse components above [`RESISTANCE_MAX`].
-fn graph_of(ids: &NodeIds, edges: &Edges, kind: DistanceKind) -> Result<Graph> {
+pub(super) fn graph_of(ids: &NodeIds, edges: &Edges, kind: DistanceKind) -> Result<Graph> {
     let g = crate::store::graph_of(ids.clone(), edges)?;
     if kind == DistanceKind::Resistance {
         let (count, label) = g.components();
@@ -419,7 +427,8 @@ fn batch_zero(
         for st in &states {
             w.save_path(st.owner, &st.path, 0)?;
         }
-        w.insert_timeline(&row)
+        w.insert_timeline(&row)?;
+        w.insert_totals(0, &totals.snapshot())
     })?;
     for st in &mut states {
         st.mark_stored();

@@ -30,6 +30,7 @@ mod engine;
 mod events;
 mod holdout;
 mod pairs;
+mod resume;
 
 pub use config::EvolveConfig;
 pub use events::read_events;
@@ -122,6 +123,9 @@ pub struct Timings {
     pub distances: f64,
     /// Owners recomputed over all batches after 0.
     pub owners_recomputed: u64,
+    /// Whether a resume rebuilt the state by replaying batch 0 (a store
+    /// without stored sums for its last batch); a cheap resume does not.
+    pub full_replay: bool,
 }
 
 impl Evolve {

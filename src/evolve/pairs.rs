@@ -47,6 +47,9 @@ pub(crate) struct OwnerState {
     /// Segments already in the store, and the stored bottom.
     pub stored: usize,
     pub stored_bottom: f64,
+    /// After a cheap resume: what rebuilds the pooling sums of a pair
+    /// released again (`None` in a run that started at batch 0).
+    pub history: Option<Box<super::resume::PoolHistory>>,
 }
 
 impl OwnerState {
@@ -60,6 +63,7 @@ impl OwnerState {
             sum_wx: vec![0.0; nodes * n],
             stored: 0,
             stored_bottom: f64::NAN,
+            history: None,
             path,
         }
     }
@@ -182,6 +186,9 @@ pub(crate) fn release(
     let n = ctx.dim;
     let ri = r as usize;
     let m = st.max_eps[ri];
+    if let Some(h) = st.history.as_mut() {
+        h.fill(ctx, st.owner, ri, &mut st.sum_w, &mut st.sum_wx);
+    }
     noise.clear();
     noise.extend_from_slice(st.path.read(e)?);
     let sq_new = sq(noise);

@@ -29,6 +29,12 @@
 //! | `segment` | `(owner, k)` | the path from the top down: segment k's upper end `hi` (k = 0: the top; else jump k's level) and value `v` (n f64) |
 //! | `answer` | `(batch, owner, recipient)` | **explicit** releases (batches ≥ 1, and answers given by [`Store::answer`]): `eps`, `distance`, `noise` (n f64); the answer is `u + noise` |
 //! | `timeline` | `batch` | one row per committed batch (the columns of `timeline.csv`) |
+//! | `batch_totals` | `batch` | (schema 2) the timeline's running sums after the batch: `pairs`, and seven f64 sums (56 bytes, exact bits) — what a resume continues from instead of replaying batch 0 ([`BatchTotals`]) |
+//!
+//! **Versions.** Schema 2 = schema 1 + `batch_totals`. This build reads both;
+//! opening a schema-1 store for writing upgrades it in place (the table
+//! added, `user_version` 2; its first resume replays batch 0 since no sums
+//! were stored, later ones do not). Any other version is refused in one line.
 //!
 //! **Implied vs explicit.** Batch 0 releases to every reachable (owner,
 //! recipient) pair of START at `ε = min(map(d), top)`: those answers are
@@ -65,12 +71,14 @@
 mod answer;
 mod listing;
 mod read;
+mod resume;
 mod schema;
 mod write;
 
 pub use answer::StoreAnswer;
 pub use listing::{AnswerFilter, AnswerRow};
 pub use read::graph_of;
+pub use resume::BatchTotals;
 pub use schema::SCHEMA_VERSION;
 pub use write::{BatchWriter, EdgeEvent, TimelineRow};
 
@@ -286,6 +294,13 @@ impl Store {
             cache: answer::Cache::default(),
         };
         s.load_meta()?;
+        let version: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| db_error(&s.path, e))?;
+        if version < SCHEMA_VERSION {
+            s.upgrade_from_1()?;
+        }
         Ok(s)
     }
 
@@ -314,13 +329,14 @@ impl Store {
         if app != schema::APPLICATION_ID {
             return Err(not_store());
         }
-        if version != SCHEMA_VERSION {
+        if !(schema::SCHEMA_VERSION_MIN..=SCHEMA_VERSION).contains(&version) {
             return Err(Error::input(
                 &path,
                 0,
                 format!(
                     "a release store of schema version {version}; this privdiffuse reads \
-                     version {SCHEMA_VERSION} only"
+                     versions {} to {SCHEMA_VERSION} only",
+                    schema::SCHEMA_VERSION_MIN
                 ),
             ));
         }

@@ -2,9 +2,14 @@
 //! different release impossible whatever the code above does. The schema is
 //! documented in the [module docs](super).
 
-/// The schema version this build writes and reads (`PRAGMA user_version`
-/// and the `meta` row `schema_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes (`PRAGMA user_version` and the
+/// `meta` row `schema_version`). Version 2 adds `batch_totals` (cheap
+/// resume, see `store::resume`); it reads versions 1 and 2 and upgrades a
+/// version-1 store it opens for writing.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// The oldest schema version this build reads.
+pub const SCHEMA_VERSION_MIN: i64 = 1;
 
 /// `PRAGMA application_id`: "PDIF", so that `file` and other tools can tell
 /// a release store from any SQLite file.

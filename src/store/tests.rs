@@ -167,7 +167,7 @@ fn another_schema_version_or_a_foreign_file_is_refused_in_one_line() {
     }
     let e = Store::open(&db).unwrap_err().to_string();
     assert!(
-        e.contains("schema version 7") && e.contains("version 1 only"),
+        e.contains("schema version 7") && e.contains("versions 1 to 2 only"),
         "{e}"
     );
     assert!(!e.contains('\n'));

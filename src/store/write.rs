@@ -69,7 +69,7 @@ impl crate::util::CsvRow for TimelineRow {
 /// The writes of one batch, inside one transaction ([`Store::write_batch`](super::Store::write_batch)).
 pub struct BatchWriter<'a> {
     tx: Option<Transaction<'a>>,
-    path: PathBuf,
+    pub(super) path: PathBuf,
     pub(super) created: Option<StoreConfig>,
 }
 
@@ -82,7 +82,7 @@ impl<'a> BatchWriter<'a> {
         }
     }
 
-    fn tx(&self) -> &Transaction<'a> {
+    pub(super) fn tx(&self) -> &Transaction<'a> {
         // Present until `commit` consumes the writer.
         self.tx.as_ref().expect("transaction open until commit")
     }
@@ -111,6 +111,8 @@ impl<'a> BatchWriter<'a> {
     ) -> Result<()> {
         let tx = self.tx();
         tx.execute_batch(CREATE).map_err(|e| self.err(e))?;
+        tx.execute_batch(super::resume::CREATE_TOTALS)
+            .map_err(|e| self.err(e))?;
         tx.execute_batch(&format!(
             "PRAGMA user_version = {SCHEMA_VERSION}; PRAGMA application_id = {APPLICATION_ID};"
         ))

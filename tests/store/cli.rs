@@ -171,7 +171,7 @@ fn refusals_are_one_line() {
     // A store of another schema version.
     {
         let mut s = privdiffuse::store::Store::open_writer(dir.join("k.db")).unwrap();
-        s.write_batch(|w| w.execute_raw("PRAGMA user_version = 2;"))
+        s.write_batch(|w| w.execute_raw("PRAGMA user_version = 9;"))
             .unwrap();
     }
     let o = bin()
@@ -181,8 +181,9 @@ fn refusals_are_one_line() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        err(&o)
-            .contains("a release store of schema version 2; this privdiffuse reads version 1 only"),
+        err(&o).contains(
+            "a release store of schema version 9; this privdiffuse reads versions 1 to 2 only"
+        ),
         "{}",
         err(&o)
     );

@@ -1,0 +1,259 @@
+//! Cheap resume (issue 24 item 4): the state after the last committed batch
+//! rebuilt from what the store holds, without re-reading batch 0's answers.
+//!
+//! Per owner the live run keeps, for every recipient, the current distance,
+//! the largest ε released and the `resample` policy's pooling sums; globally
+//! the timeline's running sums. A resume after batch k rebuilds them as:
+//! * running sums: the `batch_totals` row of batch k (exact bits, committed
+//!   with the batch — [`crate::store::BatchTotals`]);
+//! * current distances: one search per owner on the graph after batch k;
+//! * largest ε: `max(ε(d₀), ε of the pair's explicit rows)` — d₀ from one
+//!   search per owner on START, the explicit rows from the ledger;
+//! * pooling sums: *lazily*, for the pairs a later batch releases again
+//!   ([`PoolHistory`]): the live run's sums are `Σ ε_b²` and `Σ ε_b² x_b`
+//!   over the pair's releases in order, `x_b` the draw of the stream keyed
+//!   (seed, owner, recipient, b) — redrawn here with the same operations in
+//!   the same order, so the bits are the live run's.
+//!
+//! Paths are loaded as stored, never extended here. So a resume costs two
+//! searches per owner, one scan of the ledger and the loading, not the
+//! 16 M implied releases of batch 0 (facebook). A store whose last batch
+//! has no stored sums (written by schema 1), or whose ledger holds releases
+//! [`crate::store::Store::answer`] added (they are folded into the sums only
+//! by a replay), is rebuilt by the full replay instead (`None` here).
+
+use super::pairs::{Ctx, OwnerState, Totals};
+use crate::distance::{DistanceOptions, Distances};
+use crate::error::{Error, Result};
+use crate::graph::NodeIds;
+use crate::process::sample_marginal;
+use crate::rng::{Purpose, rng_for_stream};
+use crate::store::{BatchTotals, Store, StoreConfig};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+
+/// What rebuilds a resumed pair's pooling sums when it is released again.
+pub(crate) struct PoolHistory {
+    /// The pair's batch-0 level (0: unreachable at START; NaN: sums rebuilt).
+    eps0: Vec<f64>,
+    /// The owner's explicit releases `(recipient, batch, ε)` up to the
+    /// resumed batch, sorted by recipient then batch.
+    explicit: Vec<(u32, u64, f64)>,
+}
+
+impl PoolHistory {
+    /// Fills `sum_w[r]` and `sum_wx[r·n..]` as the live run left them
+    /// (no-op once done), before [`super::pairs::release`] reads them.
+    pub(crate) fn fill(
+        &mut self,
+        ctx: &Ctx<'_>,
+        owner: u32,
+        r: usize,
+        sum_w: &mut [f64],
+        sum_wx: &mut [f64],
+    ) {
+        let e0 = self.eps0[r];
+        if e0.is_nan() {
+            return;
+        }
+        self.eps0[r] = f64::NAN;
+        let lo = self.explicit.partition_point(|a| a.0 < r as u32);
+        let hi = self.explicit.partition_point(|a| a.0 <= r as u32);
+        let later = self.explicit[lo..hi].iter().map(|&(_, b, e)| (b, e));
+        let first = (e0 > 0.0).then_some((0u64, e0));
+        let n = ctx.dim;
+        let mut x = vec![0.0; n];
+        let wx = &mut sum_wx[r * n..(r + 1) * n];
+        for (k, (b, e)) in first.into_iter().chain(later).enumerate() {
+            let mut rng = rng_for_stream(ctx.seed, owner as u64, r as u64, Purpose::Resample, b);
+            sample_marginal(ctx.norm, e, &mut x, &mut rng);
+            let w = e * e;
+            if k == 0 {
+                sum_w[r] = w;
+                for (s, xi) in wx.iter_mut().zip(&x) {
+                    *s = w * xi;
+                }
+            } else {
+                sum_w[r] += w;
+                for (s, xi) in wx.iter_mut().zip(&x) {
+                    *s += w * xi;
+                }
+            }
+        }
+    }
+}
+
+impl Totals {
+    /// The sums as stored in `batch_totals`.
+    pub(crate) fn snapshot(&self) -> BatchTotals {
+        BatchTotals {
+            pairs: self.pairs,
+            sums: [
+                self.best_sq,
+                self.theory,
+                self.eps,
+                self.resample_eps,
+                self.pooled_sq,
+                self.first_sq,
+                self.first_eps,
+            ],
+        }
+    }
+
+    fn restore(t: &BatchTotals) -> Totals {
+        let [
+            best_sq,
+            theory,
+            eps,
+            resample_eps,
+            pooled_sq,
+            first_sq,
+            first_eps,
+        ] = t.sums;
+        Totals {
+            pairs: t.pairs,
+            best_sq,
+            theory,
+            eps,
+            resample_eps,
+            pooled_sq,
+            first_sq,
+            first_eps,
+        }
+    }
+}
+
+type Edges = BTreeMap<(u32, u32), f64>;
+
+/// The state after batch `last` without replaying batch 0, or `None` when
+/// the store does not allow it (see the module docs).
+pub(super) fn rebuild(
+    store: &mut Store,
+    config: &StoreConfig,
+    ids: &NodeIds,
+    owners: &[u32],
+    last: u64,
+) -> Result<Option<(Vec<OwnerState>, Totals, Edges)>> {
+    let Some(bt) = store.totals_at(last)? else {
+        return Ok(None);
+    };
+    let timeline = store.timeline()?;
+    let rows = store.answers_upto(last)?;
+    // Every explicit row must be one of evolve's (counted by its timeline row).
+    let mut counts = vec![0u64; last as usize + 1];
+    for r in &rows {
+        counts[r.0 as usize] += 1;
+    }
+    counts[0] = store.explicit_count_at(0)?;
+    let evolve_only = timeline.len() == counts.len()
+        && timeline
+            .iter()
+            .zip(&counts)
+            .all(|(t, &c)| c == if t.batch == 0 { 0 } else { t.answers });
+    if !evolve_only {
+        return Ok(None);
+    }
+    let corrupt = |what: String| Error::input(store.path(), 0, format!("corrupt store: {what}"));
+    if store.owners()? != owners {
+        return Err(Error::Unsupported(format!(
+            "{}: its owners differ from the owners selected now",
+            store.path().display()
+        )));
+    }
+    let map = config.map()?;
+    let ctx = Ctx {
+        map: &map,
+        top: config.top,
+        seed: config.seed,
+        norm: config.norm,
+        dim: config.dim,
+    };
+    let nodes = ids.len();
+    let mut states = Vec::with_capacity(owners.len());
+    for &o in owners {
+        let p = store
+            .load_path(o)?
+            .ok_or_else(|| corrupt(format!("owner {o} has no path")))?;
+        states.push(OwnerState::new(o, nodes, p));
+    }
+    // Largest level: batch 0's (implied), then the ledger's.
+    let start = store.edges_at(0)?;
+    let g0 = super::engine::graph_of(ids, &start, config.distance)?;
+    let d0 = Distances::new(&g0, config.distance, &DistanceOptions::default())?;
+    for_rows(&d0, &mut states, |st, row| {
+        let owner = st.owner as usize;
+        let eps0: Vec<f64> = row
+            .iter()
+            .enumerate()
+            .map(|(r, &d)| if r == owner { 0.0 } else { ctx.eps(d) })
+            .collect();
+        st.max_eps.copy_from_slice(&eps0);
+        st.history = Some(Box::new(PoolHistory {
+            eps0,
+            explicit: Vec::new(),
+        }));
+    });
+    drop(d0);
+    for &(b, o, r, e, _) in &rows {
+        let st = &mut states[owners
+            .binary_search(&o)
+            .map_err(|_| corrupt("an answer of a non-owner".into()))?];
+        let ri = r as usize;
+        if ri >= nodes || e <= st.max_eps[ri] {
+            return Err(corrupt(format!(
+                "owner {o}'s release to {r} in batch {b} is not above its earlier ones"
+            )));
+        }
+        st.max_eps[ri] = e;
+        if let Some(h) = st.history.as_mut() {
+            h.explicit.push((r, b, e));
+        }
+    }
+    drop(rows);
+    for st in &mut states {
+        if let Some(h) = st.history.as_mut() {
+            // Rows came in batch order: a stable sort keeps it per recipient.
+            h.explicit.sort_by_key(|a| a.0);
+            h.explicit.shrink_to_fit();
+        }
+    }
+    // Current distances, and every pair at its current level released at
+    // or above it.
+    let cur = store.edges_at(last)?;
+    let g = super::engine::graph_of(ids, &cur, config.distance)?;
+    let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
+    for_rows(&dist, &mut states, |st, row| st.dist.copy_from_slice(row));
+    for st in &mut states {
+        let owner = st.owner as usize;
+        let short = st
+            .dist
+            .iter()
+            .zip(&st.max_eps)
+            .enumerate()
+            .find(|&(r, (&d, &m))| r != owner && ctx.eps(d) > m);
+        if short.is_some() {
+            return Err(corrupt(format!(
+                "owner {} has pairs the last batch did not release",
+                st.owner
+            )));
+        }
+        st.mark_stored();
+    }
+    Ok(Some((states, Totals::restore(&bt), cur)))
+}
+
+/// Calls `f` with every owner's distance row on `dist`, 64 owners per
+/// search, in parallel.
+fn for_rows(
+    dist: &Distances<'_>,
+    states: &mut [OwnerState],
+    f: impl Fn(&mut OwnerState, &[f64]) + Sync,
+) {
+    states.par_chunks_mut(crate::distance::BATCH).for_each_init(
+        || dist.workspace(),
+        |ws, chunk| {
+            let owners: Vec<u32> = chunk.iter().map(|s| s.owner).collect();
+            dist.batch(&owners, ws, |i, row| f(&mut chunk[i], row));
+        },
+    );
+}
