@@ -144,9 +144,7 @@ impl DiscreteUtility {
         let deb_max = valid()
             .map(|l| 1.0 / (1.0 - l.flips[0] - l.flips[1]))
             .fold(1.0, f64::max);
-        let deb_var_max = valid()
-            .flat_map(|l| l.deb_var())
-            .fold(0.0, f64::max);
+        let deb_var_max = valid().flat_map(|l| l.deb_var()).fold(0.0, f64::max);
         let scale = |x: f64| if x > 0.0 { x } else { 1.0 };
         let fx_value = Fixed::for_scale(if bits {
             1.0
@@ -175,7 +173,10 @@ impl DiscreteUtility {
             rng: sim.rng,
             levels,
         };
-        Ok(Some((part, [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb])))
+        Ok(Some((
+            part,
+            [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb],
+        )))
     }
 
     /// The level `level` (≥ 1), or the error naming the smallest allowed ε.
@@ -194,7 +195,11 @@ impl DiscreteUtility {
     /// variance per coordinate (raw: γ²·2a/(1 − a)²; bits: the mean over b of
     /// the debiased variances) and flips; NaN where no rung is allowed. Also
     /// the largest noise scale (√ of the largest variance, all coordinates).
-    pub(crate) fn shrink_levels(&self, levels: usize, bits: bool) -> (Vec<f64>, Vec<[f64; 2]>, f64) {
+    pub(crate) fn shrink_levels(
+        &self,
+        levels: usize,
+        bits: bool,
+    ) -> (Vec<f64>, Vec<[f64; 2]>, f64) {
         let mut var = vec![f64::NAN; levels];
         let mut flips = vec![[f64::NAN; 2]; levels];
         let mut top = 0.0f64;
@@ -543,16 +548,8 @@ impl DVisit<'_, '_, '_> {
             }
             let shrink = &mut acc.shrink;
             if bits {
-                s.shrink.visit(
-                    p,
-                    shrink,
-                    v as usize,
-                    level,
-                    m,
-                    &s.tables,
-                    ind_ones,
-                    &s.u,
-                )?;
+                s.shrink
+                    .visit(p, shrink, v as usize, level, m, &s.tables, ind_ones, &s.u)?;
             } else {
                 s.shrink
                     .visit_answers(p, shrink, v as usize, level, m, &s.tables, &s.ind)?;

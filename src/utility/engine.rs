@@ -273,7 +273,14 @@ impl UtilityPlan<'_> {
     ) -> Result<ChunkPartial> {
         assert!(owners.len() <= CHUNK);
         if let Some(d) = self.discrete_part() {
-            return self.run_chunk_discrete(d, chunk, owners, replicate, &mut scratch.discrete, acc);
+            return self.run_chunk_discrete(
+                d,
+                chunk,
+                owners,
+                replicate,
+                &mut scratch.discrete,
+                acc,
+            );
         }
         let dim = self.dim();
         let k = owners.len();

@@ -123,9 +123,7 @@ impl ShrinkPlan {
         }
         // Discrete noise (src/utility/discrete.rs): the discrete law's
         // variances, flips and noise scale at each level's rung.
-        let discrete = plan
-            .discrete_part()
-            .map(|d| d.shrink_levels(levels, bits));
+        let discrete = plan.discrete_part().map(|d| d.shrink_levels(levels, bits));
         let (flips, discrete_scale) = match discrete {
             Some((v, f, scale)) => {
                 var = v;
