@@ -16,6 +16,13 @@
 //!   noise variance (see [`shrinkage`]; when the hop bound is at most
 //!   [`SHRINKAGE_LEVELS_MAX`]).
 //!
+//! With `noise = discrete` (issue 25) the same schemes run on the exact
+//! integer chain: values rounded to the grid, each hop level answered at its
+//! rung, the correlated answers read from one chain per owner walked down
+//! every rung (simulate's), the independent ones one fresh exact draw each,
+//! flips, variances and `mse_theory` from the discrete law (the theory adds
+//! the owners' summed rounding): see `src/utility/discrete.rs`.
+//!
 //! # Library API (chunk → partial → merge)
 //! [`UtilityPlan::new`] validates and resolves a [`UtilityConfig`].
 //! [`UtilityPlan::run_chunk`] runs one chunk of at most 64 owners (chunk
