@@ -161,7 +161,10 @@ impl DiscreteUtility {
             })
         };
         for l in levels.iter_mut().flatten() {
-            l.var_fixed = to(fx_var, dim * l.var)?;
+            if !bits {
+                l.var_fixed = to(fx_var, dim * l.var)?;
+                continue;
+            }
             let [f0, f1] = l.flips;
             let [v0, v1] = l.deb_var();
             l.flip_var_fixed = [to(fx_var, f0 * (1.0 - f0))?, to(fx_var, f1 * (1.0 - f1))?];

@@ -343,3 +343,16 @@ fn refusals_summary_and_os_generator() {
     assert_ne!(a, b);
     assert!(plan.evaluate(&a, 0).sq_err[0].iter().all(|x| x.is_finite()));
 }
+
+/// Projected bits under a steep map (deep levels' raw noise variance far
+/// beyond the bits' variance format, as on facebook): the plan builds and
+/// runs (the raw variance is not a term of the bits' sums).
+#[test]
+fn bits_under_a_steep_map_run() {
+    let g = small_graph();
+    let mut c = config(ValueSpec::Bits { p: 0.3 }, Post::Bit, 1);
+    c.sim.eps = EpsilonMap::exp(3.0, 2.0).unwrap();
+    let (out, rows) = replicates(&g, &c, 2);
+    assert!(out[0].sq_err.iter().flatten().all(|x| x.is_finite()));
+    assert!(all_row(&rows, "independent-debiased").mse_theory.unwrap() > 1.0);
+}
