@@ -57,7 +57,8 @@ pub struct Accumulators {
     pub(super) shrink: ShrinkSums,
 }
 
-const ACCESS_ONE: i128 = 1 << 64;
+/// One owner within the access radius in a record's count slot (high 64 bits).
+pub(super) const ACCESS_ONE: i128 = 1 << 64;
 
 impl Accumulators {
     /// Zeroed sums for every recipient of `plan`'s graph.
@@ -66,7 +67,7 @@ impl Accumulators {
         let dim = plan.dim();
         let bits = plan.bits();
         let schemes = plan.random_schemes().len();
-        let stride = 2 + dim * (2 + schemes) + if bits { 2 } else { 0 };
+        let stride = 2 + dim * (2 + schemes) + plan.rounding_slots() + if bits { 2 } else { 0 };
         let levels = plan.level_counts();
         Accumulators {
             dim,
@@ -126,7 +127,7 @@ impl Accumulators {
         let n = plan.graph().n();
         let (dim, bits) = (plan.dim(), plan.bits());
         let schemes = plan.random_schemes().len();
-        let stride = 2 + dim * (2 + schemes) + if bits { 2 } else { 0 };
+        let stride = 2 + dim * (2 + schemes) + plan.rounding_slots() + if bits { 2 } else { 0 };
         let levels = plan.level_counts();
         (self.dim, self.schemes, self.bits, self.stride, self.levels)
             == (dim, schemes, bits, stride, levels)
@@ -195,6 +196,11 @@ impl Accumulators {
     pub fn var_deb(&self, j: usize) -> i128 {
         self.get(j)[3 + self.dim * (2 + self.schemes)]
     }
+    /// Discrete raw answers: Σ (γ·û_i − u_i), coordinate d (the values'
+    /// format; present under discrete noise without projected bits).
+    pub fn rounding(&self, j: usize, d: usize) -> i128 {
+        self.get(j)[2 + self.dim * (2 + self.schemes) + d]
+    }
     /// Whether the records hold the projected-bits sums.
     pub fn bits(&self) -> bool {
         self.bits
@@ -241,6 +247,8 @@ pub struct ChunkScratch {
     deb_tables: Vec<SubsetSums<i128>>,
     terms: Vec<i128>,
     shrink: ShrinkScratch,
+    /// The discrete engine's buffers (src/utility/discrete.rs).
+    discrete: super::discrete::DiscreteScratch,
 }
 
 impl ChunkScratch {
@@ -264,6 +272,16 @@ impl UtilityPlan<'_> {
         acc: &mut Accumulators,
     ) -> Result<ChunkPartial> {
         assert!(owners.len() <= CHUNK);
+        if let Some(d) = self.discrete_part() {
+            return self.run_chunk_discrete(
+                d,
+                chunk,
+                owners,
+                replicate,
+                &mut scratch.discrete,
+                acc,
+            );
+        }
         let dim = self.dim();
         let k = owners.len();
         let s = scratch;

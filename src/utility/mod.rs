@@ -16,6 +16,13 @@
 //!   noise variance (see [`shrinkage`]; when the hop bound is at most
 //!   [`SHRINKAGE_LEVELS_MAX`]).
 //!
+//! With `noise = discrete` (issue 25) the same schemes run on the exact
+//! integer chain: values rounded to the grid, each hop level answered at its
+//! rung, the correlated answers read from one chain per owner walked down
+//! every rung (simulate's), the independent ones one fresh exact draw each,
+//! flips, variances and `mse_theory` from the discrete law (the theory adds
+//! the owners' summed rounding): see `src/utility/discrete.rs`.
+//!
 //! # Library API (chunk → partial → merge)
 //! [`UtilityPlan::new`] validates and resolves a [`UtilityConfig`].
 //! [`UtilityPlan::run_chunk`] runs one chunk of at most 64 owners (chunk
@@ -47,6 +54,7 @@
 //! (`benches/utility.rs`).
 
 mod builder;
+mod discrete;
 mod engine;
 mod executor;
 mod fixed;
@@ -57,6 +65,7 @@ pub mod shrinkage;
 mod summary;
 
 pub use builder::Utility;
+pub use discrete::UtilityDiscreteSummary;
 pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch};
 pub use executor::PeerShare;
 pub use fixed::Fixed;
@@ -168,14 +177,6 @@ impl UtilityConfig {
     /// Checks what needs no graph.
     pub fn check(&self) -> Result<()> {
         self.sim.check()?;
-        if !self.sim.noise.is_laplace() {
-            // Issue 25: the utility engine draws its own noise; not ported yet.
-            return Err(Error::param(
-                "noise",
-                self.sim.noise,
-                "laplace (utility has no discrete noise yet)",
-            ));
-        }
         if self.sim.distance != DistanceKind::Hop {
             return Err(Error::param(
                 "distance",
@@ -253,6 +254,8 @@ pub struct UtilityPlan<'a> {
     unit_gammas: Vec<rand_distr::Gamma<f64>>,
     /// The shrinkage rows' part (`None`: hop bound too deep for them).
     shrink: Option<ShrinkPlan>,
+    /// `noise = discrete`: the rungs and closed forms (src/utility/discrete.rs).
+    discrete: Option<discrete::DiscreteUtility>,
 }
 
 impl<'a> UtilityPlan<'a> {
@@ -419,6 +422,12 @@ impl<'a> UtilityPlan<'a> {
         });
         let fx_bias = Fixed::for_scale(0.5);
         let fx_var_deb = Fixed::for_scale(qf * (1.0 - qf) / ((1.0 - 2.0 * qf) * (1.0 - 2.0 * qf)));
+        // Discrete noise: its own levels and formats (src/utility/discrete.rs).
+        let (discrete, [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb]) =
+            match discrete::DiscreteUtility::new(&plan, hop_bound, bits, umax)? {
+                Some((d, formats)) => (Some(d), formats),
+                None => (None, [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb]),
+            };
         for l in levels.iter_mut().flatten() {
             let lambda = l.lambda;
             let q = q_of(lambda);
@@ -443,6 +452,7 @@ impl<'a> UtilityPlan<'a> {
         let mut schemes = random.clone();
         schemes.push(Scheme::Access);
         let level_counts = if !bits
+            && discrete.is_none()
             && (model.norm == Norm::L1 || model.dim == 1)
             && hop_bound as usize <= LEVEL_COUNTS_MAX
         {
@@ -450,14 +460,20 @@ impl<'a> UtilityPlan<'a> {
         } else {
             0
         };
-        // One accumulator vector per worker.
+        // One accumulator vector per worker (discrete raw answers: Σ rounding).
+        let rounding_bytes = if discrete.is_some() && !bits {
+            16 * model.dim as u64
+        } else {
+            0
+        };
         let t = limits::pool_threads();
         limits::check_memory(
             "threads",
             t,
             limits::bytes_of(&[
                 n as u64,
-                Accumulators::bytes_per_recipient(model.dim, random.len(), bits, level_counts),
+                Accumulators::bytes_per_recipient(model.dim, random.len(), bits, level_counts)
+                    + rounding_bytes,
                 t + 1,
             ]),
         )?;
@@ -481,6 +497,7 @@ impl<'a> UtilityPlan<'a> {
                 .map(|c| rand_distr::Gamma::new(c as f64, 1.0).expect("shape c ≥ 1, scale 1"))
                 .collect(),
             shrink: None,
+            discrete,
         };
         // Shrinkage rows (src/utility/shrinkage.rs), after every other scheme.
         let accumulator_bytes = Accumulators::bytes_per_recipient(
@@ -488,7 +505,7 @@ impl<'a> UtilityPlan<'a> {
             built.random_schemes().len(),
             built.bits(),
             built.level_counts(),
-        );
+        ) + rounding_bytes;
         built.shrink = ShrinkPlan::new(&built, accumulator_bytes)?;
         if built.shrink.is_some() {
             built

@@ -203,7 +203,8 @@ impl UtilityPlan<'_> {
                             let b = self.fx_bias.to_f64(acc.bias(j));
                             b * b + self.fx_var.to_f64(acc.var(j))
                         } else {
-                            self.fx_var.to_f64(acc.var(j))
+                            // Discrete noise adds the owners' rounding (a bias).
+                            self.with_rounding(acc, j, self.fx_var.to_f64(acc.var(j)))
                         };
                         (est, Some(th / (nf * nf)))
                     }

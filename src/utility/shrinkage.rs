@@ -83,6 +83,9 @@ pub struct ShrinkPlan {
     /// largest value and noise scale (so squares stay finite for any
     /// finite values; powers of two scale exactly).
     inv_unit: f64,
+    /// Discrete noise with projected bits: [P(flip | 0), P(flip | 1)] per
+    /// level (the discrete law's; `None`: Laplace's symmetric q).
+    flips: Option<Vec<[f64; 2]>>,
 }
 
 impl ShrinkPlan {
@@ -118,6 +121,16 @@ impl ShrinkPlan {
             };
             floor = floor.min(info.lambda);
         }
+        // Discrete noise (src/utility/discrete.rs): the discrete law's
+        // variances, flips and noise scale at each level's rung.
+        let discrete = plan.discrete_part().map(|d| d.shrink_levels(levels, bits));
+        let (flips, discrete_scale) = match discrete {
+            Some((v, f, scale)) => {
+                var = v;
+                (bits.then_some(f), Some(scale))
+            }
+            None => (None, None),
+        };
         let mut centre = vec![0.0; dim];
         let mut umax = 0.0f64;
         let mut u = vec![0.0; dim];
@@ -131,7 +144,9 @@ impl ShrinkPlan {
         for c in &mut centre {
             *c /= n.max(1) as f64;
         }
-        let noise = if floor.is_finite() {
+        let noise = if let Some(scale) = discrete_scale {
+            scale
+        } else if floor.is_finite() {
             norm.mse_factor(dim).sqrt() / floor
         } else {
             1.0
@@ -166,6 +181,7 @@ impl ShrinkPlan {
             fx_sq,
             centre,
             inv_unit: 1.0 / unit,
+            flips,
         }))
     }
 
@@ -194,11 +210,19 @@ impl ShrinkPlan {
                         let (c, ones) = (cnt[3 * l], cnt[3 * l + 1 + k]);
                         if c > 0 {
                             let q = self.q[l];
+                            let (one, zero) = match &self.flips {
+                                // Discrete: (b − f₀)/(1 − f₀ − f₁).
+                                Some(f) => {
+                                    let [f0, f1] = f[l];
+                                    ((1.0 - f0) / (1.0 - f0 - f1), -f0 / (1.0 - f0 - f1))
+                                }
+                                None => ((1.0 - q) / (1.0 - 2.0 * q), -q / (1.0 - 2.0 * q)),
+                            };
                             groups.push(Group::Bits {
                                 c: c as f64,
                                 ones: ones as f64,
-                                one: (1.0 - q) / (1.0 - 2.0 * q),
-                                zero: -q / (1.0 - 2.0 * q),
+                                one,
+                                zero,
                                 var: self.var[l],
                             });
                         }
@@ -586,6 +610,8 @@ impl ShrinkScratch {
         Ok(())
     }
 }
+
+mod discrete;
 
 #[cfg(test)]
 mod tests;

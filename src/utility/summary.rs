@@ -29,6 +29,10 @@ pub struct UtilitySummary {
     pub degree_buckets: &'static str,
     /// Rows over all recipients.
     pub totals: Vec<UtilityRow>,
+    /// With `noise = discrete`: γ, m, Δ_Z, the noise, the entropy source and
+    /// the rung's ε used at each hop (issue 25).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discrete: Option<super::UtilityDiscreteSummary>,
 }
 
 impl UtilitySummary {
@@ -54,6 +58,7 @@ impl UtilitySummary {
                 .filter(|r| r.degree_lo.is_none())
                 .cloned()
                 .collect(),
+            discrete: plan.discrete_summary(res.partial.max_level),
         }
     }
 }
