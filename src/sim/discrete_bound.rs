@@ -46,7 +46,7 @@ pub fn grid_limit(noise: &DiscreteNoise) -> f64 {
 pub fn check_public_range(spec: &ValueSpec, noise: &DiscreteNoise) -> Result<()> {
     let limit = grid_limit(noise);
     match public_range(spec) {
-        Some(r) if !(r <= limit) => Err(Error::param(
+        Some(r) if r.is_nan() || r > limit => Err(Error::param(
             "values",
             spec,
             format!(

@@ -135,7 +135,10 @@ fn collude_summary_records_the_discrete_noise() {
     assert!(lj.get("discrete").is_none(), "{lj}");
     let text = std::fs::read_to_string(l.join("summary.json")).unwrap();
     // (The scratch directory's name holds "discrete": look for the keys.)
-    assert!(!text.contains("\"discrete\"") && !text.contains("delta_z"), "{text}");
+    assert!(
+        !text.contains("\"discrete\"") && !text.contains("delta_z"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
