@@ -13,6 +13,7 @@
 mod cli {
     mod bounds;
     mod collude;
+    mod discrete_runs;
     mod distances;
     mod finite;
     mod graph;
@@ -25,6 +26,7 @@ mod cli {
     mod path;
     mod path_discrete;
     mod relax;
+    mod relax_discrete;
     mod relay;
     mod relay_discrete;
     mod simulate;

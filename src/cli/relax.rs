@@ -3,6 +3,8 @@
 //! table against the single-release optimum and the composition baseline.
 
 use crate::io::relax::{StateFile, accounting_line, accuracy_table, write_releases};
+use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
+use crate::process::release::DEFAULT_EPS_MAX;
 use crate::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
 use crate::release::ReleaseTrials;
 use crate::{Error, Result};
@@ -96,6 +98,31 @@ pub struct RelaxArgs {
     /// and never change. Created when missing. Not with --trials > 1.
     #[arg(long)]
     pub state: Option<PathBuf>,
+
+    /// Noise: laplace (f64; simulations) | discrete (exact integers on a grid:
+    /// floating-point safe, see README "Releases"; each level answered at its
+    /// rung, the largest ≤ ε) [default: laplace]
+    #[arg(long, value_name = "KIND")]
+    pub noise: Option<NoiseKind>,
+
+    /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
+    #[arg(long, value_name = "G")]
+    pub granularity: Option<Grid>,
+
+    /// Levels per doubling of the --noise discrete ladder (1 to 1024) [default: 32]
+    #[arg(long, value_name = "M")]
+    pub levels_per_doubling: Option<u32>,
+
+    /// Entropy of --noise discrete: seeded (reproducible) | os (releases; not
+    /// reproducible) [default: seeded]
+    #[arg(long, value_name = "SRC")]
+    pub rng: Option<RngSource>,
+
+    /// The fixed top of the --noise discrete chain: the path is drawn at its
+    /// rung and walked down; a level above it is answered at the top.
+    /// Recorded in --state. [default: 256]
+    #[arg(long, value_name = "E", allow_hyphen_values = true)]
+    pub eps_max: Option<f64>,
 }
 
 /// Runs `privdiffuse relax`.
@@ -163,7 +190,9 @@ fn build_template(args: &RelaxArgs, state: Option<&StateFile>) -> Result<Gradual
                 g.sensitivity().to_string(),
             ));
         }
-        if args.mechanism.is_some()
+        check_noise_flags(args, g.mechanism(), &conflict)?;
+        let discrete = matches!(g.mechanism(), ReleaseNoise::Discrete { .. });
+        if !discrete && args.mechanism.is_some()
             || args.norm.is_some()
             || args.delta.is_some()
             || args.calibration.is_some()
@@ -195,13 +224,178 @@ fn build_template(args: &RelaxArgs, state: Option<&StateFile>) -> Result<Gradual
             format!("the number of values given to --value ({})", value.len()),
         ));
     }
-    let mech = mechanism_from(args, None)?;
+    let mech = match noise_from(args, None)? {
+        Some(discrete) => {
+            refuse_with_discrete(args)?;
+            discrete
+        }
+        None => mechanism_from(args, None)?,
+    };
+    if let ReleaseNoise::Discrete { .. } = mech {
+        // ℓ2 in n ≥ 2 has no discrete form (in 1-D it is ℓ1).
+        if args.norm == Some(Norm::L2) && value.len() >= 2 {
+            return Err(Error::param(
+                "norm",
+                "l2",
+                "l1 with --noise discrete and --dim ≥ 2 (the discrete chain has independent \
+                 integer coordinates; use --norm l1)",
+            ));
+        }
+    }
     GradualRelease::new(
         value,
         mech,
         args.sensitivity.unwrap_or(1.0),
         args.seed.unwrap_or(1),
     )
+}
+
+/// The discrete mechanism named by --noise and its options (unset ones from
+/// `stored`'s, when resuming a discrete state, or the defaults); `None` for
+/// laplace, whose discrete options must be unset.
+fn noise_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Option<ReleaseNoise>> {
+    let (g0, m0, e0, r0, stored_kind) = match stored {
+        Some(ReleaseNoise::Discrete {
+            granularity,
+            levels_per_doubling,
+            eps_max,
+            rng,
+        }) => (
+            granularity,
+            levels_per_doubling,
+            eps_max,
+            rng,
+            NoiseKind::Discrete,
+        ),
+        _ => {
+            let d = NoiseOptions::default();
+            (
+                d.granularity,
+                d.levels_per_doubling,
+                DEFAULT_EPS_MAX,
+                d.rng,
+                NoiseKind::Laplace,
+            )
+        }
+    };
+    let options = NoiseOptions {
+        noise: args.noise.unwrap_or(stored_kind),
+        granularity: args.granularity.unwrap_or(g0),
+        levels_per_doubling: args.levels_per_doubling.unwrap_or(m0),
+        rng: args.rng.unwrap_or(r0),
+    };
+    if options.noise == NoiseKind::Laplace {
+        // The checks of the other commands: discrete options need --noise discrete.
+        options.discrete(1.0, 1, Norm::L1)?;
+        if let Some(e) = args.eps_max {
+            return Err(Error::param(
+                "eps_max",
+                e,
+                "no --eps-max unless --noise discrete (it is the discrete chain's fixed top)",
+            ));
+        }
+        return Ok(None);
+    }
+    let m = ReleaseNoise::Discrete {
+        granularity: options.granularity,
+        levels_per_doubling: options.levels_per_doubling,
+        eps_max: args.eps_max.unwrap_or(e0),
+        rng: options.rng,
+    };
+    m.validate()?;
+    Ok(Some(m))
+}
+
+/// The Laplace-only flags refused under --noise discrete, naming the fix.
+fn refuse_with_discrete(args: &RelaxArgs) -> Result<()> {
+    if args.mechanism == Some(MechanismArg::Gaussian) {
+        return Err(crate::process::discrete::options::refuse_gaussian(
+            "mechanism",
+            "gaussian",
+            "laplace",
+        ));
+    }
+    if let Some(d) = args.delta {
+        return Err(Error::param("delta", d, "no --delta with --noise discrete"));
+    }
+    if let Some(c) = args.calibration {
+        return Err(Error::param(
+            "calibration",
+            c,
+            "no --calibration with --noise discrete",
+        ));
+    }
+    Ok(())
+}
+
+/// On a stored state: every discrete setting given must be the stored one
+/// (`conflict` names the key, the value given and the one stored).
+fn check_noise_flags(
+    args: &RelaxArgs,
+    stored: ReleaseNoise,
+    conflict: &dyn Fn(&str, String, String) -> Error,
+) -> Result<()> {
+    let (kind, g, m, e, r) = match stored {
+        ReleaseNoise::Discrete {
+            granularity,
+            levels_per_doubling,
+            eps_max,
+            rng,
+        } => (
+            NoiseKind::Discrete,
+            Some(granularity),
+            Some(levels_per_doubling),
+            Some(eps_max),
+            Some(rng),
+        ),
+        _ => (NoiseKind::Laplace, None, None, None, None),
+    };
+    if let Some(n) = args.noise
+        && n != kind
+    {
+        return Err(conflict("noise", n.to_string(), kind.to_string()));
+    }
+    let stored_or_default = |s: Option<String>| s.unwrap_or_else(|| "none: laplace".into());
+    if let Some(x) = args.granularity
+        && Some(x) != g
+    {
+        return Err(conflict(
+            "granularity",
+            x.to_string(),
+            stored_or_default(g.map(|v| v.to_string())),
+        ));
+    }
+    if let Some(x) = args.levels_per_doubling
+        && Some(x) != m
+    {
+        return Err(conflict(
+            "levels_per_doubling",
+            x.to_string(),
+            stored_or_default(m.map(|v| v.to_string())),
+        ));
+    }
+    if let Some(x) = args.eps_max
+        && Some(x) != e
+    {
+        return Err(conflict(
+            "eps_max",
+            crate::util::fmt_f64(x),
+            stored_or_default(e.map(crate::util::fmt_f64)),
+        ));
+    }
+    if let Some(x) = args.rng
+        && Some(x) != r
+    {
+        return Err(conflict(
+            "rng",
+            x.to_string(),
+            stored_or_default(r.map(|v| v.to_string())),
+        ));
+    }
+    if kind == NoiseKind::Discrete {
+        refuse_with_discrete(args)?;
+    }
+    Ok(())
 }
 
 /// The mechanism named by the flags; unset flags fall back to `stored`'s

@@ -158,7 +158,8 @@ pub(super) fn run_mechanism(
         ));
     }
     s.disc.uhat.resize(n, 0);
-    noise.round_into(&s.u, &mut s.disc.uhat)?;
+    let who = plan.graph().ids().label(owner).to_string();
+    crate::sim::discrete_bound::round_secret(noise, &s.u, &mut s.disc.uhat, &who)?;
     let (eps_bound, eps_advanced) = match mech {
         Mechanism::Correlated => (acc.eps_max, None),
         _ => (acc.eps_sum, Some(acc.eps_advanced)),

@@ -37,6 +37,10 @@ pub struct CollusionSummary {
     pub pooled: Vec<PooledEstimator>,
     /// Pooled audits, coalition × mechanism.
     pub audit: Vec<PooledAudit>,
+    /// With `noise = discrete`: γ, m, Δ_Z and the entropy source, as in
+    /// `simulate`'s summary (issue 25); absent for `laplace`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discrete: Option<crate::process::discrete::DiscreteSummary>,
 }
 
 /// Builds `summary.json`.
@@ -70,5 +74,6 @@ pub fn summarize_collusion(
         laplace_bound_violations,
         pooled,
         audit,
+        discrete: config.sim.discrete_summary(),
     }
 }

@@ -145,7 +145,13 @@ comp: fresh noise with ε_i − ε_(i−1) per step, inverse-variance weighted",
         let _ = write!(t, " (δ/{m} per step)");
     }
     t.push('\n');
-    if !out.has_composition() {
+    if let ReleaseNoise::Discrete { .. } = mech {
+        t.push_str(
+            "# discrete: eps is the rung answered (the largest ≤ the request, the top above \
+eps_max); optimum: the discrete law's MSE there plus the rounding of u to the grid; no \
+composition baseline (its budgets fall between rungs)\n",
+        );
+    } else if !out.has_composition() {
         t.push_str("# composition baseline shown only for strictly increasing levels\n");
     }
     t.push_str(&accounting_line(out.accounting(), true));

@@ -178,6 +178,7 @@ mod tests {
             laplace_bound_violations: 0,
             pooled: Vec::new(),
             audit: Vec::new(),
+            discrete: None,
         };
         let text = serde_json::to_string_pretty(&collude).unwrap();
         let back = SummaryFile::parse(Path::new("c.json"), &text).unwrap();

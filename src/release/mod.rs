@@ -225,7 +225,10 @@ impl ReleaseTrials {
     /// new release; `None` otherwise.
     fn composition_mse(&self) -> Result<Option<Vec<f64>>> {
         let increasing = self.eps.windows(2).all(|w| w[0] < w[1]);
-        if !increasing || !self.template.history().is_empty() {
+        // Not for the discrete chain: its budgets ε_i − ε_(i−1) would fall
+        // between rungs (the accounting line still gives Σ ε of fresh noise).
+        let discrete = matches!(self.template.mechanism(), ReleaseNoise::Discrete { .. });
+        if !increasing || discrete || !self.template.history().is_empty() {
             return Ok(None);
         }
         let mech = self.composition_mechanism();
@@ -284,7 +287,8 @@ impl ReleaseTrials {
             out.rows.push(ReleaseRow {
                 trial: t,
                 step: first_step + i as u64,
-                eps: e,
+                // The level answered: the request, or its rung (discrete).
+                eps: g.history().last().map_or(e, |r| r.eps),
                 y,
             });
         }
@@ -306,9 +310,9 @@ impl ReleaseTrials {
         let mut inv_sum = 0.0;
         let mut rows = Vec::with_capacity(self.eps.len());
         for (i, &e) in self.eps.iter().enumerate() {
-            let opt = g
-                .mechanism()
-                .single_release_mse(e, g.dim(), g.sensitivity())?;
+            // The level answered (a rung under the discrete chain) and its
+            // optimum (there: the discrete law plus the rounding of u).
+            let (e, opt) = g.expected_mse(e)?;
             let mse = lazy[i] / tf;
             let (comp_mse_i, comp_theory, comp_ratio) = match comp_mse {
                 Some(c) => {
@@ -335,7 +339,7 @@ impl ReleaseTrials {
     fn accounting(&self, last: &GradualRelease, composition: bool) -> Accounting {
         let delta = match last.mechanism() {
             ReleaseNoise::Gaussian { delta, .. } => Some(delta),
-            ReleaseNoise::Laplace { .. } => None,
+            ReleaseNoise::Laplace { .. } | ReleaseNoise::Discrete { .. } => None,
         };
         let mut distinct: Vec<f64> = last.history().iter().map(|r| r.eps).collect();
         distinct.sort_by(f64::total_cmp);
@@ -365,6 +369,8 @@ struct Trial {
 fn noise_points(g: &GradualRelease) -> u64 {
     if let Some(p) = g.noise_path() {
         p.len() as u64
+    } else if let Some(w) = g.discrete_walk() {
+        w.path().num_changes() as u64 + 1
     } else if let Some(p) = g.brownian_path() {
         p.vars().len() as u64
     } else {

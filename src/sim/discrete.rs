@@ -107,7 +107,7 @@ impl Plan<'_> {
             ds.x.resize(n, 0);
             ds.y.resize(n, 0.0);
             ds.err.resize(n, 0.0);
-            noise.round_into(&s.u, &mut ds.uhat)?;
+            super::discrete_bound::round_secret(noise, &s.u, &mut ds.uhat, label)?;
         }
         let round_sq: f64 = s
             .disc

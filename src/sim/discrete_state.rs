@@ -53,6 +53,10 @@ impl SimConfig {
         let noise = self
             .noise_options()
             .discrete(self.sensitivity, self.dim, self.norm)?;
+        if let Some(n) = &noise {
+            // The public range first: no refusal may depend on a secret.
+            super::discrete_bound::check_public_range(&self.values, n)?;
+        }
         if noise.is_some() && self.mechanism == MechanismChoice::Gaussian {
             return Err(refuse_gaussian(
                 "mechanism",

@@ -26,6 +26,7 @@ pub mod builder;
 mod chunk;
 pub mod config;
 mod discrete;
+pub mod discrete_bound;
 mod discrete_state;
 mod owner;
 pub(crate) mod plan;

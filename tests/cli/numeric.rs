@@ -159,6 +159,9 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "seed",
             "trials",
             "memory-budget",
+            "granularity",
+            "levels-per-doubling",
+            "eps-max",
         ],
     ),
     (
@@ -505,6 +508,10 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
         ("relay", "bins") => args.extend(s(&["--distance", "weighted"])),
         ("simulate" | "collude" | "relax", "delta") => {
             args.extend(s(&["--mechanism", "gaussian", "--norm", "l2"]))
+        }
+        // The discrete chain's options matter under --noise discrete.
+        ("relax", "granularity" | "levels-per-doubling" | "eps-max") => {
+            args.extend(s(&["--noise", "discrete"]))
         }
         ("sweep", "at-distance") => args.extend(s(&["--plots", "--x", "dim", "--metric", "mse"])),
         _ => {}

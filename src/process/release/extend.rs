@@ -53,7 +53,7 @@ impl GradualRelease {
                 return Ok(v);
             }
             Noise::Laplace { path, top_latent } => (path, top_latent),
-            Noise::Gaussian { .. } => {
+            Noise::Gaussian { .. } | Noise::Discrete { .. } => {
                 return Err(Error::Numerical(
                     "noise state does not match mechanism".into(),
                 ));

@@ -33,9 +33,11 @@ use crate::rng::{Purpose, rng_for};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+mod discrete;
 mod extend;
 mod state;
 
+pub use discrete::{DEFAULT_EPS_MAX, DiscreteState};
 use state::locate;
 pub use state::{GaussianState, LaplaceState, ReleaseState, StateError};
 
@@ -57,6 +59,20 @@ pub enum ReleaseNoise {
         /// How σ is computed.
         calibration: Calibration,
     },
+    /// The discrete chain of memo `discrete.md` (issue 25): the secret
+    /// rounded to the grid, integer noise drawn exactly, ε-DP per release in
+    /// ℓ1 with Δ_Z = ⌈Δ/γ⌉ + n − 1; levels answered at their rungs, the top
+    /// fixed at the rung of `eps_max` (see `process/release/discrete.rs`).
+    Discrete {
+        /// The grid γ.
+        granularity: crate::process::discrete::Grid,
+        /// Levels per doubling m of the ladder.
+        levels_per_doubling: u32,
+        /// The fixed top: requests above its rung are answered there.
+        eps_max: f64,
+        /// Entropy source (`os` for real releases).
+        rng: crate::process::discrete::RngSource,
+    },
 }
 
 impl ReleaseNoise {
@@ -64,6 +80,17 @@ impl ReleaseNoise {
     pub fn validate(&self) -> Result<()> {
         if let ReleaseNoise::Gaussian { delta, .. } = *self {
             check_gaussian_params(1.0, delta, 1.0)?;
+        }
+        if let ReleaseNoise::Discrete {
+            levels_per_doubling,
+            eps_max,
+            ..
+        } = *self
+        {
+            crate::process::discrete::Ladder::get(levels_per_doubling)?;
+            if !(eps_max.is_finite() && eps_max > 0.0) {
+                return Err(Error::param("eps_max", eps_max, "a finite number > 0"));
+            }
         }
         Ok(())
     }
@@ -80,6 +107,11 @@ impl ReleaseNoise {
                 let s = calibration.sigma(eps, delta, sensitivity)?;
                 Ok(dim as f64 * s * s)
             }
+            ReleaseNoise::Discrete { .. } => match self.discrete_noise(sensitivity, dim)? {
+                // The noise at the rung answering ε (the top above it).
+                Some((noise, top)) => Ok(noise.mse(noise.rung_of(eps)?.min(top))),
+                None => Err(Error::Numerical("not a discrete release".into())),
+            },
         }
     }
 
@@ -101,6 +133,16 @@ impl ReleaseNoise {
                 let s = calibration.sigma(eps, delta, sensitivity)?;
                 super::gaussian::first_draw(s * s, out, rng);
             }
+            ReleaseNoise::Discrete { .. } => {
+                // Fresh DL at the rung of ε, in value units X·γ.
+                if let Some((noise, top)) = self.discrete_noise(sensitivity, out.len())? {
+                    let mut x = vec![0i64; out.len()];
+                    noise.sample_fresh_into(noise.rung_of(eps)?.min(top), rng, &mut x)?;
+                    for (o, &xi) in out.iter_mut().zip(&x) {
+                        *o = noise.grid().value_of(i128::from(xi))?;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -113,6 +155,15 @@ impl std::fmt::Display for ReleaseNoise {
             ReleaseNoise::Gaussian { delta, calibration } => {
                 write!(f, "gaussian (δ = {delta}, {calibration})")
             }
+            ReleaseNoise::Discrete {
+                granularity,
+                levels_per_doubling,
+                eps_max,
+                rng,
+            } => write!(
+                f,
+                "discrete (γ = {granularity}, M = {levels_per_doubling}, eps_max = {eps_max}, rng {rng})"
+            ),
         }
     }
 }
@@ -140,6 +191,12 @@ enum Noise {
     },
     /// Brownian path indexed by variance.
     Gaussian { path: BrownianPath },
+    /// The discrete chain's walk from its fixed top, and the word position
+    /// of its seeded stream (`None` with `rng` = os).
+    Discrete {
+        walk: crate::process::discrete::DiscreteWalk,
+        word_pos: Option<u64>,
+    },
 }
 
 /// A secret released gradually at privacy levels requested in any order.
@@ -226,6 +283,10 @@ impl GradualRelease {
             ));
         }
         mechanism.validate()?;
+        if let Some((noise, _)) = mechanism.discrete_noise(sensitivity, value.len())? {
+            // The secret must fit the grid (named `value`, like any bad value).
+            noise.round_into(&value, &mut vec![0; value.len()])?;
+        }
         Ok(GradualRelease {
             value,
             mechanism,
@@ -307,8 +368,13 @@ impl GradualRelease {
 
     /// Releases the value at privacy level `eps` (finite > 0), in any order.
     /// A level released before gets the same answer again.
+    /// Under the discrete chain the answer is at the rung of `eps` (the
+    /// largest rung ≤ ε, the top above it), and the history records the rung.
     pub fn release(&mut self, eps: f64) -> Result<Vec<f64>> {
         check_level(eps)?;
+        if let ReleaseNoise::Discrete { .. } = self.mechanism {
+            return self.release_discrete(eps);
+        }
         let q = eps / self.sensitivity;
         if !(MIN_LEVEL..=MAX_LEVEL).contains(&q) {
             return Err(Error::param(
@@ -332,6 +398,9 @@ impl GradualRelease {
         let noise = match self.mechanism {
             ReleaseNoise::Laplace { norm } => {
                 self.laplace_noise(norm, eps / self.sensitivity, eps, &mut rng)?
+            }
+            ReleaseNoise::Discrete { .. } => {
+                return Err(Error::Numerical("discrete release outside its path".into()));
             }
             ReleaseNoise::Gaussian { delta, calibration } => {
                 let sigma = calibration.sigma(eps, delta, self.sensitivity)?;

@@ -1,6 +1,6 @@
 //! The saved form of a [`GradualRelease`] and its validation on load.
 
-use super::{GradualRelease, Noise, ReleaseNoise, Released};
+use super::{DiscreteState, GradualRelease, Noise, ReleaseNoise, Released};
 use crate::process::gaussian::BrownianPath;
 use crate::process::path::{NoisePath, Norm};
 use serde::{Deserialize, Serialize};
@@ -39,6 +39,10 @@ pub struct ReleaseState {
     /// Brownian path, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaussian: Option<GaussianState>,
+    /// The discrete chain's walk, if any (absent from Laplace and Gaussian
+    /// states, whose files keep their exact bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discrete: Option<DiscreteState>,
 }
 
 /// A stored Laplace path: breakpoints (levels in units of ε/Δ, ascending) and
@@ -70,8 +74,13 @@ pub struct GaussianState {
 impl From<GradualRelease> for ReleaseState {
     fn from(g: GradualRelease) -> Self {
         let privacy_level = g.privacy_level();
+        let mut discrete = None;
         let (laplace, gaussian) = match g.noise {
             Noise::Empty => (None, None),
+            n @ Noise::Discrete { .. } => {
+                discrete = GradualRelease::discrete_state(n);
+                (None, None)
+            }
             Noise::Laplace { path, top_latent } => (
                 Some(LaplaceState {
                     levels: path.levels().to_vec(),
@@ -100,6 +109,7 @@ impl From<GradualRelease> for ReleaseState {
             privacy_level,
             laplace,
             gaussian,
+            discrete,
         }
     }
 }
@@ -169,7 +179,25 @@ impl TryFrom<ReleaseState> for GradualRelease {
             .map_err(|e| state_err("value", None, e.to_string()))?;
         g.stream = st.stream;
         let n = g.dim();
+        let discrete = match (st.mechanism, st.discrete) {
+            (ReleaseNoise::Discrete { .. }, d) => d,
+            (_, Some(_)) => {
+                return Err(state_err(
+                    "discrete",
+                    None,
+                    format!("a discrete walk under mechanism {}", st.mechanism),
+                ));
+            }
+            (_, None) => None,
+        };
         g.noise = match (st.mechanism, st.laplace, st.gaussian) {
+            (ReleaseNoise::Discrete { .. }, None, None) => {
+                if let Some(d) = discrete {
+                    g.restore_discrete(d)
+                        .map_err(|e| state_err("discrete", None, e))?;
+                }
+                std::mem::replace(&mut g.noise, Noise::Empty)
+            }
             (_, None, None) => Noise::Empty,
             (ReleaseNoise::Laplace { norm }, Some(l), None) => {
                 if let Some(x) = l.values.iter().find(|x| !x.is_finite()) {
@@ -288,6 +316,19 @@ impl TryFrom<ReleaseState> for GradualRelease {
                     }
                 }
                 Noise::Gaussian { .. } => {}
+                Noise::Discrete { .. } => {
+                    if !g.check_discrete_answer(r) {
+                        return Err(state_err(
+                            "history",
+                            at,
+                            format!(
+                                "history entry {k}: answer {:?} at ε = {} is not the stored \
+                                 discrete walk's at that rung",
+                                r.value, r.eps
+                            ),
+                        ));
+                    }
+                }
             }
         }
         g.history = st.history;

@@ -174,6 +174,22 @@ pub(super) fn default_json() -> Map<String, Value> {
             m.entry("view").or_insert(Value::Null);
             // Likewise left out when 1 (as `simulate --replicates`).
             m.entry("replicates").or_insert(Value::from(1));
+            // The noise options, left out at their defaults (issue 25):
+            // keys all the same (`noise = "discrete"` in [base] or [grid]).
+            let noise = crate::process::discrete::NoiseOptions::default();
+            for (k, v) in [
+                ("noise", serde_json::to_value(noise.noise)),
+                ("granularity", serde_json::to_value(noise.granularity)),
+                (
+                    "levels_per_doubling",
+                    serde_json::to_value(noise.levels_per_doubling),
+                ),
+                ("rng", serde_json::to_value(noise.rng)),
+            ] {
+                if let Ok(v) = v {
+                    m.entry(k).or_insert(v);
+                }
+            }
             m
         }
         _ => Map::new(),

@@ -624,6 +624,18 @@ impl Grid {
         match &slot {
             Slot::Sim(k) => {
                 obj.insert(k.clone(), val.clone());
+                if ["noise", "granularity", "levels_per_doubling", "rng"].contains(&k.as_str()) {
+                    // Checked alone in 1-D ℓ1 and as `discrete` (the default
+                    // ℓ2 in 2-D has no discrete form; every point is checked
+                    // whole before the first runs).
+                    obj.insert("dim".into(), Value::from(1));
+                    obj.insert("norm".into(), Value::from("l1"));
+                    obj.entry("noise").and_modify(|n| {
+                        if k != "noise" {
+                            *n = Value::from("discrete");
+                        }
+                    });
+                }
             }
             Slot::Distance(k) => {
                 if let Some(Value::Object(d)) = obj.get_mut("distance_options") {
