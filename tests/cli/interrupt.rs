@@ -117,8 +117,10 @@ fn interrupted_collude_path_and_plot_leave_nothing() {
 
     // path: a claimed new file, staged.
     let mut cmd = bin();
+    // 5 M paths: seconds of writing, and an output (about 1 GiB projected)
+    // that fits the free space the run checks before it starts.
     cmd.args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
-        .args(["--eps-hi", "15", "--samples", "1000000000", "--out"])
+        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
         .arg(dir.join("p.csv"));
     if interrupt("path", &mut cmd, "-TERM", || has_staging(&dir)) {
         assert!(entries(&dir).is_empty(), "path: {:?}", entries(&dir));
@@ -142,8 +144,17 @@ fn interrupted_collude_path_and_plot_leave_nothing() {
     .arg("--out")
     .arg(dir.join("big.png"));
     if interrupt("plot", &mut cmd, "-TERM", || has_staging(&dir)) {
-        // `path` writes its range sidecar `in.json` beside the CSV.
-        assert_eq!(entries(&dir), ["in.csv", "in.json"], "plot");
+        // `path` writes its range sidecar `in.json` beside the CSV. A signal
+        // that lands between the figure's rename and the exit finds nothing
+        // staged: the figure is then whole (it decodes), never partial.
+        let left = entries(&dir);
+        if left.iter().any(|e| e == "big.png") {
+            let png = image::open(dir.join("big.png")).expect("a whole PNG");
+            assert_eq!((png.width(), png.height()), (10000, 10000), "plot");
+            assert_eq!(left, ["big.png", "in.csv", "in.json"], "plot");
+        } else {
+            assert_eq!(left, ["in.csv", "in.json"], "plot");
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -76,8 +76,10 @@ pub(super) fn remove_entry(e: &Entry) {
     match e {
         Entry::Temp(p) => {
             // Another thread may still be creating files in a staging
-            // directory: try again until it is gone.
-            for _ in 0..10 {
+            // directory (a signal right at a run's start): try again until
+            // it is gone, pausing a millisecond between tries (at most
+            // about half a second in all).
+            for attempt in 0..500 {
                 let r = match fs::symlink_metadata(p) {
                     Ok(m) if m.is_dir() => fs::remove_dir_all(p),
                     Ok(_) => fs::remove_file(p),
@@ -85,6 +87,9 @@ pub(super) fn remove_entry(e: &Entry) {
                 };
                 if r.is_ok() {
                     break;
+                }
+                if attempt >= 10 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
                 }
             }
         }
