@@ -107,6 +107,10 @@ class GradualRelease:
         sensitivity: float = ...,
         seed: int = ...,
         delta: float | None = ...,
+        granularity: str | float | None = ...,
+        levels_per_doubling: int | None = ...,
+        eps_max: float | None = ...,
+        rng: str | None = ...,
     ) -> None: ...
     def release(self, eps: float) -> npt.NDArray[np.float64]: ...
     @property

@@ -4,6 +4,7 @@
 use crate::epsilon::as_f64_array;
 use crate::errors::{blocking, param_err, parse, to_py};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use privdiffuse::process::discrete::{Grid, RngSource};
 use privdiffuse::process::release::ReleaseNoise;
 use privdiffuse::util::Existing;
 use privdiffuse::{
@@ -173,19 +174,68 @@ pub struct PyGradualRelease {
 
 #[pymethods]
 impl PyGradualRelease {
-    /// GradualRelease(value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None)
+    /// GradualRelease(value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None,
+    /// granularity=None, levels_per_doubling=None, eps_max=None, rng=None)
     ///
-    /// `mechanism` is `laplace-l1`, `laplace-l2` or `gaussian` (needs `delta`).
+    /// `mechanism` is `laplace-l1`, `laplace-l2`, `gaussian` (needs `delta`) or
+    /// `discrete` (the exact integer chain of `relax --noise discrete`, with
+    /// `granularity` "2^-10" by default, `levels_per_doubling` 32, the fixed top
+    /// `eps_max` 256 and `rng` "seeded" or "os"; levels answered at their rungs).
     #[new]
-    #[pyo3(signature = (value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None))]
+    #[pyo3(signature = (value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None,
+                        granularity=None, levels_per_doubling=None, eps_max=None, rng=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         value: Vec<f64>,
         mechanism: &str,
         sensitivity: f64,
         seed: u64,
         delta: Option<f64>,
+        granularity: Option<&Bound<'_, PyAny>>,
+        levels_per_doubling: Option<u32>,
+        eps_max: Option<f64>,
+        rng: Option<&str>,
     ) -> PyResult<Self> {
-        let noise = match (mechanism.trim().to_ascii_lowercase().as_str(), delta) {
+        let kind = mechanism.trim().to_ascii_lowercase();
+        if kind == "discrete" {
+            if let Some(d) = delta {
+                return Err(param_err("delta", d, "no delta for the discrete mechanism"));
+            }
+            let grid = match granularity {
+                None => Grid::default(),
+                Some(g) => match g.extract::<f64>() {
+                    Ok(x) => Grid::from_value(x).map_err(to_py)?,
+                    Err(_) => parse::<Grid>(&g.extract::<String>()?)?,
+                },
+            };
+            let noise = ReleaseNoise::Discrete {
+                granularity: grid,
+                levels_per_doubling: levels_per_doubling
+                    .unwrap_or(privdiffuse::process::discrete::DEFAULT_LEVELS_PER_DOUBLING),
+                eps_max: eps_max.unwrap_or(privdiffuse::process::release::DEFAULT_EPS_MAX),
+                rng: match rng {
+                    Some(r) => parse::<RngSource>(r)?,
+                    None => RngSource::Seeded,
+                },
+            };
+            return Ok(PyGradualRelease {
+                r: GradualRelease::new(value, noise, sensitivity, seed).map_err(to_py)?,
+            });
+        }
+        let unused = [
+            ("granularity", granularity.is_some()),
+            ("levels_per_doubling", levels_per_doubling.is_some()),
+            ("eps_max", eps_max.is_some()),
+            ("rng", rng.is_some()),
+        ];
+        if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
+            return Err(param_err(
+                name,
+                "given",
+                "None unless mechanism = \"discrete\" (it applies to the discrete chain only)",
+            ));
+        }
+        let noise = match (kind.as_str(), delta) {
             ("laplace-l1" | "l1", None) => ReleaseNoise::Laplace { norm: Norm::L1 },
             ("laplace-l2" | "l2", None) => ReleaseNoise::Laplace { norm: Norm::L2 },
             ("gaussian", Some(delta)) => ReleaseNoise::Gaussian {
@@ -206,7 +256,7 @@ impl PyGradualRelease {
                 return Err(param_err(
                     "mechanism",
                     mechanism,
-                    "laplace-l1, laplace-l2 or gaussian",
+                    "laplace-l1, laplace-l2, gaussian or discrete",
                 ));
             }
         };

@@ -102,3 +102,27 @@ def test_discrete_relay_equals_the_cli(tmp_path):
         assert t["identical"] == t["recipients"] == 34 * 33
     with pytest.raises(ValueError, match="rng"):
         pdf.relay(g, **{**opts, "rng": "os"})
+def test_gradual_release_discrete_rungs_order_and_state(tmp_path):
+    """GradualRelease(mechanism="discrete") as `relax --noise discrete`: levels
+    recorded at their rungs, answers on the grid, the same answers whatever the
+    order of requests, a saved state continues, bad options refused."""
+    a = pdf.GradualRelease([0.3], mechanism="discrete", seed=4)
+    ya = {e: float(a.release(e)[0]) for e in (1.0, 0.5, 300.0, 2.0)}
+    assert a.levels == [1.0, 0.5, 256.0, 2.0]
+    assert a.privacy_level == 256.0
+    for y in ya.values():
+        assert (y * 1024).is_integer()
+    b = pdf.GradualRelease([0.3], mechanism="discrete", seed=4)
+    for e in (2.0, 300.0):
+        b.release(e)
+    b.save(tmp_path / "s.json")
+    c = pdf.GradualRelease.load(tmp_path / "s.json")
+    yb = {e: float(c.release(e)[0]) for e in (0.5, 1.0)}
+    assert yb[0.5] == ya[0.5] and yb[1.0] == ya[1.0]
+    g = pdf.GradualRelease([0.3], mechanism="discrete", granularity=0.015625, eps_max=64.0)
+    assert g.release(100.0)[0] * 64 == round(g.release(100.0)[0] * 64)
+    assert g.levels == [64.0, 64.0]
+    with pytest.raises(ValueError, match="eps_max"):
+        pdf.GradualRelease([0.3], eps_max=8.0)
+    with pytest.raises(ValueError, match="granularity"):
+        pdf.GradualRelease([0.3], mechanism="discrete", granularity=0.3)
