@@ -2,6 +2,7 @@
 //! store), then one transaction per batch of events.
 
 use super::events::read_events;
+use super::graph::{Edges, graph_of};
 use super::pairs::{Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release};
 use super::{Evolve, EvolveOutput, Timings};
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
@@ -16,12 +17,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-type Edges = BTreeMap<(u32, u32), f64>;
 
-/// Largest component exact resistance distances are computed for in
-/// `evolve`: the factorisation runs on one thread there, so the answers do
-/// not depend on the thread count (the store lists batch 0 by recomputing it).
-const RESISTANCE_MAX: usize = 5000;
 
 pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     if ev.batch == 0 {
@@ -246,27 +242,6 @@ fn open_store(ev: &Evolve) -> Result<Store> {
         }),
         Err(e) => Err(e),
     }
-}
-
-/// The undirected graph on `ids` with edge set `edges`, as the store
-/// rebuilds it; resistance distances refuse components above [`RESISTANCE_MAX`].
-pub(super) fn graph_of(ids: &NodeIds, edges: &Edges, kind: DistanceKind) -> Result<Graph> {
-    let g = crate::store::graph_of(ids.clone(), edges)?;
-    if kind == DistanceKind::Resistance {
-        let (count, label) = g.components();
-        let mut size = vec![0usize; count];
-        for &l in &label {
-            size[l as usize] += 1;
-        }
-        if let Some(&big) = size.iter().max().filter(|&&s| s > RESISTANCE_MAX) {
-            return Err(Error::Unsupported(format!(
-                "evolve with resistance distances: a component of {big} nodes, above \
-                 {RESISTANCE_MAX} (beyond it the factorisation is parallel and its last bits \
-                 could depend on the thread count); use hop or weighted distances"
-            )));
-        }
-    }
-    Ok(g)
 }
 
 /// The net changes of a batch: `(key, before, after)` for every edge whose

@@ -27,6 +27,7 @@
 
 mod config;
 mod engine;
+mod graph;
 mod events;
 mod holdout;
 mod pairs;

@@ -49,7 +49,7 @@ pub(crate) struct OwnerState {
     pub stored_bottom: f64,
     /// After a cheap resume: what rebuilds the pooling sums of a pair
     /// released again (`None` in a run that started at batch 0).
-    pub history: Option<Box<super::resume::PoolHistory>>,
+    pub history: Option<Box<PoolHistory>>,
 }
 
 impl OwnerState {
@@ -276,4 +276,55 @@ pub(crate) fn advance(
         }
     }
     Ok(delta)
+}
+
+/// What rebuilds a resumed pair's pooling sums when it is released again.
+pub(crate) struct PoolHistory {
+    /// The pair's batch-0 level (0: unreachable at START; NaN: sums rebuilt).
+    pub(super) eps0: Vec<f64>,
+    /// The owner's explicit releases `(recipient, batch, ε)` up to the
+    /// resumed batch, sorted by recipient then batch.
+    pub(super) explicit: Vec<(u32, u64, f64)>,
+}
+
+impl PoolHistory {
+    /// Fills `sum_w[r]` and `sum_wx[r·n..]` as the live run left them
+    /// (no-op once done), before [`super::pairs::release`] reads them.
+    pub(crate) fn fill(
+        &mut self,
+        ctx: &Ctx<'_>,
+        owner: u32,
+        r: usize,
+        sum_w: &mut [f64],
+        sum_wx: &mut [f64],
+    ) {
+        let e0 = self.eps0[r];
+        if e0.is_nan() {
+            return;
+        }
+        self.eps0[r] = f64::NAN;
+        let lo = self.explicit.partition_point(|a| a.0 < r as u32);
+        let hi = self.explicit.partition_point(|a| a.0 <= r as u32);
+        let later = self.explicit[lo..hi].iter().map(|&(_, b, e)| (b, e));
+        let first = (e0 > 0.0).then_some((0u64, e0));
+        let n = ctx.dim;
+        let mut x = vec![0.0; n];
+        let wx = &mut sum_wx[r * n..(r + 1) * n];
+        for (k, (b, e)) in first.into_iter().chain(later).enumerate() {
+            let mut rng = rng_for_stream(ctx.seed, owner as u64, r as u64, Purpose::Resample, b);
+            sample_marginal(ctx.norm, e, &mut x, &mut rng);
+            let w = e * e;
+            if k == 0 {
+                sum_w[r] = w;
+                for (s, xi) in wx.iter_mut().zip(&x) {
+                    *s = w * xi;
+                }
+            } else {
+                sum_w[r] += w;
+                for (s, xi) in wx.iter_mut().zip(&x) {
+                    *s += w * xi;
+                }
+            }
+        }
+    }
 }

@@ -22,66 +22,13 @@
 //! [`crate::store::Store::answer`] added (they are folded into the sums only
 //! by a replay), is rebuilt by the full replay instead (`None` here).
 
-use super::pairs::{Ctx, OwnerState, Totals};
+use super::graph::Edges;
+use super::pairs::{Ctx, OwnerState, PoolHistory, Totals};
 use crate::distance::{DistanceOptions, Distances};
 use crate::error::{Error, Result};
 use crate::graph::NodeIds;
-use crate::process::sample_marginal;
-use crate::rng::{Purpose, rng_for_stream};
 use crate::store::{BatchTotals, Store, StoreConfig};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
-
-/// What rebuilds a resumed pair's pooling sums when it is released again.
-pub(crate) struct PoolHistory {
-    /// The pair's batch-0 level (0: unreachable at START; NaN: sums rebuilt).
-    eps0: Vec<f64>,
-    /// The owner's explicit releases `(recipient, batch, ε)` up to the
-    /// resumed batch, sorted by recipient then batch.
-    explicit: Vec<(u32, u64, f64)>,
-}
-
-impl PoolHistory {
-    /// Fills `sum_w[r]` and `sum_wx[r·n..]` as the live run left them
-    /// (no-op once done), before [`super::pairs::release`] reads them.
-    pub(crate) fn fill(
-        &mut self,
-        ctx: &Ctx<'_>,
-        owner: u32,
-        r: usize,
-        sum_w: &mut [f64],
-        sum_wx: &mut [f64],
-    ) {
-        let e0 = self.eps0[r];
-        if e0.is_nan() {
-            return;
-        }
-        self.eps0[r] = f64::NAN;
-        let lo = self.explicit.partition_point(|a| a.0 < r as u32);
-        let hi = self.explicit.partition_point(|a| a.0 <= r as u32);
-        let later = self.explicit[lo..hi].iter().map(|&(_, b, e)| (b, e));
-        let first = (e0 > 0.0).then_some((0u64, e0));
-        let n = ctx.dim;
-        let mut x = vec![0.0; n];
-        let wx = &mut sum_wx[r * n..(r + 1) * n];
-        for (k, (b, e)) in first.into_iter().chain(later).enumerate() {
-            let mut rng = rng_for_stream(ctx.seed, owner as u64, r as u64, Purpose::Resample, b);
-            sample_marginal(ctx.norm, e, &mut x, &mut rng);
-            let w = e * e;
-            if k == 0 {
-                sum_w[r] = w;
-                for (s, xi) in wx.iter_mut().zip(&x) {
-                    *s = w * xi;
-                }
-            } else {
-                sum_w[r] += w;
-                for (s, xi) in wx.iter_mut().zip(&x) {
-                    *s += w * xi;
-                }
-            }
-        }
-    }
-}
 
 impl Totals {
     /// The sums as stored in `batch_totals`.
@@ -123,7 +70,6 @@ impl Totals {
     }
 }
 
-type Edges = BTreeMap<(u32, u32), f64>;
 
 /// The state after batch `last` without replaying batch 0, or `None` when
 /// the store does not allow it (see the module docs).
@@ -178,7 +124,7 @@ pub(super) fn rebuild(
     }
     // Largest level: batch 0's (implied), then the ledger's.
     let start = store.edges_at(0)?;
-    let g0 = super::engine::graph_of(ids, &start, config.distance)?;
+    let g0 = super::graph::graph_of(ids, &start, config.distance)?;
     let d0 = Distances::new(&g0, config.distance, &DistanceOptions::default())?;
     for_rows(&d0, &mut states, |st, row| {
         let owner = st.owner as usize;
@@ -220,7 +166,7 @@ pub(super) fn rebuild(
     // Current distances, and every pair at its current level released at
     // or above it.
     let cur = store.edges_at(last)?;
-    let g = super::engine::graph_of(ids, &cur, config.distance)?;
+    let g = super::graph::graph_of(ids, &cur, config.distance)?;
     let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
     for_rows(&dist, &mut states, |st, row| st.dist.copy_from_slice(row));
     for st in &mut states {

@@ -60,7 +60,7 @@ impl RelayConfig {
                 "skip (no message reaches a member the owner cannot reach)",
             ));
         }
-        super::signal::check_noise(&sim)?;
+        check_noise(&sim)?;
         check_fractions(&self.untrimmed)
     }
 
@@ -157,6 +157,21 @@ impl UntrimmedOrder {
     pub fn untrimmed(&self, v: u32, owner: u32, bound: u32) -> bool {
         v != owner && self.rank[v as usize] < bound
     }
+}
+
+/// Refuses what a discrete relay cannot run: `rng = os` (every engine and
+/// every cluster process draws the owner's path again from the seed, so the
+/// relay needs a reproducible stream; it releases nothing).
+pub(crate) fn check_noise(sim: &SimConfig) -> Result<()> {
+    if sim.discrete_noise()?.is_some() && sim.rng == crate::process::discrete::RngSource::Os {
+        return Err(Error::param(
+            "rng",
+            "os",
+            "seeded (the relay is a simulation: every engine and cluster process draws the \
+             owner's path from the seed)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

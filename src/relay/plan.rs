@@ -3,15 +3,13 @@
 //! signal a message carries, its accounted size and a recipient's read-out.
 
 use super::config::{RelayConfig, UntrimmedOrder};
-use super::signal::OwnerPath;
 use crate::distance::{DistanceKind, Distances};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::limits;
-use crate::mechanism::{NoiseModel, sample_owner_path};
+use crate::mechanism::NoiseModel;
 use crate::process::NoisePath;
-use crate::rng::{Purpose, rng_for};
 use crate::sim::{Buckets, Plan};
 
 /// Header bytes of a message: the reference to the owner's path (owner id)
@@ -152,30 +150,6 @@ impl<'a> RelayPlan<'a> {
             Some(e) => Err(e),
             None => Ok(()),
         }
-    }
-
-    /// Samples `owner`'s path over privacy levels `[eps_lo, eps_hi]` (the
-    /// smallest and largest ε of its recipients) into `path`, and its value
-    /// into `u`: the generator, range and sampler of `simulate`'s
-    /// correlated mechanism, so the path is the one `simulate` draws (under
-    /// `noise = discrete`, its integer chain: [`super::signal`]).
-    pub(crate) fn owner_path(
-        &self,
-        owner: u32,
-        eps_lo: f64,
-        eps_hi: f64,
-        path: &mut OwnerPath,
-        u: &mut [f64],
-    ) -> Result<()> {
-        self.sim.values().value(owner, u);
-        if self.discrete_owner_path(owner, eps_lo, eps_hi, path, u)? {
-            return Ok(());
-        }
-        let path = path.laplace_mut();
-        self.sim.check_path_memory(eps_lo, eps_hi, false)?;
-        let seed = self.sim.config().seed;
-        let mut rng = rng_for(seed, owner as u64, self.replicate as u64, Purpose::Path);
-        sample_owner_path(self.model(), eps_lo, eps_hi, &mut rng, path)
     }
 }
 

@@ -13,12 +13,12 @@
 //! the rung of ε(d) (the largest rung ≤ ε(d)) and answers y = (û + X)·γ.
 
 use super::plan::{RelayPlan, carried, message_bytes, read_out, same_answer, simulate_noise};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mechanism::NoiseModel;
 use crate::process::NoisePath;
-use crate::process::discrete::{DiscreteNoise, DiscretePath, RngSource, Rung};
-use crate::rng::Purpose;
-use crate::sim::SimConfig;
+use crate::process::discrete::{DiscreteNoise, DiscretePath, Rung};
+use crate::mechanism::sample_owner_path;
+use crate::rng::{Purpose, rng_for};
 
 /// Accounted bytes of a discrete message carrying `breakpoints` breakpoints
 /// of an n-dimensional chain: 8 of header (the reference to the owner's
@@ -27,21 +27,6 @@ use crate::sim::SimConfig;
 #[inline]
 pub fn discrete_message_bytes(dim: usize, breakpoints: usize) -> u64 {
     super::plan::MESSAGE_HEADER_BYTES + (4 + 8 * dim as u64) * breakpoints as u64
-}
-
-/// Refuses what a discrete relay cannot run: `rng = os` (every engine and
-/// every cluster process draws the owner's path again from the seed, so the
-/// relay needs a reproducible stream; it releases nothing).
-pub(crate) fn check_noise(sim: &SimConfig) -> Result<()> {
-    if sim.discrete_noise()?.is_some() && sim.rng == RngSource::Os {
-        return Err(Error::param(
-            "rng",
-            "os",
-            "seeded (the relay is a simulation: every engine and cluster process draws the \
-             owner's path from the seed)",
-        ));
-    }
-    Ok(())
 }
 
 /// The owner's discrete chain with its breakpoints in ascending order and the
@@ -273,5 +258,32 @@ impl RelayPlan<'_> {
         noise.sample_path_into(top, bottom, &mut rng, &mut s.path)?;
         s.index(noise);
         Ok(true)
+    }
+}
+
+/// Owner paths, as `simulate` draws them.
+impl RelayPlan<'_> {
+    /// Samples `owner`'s path over privacy levels `[eps_lo, eps_hi]` (the
+    /// smallest and largest ε of its recipients) into `path`, and its value
+    /// into `u`: the generator, range and sampler of `simulate`'s
+    /// correlated mechanism, so the path is the one `simulate` draws (under
+    /// `noise = discrete`, its integer chain).
+    pub(crate) fn owner_path(
+        &self,
+        owner: u32,
+        eps_lo: f64,
+        eps_hi: f64,
+        path: &mut OwnerPath,
+        u: &mut [f64],
+    ) -> Result<()> {
+        self.sim().values().value(owner, u);
+        if self.discrete_owner_path(owner, eps_lo, eps_hi, path, u)? {
+            return Ok(());
+        }
+        let path = path.laplace_mut();
+        self.sim().check_path_memory(eps_lo, eps_hi, false)?;
+        let seed = self.sim().config().seed;
+        let mut rng = rng_for(seed, owner as u64, self.replicate() as u64, Purpose::Path);
+        sample_owner_path(self.model(), eps_lo, eps_hi, &mut rng, path)
     }
 }

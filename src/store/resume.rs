@@ -21,22 +21,6 @@ use super::{Store, blob_to_f64s, db_error, f64s_to_blob};
 use crate::error::{Error, Result};
 use rusqlite::{OptionalExtension, params};
 
-/// The `batch_totals` table and its triggers (schema 2).
-pub(super) const CREATE_TOTALS: &str = r#"
-CREATE TABLE batch_totals (
-    batch INTEGER PRIMARY KEY,
-    pairs INTEGER NOT NULL CHECK (pairs >= 0),
-    sums  BLOB NOT NULL CHECK (length(sums) = 56)
-);
-CREATE TRIGGER batch_totals_kept_u BEFORE UPDATE ON batch_totals
-BEGIN SELECT RAISE(ABORT, 'batch_totals: rows are committed once'); END;
-CREATE TRIGGER batch_totals_kept_d BEFORE DELETE ON batch_totals
-BEGIN SELECT RAISE(ABORT, 'batch_totals: rows are committed once'); END;
-CREATE TRIGGER batch_totals_with_timeline BEFORE INSERT ON batch_totals
-WHEN NEW.batch IS NOT (SELECT max(batch) FROM timeline)
-BEGIN SELECT RAISE(ABORT, 'batch_totals: the sums of the batch whose timeline row is written'); END;
-"#;
-
 /// The timeline's running sums after a batch: pairs released so far, and
 /// Σ best², Σ theory, Σ ε, Σ resample ε, Σ pooled², Σ first², Σ first ε
 /// (in that order).
@@ -129,7 +113,7 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| db_error(&path, e))?;
-        tx.execute_batch(CREATE_TOTALS)
+        tx.execute_batch(super::schema::CREATE_TOTALS)
             .and_then(|_| {
                 tx.execute_batch(&format!(
                     "PRAGMA user_version = {v}; \

@@ -147,3 +147,20 @@ CREATE TRIGGER timeline_in_order BEFORE INSERT ON timeline
 WHEN NEW.batch IS NOT coalesce((SELECT max(batch) + 1 FROM timeline), 0)
 BEGIN SELECT RAISE(ABORT, 'timeline: batches are committed in order'); END;
 "#;
+
+/// The `batch_totals` table and its triggers (schema 2).
+pub(super) const CREATE_TOTALS: &str = r#"
+CREATE TABLE batch_totals (
+    batch INTEGER PRIMARY KEY,
+    pairs INTEGER NOT NULL CHECK (pairs >= 0),
+    sums  BLOB NOT NULL CHECK (length(sums) = 56)
+);
+CREATE TRIGGER batch_totals_kept_u BEFORE UPDATE ON batch_totals
+BEGIN SELECT RAISE(ABORT, 'batch_totals: rows are committed once'); END;
+CREATE TRIGGER batch_totals_kept_d BEFORE DELETE ON batch_totals
+BEGIN SELECT RAISE(ABORT, 'batch_totals: rows are committed once'); END;
+CREATE TRIGGER batch_totals_with_timeline BEFORE INSERT ON batch_totals
+WHEN NEW.batch IS NOT (SELECT max(batch) FROM timeline)
+BEGIN SELECT RAISE(ABORT, 'batch_totals: the sums of the batch whose timeline row is written'); END;
+"#;
+

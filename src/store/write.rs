@@ -111,7 +111,7 @@ impl<'a> BatchWriter<'a> {
     ) -> Result<()> {
         let tx = self.tx();
         tx.execute_batch(CREATE).map_err(|e| self.err(e))?;
-        tx.execute_batch(super::resume::CREATE_TOTALS)
+        tx.execute_batch(super::schema::CREATE_TOTALS)
             .map_err(|e| self.err(e))?;
         tx.execute_batch(&format!(
             "PRAGMA user_version = {SCHEMA_VERSION}; PRAGMA application_id = {APPLICATION_ID};"

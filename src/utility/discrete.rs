@@ -34,10 +34,10 @@
 //! [`bit_flip_probabilities`]: crate::process::discrete::DiscreteNoise::bit_flip_probabilities
 
 use super::engine::{ACCESS_ONE, Accumulators, ChunkPartial};
+use super::discrete_scratch::DiscreteScratch;
 use super::fixed::Fixed;
-use super::shrinkage::ShrinkScratch;
 use super::{Scheme, UtilityPlan};
-use crate::distance::{LevelSearch, LevelVisitor, SubsetSums};
+use crate::distance::{LevelVisitor, SubsetSums};
 use crate::error::{Error, Result};
 use crate::process::discrete::{
     DiscreteNoise, DiscreteSummary, DiscreteWalk, NoiseRng, RngSource, Rung,
@@ -363,32 +363,6 @@ impl UtilityPlan<'_> {
             .sum();
         Ok(partial)
     }
-}
-
-/// Per-worker buffers of the discrete engine, reused across chunks.
-#[derive(Default)]
-pub(crate) struct DiscreteScratch {
-    search: LevelSearch,
-    /// Each owner's chain (started at its first level) and its generator.
-    walks: Vec<Option<(DiscreteWalk, NoiseRng)>>,
-    /// Values (`dim` per owner) and their grid integers.
-    u: Vec<f64>,
-    uhat: Vec<i64>,
-    /// The owners' correlated answers at the current level.
-    y: Vec<f64>,
-    zeros: Vec<f64>,
-    /// One fresh draw.
-    x: Vec<i64>,
-    /// One visit's independent answers, `dim` each in owner-bit order.
-    ind: Vec<f64>,
-    /// Their sum in grid integers.
-    isum: Vec<i128>,
-    u_tables: Vec<SubsetSums<i128>>,
-    r_tables: Vec<SubsetSums<i128>>,
-    tables: Vec<SubsetSums<i128>>,
-    deb_tables: Vec<SubsetSums<i128>>,
-    terms: Vec<i128>,
-    shrink: ShrinkScratch,
 }
 
 struct DVisit<'p, 'a, 's> {

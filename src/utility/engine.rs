@@ -248,7 +248,7 @@ pub struct ChunkScratch {
     terms: Vec<i128>,
     shrink: ShrinkScratch,
     /// The discrete engine's buffers (src/utility/discrete.rs).
-    discrete: super::discrete::DiscreteScratch,
+    discrete: super::discrete_scratch::DiscreteScratch,
 }
 
 impl ChunkScratch {

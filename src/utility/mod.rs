@@ -55,6 +55,7 @@
 
 mod builder;
 mod discrete;
+mod discrete_scratch;
 mod engine;
 mod executor;
 mod fixed;
