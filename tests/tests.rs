@@ -109,6 +109,7 @@ mod sweep {
 mod store {
     mod cli;
     mod crash;
+    mod discrete;
     mod law;
     mod resume;
 }

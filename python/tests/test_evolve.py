@@ -104,3 +104,35 @@ def test_store_answer_is_the_held_answer_and_refuses_bad_pairs(tmp_path):
     pdf.Store(tmp_path / "s.db", write=True).close()
     with pytest.raises(TypeError, match="unknown field"):
         pdf.evolve(store=tmp_path / "t.db", batches=3, **files)
+
+
+def test_discrete_evolve_is_the_command_line_and_on_the_grid(tmp_path):
+    """evolve(noise="discrete", ...) (issue 25): the CLI's timeline and answers
+    byte for byte, every answer a multiple of the grid, every ε a rung at or
+    below the map's, the store's configuration and summary record the chain;
+    a resume with another noise is refused."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build --release first)")
+    files = _split(cli, tmp_path)
+    opts = {"eps": "exp:a=3,b=1", "dim": 2, "norm": "l1", "seed": 7, "batch": 4,
+            "noise": "discrete", "granularity": "2^-6", "levels_per_doubling": 8}
+    args = [str(cli), "evolve", "--graph", str(files["graph"]), "--events", str(files["events"]), "--nodes", str(files["nodes"])]
+    args += ["--eps", "exp:a=3,b=1", "--dim", "2", "--norm", "l1", "--seed", "7", "--batch", "4"]
+    args += ["--noise", "discrete", "--granularity", "2^-6", "--levels-per-doubling", "8"]
+    subprocess.run(args + ["--store", str(tmp_path / "cli.db"), "--out", str(tmp_path / "cli")], check=True, capture_output=True)
+    res = pdf.evolve(opts, store=tmp_path / "py.db", out=tmp_path / "py", plots=False, **files)
+    assert (tmp_path / "py" / "timeline.csv").read_text() == (tmp_path / "cli" / "timeline.csv").read_text()
+    assert res.summary["config"]["noise"] == "discrete" and res.summary["config"]["rng"] == "seeded"
+    with pdf.Store(tmp_path / "py.db") as st:
+        ref = subprocess.run([str(cli), "answers", "--store", str(tmp_path / "cli.db")], check=True, capture_output=True, text=True).stdout
+        assert st.answers_csv() == ref
+        assert st.config["noise"] == "discrete" and st.config["granularity"] == "2^-6"
+        rows = st.answers()
+        y = np.concatenate([np.asarray(rows["y1"]), np.asarray(rows["y2"])])
+        np.testing.assert_array_equal(y * 64, np.round(y * 64))
+        d, eps = np.asarray(rows["distance"]), np.asarray(rows["eps"])
+        assert np.all(eps <= np.exp(3 - d)) and np.all(eps > np.exp(3 - d) * 2 ** (-1 / 8))
+    with pytest.raises(ValueError, match="noise"):
+        pdf.evolve({**opts, "noise": "laplace", "granularity": "2^-10", "levels_per_doubling": 32},
+                   store=tmp_path / "py.db", resume=True, plots=False, **files)

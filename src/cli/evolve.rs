@@ -6,6 +6,7 @@ use crate::distance::DistanceKind;
 use crate::evolve::Evolve;
 use crate::io::evolve::{timeline_writer, write_outputs};
 use crate::process::Norm;
+use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
 use crate::sim::Owners;
 use crate::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
@@ -87,6 +88,22 @@ pub struct EvolveArgs {
     /// Events per batch [default: 100]
     #[arg(long, value_name = "N")]
     batch: Option<usize>,
+    /// Noise of the paths: laplace (f64; simulations) | discrete (exact integers on a grid:
+    /// floating-point safe; levels are the ladder's rungs at or below ε, answers multiples of
+    /// the grid; see README "Releases") [default: laplace]
+    #[arg(long, value_name = "KIND")]
+    noise: Option<NoiseKind>,
+    /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
+    #[arg(long, value_name = "G")]
+    granularity: Option<Grid>,
+    /// Levels per doubling of the --noise discrete ladder (1 to 1024) [default: 32]
+    #[arg(long, value_name = "M")]
+    levels_per_doubling: Option<u32>,
+    /// Entropy of the --noise discrete paths: seeded (reproducible) | os (a release: not
+    /// reproducible; --resume continues the stored paths, never redraws them). The resample
+    /// policy, a measurement, stays seeded [default: seeded]
+    #[arg(long, value_name = "SRC")]
+    rng: Option<RngSource>,
     /// Continue the store from its last committed batch (same options, START and events)
     #[arg(long)]
     resume: bool,
@@ -144,6 +161,13 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
     if let Some(x) = a.batch {
         ev = ev.batch(x);
     }
+    let d = NoiseOptions::default();
+    ev = ev.noise(NoiseOptions {
+        noise: a.noise.unwrap_or(d.noise),
+        granularity: a.granularity.unwrap_or(d.granularity),
+        levels_per_doubling: a.levels_per_doubling.unwrap_or(d.levels_per_doubling),
+        rng: a.rng.unwrap_or(d.rng),
+    });
     if std::env::var_os("PRIVDIFFUSE_EVOLVE_FULL").is_some() {
         // Measurement: recompute every owner at every batch (same results).
         ev = ev.full_recompute(true);

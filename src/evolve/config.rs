@@ -7,6 +7,7 @@ use super::Evolve;
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
 use crate::process::Norm;
+use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
 use crate::sim::Owners;
 use crate::values::ValueSpec;
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,14 @@ pub struct EvolveConfig {
     pub batch: usize,
     /// Continue the store from its last committed batch.
     pub resume: bool,
+    /// Noise of the paths: `laplace` (f64) or `discrete` (exact integers).
+    pub noise: NoiseKind,
+    /// Grid γ of the discrete noise.
+    pub granularity: Grid,
+    /// Levels per doubling of the discrete ladder.
+    pub levels_per_doubling: u32,
+    /// Entropy of the discrete paths: `seeded` or `os`.
+    pub rng: RngSource,
 }
 
 impl Default for EvolveConfig {
@@ -72,6 +81,10 @@ impl EvolveConfig {
             seed: e.seed,
             batch: e.batch,
             resume: e.resume,
+            noise: e.noise.noise,
+            granularity: e.noise.granularity,
+            levels_per_doubling: e.noise.levels_per_doubling,
+            rng: e.noise.rng,
         }
     }
 
@@ -88,7 +101,13 @@ impl EvolveConfig {
             .owners(self.owners.clone())
             .seed(self.seed)
             .batch(self.batch)
-            .resume(self.resume);
+            .resume(self.resume)
+            .noise(NoiseOptions {
+                noise: self.noise,
+                granularity: self.granularity,
+                levels_per_doubling: self.levels_per_doubling,
+                rng: self.rng,
+            });
         if let Some(n) = &self.nodes {
             e = e.nodes(n);
         }

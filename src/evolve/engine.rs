@@ -3,15 +3,14 @@
 
 use super::events::read_events;
 use super::graph::{Edges, graph_of};
-use super::pairs::{Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release};
+use super::pairs::{Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release, rounding_sq};
 use super::{Evolve, EvolveOutput, Timings};
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, LoadOptions, NodeIds};
-use crate::process::AnchoredPath;
 use crate::sim::SimConfig;
-use crate::store::{EdgeEvent, NOISE_LAPLACE, Store, StoreConfig};
+use crate::store::{EdgeEvent, Levels, NOISE_DISCRETE, NOISE_LAPLACE, Store, StoreConfig};
 use crate::values::Values;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -79,10 +78,23 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         o.sort_unstable();
         o
     };
+    // The discrete chain (Δ = 1): refused before anything is drawn when the
+    // norm or the values' public range does not fit it.
+    let discrete = ev.noise.discrete(1.0, ev.dim, ev.norm)?;
+    if let Some(noise) = &discrete {
+        crate::sim::discrete_bound::check_public_range(&ev.values, noise)?;
+    }
     let values = Values::resolve(&ev.values, &g0, &ev.graph, ev.dim, ev.seed)?;
     let mut table = vec![0.0; ids.len() * ev.dim];
     for (i, u) in table.chunks_exact_mut(ev.dim).enumerate() {
         values.value(i as u32, u);
+    }
+    if let Some(noise) = &discrete {
+        let mut uhat = vec![0i64; ev.dim];
+        for &o in &owners {
+            let u = &table[o as usize * ev.dim..(o as usize + 1) * ev.dim];
+            crate::sim::discrete_bound::round_secret(noise, u, &mut uhat, &ids.label(o).to_string())?;
+        }
     }
     let requested = StoreConfig {
         seed: ev.seed,
@@ -93,7 +105,15 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         distance: ev.distance,
         dim: ev.dim,
         norm: ev.norm,
-        noise: NOISE_LAPLACE.into(),
+        noise: if discrete.is_some() {
+            NOISE_DISCRETE
+        } else {
+            NOISE_LAPLACE
+        }
+        .into(),
+        granularity: discrete.as_ref().map(|_| ev.noise.granularity),
+        levels_per_doubling: discrete.as_ref().map(|_| ev.noise.levels_per_doubling),
+        rng: discrete.as_ref().map(|_| ev.noise.rng),
         values_requested: ev.values.to_string(),
         values: values.spec().to_string(),
         owners: ev.owners.to_string(),
@@ -137,10 +157,9 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     if let Some(f) = ev.on_batch.as_mut() {
         f(&store.timeline()?)?;
     }
-    let map: EpsilonMap = config.map()?;
+    let levels = Levels::of(&config)?;
     let ctx = Ctx {
-        map: &map,
-        top: config.top,
+        levels: &levels,
         seed: config.seed,
         norm: config.norm,
         dim: config.dim,
@@ -370,17 +389,20 @@ fn batch_zero(
             ));
         }
     };
+    let levels = Levels::of(&config)?;
     let nodes = ids.len();
+    let n = config.dim;
     let mut states: Vec<OwnerState> = owners
         .iter()
         .map(|&o| {
-            let p = AnchoredPath::new(config.norm, config.dim, config.top, config.seed, o as u64)?;
-            Ok(OwnerState::new(o, nodes, p))
+            let p = levels.new_path(&config, o)?;
+            let u = table[o as usize * n..(o as usize + 1) * n].to_vec();
+            let round_sq = rounding_sq(levels.discrete(), &u)?;
+            Ok(OwnerState::new(o, nodes, p, u, round_sq))
         })
         .collect::<Result<_>>()?;
     let ctx = Ctx {
-        map: &map,
-        top: config.top,
+        levels: &levels,
         seed: config.seed,
         norm: config.norm,
         dim: config.dim,
@@ -507,15 +529,16 @@ fn replay(
             store.path().display()
         )));
     }
-    let map: EpsilonMap = config.map()?;
+    let levels = Levels::of(config)?;
     let ctx = Ctx {
-        map: &map,
-        top: config.top,
+        levels: &levels,
         seed: config.seed,
         norm: config.norm,
         dim: config.dim,
     };
     let nodes = ids.len();
+    let n = config.dim;
+    let values = store.values()?;
     let mut states = Vec::with_capacity(owners.len());
     for &o in owners {
         let p = store.load_path(o)?.ok_or_else(|| {
@@ -525,7 +548,9 @@ fn replay(
                 format!("corrupt store: owner {o} has no path"),
             )
         })?;
-        let mut st = OwnerState::new(o, nodes, p);
+        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
+        let round_sq = rounding_sq(levels.discrete(), &u)?;
+        let mut st = OwnerState::new(o, nodes, p, u, round_sq);
         st.mark_stored();
         states.push(st);
     }

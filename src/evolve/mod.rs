@@ -42,6 +42,7 @@ use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
 use crate::error::Result;
 use crate::process::Norm;
+use crate::process::discrete::NoiseOptions;
 use crate::sim::Owners;
 use crate::store::{StoreConfig, TimelineRow};
 use crate::values::ValueSpec;
@@ -79,6 +80,7 @@ pub struct Evolve {
     pub(crate) seed: u64,
     pub(crate) batch: usize,
     pub(crate) resume: bool,
+    pub(crate) noise: NoiseOptions,
     pub(crate) on_batch: Option<OnBatch>,
     pub(crate) control: Control,
     pub(crate) full_recompute: bool,
@@ -152,6 +154,7 @@ impl Evolve {
             seed: 1,
             batch: 100,
             resume: false,
+            noise: NoiseOptions::default(),
             on_batch: None,
             control: Control::default(),
             full_recompute: false,
@@ -225,6 +228,18 @@ impl Evolve {
     /// committed batch, or no store, starts afresh).
     pub fn resume(mut self, resume: bool) -> Self {
         self.resume = resume;
+        self
+    }
+
+    /// The noise of the paths (default `laplace`): with `discrete`, each
+    /// owner's path is the exact integer chain anchored at the rung of the
+    /// top, levels are rungs and answers grid multiples (issue 25); its
+    /// entropy is seeded (reproducible) or the operating system's (`os`: a
+    /// real release, not reproducible; a resume continues the stored paths
+    /// and never draws them again). The `resample` policy, a measurement,
+    /// stays on its seeded streams.
+    pub fn noise(mut self, noise: NoiseOptions) -> Self {
+        self.noise = noise;
         self
     }
 

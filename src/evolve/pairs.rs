@@ -9,27 +9,90 @@
 //! added to the [`Totals`] in owner order — an order fixed by the data, not
 //! by the threads.
 
-use crate::epsilon::EpsilonMap;
 use crate::error::Result;
-use crate::process::{AnchoredPath, Norm, sample_marginal};
+use crate::process::discrete::DiscreteNoise;
+use crate::process::{Norm, sample_marginal};
 use crate::rng::{Purpose, rng_for_stream};
-use crate::store::{StoreConfig, TimelineRow};
+use crate::store::{Levels, OwnerPath, TimelineRow};
 
-/// What a release needs besides the pair: the map, the top, the stream seed.
+/// What a release needs besides the pair: the levels (map, top, family),
+/// the stream seed, the norm and dimension.
 pub(crate) struct Ctx<'a> {
-    pub map: &'a EpsilonMap,
-    pub top: f64,
+    pub levels: &'a Levels,
     pub seed: u64,
     pub norm: Norm,
     pub dim: usize,
 }
 
 impl Ctx<'_> {
-    /// The level answered at distance `d` (0: unreachable).
+    /// The level answered at distance `d` (0: unreachable; for the
+    /// discrete family a rung level).
     #[inline]
-    pub fn eps(&self, d: f64) -> f64 {
-        StoreConfig::eps_at(self.map, self.top, d)
+    pub fn eps(&self, d: f64) -> Result<f64> {
+        self.levels.at(d)
     }
+
+    /// The expected ‖y − u‖² of an answer at level `e` of an owner whose
+    /// value rounds to the grid with squared error `round_sq`: n·c/ε² for
+    /// Laplace (c the norm's factor), the discrete law's variance at the
+    /// rung plus the rounding for the discrete family.
+    #[inline]
+    pub fn theory(&self, e: f64, round_sq: f64) -> Result<f64> {
+        match self.levels.discrete() {
+            None => Ok(self.norm.mse_factor(self.dim) / (e * e)),
+            Some(noise) => Ok(noise.mse(noise.rung_of(e)?) + round_sq),
+        }
+    }
+
+    /// The `resample` policy's fresh answer to `r` at level `e` in `batch`,
+    /// as its error `x = y − u`, from the stream keyed (seed, owner,
+    /// recipient, batch) — seeded whatever the paths' entropy (a policy
+    /// measured, never released); returns its pooling weight (1/variance,
+    /// up to a common factor: ε² for Laplace).
+    pub fn resample_into(
+        &self,
+        owner: u32,
+        r: u32,
+        batch: u64,
+        e: f64,
+        u: &[f64],
+        x: &mut [f64],
+    ) -> Result<f64> {
+        let mut rng = rng_for_stream(self.seed, owner as u64, r as u64, Purpose::Resample, batch);
+        match self.levels.discrete() {
+            None => {
+                sample_marginal(self.norm, e, x, &mut rng);
+                Ok(e * e)
+            }
+            Some(noise) => {
+                let k = noise.rung_of(e)?;
+                let mut draw = vec![0i64; u.len()];
+                noise.sample_fresh_into(k, &mut rng, &mut draw)?;
+                let mut uhat = vec![0i64; u.len()];
+                noise.round_into(u, &mut uhat)?;
+                noise.answer_into(&uhat, &draw, x)?;
+                for (xi, a) in x.iter_mut().zip(u) {
+                    *xi -= a;
+                }
+                Ok(1.0 / noise.variance(k))
+            }
+        }
+    }
+}
+
+/// ‖γ·û − u‖²: the squared rounding of `u` to the grid of `noise` (0
+/// without one).
+pub(crate) fn rounding_sq(noise: Option<&DiscreteNoise>, u: &[f64]) -> Result<f64> {
+    let Some(noise) = noise else {
+        return Ok(0.0);
+    };
+    let g = noise.grid();
+    let mut s = 0.0;
+    for &a in u {
+        let d = g.value_of(i128::from(g.round(a)?))? - a;
+        s += d * d;
+    }
+    Ok(s)
 }
 
 /// One owner: its path and its pairs' state (indexed by recipient).
@@ -43,7 +106,11 @@ pub(crate) struct OwnerState {
     pub sum_w: Vec<f64>,
     /// `resample`: Σ ε²·x over the pair's answers (x = answer − u), n per pair.
     pub sum_wx: Vec<f64>,
-    pub path: AnchoredPath,
+    pub path: OwnerPath,
+    /// The owner's value, and its squared rounding to the grid (discrete
+    /// family; 0 otherwise).
+    pub u: Vec<f64>,
+    pub round_sq: f64,
     /// Segments already in the store, and the stored bottom.
     pub stored: usize,
     pub stored_bottom: f64,
@@ -53,7 +120,7 @@ pub(crate) struct OwnerState {
 }
 
 impl OwnerState {
-    pub fn new(owner: u32, nodes: usize, path: AnchoredPath) -> OwnerState {
+    pub fn new(owner: u32, nodes: usize, path: OwnerPath, u: Vec<f64>, round_sq: f64) -> OwnerState {
         let n = path.dim();
         OwnerState {
             owner,
@@ -65,6 +132,8 @@ impl OwnerState {
             stored_bottom: f64::NAN,
             history: None,
             path,
+            u,
+            round_sq,
         }
     }
 
@@ -171,7 +240,8 @@ fn pooled(sum_w: f64, sum_wx: &[f64]) -> f64 {
 /// `batch`: the answer is read from the owner's path (extended if needed);
 /// the `resample` policy draws a fresh answer from the stream keyed (seed,
 /// owner, recipient, batch); `frozen` keeps the first. Updates the pair and
-/// `delta`; returns the noise `V_e` (copied into `noise`).
+/// `delta`; `err` is left holding the answer's error `y − u` (for Laplace
+/// the noise `V_e`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn release(
     ctx: &Ctx<'_>,
@@ -181,34 +251,26 @@ pub(crate) fn release(
     batch: u64,
     delta: &mut Delta,
     x: &mut [f64],
-    noise: &mut Vec<f64>,
+    err: &mut Vec<f64>,
 ) -> Result<()> {
     let n = ctx.dim;
     let ri = r as usize;
     let m = st.max_eps[ri];
     if let Some(h) = st.history.as_mut() {
-        h.fill(ctx, st.owner, ri, &mut st.sum_w, &mut st.sum_wx);
+        h.fill(ctx, st.owner, ri, &st.u, &mut st.sum_w, &mut st.sum_wx)?;
     }
-    noise.clear();
-    noise.extend_from_slice(st.path.read(e)?);
-    let sq_new = sq(noise);
-    let mut rng = rng_for_stream(
-        ctx.seed,
-        st.owner as u64,
-        r as u64,
-        Purpose::Resample,
-        batch,
-    );
-    sample_marginal(ctx.norm, e, x, &mut rng);
-    let w = e * e;
-    let factor = ctx.norm.mse_factor(n);
+    err.resize(n, 0.0);
+    st.path.reach(e)?;
+    st.path.error_into(e, &st.u, err)?;
+    let sq_new = sq(err);
+    let w = ctx.resample_into(st.owner, r, batch, e, &st.u, x)?;
     let wx = &mut st.sum_wx[ri * n..(ri + 1) * n];
     if m == 0.0 {
         delta.pairs += 1;
         delta.first_sq += sq_new;
         delta.first_eps += e;
         delta.best_sq += sq_new;
-        delta.theory += factor / w;
+        delta.theory += ctx.theory(e, st.round_sq)?;
         delta.eps += e;
         st.sum_w[ri] = w;
         for (s, xi) in wx.iter_mut().zip(x.iter()) {
@@ -216,9 +278,14 @@ pub(crate) fn release(
         }
         delta.pooled_sq += pooled(st.sum_w[ri], wx);
     } else {
-        let sq_old = sq(st.path.value_at(m).unwrap_or(&[]));
+        let mut old = vec![0.0; n];
+        let sq_old = if st.path.error_into(m, &st.u, &mut old)? {
+            sq(&old)
+        } else {
+            0.0
+        };
         delta.best_sq += sq_new - sq_old;
-        delta.theory += factor / w - factor / (m * m);
+        delta.theory += ctx.theory(e, st.round_sq)? - ctx.theory(m, st.round_sq)?;
         delta.eps += e - m;
         let before = pooled(st.sum_w[ri], wx);
         st.sum_w[ri] += w;
@@ -233,8 +300,9 @@ pub(crate) fn release(
     Ok(())
 }
 
-/// An explicit release of one batch: (recipient, ε, distance, noise).
-pub(crate) type ReleaseRow = (u32, f64, f64, Vec<f64>);
+/// An explicit release of one batch: (recipient, ε, distance, the path's
+/// value as stored).
+pub(crate) type ReleaseRow = (u32, f64, f64, Vec<u8>);
 
 /// Moves an owner to its distances `row` of this batch: counts pairs whose
 /// ε rose or fell, and releases to every pair whose ε rose above its
@@ -262,7 +330,7 @@ pub(crate) fn advance(
         if r == owner {
             continue;
         }
-        let (e_old, e) = (ctx.eps(old), ctx.eps(d));
+        let (e_old, e) = (ctx.eps(old)?, ctx.eps(d)?);
         if e > e_old {
             delta.closer += 1;
         } else if e < e_old {
@@ -271,7 +339,8 @@ pub(crate) fn advance(
         if e > st.max_eps[r] {
             release(ctx, st, r as u32, e, batch, &mut delta, &mut x, &mut noise)?;
             if record {
-                rows.push((r as u32, e, d, noise.clone()));
+                let v = st.path.blob_at(e).unwrap_or_default();
+                rows.push((r as u32, e, d, v));
             }
         }
     }
@@ -295,12 +364,13 @@ impl PoolHistory {
         ctx: &Ctx<'_>,
         owner: u32,
         r: usize,
+        u: &[f64],
         sum_w: &mut [f64],
         sum_wx: &mut [f64],
-    ) {
+    ) -> Result<()> {
         let e0 = self.eps0[r];
         if e0.is_nan() {
-            return;
+            return Ok(());
         }
         self.eps0[r] = f64::NAN;
         let lo = self.explicit.partition_point(|a| a.0 < r as u32);
@@ -311,9 +381,7 @@ impl PoolHistory {
         let mut x = vec![0.0; n];
         let wx = &mut sum_wx[r * n..(r + 1) * n];
         for (k, (b, e)) in first.into_iter().chain(later).enumerate() {
-            let mut rng = rng_for_stream(ctx.seed, owner as u64, r as u64, Purpose::Resample, b);
-            sample_marginal(ctx.norm, e, &mut x, &mut rng);
-            let w = e * e;
+            let w = ctx.resample_into(owner, r as u32, b, e, u, &mut x)?;
             if k == 0 {
                 sum_w[r] = w;
                 for (s, xi) in wx.iter_mut().zip(&x) {
@@ -326,5 +394,6 @@ impl PoolHistory {
                 }
             }
         }
+        Ok(())
     }
 }

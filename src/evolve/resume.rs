@@ -23,11 +23,11 @@
 //! by a replay), is rebuilt by the full replay instead (`None` here).
 
 use super::graph::Edges;
-use super::pairs::{Ctx, OwnerState, PoolHistory, Totals};
+use super::pairs::{Ctx, OwnerState, PoolHistory, Totals, rounding_sq};
 use crate::distance::{DistanceOptions, Distances};
 use crate::error::{Error, Result};
 use crate::graph::NodeIds;
-use crate::store::{BatchTotals, Store, StoreConfig};
+use crate::store::{BatchTotals, Levels, Store, StoreConfig};
 use rayon::prelude::*;
 
 impl Totals {
@@ -106,21 +106,24 @@ pub(super) fn rebuild(
             store.path().display()
         )));
     }
-    let map = config.map()?;
+    let levels = Levels::of(config)?;
     let ctx = Ctx {
-        map: &map,
-        top: config.top,
+        levels: &levels,
         seed: config.seed,
         norm: config.norm,
         dim: config.dim,
     };
     let nodes = ids.len();
+    let n = config.dim;
+    let values = store.values()?;
     let mut states = Vec::with_capacity(owners.len());
     for &o in owners {
         let p = store
             .load_path(o)?
             .ok_or_else(|| corrupt(format!("owner {o} has no path")))?;
-        states.push(OwnerState::new(o, nodes, p));
+        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
+        let round_sq = rounding_sq(levels.discrete(), &u)?;
+        states.push(OwnerState::new(o, nodes, p, u, round_sq));
     }
     // Largest level: batch 0's (implied), then the ledger's.
     let start = store.edges_at(0)?;
@@ -131,14 +134,15 @@ pub(super) fn rebuild(
         let eps0: Vec<f64> = row
             .iter()
             .enumerate()
-            .map(|(r, &d)| if r == owner { 0.0 } else { ctx.eps(d) })
-            .collect();
+            .map(|(r, &d)| if r == owner { Ok(0.0) } else { ctx.eps(d) })
+            .collect::<Result<_>>()?;
         st.max_eps.copy_from_slice(&eps0);
         st.history = Some(Box::new(PoolHistory {
             eps0,
             explicit: Vec::new(),
         }));
-    });
+        Ok(())
+    })?;
     drop(d0);
     for &(b, o, r, e, _) in &rows {
         let st = &mut states[owners
@@ -168,16 +172,20 @@ pub(super) fn rebuild(
     let cur = store.edges_at(last)?;
     let g = super::graph::graph_of(ids, &cur, config.distance)?;
     let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
-    for_rows(&dist, &mut states, |st, row| st.dist.copy_from_slice(row));
+    for_rows(&dist, &mut states, |st, row| {
+        st.dist.copy_from_slice(row);
+        Ok(())
+    })?;
     for st in &mut states {
         let owner = st.owner as usize;
-        let short = st
-            .dist
-            .iter()
-            .zip(&st.max_eps)
-            .enumerate()
-            .find(|&(r, (&d, &m))| r != owner && ctx.eps(d) > m);
-        if short.is_some() {
+        let mut short = false;
+        for (r, (&d, &m)) in st.dist.iter().zip(&st.max_eps).enumerate() {
+            if r != owner && ctx.eps(d)? > m {
+                short = true;
+                break;
+            }
+        }
+        if short {
             return Err(corrupt(format!(
                 "owner {} has pairs the last batch did not release",
                 st.owner
@@ -189,17 +197,27 @@ pub(super) fn rebuild(
 }
 
 /// Calls `f` with every owner's distance row on `dist`, 64 owners per
-/// search, in parallel.
+/// search, in parallel; the first error (in owner order) is returned.
 fn for_rows(
     dist: &Distances<'_>,
     states: &mut [OwnerState],
-    f: impl Fn(&mut OwnerState, &[f64]) + Sync,
-) {
-    states.par_chunks_mut(crate::distance::BATCH).for_each_init(
-        || dist.workspace(),
-        |ws, chunk| {
-            let owners: Vec<u32> = chunk.iter().map(|s| s.owner).collect();
-            dist.batch(&owners, ws, |i, row| f(&mut chunk[i], row));
-        },
-    );
+    f: impl Fn(&mut OwnerState, &[f64]) -> Result<()> + Sync,
+) -> Result<()> {
+    states
+        .par_chunks_mut(crate::distance::BATCH)
+        .map_init(
+            || dist.workspace(),
+            |ws, chunk| {
+                let owners: Vec<u32> = chunk.iter().map(|s| s.owner).collect();
+                let mut out = Ok(());
+                dist.batch(&owners, ws, |i, row| {
+                    if out.is_ok() {
+                        out = f(&mut chunk[i], row);
+                    }
+                });
+                out
+            },
+        )
+        .collect::<Result<Vec<()>>>()
+        .map(|_| ())
 }

@@ -51,7 +51,7 @@ pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> 
     write_timeline(dir, &out.timeline)?;
     let last = out.timeline.last();
     let policy = |mse: Option<f64>, spent: Option<f64>| serde_json::json!({ "mse": mse, "eps_spent": spent });
-    let summary = serde_json::json!({
+    let mut summary = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "config": out.config,
         "batches": out.batches,
@@ -66,6 +66,17 @@ pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> 
         },
         "store_bytes": out.store_bytes,
     });
+    // A discrete store's record: γ, m, Δ_Z and the entropy (issue 25).
+    if let Ok(crate::store::Family::Discrete { noise, rng, .. }) = out.config.family()
+        && let Some(m) = summary.as_object_mut()
+    {
+        let record = crate::process::discrete::DiscreteSummary::of(&noise, rng);
+        m.insert(
+            "discrete".into(),
+            serde_json::to_value(record)
+                .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?,
+        );
+    }
     let path = dir.join("summary.json");
     let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
     let text = serde_json::to_string_pretty(&summary)

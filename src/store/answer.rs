@@ -1,10 +1,9 @@
 //! [`Store::answer`]: answer one pair now, from its owner's stored path
 //! (issue 24 item 6).
 
-use super::{Store, StoreConfig};
+use super::{Levels, OwnerPath, Store};
 use crate::distance::{DistanceOptions, Distances};
 use crate::error::{Error, Result};
-use crate::process::AnchoredPath;
 use std::collections::HashMap;
 
 /// What [`Store::answer`] gives: the answer the recipient holds after the call.
@@ -37,7 +36,8 @@ pub(super) struct Cache {
     graphs: Option<(u64, crate::graph::Graph, crate::graph::Graph)>,
     workspace: Option<crate::distance::Workspace>,
     values: Option<Vec<f64>>,
-    pub(super) paths: HashMap<u32, AnchoredPath>,
+    pub(super) paths: HashMap<u32, OwnerPath>,
+    levels: Option<Levels>,
 }
 
 impl Store {
@@ -52,8 +52,11 @@ impl Store {
     /// without a path, a pair never released and unreachable now, or a new
     /// release on a store opened for reading.
     pub fn answer(&mut self, owner: &str, recipient: &str) -> Result<StoreAnswer> {
-        let config = self.config()?;
-        let (top, n, map) = (config.top, config.dim, config.map()?);
+        let n = self.config()?.dim;
+        if self.cache.levels.is_none() {
+            self.cache.levels = Some(Levels::of(self.config()?)?);
+        }
+        let levels = self.cache.levels.clone().unwrap_or_else(|| unreachable!());
         let ids = self.ids_ref()?;
         let o = ids
             .index_of(owner)
@@ -73,17 +76,19 @@ impl Store {
         let (d0, d) = (self.cache.start[r as usize], self.cache.now[r as usize]);
         // The pair's largest level so far: batch 0's implied release, then
         // its largest explicit row.
-        let mut held: Option<(f64, u64)> = d0
-            .is_finite()
-            .then(|| (StoreConfig::eps_at(&map, top, d0), 0));
+        let mut held: Option<(f64, u64)> = if d0.is_finite() {
+            Some((levels.at(d0)?, 0))
+        } else {
+            None
+        };
         if let Some((e, b)) = self.pair_best(o, r, batch)?
             && held.is_none_or(|(h, _)| e > h)
         {
             held = Some((e, b));
         }
-        let e = StoreConfig::eps_at(&map, top, d);
+        let e = levels.at(d)?;
         let u = self.cached_values()?[o as usize * n..(o as usize + 1) * n].to_vec();
-        let y = |v: &[f64]| u.iter().zip(v).map(|(a, b)| a + b).collect::<Vec<f64>>();
+        let mut y = vec![0.0; n];
         if d.is_finite() && held.is_none_or(|(h, _)| e > h) {
             if !self.is_writer() {
                 return Err(Error::Unsupported(format!(
@@ -95,7 +100,11 @@ impl Store {
             }
             let mut path = self.cached_path(o, owner, e)?;
             let (stored, bottom) = (path.segments(), path.bottom());
-            let v = path.read(e)?.to_vec();
+            path.reach(e)?;
+            let v = path.blob_at(e).ok_or_else(|| {
+                Error::Numerical(format!("a path extended to ε = {e} does not reach it"))
+            })?;
+            path.answer_into(e, &u, &mut y)?;
             self.write_batch_keeping_cache(|w| {
                 if path.bottom() != bottom {
                     w.save_path(o, &path, stored)?;
@@ -108,7 +117,7 @@ impl Store {
                 batch,
                 distance: d,
                 eps: e,
-                y: y(&v),
+                y,
                 released: true,
             });
         }
@@ -120,14 +129,18 @@ impl Store {
             ));
         };
         let path = self.cached_path(o, owner, h)?;
-        let v = path.value_at(h).ok_or_else(|| {
-            Error::input(&self.path, 0, "corrupt store: a held answer below its path")
-        })?;
+        if !path.answer_into(h, &u, &mut y)? {
+            return Err(Error::input(
+                &self.path,
+                0,
+                "corrupt store: a held answer below its path",
+            ));
+        }
         let a = StoreAnswer {
             batch: b,
             distance: d,
             eps: h,
-            y: y(v),
+            y,
             released: false,
         };
         self.cache.paths.insert(o, path);
@@ -138,9 +151,9 @@ impl Store {
     /// (a reader's cached path is a prefix of the stored one: segments are
     /// append-only; a writer's is the stored one), else loaded. Taken out of
     /// the cache; the caller puts it back once what it wrote is committed.
-    fn cached_path(&mut self, o: u32, owner: &str, level: f64) -> Result<AnchoredPath> {
+    fn cached_path(&mut self, o: u32, owner: &str, level: f64) -> Result<OwnerPath> {
         if let Some(p) = self.cache.paths.remove(&o)
-            && (self.is_writer() || p.value_at(level).is_some())
+            && (self.is_writer() || level >= p.bottom())
         {
             return Ok(p);
         }

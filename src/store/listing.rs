@@ -2,7 +2,7 @@
 //! (START distances, the map and the stored paths) merged with the explicit
 //! rows, ordered by owner, recipient and batch.
 
-use super::{Store, StoreConfig};
+use super::{Levels, Store};
 use crate::distance::{DistanceOptions, Distances};
 use crate::error::{Error, Result};
 use crate::util::write_f64;
@@ -31,7 +31,7 @@ pub struct AnswerRow {
     pub distance: f64,
     /// Level answered (after the clamp at the top).
     pub eps: f64,
-    /// The answer `u + V_ε`.
+    /// The answer: `u + V_ε`, or `(û + X)·γ` for a discrete store.
     pub y: Vec<f64>,
 }
 
@@ -87,7 +87,7 @@ impl Store {
         mut f: impl FnMut(&AnswerRow) -> Result<()>,
     ) -> Result<()> {
         let config = self.config()?.clone();
-        let map = config.map()?;
+        let levels = Levels::of(&config)?;
         let ids = self.node_ids()?;
         let find = |name: &str, id: &str| {
             ids.index_of(id)
@@ -143,8 +143,7 @@ impl Store {
                     row,
                     rec_f,
                     &explicit[from..at],
-                    &config,
-                    &map,
+                    &levels,
                     &values,
                     n,
                     &ids,
@@ -167,8 +166,7 @@ impl Store {
         start_row: &[f64],
         recipient: Option<u32>,
         explicit: &[super::read::ExplicitAnswer],
-        config: &StoreConfig,
-        map: &crate::epsilon::EpsilonMap,
+        levels: &Levels,
         values: &[f64],
         n: usize,
         ids: &crate::graph::NodeIds,
@@ -203,22 +201,19 @@ impl Store {
             let d = start_row[r as usize];
             let mut any = false;
             if d.is_finite() {
-                let e = StoreConfig::eps_at(map, config.top, d);
-                let v = path.value_at(e).ok_or_else(|| {
-                    Error::input(
+                let e = levels.at(d)?;
+                if !path.answer_into(e, u, &mut row.y)? {
+                    return Err(Error::input(
                         &self.path,
                         0,
                         format!("corrupt store: owner {owner}'s path does not reach ε = {e}"),
-                    )
-                })?;
+                    ));
+                }
                 row.recipient = ids.label(r).to_string();
                 any = true;
                 row.batch = 0;
                 row.distance = d;
                 row.eps = e;
-                for ((y, a), b) in row.y.iter_mut().zip(u).zip(v) {
-                    *y = a + b;
-                }
                 f(&row)?;
             }
             while next < explicit.len() && explicit[next].1 == r {
@@ -230,9 +225,8 @@ impl Store {
                 row.batch = batch;
                 row.distance = distance;
                 row.eps = eps;
-                for ((y, a), b) in row.y.iter_mut().zip(u).zip(noise) {
-                    *y = a + b;
-                }
+                path.answer_from_blob(u, noise, &mut row.y)
+                    .map_err(|e| Error::input(&self.path, 0, format!("corrupt store: {e}")))?;
                 f(&row)?;
                 next += 1;
             }

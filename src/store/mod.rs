@@ -63,13 +63,25 @@
 //! batch; listings sort once.
 //!
 //! # Noise family
-//! `config.noise` names the noise of the paths (`laplace`: the f64 lazy
-//! Laplace process); segment values are n little-endian f64. Another family
-//! (an integer lazy chain) would be another `noise` value with its own value
-//! encoding; a store of a family this build does not know is refused.
+//! `config.noise` names the noise of the paths (`path.rs`):
+//! * `laplace` — the f64 lazy Laplace process; segment values and answers'
+//!   noise are n little-endian f64, the answer `u + V`;
+//! * `discrete` — the integer chain of issue 25 (`config.granularity`,
+//!   `levels_per_doubling`, `rng`; Δ = 1): a level is the rung at or below
+//!   `min(ε(d), top)`, the path's top the rung of `top`; values are n
+//!   little-endian i64 (grid steps X), the answer `(û + X)·γ`, exact. The
+//!   `path` row keeps the bottom in `walk_level`, the rows where the value
+//!   changed in `jumps`, and the stream position in `word_pos` (`os` for
+//!   paths drawn from the operating system's generator: continued with fresh
+//!   entropy, never redrawn).
+//!
+//! A Laplace store's configuration has no discrete keys, so its bytes are
+//! those of earlier builds. A store of a family this build does not know is
+//! refused.
 
 mod answer;
 mod listing;
+mod path;
 mod read;
 mod resume;
 mod schema;
@@ -77,6 +89,7 @@ mod write;
 
 pub use answer::StoreAnswer;
 pub use listing::{AnswerFilter, AnswerRow};
+pub use path::{Family, Levels, OwnerPath};
 pub use read::graph_of;
 pub use resume::BatchTotals;
 pub use schema::SCHEMA_VERSION;
@@ -87,6 +100,7 @@ use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::graph::NodeIds;
 use crate::process::Norm;
+use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
 use crate::util::lock::FileLock;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -114,8 +128,17 @@ pub struct StoreConfig {
     pub dim: usize,
     /// Norm of the noise.
     pub norm: Norm,
-    /// Noise family of the paths: `laplace`.
+    /// Noise family of the paths: `laplace` or `discrete`.
     pub noise: String,
+    /// γ of the discrete family (absent for `laplace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<Grid>,
+    /// Levels per doubling of the discrete family's ladder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels_per_doubling: Option<u32>,
+    /// Entropy of the discrete family's paths: `seeded` or `os`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rng: Option<RngSource>,
     /// Values as requested.
     pub values_requested: String,
     /// Values as drawn (`auto` resolved).
@@ -132,13 +155,59 @@ pub struct StoreConfig {
     pub events: String,
 }
 
-/// The only noise family this build stores.
+/// The f64 lazy Laplace process's family.
 pub const NOISE_LAPLACE: &str = "laplace";
+
+/// The discrete chain's family (issue 25).
+pub const NOISE_DISCRETE: &str = "discrete";
 
 impl StoreConfig {
     /// The map in use, parsed.
     pub fn map(&self) -> Result<EpsilonMap> {
         self.eps.parse()
+    }
+
+    /// The family of the paths, checked: `laplace` with no discrete
+    /// option, or `discrete` with all three (Δ = 1, ℓ1 coordinates; the
+    /// top must be a level the grid allows).
+    pub fn family(&self) -> Result<Family> {
+        let discrete = (self.granularity, self.levels_per_doubling, self.rng);
+        match (self.noise.as_str(), discrete) {
+            (NOISE_LAPLACE, (None, None, None)) => Ok(Family::Laplace),
+            (NOISE_DISCRETE, (Some(g), Some(m), Some(rng))) => {
+                let options = NoiseOptions {
+                    noise: NoiseKind::Discrete,
+                    granularity: g,
+                    levels_per_doubling: m,
+                    rng,
+                };
+                let noise = options
+                    .discrete(1.0, self.dim, self.norm)?
+                    .ok_or_else(|| Error::Numerical("a discrete family without its chain".into()))?;
+                // The top is `eps_max`, or ε(1) of the map for hop distances.
+                let name = if self.eps_max.is_some() { "eps_max" } else { "eps" };
+                let top = noise.rung_of(self.top).map_err(|e| match e {
+                    Error::Parameter {
+                        value, expected, ..
+                    } => Error::Parameter {
+                        name: name.into(),
+                        value,
+                        expected,
+                    },
+                    other => other,
+                })?;
+                Ok(Family::Discrete { noise, top, rng })
+            }
+            (f @ (NOISE_LAPLACE | NOISE_DISCRETE), _) => Err(Error::Numerical(format!(
+                "a store of noise family '{f}' with granularity, levels_per_doubling and rng \
+                 {}",
+                if f == NOISE_LAPLACE { "given" } else { "missing" }
+            ))),
+            (f, _) => Err(Error::Numerical(format!(
+                "paths of noise family '{f}'; this privdiffuse stores '{NOISE_LAPLACE}' and \
+                 '{NOISE_DISCRETE}'"
+            ))),
+        }
     }
 
     /// The level answered at distance `d`: `min(map(d), top)`; 0 for an
@@ -170,6 +239,9 @@ impl StoreConfig {
             dim,
             norm,
             noise,
+            granularity,
+            levels_per_doubling,
+            rng,
             values_requested,
             owners,
             batch
@@ -350,15 +422,8 @@ impl Store {
         let text = text.ok_or_else(not_store)?;
         let config: StoreConfig = serde_json::from_str(&text)
             .map_err(|e| Error::input(&path, 0, format!("invalid stored configuration: {e}")))?;
-        if config.noise != NOISE_LAPLACE {
-            return Err(Error::input(
-                &path,
-                0,
-                format!(
-                    "paths of noise family '{}'; this privdiffuse stores '{NOISE_LAPLACE}' only",
-                    config.noise
-                ),
-            ));
+        if let Err(e) = config.family() {
+            return Err(Error::input(&path, 0, format!("invalid stored configuration: {e}")));
         }
         self.config = Some(config);
         Ok(())

@@ -2,15 +2,18 @@
 //! the timeline.
 
 use super::write::{EdgeEvent, TimelineRow};
-use super::{Store, blob_to_f64s, db_error};
+use super::path::{WORD_POS_OS, blob_to_i64s};
+use super::{Family, OwnerPath, Store, blob_to_f64s, db_error};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeIds};
+use crate::process::discrete::{DiscreteAnchored, RngSource};
 use crate::process::{AnchoredPath, DownWalkState};
 use rusqlite::{OptionalExtension, params};
 use std::collections::BTreeMap;
 
-/// An explicit release: (owner, recipient, eps, batch, distance, noise).
-pub(crate) type ExplicitAnswer = (u32, u32, f64, u64, f64, Vec<f64>);
+/// An explicit release: (owner, recipient, eps, batch, distance, noise as
+/// stored: see [`OwnerPath::answer_from_blob`]).
+pub(crate) type ExplicitAnswer = (u32, u32, f64, u64, f64, Vec<u8>);
 
 /// An explicit release: (batch, owner, recipient, eps, distance).
 pub(crate) type BatchAnswer = (u64, u32, u32, f64, f64);
@@ -151,7 +154,7 @@ impl Store {
     }
 
     /// `owner`'s path as stored, or `None` if it has none.
-    pub fn load_path(&self, owner: u32) -> Result<Option<AnchoredPath>> {
+    pub fn load_path(&self, owner: u32) -> Result<Option<OwnerPath>> {
         let c = self.config()?;
         let row = self
             .conn
@@ -175,44 +178,78 @@ impl Store {
         let Some((bottom, level, pl, pb, jumps, pos)) = row else {
             return Ok(None);
         };
+        let family = c.family().map_err(|e| self.corrupt(e))?;
         let mut st = self
             .conn
             .prepare_cached("SELECT hi, v FROM segment WHERE owner = ?1 ORDER BY k")
             .map_err(|e| db_error(&self.path, e))?;
         let mut his = Vec::new();
-        let mut values = Vec::new();
+        let mut blobs = Vec::new();
         let mut rows = st
             .query(params![owner as i64])
             .map_err(|e| db_error(&self.path, e))?;
         while let Some(r) = rows.next().map_err(|e| db_error(&self.path, e))? {
             his.push(r.get::<_, f64>(0).map_err(|e| db_error(&self.path, e))?);
             let b: Vec<u8> = r.get(1).map_err(|e| db_error(&self.path, e))?;
-            values.extend(blob_to_f64s(&b).ok_or_else(|| self.corrupt("a segment value"))?);
+            blobs.extend(b);
         }
-        let walk = DownWalkState {
-            level,
-            pending: match (pl, pb) {
-                (Some(l), Some(b)) => Some((l, b as u64)),
-                _ => None,
-            },
-            jumps: jumps as u64,
-        };
-        let word_pos: u128 = pos
-            .parse()
-            .map_err(|_| self.corrupt(format!("word position '{pos}'")))?;
-        AnchoredPath::restore(
-            c.norm,
-            c.dim,
-            c.seed,
-            owner as u64,
-            bottom,
-            his,
-            values,
-            walk,
-            word_pos,
-        )
-        .map(Some)
-        .map_err(|e| self.corrupt(e))
+        match family {
+            Family::Laplace => {
+                let values = blob_to_f64s(&blobs).ok_or_else(|| self.corrupt("a segment value"))?;
+                let walk = DownWalkState {
+                    level,
+                    pending: match (pl, pb) {
+                        (Some(l), Some(b)) => Some((l, b as u64)),
+                        _ => None,
+                    },
+                    jumps: jumps as u64,
+                };
+                let word_pos: u128 = pos
+                    .parse()
+                    .map_err(|_| self.corrupt(format!("word position '{pos}'")))?;
+                AnchoredPath::restore(
+                    c.norm,
+                    c.dim,
+                    c.seed,
+                    owner as u64,
+                    bottom,
+                    his,
+                    values,
+                    walk,
+                    word_pos,
+                )
+                .map(|p| Some(OwnerPath::Laplace(p)))
+                .map_err(|e| self.corrupt(e))
+            }
+            Family::Discrete { noise, top, rng } => {
+                let values = blob_to_i64s(&blobs).ok_or_else(|| self.corrupt("a segment value"))?;
+                let word_pos = match (rng, pos.as_str()) {
+                    (RngSource::Os, WORD_POS_OS) => None,
+                    (RngSource::Seeded, p) => Some(
+                        p.parse::<u64>()
+                            .map_err(|_| self.corrupt(format!("word position '{pos}'")))?,
+                    ),
+                    (RngSource::Os, _) => {
+                        return Err(self.corrupt(format!("word position '{pos}' of an os path")));
+                    }
+                };
+                if level != bottom || pl.is_some() || pb.is_some() {
+                    return Err(self.corrupt(format!("owner {owner}'s walk state")));
+                }
+                DiscreteAnchored::restore(
+                    &noise,
+                    top,
+                    c.seed,
+                    owner as u64,
+                    &his,
+                    values,
+                    bottom,
+                    word_pos,
+                )
+                .map(|p| Some(OwnerPath::Discrete(p)))
+                .map_err(|e| self.corrupt(e))
+            }
+        }
     }
 
     /// The committed timeline, batch 0 first.
@@ -278,7 +315,7 @@ impl Store {
                 r.get(2).map_err(get)?,
                 r.get::<_, i64>(3).map_err(get)? as u64,
                 r.get(4).map_err(get)?,
-                blob_to_f64s(&b).ok_or_else(|| self.corrupt("an answer's noise"))?,
+                b,
             ));
         }
         Ok(out)

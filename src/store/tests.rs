@@ -15,6 +15,9 @@ fn config(top: f64) -> StoreConfig {
         dim: 1,
         norm: Norm::L1,
         noise: NOISE_LAPLACE.into(),
+        granularity: None,
+        levels_per_doubling: None,
+        rng: None,
         values_requested: "const:1".into(),
         values: "const:1".into(),
         owners: "all".into(),
@@ -55,7 +58,7 @@ fn small(dir: &Path) -> (PathBuf, AnchoredPath) {
             &[1.0, 1.0, 1.0, 1.0],
             &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0)],
         )?;
-        w.save_path(0, &p, 0)?;
+        w.save_path(0, &OwnerPath::Laplace(p.clone()), 0)?;
         w.insert_timeline(&row)
     })
     .unwrap();
@@ -73,7 +76,7 @@ fn the_schema_refuses_a_second_different_release_and_any_rewrite() {
     let (db, p) = small(dir.path());
     let mut s = Store::open_writer(&db).unwrap();
     let e = (2f64 - 2.0).exp();
-    let v = p.value_at(e).unwrap().to_vec();
+    let v = f64s_to_blob(p.value_at(e).unwrap());
     // An explicit release read from the path is accepted…
     s.write_batch(|w| w.insert_answer(0, 2, e, 1, 2.0, &v))
         .unwrap();
@@ -81,13 +84,14 @@ fn the_schema_refuses_a_second_different_release_and_any_rewrite() {
     let m = refused(&mut s, |w| w.insert_answer(0, 2, e, 1, 2.0, &v));
     assert!(m.contains("UNIQUE"), "{m}");
     // Other noise at any ε is refused: not the stored path.
-    let other = [v[0] * (1.0 + 1e-12) + 1e-12];
-    assert_ne!(other, v[..]);
+    let v0 = p.value_at(e).unwrap()[0];
+    let other = f64s_to_blob(&[v0 * (1.0 + 1e-12) + 1e-12]);
+    assert_ne!(other, v);
     let m = refused(&mut s, |w| w.insert_answer(0, 3, e, 1, 2.0, &other));
     assert!(m.contains("not the stored path"), "{m}");
     // Above the top, below the bottom: refused.
     let top = p.top();
-    let vt = p.value_at(top).unwrap().to_vec();
+    let vt = f64s_to_blob(p.value_at(top).unwrap());
     let m = refused(&mut s, |w| w.insert_answer(0, 1, top * 1.5, 1, 1.0, &vt));
     assert!(m.contains("not the stored path"), "{m}");
     let m = refused(&mut s, |w| {
@@ -253,5 +257,89 @@ fn rows_timeline() -> TimelineRow {
         resample_eps_spent: None,
         frozen_mse: None,
         frozen_eps_spent: None,
+    }
+}
+
+/// A discrete store (issue 25): integer rows in `segment`, answers
+/// `(û + X)·γ` exact, and the same triggers refuse any other value.
+#[test]
+fn a_discrete_store_keeps_integer_paths_and_refuses_other_noise() {
+    use crate::process::discrete::{Grid, RngSource};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let mut c = config(4.0);
+    c.noise = NOISE_DISCRETE.into();
+    c.granularity = Some(Grid::from_exponent(-4).unwrap());
+    c.levels_per_doubling = Some(4);
+    c.rng = Some(RngSource::Seeded);
+    let levels = Levels::of(&c).unwrap();
+    // Levels are rungs at or below min(ε(d), top).
+    let top = levels.at(0.5).unwrap();
+    assert!(top <= 4.0 && top > 4.0 / 2f64.powf(0.25));
+    let l3 = levels.at(3.0).unwrap();
+    assert!(l3 <= (2f64 - 3.0).exp() && l3 > (2f64 - 3.0).exp() / 2f64.powf(0.25));
+    let mut p = levels.new_path(&c, 0).unwrap();
+    p.reach(l3).unwrap();
+    let u = 0.3;
+    let mut s = Store::create(&db).unwrap();
+    s.write_batch(|w| {
+        w.create(
+            &c,
+            &NodeIds::range(4),
+            &[u, u, u, u],
+            &[(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0)],
+        )?;
+        w.save_path(0, &p, 0)?;
+        w.insert_timeline(&rows_timeline_at(0))
+    })
+    .unwrap();
+    drop(s);
+    let mut s = Store::open_writer(&db).unwrap();
+    assert_eq!(s.config().unwrap(), &c);
+    let back = s.load_path(0).unwrap().unwrap();
+    let rows = s.answers(&AnswerFilter::default()).unwrap();
+    assert_eq!(rows.len(), 3);
+    let uhat = (u * 16.0 + 0.5).floor() as i64;
+    for r in &rows {
+        let blob = back.blob_at(r.eps).unwrap();
+        assert_eq!(Some(blob.clone()), p.blob_at(r.eps));
+        let x = super::path::blob_to_i64s(&blob).unwrap()[0];
+        // Exact: a multiple of γ, û + X grid steps.
+        assert_eq!(r.y[0], (uhat + x) as f64 / 16.0);
+        assert_eq!(r.eps, levels.at(r.distance).unwrap());
+    }
+    // The path's own value is accepted once; any other integer is refused.
+    let e = rows[1].eps;
+    let v = back.blob_at(e).unwrap();
+    s.write_batch(|w| w.insert_answer(0, 2, e, 1, 2.0, &v)).unwrap();
+    let x = super::path::blob_to_i64s(&v).unwrap()[0];
+    let other = super::path::i64s_to_blob(&[x + 1]);
+    let m = refused(&mut s, |w| w.insert_answer(0, 3, e, 1, 2.0, &other));
+    assert!(m.contains("not the stored path"), "{m}");
+    // An f64 encoding of the same number is another value too.
+    let f = f64s_to_blob(&[x as f64]);
+    let m = refused(&mut s, |w| w.insert_answer(0, 3, e, 1, 2.0, &f));
+    assert!(m.contains("not the stored path"), "{m}");
+    // A configuration that mixes the families is refused in one line.
+    drop(s);
+    {
+        let conn = Connection::open(&db).unwrap();
+        let mut bad = c.clone();
+        bad.noise = NOISE_LAPLACE.into();
+        conn.execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'config'",
+            [serde_json::to_string(&bad).unwrap()],
+        )
+        .unwrap();
+    }
+    let e = Store::open(&db).unwrap_err().to_string();
+    assert!(e.contains("invalid stored configuration") && !e.contains('\n'), "{e}");
+}
+
+fn rows_timeline_at(batch: u64) -> TimelineRow {
+    TimelineRow {
+        batch,
+        time: None,
+        ..rows_timeline()
     }
 }

@@ -4,7 +4,7 @@ use super::schema::{APPLICATION_ID, CREATE, SCHEMA_VERSION};
 use super::{StoreConfig, db_error, f64s_to_blob};
 use crate::error::{Error, Result};
 use crate::graph::NodeIds;
-use crate::process::AnchoredPath;
+use super::OwnerPath;
 use rusqlite::{Transaction, params};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -192,13 +192,9 @@ impl<'a> BatchWriter<'a> {
     /// Saves `owner`'s path: its walk state, and its segments from
     /// `stored` on (those already in the store are never written again).
     /// `stored = 0` creates the path.
-    pub fn save_path(&mut self, owner: u32, path: &AnchoredPath, stored: usize) -> Result<()> {
+    pub fn save_path(&mut self, owner: u32, path: &OwnerPath, stored: usize) -> Result<()> {
         let tx = self.tx();
-        let s = path.walk_state();
-        let (pl, pb) = match s.pending {
-            Some((l, b)) => (Some(l), Some(b as i64)),
-            None => (None, None),
-        };
+        let (level, pl, pb, jumps, word_pos) = path.walk_row();
         let sql = if stored == 0 {
             "INSERT INTO path (owner, top, bottom, walk_level, pending_level, pending_bits, jumps, word_pos) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -212,11 +208,11 @@ impl<'a> BatchWriter<'a> {
                     owner as i64,
                     path.top(),
                     path.bottom(),
-                    s.level,
+                    level,
                     pl,
                     pb,
-                    s.jumps as i64,
-                    path.word_pos().to_string()
+                    jumps,
+                    word_pos
                 ])
             })
             .map_err(|e| self.err(e))?;
@@ -224,15 +220,16 @@ impl<'a> BatchWriter<'a> {
             .prepare_cached("INSERT INTO segment (owner, k, hi, v) VALUES (?1, ?2, ?3, ?4)")
             .map_err(|e| self.err(e))?;
         for k in stored..path.segments() {
-            let (hi, v) = path.segment(k);
-            st.execute(params![owner as i64, k as i64, hi, f64s_to_blob(v)])
+            let (hi, v) = path.segment_blob(k);
+            st.execute(params![owner as i64, k as i64, hi, v])
                 .map_err(|e| db_error(&self.path, e))?;
         }
         Ok(())
     }
 
     /// Records an explicit release: `noise` must be the stored path's value
-    /// at `eps` (the schema refuses anything else).
+    /// at `eps`, as stored ([`OwnerPath::blob_at`]; the schema refuses
+    /// anything else).
     pub fn insert_answer(
         &mut self,
         owner: u32,
@@ -240,7 +237,7 @@ impl<'a> BatchWriter<'a> {
         eps: f64,
         batch: u64,
         distance: f64,
-        noise: &[f64],
+        noise: &[u8],
     ) -> Result<()> {
         let tx = self.tx();
         tx.prepare_cached(
@@ -254,7 +251,7 @@ impl<'a> BatchWriter<'a> {
                 eps,
                 batch as i64,
                 distance,
-                f64s_to_blob(noise)
+                noise
             ])
         })
         .map(|_| ())

@@ -153,6 +153,33 @@ impl DiscretePath {
             .map(|(&r, v)| (Rung(r), v))
     }
 
+    /// A path from its rows (the store's segments): `rungs[j]` the lowest
+    /// rung of row j, strictly decreasing from `top`, `dim` values per row.
+    pub(crate) fn from_rows(dim: usize, top: Rung, rungs: Vec<i32>, values: Vec<i64>) -> Result<Self> {
+        DiscretePath::try_from(PathParts {
+            dim,
+            top,
+            rungs,
+            values,
+        })
+    }
+
+    /// Number of rows (segments: the top's value, then one per change).
+    pub(crate) fn rows(&self) -> usize {
+        self.rungs.len()
+    }
+
+    /// Row `j`, from the top down: the rung its value holds up to,
+    /// exclusive (for row 0 the rung above the top), and its values.
+    pub(crate) fn row(&self, j: usize) -> (Rung, &[i64]) {
+        let hi = if j == 0 {
+            Rung(self.top.0 + 1)
+        } else {
+            Rung(self.rungs[j - 1])
+        };
+        (hi, &self.values[j * self.dim..(j + 1) * self.dim])
+    }
+
     /// Starts the path at `top` with a DL draw per coordinate.
     fn restart<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, top: Rung, rng: &mut R) {
         self.dim = noise.dim();
@@ -317,6 +344,11 @@ impl DiscreteWalk {
             noise: noise.clone(),
             path,
         })
+    }
+
+    /// A walk from a stored path, checked as a deserialised one is.
+    pub(crate) fn from_parts(noise: DiscreteNoise, path: DiscretePath) -> Result<Self> {
+        DiscreteWalk::try_from(WalkParts { noise, path })
     }
 
     /// Walks down to `rung` through every rung below the current bottom; a

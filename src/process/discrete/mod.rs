@@ -43,6 +43,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod anchored;
 pub mod chain;
 pub mod entropy;
 pub mod grid;
@@ -57,6 +58,7 @@ pub mod theory;
 #[cfg(test)]
 mod tests;
 
+pub use anchored::DiscreteAnchored;
 pub use chain::{DiscretePath, DiscreteWalk};
 pub use entropy::{NoiseRng, OsRng, RngSource};
 pub use grid::{Grid, MAX_GRID_VALUE};
