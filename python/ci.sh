@@ -18,6 +18,11 @@ py="$tmp/venv/bin/python"
 
 echo "== pip install ./python[pandas] pytest numpy scipy networkx"
 t0=$(date +%s)
+# The extension is built with python/Cargo.toml's dev profile (no
+# optimisation: about a third of the release build's time; the suite takes
+# seconds either way). A user's `pip install ./python` builds the release
+# profile; PRIVDIFFUSE_PY_PROFILE=release tests that build instead.
+export MATURIN_PEP517_ARGS="--profile ${PRIVDIFFUSE_PY_PROFILE:-dev}"
 "$py" -m pip install --quiet --disable-pip-version-check "./python[pandas]" pytest numpy scipy networkx
 echo "   built and installed in $(( $(date +%s) - t0 )) s"
 # The installed package, not the source tree.

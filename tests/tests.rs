@@ -41,12 +41,6 @@ mod hardening {
     mod props;
 }
 
-/// `--cluster` (feature `distributed`): processes over loopback.
-#[cfg(feature = "distributed")]
-mod cluster {
-    mod run;
-}
-
 /// Coalitions, pooled estimators, the trial runner and the privacy-loss audit.
 mod collusion {
     mod audit;

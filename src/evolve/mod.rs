@@ -18,6 +18,15 @@
 //! accuracy of the inverse-variance pooling of all answers) and `frozen` (a
 //! pair's first answer only).
 //!
+//! With `noise = discrete` (issue 25) each owner's path is the integer
+//! chain anchored at the rung of the top ([`crate::store::OwnerPath`]),
+//! levels are the rungs at or below `min(map(d), top)` (a pair is answered
+//! again only when its rung rises), answers are `(û + X)·γ`, and `mse_theory`
+//! is the discrete law's variance at the rung plus the owner's rounding.
+//! The `resample` policy draws fresh discrete answers at the same rungs and
+//! pools them with weights 1/variance; it and `frozen` read seeded streams
+//! whatever the paths' entropy.
+//!
 //! Which owners a batch can affect: for hop and weighted distances, owner o
 //! is recomputed when a removed edge (u, v, w) was tight (`d(o,u) + w =
 //! d(o,v)`, either way) or an added one shortens a distance (`d(o,u) + w <

@@ -194,6 +194,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "threads",
             "batch",
             "memory-budget",
+            "granularity",
+            "levels-per-doubling",
         ],
     ),
     ("answers", &["memory-budget"]),

@@ -12,5 +12,5 @@ cd "$(dirname "$0")/../.."
 unset RUST_BACKTRACE
 # The cluster tests, then the unit tests of src/cluster (encoding, host file,
 # agreement), src/fingerprint and the CLI's cluster flags.
-timeout 900 cargo test --locked --features distributed --test tests cluster::
+timeout 900 cargo test --locked --features distributed --test cluster
 timeout 600 cargo test --locked --features distributed --lib -- cluster:: fingerprint:: fingerprint_tests::
