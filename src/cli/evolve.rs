@@ -130,6 +130,11 @@ fn default_out(store: &std::path::Path) -> PathBuf {
 /// Runs `privdiffuse evolve`.
 pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
     let out = a.out.clone().unwrap_or_else(|| default_out(&a.store));
+    // Refused before batch 0 is committed, not after.
+    if out.exists() && !out.is_dir() {
+        let e = std::io::Error::other("not a directory (--out is evolve's output directory)");
+        return Err(crate::Error::io(&out, e).into());
+    }
     let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
         .eps_max(a.eps_max)
         .resume(a.resume)

@@ -18,6 +18,9 @@ use std::time::Instant;
 
 
 
+/// The coarsest grid `evolve` takes: 2·(53 + 400) + 40 < 1023.
+const GRID_EXPONENT_MAX: i32 = 400;
+
 pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     if ev.batch == 0 {
         return Err(Error::param(
@@ -83,8 +86,24 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     let discrete = ev.noise.discrete(1.0, ev.dim, ev.norm)?;
     if let Some(noise) = &discrete {
         crate::sim::discrete_bound::check_public_range(&ev.values, noise)?;
+        // The timeline sums squared errors (each below (2^53·γ)², over up to
+        // 2^40 pairs): a coarser grid would make them infinite mid-run.
+        if noise.grid().exponent() > GRID_EXPONENT_MAX {
+            return Err(Error::param(
+                "granularity",
+                noise.grid(),
+                format!(
+                    "a grid of at most 2^{GRID_EXPONENT_MAX} for `evolve` (its timeline sums \
+                     squared errors, which would overflow)"
+                ),
+            ));
+        }
     }
     let values = Values::resolve(&ev.values, &g0, &ev.graph, ev.dim, ev.seed)?;
+    if let Some(noise) = &discrete {
+        // `auto` resolved by public facts only: its range is public too.
+        crate::sim::discrete_bound::check_public_range(values.spec(), noise)?;
+    }
     let mut table = vec![0.0; ids.len() * ev.dim];
     for (i, u) in table.chunks_exact_mut(ev.dim).enumerate() {
         values.value(i as u32, u);
@@ -122,6 +141,12 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         nodes: ev.nodes.as_ref().map(|p| p.display().to_string()),
         events: ev.events.display().to_string(),
     };
+    // What this run may remove if it fails before its first commit: only
+    // files it created.
+    let existed: Vec<bool> = ["", "-wal", "-shm"]
+        .iter()
+        .map(|ext| sidecar(&ev.store, ext).symlink_metadata().is_ok())
+        .collect();
     let mut store = open_store(ev)?;
     let t0 = Instant::now();
     let mut timings = Timings::default();
@@ -142,12 +167,13 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         match batch_zero(&mut store, requested, &ids, &table, &start, &owners) {
             Ok((config, states, totals)) => (states, totals, start.clone(), config, 0),
             Err(e) => {
-                // Nothing was committed: leave no empty store behind.
+                // Nothing was committed: leave no empty store behind (but
+                // never remove a file that was there before the run).
                 drop(store);
-                for ext in ["", "-wal", "-shm"] {
-                    let mut p = ev.store.as_os_str().to_os_string();
-                    p.push(ext);
-                    let _ = std::fs::remove_file(p);
+                for (ext, was) in ["", "-wal", "-shm"].iter().zip(&existed) {
+                    if !was {
+                        let _ = std::fs::remove_file(sidecar(&ev.store, ext));
+                    }
                 }
                 return Err(e);
             }
@@ -243,6 +269,13 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         store_bytes: store.size_bytes(),
         seconds: timings,
     })
+}
+
+/// `store` with `ext` appended (SQLite's `-wal` and `-shm` files).
+fn sidecar(store: &std::path::Path, ext: &str) -> std::path::PathBuf {
+    let mut p = store.as_os_str().to_os_string();
+    p.push(ext);
+    p.into()
 }
 
 /// A new store, or the store to continue (`resume`): a file holding no

@@ -79,13 +79,22 @@ pub fn read_events(
             "remove" => false,
             other => return Err(bad(format!("op '{other}': expected add or remove"))),
         };
+        // Every path length must stay finite (as for the graph's own
+        // lengths, `limits`): checked here, not at the batch that adds it.
+        let w_max = f64::MAX / (ids.len().max(2) - 1) as f64;
         let w = match cells.get(4).filter(|s| !s.is_empty()) {
             None => 1.0,
             Some(s) => s
                 .parse::<f64>()
                 .ok()
-                .filter(|w| w.is_finite() && *w > 0.0)
-                .ok_or_else(|| bad(format!("w '{s}': expected a finite length > 0")))?,
+                .filter(|w| w.is_finite() && *w > 0.0 && *w <= w_max)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "w '{s}': expected a finite length > 0 and ≤ {w_max:e} (f64::MAX / (N − 1), \
+                         N = {} nodes)",
+                        ids.len()
+                    ))
+                })?,
         };
         let key = (u.min(v), u.max(v));
         if add {

@@ -220,6 +220,12 @@ impl<'a> Plan<'a> {
             config.dim,
             config.seed,
         )?;
+        if let Some(noise) = config.discrete_noise()? {
+            // `auto` resolved (to `uniform:0,1` or `coords`) by public facts
+            // only: its public range, if any, is checked before any value is
+            // read, so that no refusal depends on a secret.
+            super::discrete_bound::check_public_range(values.spec(), &noise)?;
+        }
         let integer = distances.is_integer();
         let (observed, levels) = if let (Some((lo, hi)), true) = (given, integer) {
             ((lo as f64, hi as f64), None)

@@ -51,6 +51,8 @@ impl Store {
     /// round-trip form. Returns the number of rows.
     pub fn write_answers(&mut self, filter: &AnswerFilter, out: &mut dyn Write) -> Result<u64> {
         let n = self.config()?.dim;
+        // A bad filter is refused before the header: no half output.
+        self.resolve_filter(filter)?;
         let mut line = String::from("owner,recipient,batch,distance,eps");
         for i in 1..=n {
             line.push_str(&format!(",y{i}"));
@@ -81,14 +83,14 @@ impl Store {
         Ok(rows)
     }
 
-    fn each_answer(
+    /// The filter's owner and recipient as node indices, and the owners to
+    /// list; refused in one line when an id is not in the store or the
+    /// owner has no path.
+    fn resolve_filter(
         &mut self,
         filter: &AnswerFilter,
-        mut f: impl FnMut(&AnswerRow) -> Result<()>,
-    ) -> Result<()> {
-        let config = self.config()?.clone();
-        let levels = Levels::of(&config)?;
-        let ids = self.node_ids()?;
+    ) -> Result<(Option<u32>, Option<u32>, Vec<u32>)> {
+        let ids = self.ids_ref()?.clone();
         let find = |name: &str, id: &str| {
             ids.index_of(id)
                 .ok_or_else(|| Error::param(name, id, "the id of a node in the store"))
@@ -114,6 +116,18 @@ impl Store {
             }
             owners = vec![o];
         }
+        Ok((owner_f, rec_f, owners))
+    }
+
+    fn each_answer(
+        &mut self,
+        filter: &AnswerFilter,
+        mut f: impl FnMut(&AnswerRow) -> Result<()>,
+    ) -> Result<()> {
+        let config = self.config()?.clone();
+        let levels = Levels::of(&config)?;
+        let ids = self.node_ids()?;
+        let (owner_f, rec_f, owners) = self.resolve_filter(filter)?;
         if self.last_batch()?.is_none() {
             return Ok(());
         }

@@ -184,18 +184,7 @@ impl StoreConfig {
                 let noise = options
                     .discrete(1.0, self.dim, self.norm)?
                     .ok_or_else(|| Error::Numerical("a discrete family without its chain".into()))?;
-                // The top is `eps_max`, or ε(1) of the map for hop distances.
-                let name = if self.eps_max.is_some() { "eps_max" } else { "eps" };
-                let top = noise.rung_of(self.top).map_err(|e| match e {
-                    Error::Parameter {
-                        value, expected, ..
-                    } => Error::Parameter {
-                        name: name.into(),
-                        value,
-                        expected,
-                    },
-                    other => other,
-                })?;
+                let top = noise.rung_of(self.top).map_err(|e| self.name_the_top(e))?;
                 Ok(Family::Discrete { noise, top, rng })
             }
             (f @ (NOISE_LAPLACE | NOISE_DISCRETE), _) => Err(Error::Numerical(format!(
@@ -207,6 +196,22 @@ impl StoreConfig {
                 "paths of noise family '{f}'; this privdiffuse stores '{NOISE_LAPLACE}' and \
                  '{NOISE_DISCRETE}'"
             ))),
+        }
+    }
+
+    /// A refusal of the paths' top, naming what set it: `eps_max`, or
+    /// `eps` (the top is ε(1) of the map for hop distances).
+    pub(crate) fn name_the_top(&self, e: Error) -> Error {
+        let name = if self.eps_max.is_some() { "eps_max" } else { "eps" };
+        match e {
+            Error::Parameter {
+                value, expected, ..
+            } => Error::Parameter {
+                name: name.into(),
+                value,
+                expected,
+            },
+            other => other,
         }
     }
 
@@ -224,10 +229,19 @@ impl StoreConfig {
     /// as given are not compared: a moved file is the same file), as
     /// `(name, stored, given)` of the first difference.
     pub fn difference(&self, other: &StoreConfig) -> Option<(&'static str, String, String)> {
+        // As the configuration's JSON writes it: `2^-10`, `os`, `l1`, `none`.
+        fn show<T: Serialize>(v: &T) -> String {
+            match serde_json::to_value(v) {
+                Ok(serde_json::Value::String(s)) => s,
+                Ok(serde_json::Value::Null) => "none".into(),
+                Ok(v) => v.to_string(),
+                Err(_) => "?".into(),
+            }
+        }
         macro_rules! cmp {
             ($($f:ident),*) => {$(
                 if self.$f != other.$f {
-                    return Some((stringify!($f), format!("{:?}", self.$f), format!("{:?}", other.$f)));
+                    return Some((stringify!($f), show(&self.$f), show(&other.$f)));
                 }
             )*};
         }
@@ -294,6 +308,16 @@ impl Store {
     /// and is started afresh.
     pub fn create(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
+        if let Ok(m) = std::fs::metadata(&path)
+            && !m.is_file()
+        {
+            return Err(Error::io(
+                &path,
+                std::io::Error::other(
+                    "not a regular file (a release store is a file this run creates or continues)",
+                ),
+            ));
+        }
         let lock = FileLock::acquire(&path)?;
         if path.exists() {
             let conn = open_conn(&path, false)?;

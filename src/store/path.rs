@@ -56,15 +56,17 @@ impl Levels {
         })
     }
 
-    /// The level at distance `d` (0 for an unreachable recipient). Fails
-    /// for the discrete family when the level is below the smallest rung
-    /// the grid allows (the error names it).
+    /// The level at distance `d` (0 for an unreachable recipient). For
+    /// the discrete family, a level below the smallest rung the grid allows
+    /// is returned as it is: it compares below every rung (a pair whose ε
+    /// falls there keeps what it holds), and a release at it fails naming
+    /// the smallest allowed ε.
     #[inline]
     pub fn at(&self, d: f64) -> Result<f64> {
         let e = StoreConfig::eps_at(&self.map, self.top, d);
         match &self.family {
             Family::Laplace => Ok(e),
-            Family::Discrete { .. } if e == 0.0 => Ok(0.0),
+            Family::Discrete { noise, .. } if e < noise.eps_of(noise.min_rung()) => Ok(e),
             Family::Discrete { noise, top, .. } => {
                 let k = noise.rung_of(e)?.min(*top);
                 Ok(noise.eps_of(k))
@@ -88,13 +90,16 @@ impl Levels {
     /// A new path of `owner` (at the store's top, nothing below).
     pub fn new_path(&self, config: &StoreConfig, owner: u32) -> Result<OwnerPath> {
         Ok(match &self.family {
-            Family::Laplace => OwnerPath::Laplace(AnchoredPath::new(
-                config.norm,
-                config.dim,
-                config.top,
-                config.seed,
-                u64::from(owner),
-            )?),
+            Family::Laplace => OwnerPath::Laplace(
+                AnchoredPath::new(
+                    config.norm,
+                    config.dim,
+                    config.top,
+                    config.seed,
+                    u64::from(owner),
+                )
+                .map_err(|e| config.name_the_top(e))?,
+            ),
             Family::Discrete { noise, top, rng } => OwnerPath::Discrete(DiscreteAnchored::new(
                 noise,
                 *top,
