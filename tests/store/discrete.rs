@@ -199,6 +199,11 @@ fn a_recipient_that_came_closer_holds_one_integer_chain_at_two_rungs() {
         held.iter().all(|h| h.resample_ok),
         "resample timeline ≠ its streams"
     );
+    // (`--nocapture` shows the measured values.)
+    println!(
+        "rungs {eo}, {en}: P(equal) {p} vs {q}; cov {c} vs {v}; pooling gain {diff}; \
+         resample gain {gain} vs {theory}"
+    );
 }
 
 #[allow(clippy::too_many_arguments)]
