@@ -21,7 +21,7 @@
 //! what is stored is never drawn again.
 
 use super::chain::{DiscretePath, DiscreteWalk};
-use super::entropy::{NoiseRng, OsRng, RngSource};
+use super::entropy::{NoiseRng, RngSource};
 use super::ladder::Rung;
 use super::noise::DiscreteNoise;
 use crate::error::{Error, Result};
@@ -217,26 +217,12 @@ fn ceiling_of(noise: &DiscreteNoise, top: Rung) -> f64 {
 
 /// The path's generator: the seeded stream at word `pos`, or the OS's.
 fn generator(seed: u64, owner: u64, rng: RngSource, pos: u64) -> Result<NoiseRng> {
-    Ok(match rng {
-        RngSource::Seeded => {
-            let mut r = rng_for(seed, owner, 0, Purpose::Anchored);
-            if pos != 0 {
-                r.set_word_pos(u128::from(pos));
-            }
-            NoiseRng::Seeded(r)
-        }
-        RngSource::Os => NoiseRng::Os(OsRng::new()?),
-    })
+    NoiseRng::continued(rng, || rng_for(seed, owner, 0, Purpose::Anchored), pos)
 }
 
 /// The stream position to keep (`None` for the OS's generator).
 fn position(g: &NoiseRng) -> Result<Option<u64>> {
-    match g {
-        NoiseRng::Seeded(r) => u64::try_from(r.get_word_pos())
-            .map(Some)
-            .map_err(|_| Error::Numerical("an anchored path's random stream is exhausted".into())),
-        NoiseRng::Os(_) => Ok(None),
-    }
+    g.word_pos()
 }
 
 #[cfg(test)]

@@ -139,6 +139,38 @@ impl TryRng for NoiseRng {
     }
 }
 
+impl NoiseRng {
+    /// A generator that continues a stored walk: under `rng` = seeded, the
+    /// stream `seeded()` at word `pos`; under `os`, a fresh OS generator (a
+    /// Markov chain needs nothing else to continue).
+    pub fn continued(
+        rng: RngSource,
+        seeded: impl FnOnce() -> PrivRng,
+        pos: u64,
+    ) -> Result<NoiseRng> {
+        Ok(match rng {
+            RngSource::Seeded => {
+                let mut r = seeded();
+                if pos != 0 {
+                    r.set_word_pos(u128::from(pos));
+                }
+                NoiseRng::Seeded(r)
+            }
+            RngSource::Os => NoiseRng::Os(OsRng::new()?),
+        })
+    }
+
+    /// The stream position to store after drawing (`None` for the OS's).
+    pub fn word_pos(&self) -> Result<Option<u64>> {
+        match self {
+            NoiseRng::Seeded(r) => u64::try_from(r.get_word_pos())
+                .map(Some)
+                .map_err(|_| Error::Numerical("a walk's random stream is exhausted".into())),
+            NoiseRng::Os(_) => Ok(None),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::Norm;
 use crate::process::discrete::{
-    DiscreteNoise, DiscreteWalk, NoiseKind, NoiseOptions, NoiseRng, OsRng, RngSource, Rung,
+    DiscreteNoise, DiscreteWalk, NoiseKind, NoiseOptions, NoiseRng, RngSource, Rung,
 };
 use crate::rng::{Purpose, rng_for_stream};
 use serde::{Deserialize, Serialize};
@@ -103,26 +103,16 @@ fn answer_rung(noise: &DiscreteNoise, top: Rung, eps: f64) -> Result<Rung> {
 
 /// The walk's generator: the seeded stream at word `pos`, or the OS's.
 fn generator(seed: u64, stream: u64, rng: RngSource, pos: u64) -> Result<NoiseRng> {
-    Ok(match rng {
-        RngSource::Seeded => {
-            let mut r = rng_for_stream(seed, stream, 0, Purpose::Release, WALK_STREAM);
-            if pos != 0 {
-                r.set_word_pos(u128::from(pos));
-            }
-            NoiseRng::Seeded(r)
-        }
-        RngSource::Os => NoiseRng::Os(OsRng::new()?),
-    })
+    NoiseRng::continued(
+        rng,
+        || rng_for_stream(seed, stream, 0, Purpose::Release, WALK_STREAM),
+        pos,
+    )
 }
 
 /// The word position to keep after drawing from `rng` (`None` for the OS's).
 fn position(rng: &NoiseRng) -> Result<Option<u64>> {
-    match rng {
-        NoiseRng::Seeded(r) => u64::try_from(r.get_word_pos())
-            .map(Some)
-            .map_err(|_| Error::Numerical("the release's random stream is exhausted".into())),
-        NoiseRng::Os(_) => Ok(None),
-    }
+    rng.word_pos()
 }
 
 impl GradualRelease {
