@@ -263,6 +263,12 @@ pub(crate) fn release(
     st.path.reach(e)?;
     st.path.error_into(e, &st.u, err)?;
     let sq_new = sq(err);
+    // The error of the answer held before (x as scratch, before the draw).
+    let sq_old = if m > 0.0 && st.path.error_into(m, &st.u, x)? {
+        sq(x)
+    } else {
+        0.0
+    };
     let w = ctx.resample_into(st.owner, r, batch, e, &st.u, x)?;
     let wx = &mut st.sum_wx[ri * n..(ri + 1) * n];
     if m == 0.0 {
@@ -278,12 +284,6 @@ pub(crate) fn release(
         }
         delta.pooled_sq += pooled(st.sum_w[ri], wx);
     } else {
-        let mut old = vec![0.0; n];
-        let sq_old = if st.path.error_into(m, &st.u, &mut old)? {
-            sq(&old)
-        } else {
-            0.0
-        };
         delta.best_sq += sq_new - sq_old;
         delta.theory += ctx.theory(e, st.round_sq)? - ctx.theory(m, st.round_sq)?;
         delta.eps += e - m;

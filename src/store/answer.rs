@@ -53,10 +53,14 @@ impl Store {
     /// release on a store opened for reading.
     pub fn answer(&mut self, owner: &str, recipient: &str) -> Result<StoreAnswer> {
         let n = self.config()?.dim;
-        if self.cache.levels.is_none() {
-            self.cache.levels = Some(Levels::of(self.config()?)?);
-        }
-        let levels = self.cache.levels.clone().unwrap_or_else(|| unreachable!());
+        let levels = match &self.cache.levels {
+            Some(l) => l.clone(),
+            None => {
+                let l = Levels::of(self.config()?)?;
+                self.cache.levels = Some(l.clone());
+                l
+            }
+        };
         let ids = self.ids_ref()?;
         let o = ids
             .index_of(owner)
