@@ -13,7 +13,7 @@ use crate::process::discrete::options::refuse_gaussian;
 use crate::process::discrete::{
     DiscretePath, MemberView, NoiseRng, OsRng, PrivacyLoss, RngSource, Rung,
 };
-use crate::sim::DiscreteSim;
+use crate::process::family::Discrete as DiscreteSim;
 
 /// Per-worker buffers of the discrete views.
 #[derive(Default)]
@@ -34,7 +34,7 @@ pub(super) fn prepare(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
     let Some(d) = plan.discrete() else {
         return Ok(());
     };
-    let noise = &d.noise;
+    let noise = d.noise();
     let ds = &mut s.disc;
     ds.rungs.clear();
     for e in s.eps.iter_mut() {
@@ -72,7 +72,7 @@ fn generator(
     purpose: Purpose,
     stream: u64,
 ) -> Result<NoiseRng> {
-    Ok(match d.rng {
+    Ok(match d.rng() {
         RngSource::Seeded => NoiseRng::Seeded(rng_for_stream(
             seed,
             u64::from(owner),
@@ -105,7 +105,7 @@ fn draw(
     (trial, stream): (u64, u64),
     under_u1: bool,
 ) -> Result<()> {
-    let noise = &d.noise;
+    let noise = d.noise();
     let n = noise.dim();
     let m = s.members.len();
     let seed = plan.config().seed;
@@ -148,7 +148,7 @@ pub(super) fn run_mechanism(
     mech: Mechanism,
     acc: &Accounting,
 ) -> Result<MechanismResult> {
-    let noise = &d.noise;
+    let noise = d.noise();
     let n = noise.dim();
     if mech == Mechanism::Gaussian {
         return Err(refuse_gaussian(

@@ -696,7 +696,7 @@ fn run_mechanism(
     };
     if mech == Mechanism::Correlated {
         let units = s.unit_eps.len();
-        plan.check_path_memory(s.unit_eps[0], s.unit_eps[units - 1], false)?;
+        plan.check_laplace_path(s.unit_eps[0], s.unit_eps[units - 1], false)?;
     }
     let chain = mech == Mechanism::Correlated && (n == 1 || norm == Norm::L1);
     let mut panel = EstimatorPanel::new(&opts.estimators);

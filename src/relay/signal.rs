@@ -196,7 +196,7 @@ impl RelayPlan<'_> {
             OwnerPath::Laplace(p) => read_out(p, self.model(), trim, eps)
                 .map(|r| u.iter().zip(r).map(|(a, b)| a + b).collect()),
             OwnerPath::Discrete(d) => {
-                let noise = &self.sim().discrete()?.noise;
+                let noise = self.sim().discrete()?.noise();
                 d.answer(noise, d.read_out(noise, trim, eps)?)
             }
         }
@@ -215,7 +215,7 @@ impl RelayPlan<'_> {
                 let Some(ds) = self.sim().discrete() else {
                     return false;
                 };
-                let noise = &ds.noise;
+                let noise = ds.noise();
                 let (Some(r), Ok(k)) = (d.read_out(noise, trim, eps), noise.rung_of(eps)) else {
                     return false;
                 };
@@ -246,11 +246,11 @@ impl RelayPlan<'_> {
         let Some(d) = self.sim().discrete() else {
             return Ok(false);
         };
-        let noise = &d.noise;
+        let noise = d.noise();
         let (top, bottom) = (noise.rung_of(eps_hi)?, noise.rung_of(eps_lo)?);
         let seed = self.sim().config().seed;
         let mut rng =
-            d.rng
+            d.rng()
                 .generator(seed, owner as u64, self.replicate() as u64, Purpose::Path)?;
         let s = path.discrete_mut();
         s.uhat.resize(noise.dim(), 0);
@@ -281,7 +281,7 @@ impl RelayPlan<'_> {
             return Ok(());
         }
         let path = path.laplace_mut();
-        self.sim().check_path_memory(eps_lo, eps_hi, false)?;
+        self.sim().check_laplace_path(eps_lo, eps_hi, false)?;
         let seed = self.sim().config().seed;
         let mut rng = rng_for(seed, owner as u64, self.replicate() as u64, Purpose::Path);
         sample_owner_path(self.model(), eps_lo, eps_hi, &mut rng, path)

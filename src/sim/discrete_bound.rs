@@ -10,7 +10,8 @@
 //! value.
 
 use crate::error::{Error, Result};
-use crate::process::discrete::{DiscreteNoise, MAX_GRID_VALUE};
+use crate::process::discrete::DiscreteNoise;
+pub use crate::process::family::discrete::{grid_limit, round_secret};
 use crate::value_models::ValueModel;
 use crate::values::ValueSpec;
 
@@ -35,11 +36,6 @@ pub fn public_range(spec: &ValueSpec) -> Option<f64> {
     }
 }
 
-/// The largest |u| the grid of `noise` holds: 2⁵²·γ.
-pub fn grid_limit(noise: &DiscreteNoise) -> f64 {
-    MAX_GRID_VALUE as f64 * noise.grid().value()
-}
-
 /// Checks the public range of `spec` against the grid (before any value is
 /// drawn): refused naming `values`, the range and the limit, and the fix (a
 /// coarser `granularity`).
@@ -57,25 +53,6 @@ pub fn check_public_range(spec: &ValueSpec, noise: &DiscreteNoise) -> Result<()>
         )),
         _ => Ok(()),
     }
-}
-
-/// Rounds an owner's value to the grid (û = ⌊u/γ + ½⌋) into `out`; a value
-/// beyond the grid's range is refused naming the owner (`owner`, a node id
-/// or index) and the limit, not the value, which is the secret.
-pub fn round_secret(noise: &DiscreteNoise, u: &[f64], out: &mut [i64], owner: &str) -> Result<()> {
-    noise.round_into(u, out).map_err(|e| match e {
-        Error::Parameter { ref name, .. } if name == "value" => Error::param(
-            "values",
-            format!("(owner {owner}: not shown)"),
-            format!(
-                "finite values within ±{} (2^52 steps of the grid {}) with `noise` = discrete; \
-                 use a coarser `granularity`",
-                grid_limit(noise),
-                noise.grid()
-            ),
-        ),
-        other => other,
-    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::graph::Graph;
 use crate::limits::{self, MemoryBudget, bytes_of};
 use crate::mechanism::{Mechanism, NoiseModel};
 use crate::post::Post;
+use crate::process::family::{Discrete, Noise};
 use crate::rng::{Purpose, rng_for};
 use crate::values::Values;
 use rayon::prelude::*;
@@ -90,8 +91,8 @@ pub struct Plan<'a> {
     /// Hop-level histograms of the owners from the plan's pre-pass, when it
     /// ran and they fit [`limits::LEVEL_CACHE_MAX`].
     pub(super) levels: Option<LevelCache>,
-    /// The discrete noise (`noise = discrete`), or `None` for Laplace.
-    pub(super) discrete: Option<super::discrete_state::DiscreteSim>,
+    /// The noise family every owner's answers are drawn from.
+    pub(super) noise: Noise,
 }
 
 /// Owners' hop-level histograms, in owner order.
@@ -132,6 +133,24 @@ impl<'a> Plan<'a> {
     /// The noise law (dimension, norm, sensitivity, δ).
     pub fn model(&self) -> &NoiseModel {
         &self.model
+    }
+
+    /// The noise family the owners' answers are drawn from.
+    pub fn noise(&self) -> &Noise {
+        &self.noise
+    }
+
+    /// The discrete family (`noise = discrete`), or `None`.
+    pub(crate) fn discrete(&self) -> Option<&Discrete> {
+        self.noise.discrete()
+    }
+
+    /// [`check_path_memory`](Plan::check_path_memory) of a Laplace path over
+    /// privacy levels `[eps_lo, eps_hi]`.
+    pub(crate) fn check_laplace_path(&self, eps_lo: f64, eps_hi: f64, rows: bool) -> Result<()> {
+        let m = &self.model;
+        let b = limits::path_breakpoints(m.norm.jump_rate(m.dim), m.level(eps_lo), m.level(eps_hi));
+        self.check_path_memory(eps_lo, eps_hi, b, rows)
     }
 
     /// The private values (`auto` resolved).
@@ -220,11 +239,12 @@ impl<'a> Plan<'a> {
             config.dim,
             config.seed,
         )?;
-        if let Some(noise) = config.discrete_noise()? {
+        let noise = config.family()?;
+        if let Some(d) = noise.discrete() {
             // `auto` resolved (to `uniform:0,1` or `coords`) by public facts
             // only: its public range, if any, is checked before any value is
             // read, so that no refusal depends on a secret.
-            super::discrete_bound::check_public_range(values.spec(), &noise)?;
+            super::discrete_bound::check_public_range(values.spec(), d.noise())?;
         }
         let integer = distances.is_integer();
         let (observed, levels) = if let (Some((lo, hi)), true) = (given, integer) {
@@ -278,35 +298,8 @@ impl<'a> Plan<'a> {
             ego,
             replicates: config.replicate_range(),
             levels,
-            discrete: super::discrete_state::DiscreteSim::of(config)?,
+            noise,
         })
-    }
-
-    /// Refuses an owner's path over privacy levels `[eps_lo, eps_hi]` whose
-    /// breakpoints (a path per worker, and in `simulate` the jump rows of
-    /// the chunks in flight) would exceed the memory budget.
-    pub(crate) fn check_path_memory(&self, eps_lo: f64, eps_hi: f64, rows: bool) -> Result<()> {
-        let m = &self.model;
-        let b = limits::path_breakpoints(m.norm.jump_rate(m.dim), m.level(eps_lo), m.level(eps_hi));
-        let t = limits::pool_threads();
-        let mut need = bytes_of(&[limits::path_bytes(b, m.dim), t]);
-        if rows {
-            // 64 bytes per jumps.csv row, 64 owners per chunk, 4t chunks.
-            need = need.saturating_add(bytes_of(&[b, 64, CHUNK as u64, 4 * t]));
-        }
-        if need <= self.budget.bytes {
-            return Ok(());
-        }
-        self.budget.check(
-            "dim",
-            format!(
-                "{} (a path over ε from {} to {})",
-                m.dim,
-                limits::fmt_num(eps_lo),
-                limits::fmt_num(eps_hi)
-            ),
-            need,
-        )
     }
 }
 

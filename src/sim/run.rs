@@ -15,18 +15,20 @@ use crate::error::Result;
 use crate::exec::{CHUNK, ChunkJob, Executor, Local};
 use crate::mechanism::Mechanism;
 use crate::post::Post;
+use crate::process::family::{NoiseFamily, Visit};
 use crate::sink::RecordSink;
 use serde::Serialize;
 
 /// The simulation as a [`ChunkJob`]: chunk `i` holds owners
 /// `64i .. 64(i+1)` of the plan; its partial is a [`ChunkOut`].
-struct SimJob<'p, 'a> {
+struct SimJob<'p, 'a, F> {
     plan: &'p Plan<'a>,
+    family: &'p F,
     wants: Wants,
 }
 
-impl ChunkJob for SimJob<'_, '_> {
-    type Worker = Worker;
+impl<F: NoiseFamily> ChunkJob for SimJob<'_, '_, F> {
+    type Worker = Worker<F>;
     type Partial = ChunkOut;
 
     fn chunks(&self) -> usize {
@@ -41,15 +43,20 @@ impl ChunkJob for SimJob<'_, '_> {
             .map_or(0, |c| c.len() as u64)
     }
 
-    fn new_worker(&self) -> Worker {
+    fn new_worker(&self) -> Worker<F> {
         self.plan.new_worker()
     }
 
-    fn run_chunk(&self, w: &mut Worker, index: usize) -> Result<ChunkOut> {
+    fn run_chunk(&self, w: &mut Worker<F>, index: usize) -> Result<ChunkOut> {
         let start = index * CHUNK;
         let end = (start + CHUNK).min(self.plan.owners.len());
-        self.plan
-            .process_chunk(w, self.wants, start, &self.plan.owners[start..end])
+        self.plan.process_chunk(
+            self.family,
+            w,
+            self.wants,
+            start,
+            &self.plan.owners[start..end],
+        )
     }
 }
 
@@ -107,14 +114,44 @@ impl Plan<'_> {
     /// written and the result is empty; `sinks` must still name the files
     /// process 0 writes (an `io::sink()` will do), as they decide which rows
     /// the chunks format.
-    pub fn run_on(
+    pub fn run_on<E: Executor>(
         &self,
+        exec: &E,
+        sinks: &mut Sinks<'_>,
+        control: &Control,
+    ) -> Result<SimResult> {
+        // The family is chosen here, once; everything below is monomorphised.
+        struct Run<'r, 'p, 'a, 'w, E> {
+            plan: &'p Plan<'a>,
+            exec: &'r E,
+            sinks: &'r mut Sinks<'w>,
+            control: &'r Control,
+        }
+        impl<E: Executor> Visit for Run<'_, '_, '_, '_, E> {
+            type Out = Result<SimResult>;
+            fn run<F: NoiseFamily>(self, family: &F) -> Result<SimResult> {
+                self.plan
+                    .run_with(family, self.exec, self.sinks, self.control)
+            }
+        }
+        self.noise.visit(Run {
+            plan: self,
+            exec,
+            sinks,
+            control,
+        })
+    }
+
+    fn run_with<F: NoiseFamily>(
+        &self,
+        family: &F,
         exec: &impl Executor,
         sinks: &mut Sinks<'_>,
         control: &Control,
     ) -> Result<SimResult> {
         let job = SimJob {
             plan: self,
+            family,
             wants: Wants {
                 jumps: sinks.jumps.is_some(),
                 owners: sinks.owners.is_some(),
@@ -174,9 +211,10 @@ impl Plan<'_> {
         }
     }
 
-    fn process_chunk(
+    fn process_chunk<F: NoiseFamily>(
         &self,
-        w: &mut Worker,
+        family: &F,
+        w: &mut Worker<F>,
         wants: Wants,
         start: usize,
         owners: &[u32],
@@ -241,6 +279,7 @@ impl Plan<'_> {
                             |_, lv| {
                                 if err.is_none()
                                     && let Err(e) = self.process_owner(
+                                        family,
                                         s,
                                         wants,
                                         p,
@@ -264,13 +303,14 @@ impl Plan<'_> {
                         unreachable: c.unreachable[q],
                         row: None,
                     };
-                    self.process_owner(s, wants, p, o, Dist::Levels(&lv), &mut out)?;
+                    self.process_owner(family, s, wants, p, o, Dist::Levels(&lv), &mut out)?;
                 }
                 return Ok(out);
             }
             self.distances.hop_levels(owners, ws, want_row, |i, lv| {
                 if err.is_none()
                     && let Err(e) = self.process_owner(
+                        family,
                         s,
                         wants,
                         start + i,
@@ -286,7 +326,15 @@ impl Plan<'_> {
             self.distances.batch(owners, ws, |i, row| {
                 if err.is_none()
                     && let Err(e) =
-                        self.process_owner(s, wants, start + i, owners[i], Dist::Row(row), &mut out)
+                        self.process_owner(
+                            family,
+                            s,
+                            wants,
+                            start + i,
+                            owners[i],
+                            Dist::Row(row),
+                            &mut out,
+                        )
                 {
                     err = Some(e);
                 }

@@ -113,7 +113,7 @@ impl DiscreteUtility {
         let Some(sim) = plan.discrete() else {
             return Ok(None);
         };
-        let noise = sim.noise.clone();
+        let noise = sim.noise().clone();
         let g = noise.grid().value();
         let dim = noise.dim() as f64;
         let mut levels: Vec<Option<DiscreteLevel>> = vec![None];
@@ -173,7 +173,7 @@ impl DiscreteUtility {
         }
         let part = DiscreteUtility {
             noise,
-            rng: sim.rng,
+            rng: sim.rng(),
             levels,
         };
         Ok(Some((

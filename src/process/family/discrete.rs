@@ -1,0 +1,210 @@
+//! [`Discrete`]: the exact integer chain on a grid (memo `discrete.md`). A
+//! request at ε is answered at its rung (the largest ladder level ≤ ε, never
+//! more private than asked nor less); the secret is rounded half up to the
+//! grid (û); an answer is (û + X)·γ, exact in f64; a path is drawn from the
+//! owner's largest needed rung down through every rung to the smallest.
+
+use super::laplace::seeded;
+use super::{NoiseFamily, StreamKey};
+use crate::error::{Error, Result};
+use crate::process::Norm;
+use crate::process::discrete::{
+    DiscreteNoise, DiscretePath, MAX_GRID_VALUE, NoiseRng, OsRng, RngSource, Rung, theory,
+};
+use crate::process::mechanism::Mechanism;
+
+/// The discrete family: the validated noise (grid, ladder, Δ_Z, dimension),
+/// the norm errors are measured in, the entropy source, and the expected
+/// number of changes of a path per rung.
+#[derive(Clone, Debug)]
+pub struct Discrete {
+    noise: DiscreteNoise,
+    norm: Norm,
+    rng: RngSource,
+    /// `changes[k − min_rung]`: Σ over the steps from rung min_rung + 1 up to
+    /// k of P(the value changes at that step) = 1 − atom(t_j, t_{j−1})ⁿ.
+    changes: Vec<f64>,
+    zeros: Vec<i64>,
+}
+
+impl Discrete {
+    /// The family of `noise`, drawing from `rng`.
+    pub fn new(noise: DiscreteNoise, norm: Norm, rng: RngSource) -> Discrete {
+        let (lo, hi) = (noise.min_rung().0, noise.max_rung().0);
+        let n = noise.dim() as i32;
+        let mut changes = Vec::with_capacity((hi - lo + 1) as usize);
+        let mut acc = 0.0;
+        changes.push(acc);
+        for k in lo + 1..=hi {
+            let (t1, t2) = (noise.rate_f64(Rung(k)), noise.rate_f64(Rung(k - 1)));
+            acc += 1.0 - theory::atom(t1, t2).powi(n);
+            changes.push(acc);
+        }
+        let zeros = vec![0; noise.dim()];
+        Discrete {
+            noise,
+            norm,
+            rng,
+            changes,
+            zeros,
+        }
+    }
+
+    /// The validated noise.
+    pub fn noise(&self) -> &DiscreteNoise {
+        &self.noise
+    }
+
+    /// The entropy source.
+    pub fn rng(&self) -> RngSource {
+        self.rng
+    }
+
+    /// Expected number of changes of a path from `top` down to `bottom`.
+    pub fn expected_changes_between(&self, top: Rung, bottom: Rung) -> f64 {
+        let lo = self.noise.min_rung().0;
+        let at = |k: Rung| self.changes[(k.0 - lo) as usize];
+        at(top) - at(bottom)
+    }
+}
+
+/// The largest |u| the grid of `noise` holds: 2⁵²·γ.
+pub fn grid_limit(noise: &DiscreteNoise) -> f64 {
+    MAX_GRID_VALUE as f64 * noise.grid().value()
+}
+
+/// Rounds an owner's value to the grid (û = ⌊u/γ + ½⌋) into `out`; a value
+/// beyond the grid's range is refused naming the owner (`owner`, a node id
+/// or index) and the limit, not the value, which is the secret.
+pub fn round_secret(noise: &DiscreteNoise, u: &[f64], out: &mut [i64], owner: &str) -> Result<()> {
+    noise.round_into(u, out).map_err(|e| match e {
+        Error::Parameter { ref name, .. } if name == "value" => Error::param(
+            "values",
+            format!("(owner {owner}: not shown)"),
+            format!(
+                "finite values within ±{} (2^52 steps of the grid {}) with `noise` = discrete; \
+                 use a coarser `granularity`",
+                grid_limit(noise),
+                noise.grid()
+            ),
+        ),
+        other => other,
+    })
+}
+
+impl NoiseFamily for Discrete {
+    type Level = Rung;
+    type Coord = i64;
+    type Path = DiscretePath;
+    type Rng = NoiseRng;
+
+    fn dim(&self) -> usize {
+        self.noise.dim()
+    }
+
+    fn path_mechanism(&self) -> Mechanism {
+        Mechanism::Correlated
+    }
+
+    fn level(&self, eps: f64) -> Result<Rung> {
+        self.noise.rung_of(eps)
+    }
+
+    fn eps_used(&self, _eps: f64, level: Rung) -> f64 {
+        self.noise.eps_of(level)
+    }
+
+    fn mse(&self, level: Rung) -> f64 {
+        self.noise.mse(level)
+    }
+
+    fn correct_prob(&self, level: Rung, u: &[f64]) -> Result<f64> {
+        let [f0, f1] = self.noise.bit_flip_probabilities(level)?;
+        Ok(u.iter()
+            .map(|&b| 1.0 - if b == 1.0 { f1 } else { f0 })
+            .product())
+    }
+
+    fn generator(&self, key: StreamKey) -> Result<NoiseRng> {
+        Ok(match self.rng {
+            RngSource::Seeded => NoiseRng::Seeded(seeded(key)),
+            RngSource::Os => NoiseRng::Os(OsRng::new()?),
+        })
+    }
+
+    fn prepare(&self, u: &[f64], secret: &mut Vec<i64>, owner: &str) -> Result<f64> {
+        secret.resize(u.len(), 0);
+        round_secret(&self.noise, u, secret, owner)?;
+        let g = self.noise.grid().value();
+        Ok(secret
+            .iter()
+            .zip(u)
+            .map(|(&h, &u)| (h as f64 * g - u).powi(2))
+            .sum())
+    }
+
+
+    fn sample_path(&self, levels: &[Rung], rng: &mut NoiseRng, path: &mut DiscretePath) -> Result<()> {
+        let top = levels.iter().copied().max().unwrap_or_default();
+        let bottom = levels.iter().copied().min().unwrap_or_default();
+        self.noise.sample_path_into(top, bottom, rng, path)
+    }
+
+    fn read<'a>(&'a self, path: &'a DiscretePath, _k: usize, level: Rung) -> &'a [i64] {
+        path.value_at(level).unwrap_or(&self.zeros)
+    }
+
+    fn sample_fresh(&self, level: Rung, rng: &mut NoiseRng, out: &mut [i64]) -> Result<()> {
+        self.noise.sample_fresh_into(level, rng, out)
+    }
+
+    fn answer(&self, u: &[f64], secret: &[i64], noise: &[i64], y: &mut [f64]) -> Result<f64> {
+        self.noise.answer_into(secret, noise, y)?;
+        Ok(y.iter().zip(u).map(|(a, b)| (a - b) * (a - b)).sum())
+    }
+
+    fn error_norm(&self, u: &[f64], y: &[f64], _noise: &[i64]) -> f64 {
+        let err: Vec<f64> = y.iter().zip(u).map(|(y, u)| y - u).collect();
+        self.norm.norm_of(&err)
+    }
+
+    fn changes(&self, path: &DiscretePath) -> u64 {
+        path.num_changes() as u64
+    }
+
+    fn expected_changes(&self, lo: (f64, Rung), hi: (f64, Rung)) -> f64 {
+        self.expected_changes_between(hi.1, lo.1)
+    }
+
+    /// The noise X·γ at every breakpoint, ascending.
+    fn breakpoints(
+        &self,
+        path: &DiscretePath,
+        _levels: &[Rung],
+        _eps: &[f64],
+        f: &mut dyn FnMut(f64, &[f64]),
+    ) {
+        let g = self.noise.grid().value();
+        let mut v = Vec::with_capacity(self.dim());
+        for (k, x) in path.breakpoints() {
+            v.clear();
+            v.extend(x.iter().map(|&x| x as f64 * g));
+            f(self.noise.eps_of(k), &v);
+        }
+    }
+
+    /// Each change, at the lowest rung where the upper value holds.
+    fn jumps(&self, path: &DiscretePath, f: &mut dyn FnMut(f64, f64)) {
+        let g = self.noise.grid().value();
+        let mut prev: Option<&[i64]> = None;
+        let mut diff = Vec::with_capacity(self.dim());
+        for (k, v) in path.breakpoints() {
+            if let Some(p) = prev {
+                diff.clear();
+                diff.extend(v.iter().zip(p).map(|(a, b)| (a - b) as f64 * g));
+                f(self.noise.eps_of(k), self.norm.norm_of(&diff));
+            }
+            prev = Some(v);
+        }
+    }
+}

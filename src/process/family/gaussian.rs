@@ -1,0 +1,212 @@
+//! [`Gaussian`]: the Brownian process indexed by variance (memo §4), at level
+//! σ(ε, δ, Δ)² of the analytic Gaussian mechanism. One owner's path is the
+//! Brownian motion sampled at exactly the variances its recipients need
+//! ([`brownian_at`]); there is no fresh-noise baseline (refused upstream).
+
+use super::laplace::seeded;
+use super::{NoiseFamily, StreamKey};
+use crate::error::{Error, Result};
+use crate::process::calibration::{Calibration, normal_cdf};
+use crate::process::laplace::std_normal;
+use crate::process::mechanism::Mechanism;
+use crate::process::Norm;
+use crate::rng::{PrivRng, Purpose};
+use rand::Rng;
+
+/// The Gaussian family: dimension, the norm errors are measured in, ℓ2
+/// sensitivity Δ and δ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gaussian {
+    dim: usize,
+    norm: Norm,
+    sensitivity: f64,
+    delta: f64,
+}
+
+impl Gaussian {
+    /// Validates the parameters (`dim` in 1..=`MAX_DIM`, Δ finite > 0, δ in
+    /// (0, 1)).
+    pub fn new(dim: usize, norm: Norm, sensitivity: f64, delta: f64) -> Result<Gaussian> {
+        crate::process::check_dim("dim", dim)?;
+        if !(sensitivity.is_finite() && sensitivity > 0.0) {
+            return Err(Error::param(
+                "sensitivity",
+                sensitivity,
+                "a finite number > 0",
+            ));
+        }
+        if !(delta > 0.0 && delta < 1.0) {
+            return Err(Error::param("delta", delta, "a number in (0, 1)"));
+        }
+        Ok(Gaussian {
+            dim,
+            norm,
+            sensitivity,
+            delta,
+        })
+    }
+
+    /// δ.
+    pub fn delta(&self) -> f64 {
+        self.delta
+    }
+
+    /// σ at privacy level `eps` (analytic Gaussian mechanism, Balle & Wang
+    /// 2018).
+    pub fn sigma(&self, eps: f64) -> Result<f64> {
+        Calibration::Analytic.sigma(eps, self.delta, self.sensitivity)
+    }
+}
+
+/// The Brownian motion at the variances of one owner's units (unit order).
+#[derive(Clone, Debug, Default)]
+pub struct BrownianSample {
+    order: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl NoiseFamily for Gaussian {
+    type Level = f64;
+    type Coord = f64;
+    type Path = BrownianSample;
+    type Rng = PrivRng;
+
+    const COSTLY_LEVEL: bool = true;
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn path_mechanism(&self) -> Mechanism {
+        Mechanism::Gaussian
+    }
+
+    fn path_purpose(&self) -> Purpose {
+        Purpose::Gaussian
+    }
+
+    fn level(&self, eps: f64) -> Result<f64> {
+        let sg = self.sigma(eps)?;
+        Ok(sg * sg)
+    }
+
+    fn eps_used(&self, eps: f64, _level: f64) -> f64 {
+        eps
+    }
+
+    fn mse(&self, level: f64) -> f64 {
+        self.dim as f64 * level
+    }
+
+    fn correct_prob(&self, level: f64, _u: &[f64]) -> Result<f64> {
+        // Φ(1/(2σ)) per coordinate.
+        Ok(normal_cdf(0.5 / level.sqrt()).powi(self.dim as i32))
+    }
+
+    fn generator(&self, key: StreamKey) -> Result<PrivRng> {
+        Ok(seeded(key))
+    }
+
+    fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _owner: &str) -> Result<f64> {
+        secret.clear();
+        secret.extend_from_slice(u);
+        Ok(0.0)
+    }
+
+
+    fn sample_path(
+        &self,
+        levels: &[f64],
+        rng: &mut PrivRng,
+        path: &mut BrownianSample,
+    ) -> Result<()> {
+        path.values.resize(levels.len() * self.dim, 0.0);
+        brownian_at(self.dim, levels, rng, &mut path.order, &mut path.values);
+        Ok(())
+    }
+
+    fn read<'a>(&'a self, path: &'a BrownianSample, k: usize, _level: f64) -> &'a [f64] {
+        &path.values[k * self.dim..(k + 1) * self.dim]
+    }
+
+    fn sample_fresh(&self, _level: f64, _rng: &mut PrivRng, _out: &mut [f64]) -> Result<()> {
+        Err(Error::param(
+            "mechanism",
+            "independent",
+            "correlated: the Gaussian noise has no independent baseline",
+        ))
+    }
+
+    fn answer(&self, u: &[f64], _secret: &[f64], noise: &[f64], y: &mut [f64]) -> Result<f64> {
+        for ((yi, ui), vi) in y.iter_mut().zip(u).zip(noise) {
+            *yi = ui + vi;
+        }
+        Ok(noise.iter().map(|x| x * x).sum())
+    }
+
+    fn error_norm(&self, _u: &[f64], _y: &[f64], noise: &[f64]) -> f64 {
+        self.norm.norm_of(noise)
+    }
+
+    fn changes(&self, _path: &BrownianSample) -> u64 {
+        0
+    }
+
+    fn expected_changes(&self, _lo: (f64, f64), _hi: (f64, f64)) -> f64 {
+        0.0
+    }
+
+    /// The Brownian path is continuous: what exists of it are its values at
+    /// the levels answered, ascending in ε.
+    fn breakpoints(
+        &self,
+        path: &BrownianSample,
+        levels: &[f64],
+        eps: &[f64],
+        f: &mut dyn FnMut(f64, &[f64]),
+    ) {
+        let mut order: Vec<usize> = (0..levels.len()).collect();
+        order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
+        for k in order {
+            f(eps[k], self.read(path, k, levels[k]));
+        }
+    }
+
+    fn jumps(&self, _path: &BrownianSample, _f: &mut dyn FnMut(f64, f64)) {}
+}
+
+/// A Brownian path in Rⁿ sampled at the variances `vars` (any order; equal
+/// variances get bitwise-equal values): `out[k·n..(k+1)·n] = B(vars[k])`.
+/// `order` is scratch. Memo §4: B(s₁) ~ N(0, s₁ I), then independent
+/// increments N(0, (s_{k+1} − s_k) I) in ascending variance.
+pub fn brownian_at<R: Rng + ?Sized>(
+    dim: usize,
+    vars: &[f64],
+    rng: &mut R,
+    order: &mut Vec<u32>,
+    out: &mut [f64],
+) {
+    order.clear();
+    order.extend(0..vars.len() as u32);
+    order.sort_unstable_by(|&a, &b| vars[a as usize].total_cmp(&vars[b as usize]));
+    let mut prev_s = 0.0;
+    let mut prev: Option<usize> = None;
+    for &k in order.iter() {
+        let k = k as usize;
+        let s = vars[k];
+        match prev {
+            Some(p) if s == prev_s => {
+                out.copy_within(p * dim..(p + 1) * dim, k * dim);
+            }
+            _ => {
+                let sd = (s - prev_s).max(0.0).sqrt();
+                for i in 0..dim {
+                    let base = prev.map_or(0.0, |p| out[p * dim + i]);
+                    out[k * dim + i] = base + sd * std_normal(rng);
+                }
+            }
+        }
+        prev = Some(k);
+        prev_s = s;
+    }
+}

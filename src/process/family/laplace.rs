@@ -1,0 +1,166 @@
+//! [`Laplace`]: the lazy Laplace process in f64 (memo §1–2), at process level
+//! ε/Δ. A path is the breakpoint list of [`NoisePath`]; fresh noise is the
+//! optimal marginal ([`sample_marginal`]); an answer is u + V.
+
+use super::{NoiseFamily, StreamKey};
+use crate::error::{Error, Result};
+use crate::limits;
+use crate::process::mechanism::Mechanism;
+use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
+use crate::rng::{PrivRng, rng_for, rng_for_stream};
+
+/// The Laplace family: dimension, norm and sensitivity Δ (noise at privacy
+/// level ε has scale Δ/ε).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Laplace {
+    dim: usize,
+    norm: Norm,
+    sensitivity: f64,
+}
+
+impl Laplace {
+    /// Validates the parameters (`dim` in 1..=`MAX_DIM`, Δ finite > 0).
+    pub fn new(dim: usize, norm: Norm, sensitivity: f64) -> Result<Laplace> {
+        crate::process::check_dim("dim", dim)?;
+        if !(sensitivity.is_finite() && sensitivity > 0.0) {
+            return Err(Error::param(
+                "sensitivity",
+                sensitivity,
+                "a finite number > 0",
+            ));
+        }
+        Ok(Laplace {
+            dim,
+            norm,
+            sensitivity,
+        })
+    }
+
+    /// The norm of the privacy metric.
+    pub fn norm(&self) -> Norm {
+        self.norm
+    }
+
+    /// Sensitivity Δ.
+    pub fn sensitivity(&self) -> f64 {
+        self.sensitivity
+    }
+}
+
+/// The generator of `key` from the seeded ChaCha8 streams.
+pub(super) fn seeded(key: StreamKey) -> PrivRng {
+    match key.stream {
+        None => rng_for(key.seed, key.owner, key.trial, key.purpose),
+        Some(s) => rng_for_stream(key.seed, key.owner, key.trial, key.purpose, s),
+    }
+}
+
+impl NoiseFamily for Laplace {
+    type Level = f64;
+    type Coord = f64;
+    type Path = NoisePath;
+    type Rng = PrivRng;
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn path_mechanism(&self) -> Mechanism {
+        Mechanism::Correlated
+    }
+
+    #[inline]
+    fn level(&self, eps: f64) -> Result<f64> {
+        Ok(eps / self.sensitivity)
+    }
+
+    #[inline]
+    fn eps_used(&self, eps: f64, _level: f64) -> f64 {
+        eps
+    }
+
+    #[inline]
+    fn mse(&self, level: f64) -> f64 {
+        self.norm.mse_factor(self.dim) / (level * level)
+    }
+
+    fn correct_prob(&self, level: f64, _u: &[f64]) -> Result<f64> {
+        // Per coordinate 1 − ½·e^{−ε/(2Δ)} for Laplace noise of scale Δ/ε
+        // (1-D, or ℓ1 whose coordinates are independent).
+        if self.dim == 1 || self.norm == Norm::L1 {
+            Ok((1.0 - 0.5 * (-0.5 * level).exp()).powi(self.dim as i32))
+        } else {
+            Ok(f64::NAN)
+        }
+    }
+
+    fn generator(&self, key: StreamKey) -> Result<PrivRng> {
+        Ok(seeded(key))
+    }
+
+    fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _owner: &str) -> Result<f64> {
+        secret.clear();
+        secret.extend_from_slice(u);
+        Ok(0.0)
+    }
+
+    fn path_breakpoints(&self, bottom: f64, top: f64) -> u64 {
+        limits::path_breakpoints(self.norm.jump_rate(self.dim), bottom, top)
+    }
+
+    fn sample_path(&self, levels: &[f64], rng: &mut PrivRng, path: &mut NoisePath) -> Result<()> {
+        let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = levels.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        PathSampler::new(self.dim, self.norm, lo, hi)?.sample_into(rng, path);
+        Ok(())
+    }
+
+    #[inline]
+    fn read<'a>(&'a self, path: &'a NoisePath, _k: usize, level: f64) -> &'a [f64] {
+        path.value_at(level)
+    }
+
+    #[inline]
+    fn sample_fresh(&self, level: f64, rng: &mut PrivRng, out: &mut [f64]) -> Result<()> {
+        sample_marginal(self.norm, level, out, rng);
+        Ok(())
+    }
+
+    #[inline]
+    fn answer(&self, u: &[f64], _secret: &[f64], noise: &[f64], y: &mut [f64]) -> Result<f64> {
+        for ((yi, ui), vi) in y.iter_mut().zip(u).zip(noise) {
+            *yi = ui + vi;
+        }
+        Ok(noise.iter().map(|x| x * x).sum())
+    }
+
+    fn error_norm(&self, _u: &[f64], _y: &[f64], noise: &[f64]) -> f64 {
+        self.norm.norm_of(noise)
+    }
+
+    fn changes(&self, path: &NoisePath) -> u64 {
+        path.num_jumps() as u64
+    }
+
+    fn expected_changes(&self, lo: (f64, f64), hi: (f64, f64)) -> f64 {
+        self.norm.jump_rate(self.dim) * (hi.0.ln() - lo.0.ln())
+    }
+
+    fn breakpoints(
+        &self,
+        path: &NoisePath,
+        _levels: &[f64],
+        _eps: &[f64],
+        f: &mut dyn FnMut(f64, &[f64]),
+    ) {
+        for (e, v) in path.breakpoints() {
+            f(e * self.sensitivity, v);
+        }
+    }
+
+    fn jumps(&self, path: &NoisePath, f: &mut dyn FnMut(f64, f64)) {
+        for j in path.jumps() {
+            f(j.eps * self.sensitivity, j.size(self.norm));
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! Noise families: the one interface the engines are written against.
+//!
+//! An owner answers every recipient from **one sample path** of a lazy
+//! process read at the recipient's level, or (the baseline) from fresh
+//! noise per recipient. What differs between the processes — the level a
+//! privacy request is answered at, how a path is drawn and read, how an
+//! answer is formed from the secret and the noise, the closed forms — is a
+//! [`NoiseFamily`]; everything else (units of equal level, aggregation, rows,
+//! coalitions, stores) is written once in the engines, generic over it and
+//! monomorphised, the family chosen once at the top ([`Noise`]).
+//!
+//! | family | level | noise | answer |
+//! |---|---|---|---|
+//! | [`Laplace`] | ε/Δ | f64 lazy Laplace path (memo §1–2) | u + V |
+//! | [`Gaussian`] | σ(ε, δ)² | f64 Brownian path by variance (memo §4) | u + B(σ²) |
+//! | [`Discrete`] | a rung of the ladder (ε rounded down) | i64 chain on the grid (memo `discrete.md`) | (û + X)·γ |
+//!
+//! Adding a family: one file here implementing [`NoiseFamily`], one variant of
+//! [`Noise`] (with its arm of [`Noise::visit`]), and its tests.
+
+pub mod discrete;
+pub mod gaussian;
+pub mod laplace;
+
+pub use discrete::Discrete;
+pub use gaussian::Gaussian;
+pub use laplace::Laplace;
+
+use super::mechanism::Mechanism;
+use crate::error::Result;
+use crate::rng::Purpose;
+use std::fmt::Debug;
+
+/// The keys of one generator: `(seed, owner, trial, purpose)` as
+/// [`rng_for`](crate::rng::rng_for) takes them, and for a coalition's trials
+/// its stream key ([`rng_for_stream`](crate::rng::rng_for_stream)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamKey {
+    /// The run's seed.
+    pub seed: u64,
+    /// The owner (node index).
+    pub owner: u64,
+    /// Replicate or trial.
+    pub trial: u64,
+    /// What the draws are for.
+    pub purpose: Purpose,
+    /// A coalition's stream key (`None`: the owner's own stream).
+    pub stream: Option<u64>,
+}
+
+impl StreamKey {
+    /// The key of `(seed, owner, trial, purpose)`.
+    pub fn new(seed: u64, owner: u64, trial: u64, purpose: Purpose) -> StreamKey {
+        StreamKey {
+            seed,
+            owner,
+            trial,
+            purpose,
+            stream: None,
+        }
+    }
+
+    /// The same key on a coalition's stream.
+    pub fn on_stream(self, stream: u64) -> StreamKey {
+        StreamKey {
+            stream: Some(stream),
+            ..self
+        }
+    }
+}
+
+/// One noise family: how an owner's noise is drawn, read and answered.
+///
+/// Levels order like privacy: a larger level is less noise (a larger ε).
+/// Noise and secrets are vectors of [`Coord`](NoiseFamily::Coord) (f64, or
+/// i64 grid steps) of length [`dim`](NoiseFamily::dim).
+pub trait NoiseFamily: Send + Sync {
+    /// The index of the process at a privacy request.
+    type Level: Copy + PartialEq + PartialOrd + Debug + Send + Sync;
+    /// One coordinate of noise and of the secret as answered.
+    type Coord: Copy + Default + PartialEq + Debug + Send + Sync;
+    /// One owner's sample path, reused across owners.
+    type Path: Default + Send;
+    /// The generator the draws come from.
+    type Rng: rand::Rng;
+
+    /// Dimension n of values and noise.
+    fn dim(&self) -> usize;
+
+    /// Whether [`level`](NoiseFamily::level) is costly enough that engines
+    /// keep the levels they computed (the Gaussian calibration bisects).
+    const COSTLY_LEVEL: bool = false;
+
+    /// The mechanism recorded for this family's one path per owner:
+    /// `correlated`, or `gaussian` for the Brownian path.
+    fn path_mechanism(&self) -> Mechanism;
+
+    /// The purpose of the generator of the one path per owner.
+    fn path_purpose(&self) -> Purpose {
+        Purpose::Path
+    }
+
+    /// The level answering a request at privacy level `eps`; an error names
+    /// the level when the family cannot answer it (out of range, below the
+    /// smallest rung).
+    fn level(&self, eps: f64) -> Result<Self::Level>;
+
+    /// The privacy level an answer at `level` is given at, for a request at
+    /// `eps`: `eps` itself, or the rung's ε (never more than asked).
+    fn eps_used(&self, eps: f64, level: Self::Level) -> f64;
+
+    /// E‖noise‖² of one answer at `level`, in value units² (the noise only).
+    fn mse(&self, level: Self::Level) -> f64;
+
+    /// P(a `bit` answer — post-processed to 1{y ≥ ½} — equals the owner's
+    /// bits `u` ∈ {0, 1}ⁿ) at `level`; NaN where there is no closed form.
+    fn correct_prob(&self, level: Self::Level, u: &[f64]) -> Result<f64>;
+
+    /// The generator of `key`.
+    fn generator(&self, key: StreamKey) -> Result<Self::Rng>;
+
+    /// The secret as answered (`u` itself, or û on the grid) into `secret`;
+    /// returns the squared rounding ‖answer without noise − u‖² (0 where the
+    /// secret is used as is). A refusal names `owner`, never the value.
+    fn prepare(&self, u: &[f64], secret: &mut Vec<Self::Coord>, owner: &str) -> Result<f64>;
+
+    /// A bound on the breakpoints of one path covering `[bottom, top]`, for
+    /// the memory budget (0: the family's paths are small by construction).
+    fn path_breakpoints(&self, _bottom: Self::Level, _top: Self::Level) -> u64 {
+        0
+    }
+
+    /// Samples one path covering `levels` (any order, the units an owner
+    /// answers) into `path`.
+    fn sample_path(
+        &self,
+        levels: &[Self::Level],
+        rng: &mut Self::Rng,
+        path: &mut Self::Path,
+    ) -> Result<()>;
+
+    /// The noise of `path` at `levels[k] == level` (as sampled).
+    fn read<'a>(&'a self, path: &'a Self::Path, k: usize, level: Self::Level) -> &'a [Self::Coord];
+
+    /// Fresh noise at `level` into `out` (the independent baseline).
+    fn sample_fresh(&self, level: Self::Level, rng: &mut Self::Rng, out: &mut [Self::Coord])
+    -> Result<()>;
+
+    /// The answer `y` to the value `u` (prepared as `secret`) under `noise`;
+    /// returns its squared error ‖y − u‖² as the family accounts it.
+    fn answer(
+        &self,
+        u: &[f64],
+        secret: &[Self::Coord],
+        noise: &[Self::Coord],
+        y: &mut [f64],
+    ) -> Result<f64>;
+
+    /// The error's norm ‖y − u‖ (ℓ1 or ℓ2, the family's) of an answer.
+    fn error_norm(&self, u: &[f64], y: &[f64], noise: &[Self::Coord]) -> f64;
+
+    /// Changes (jumps) of a sampled path.
+    fn changes(&self, path: &Self::Path) -> u64;
+
+    /// Expected changes of a path from the lowest unit (`lo`, asked at
+    /// `eps_lo`) to the highest.
+    fn expected_changes(&self, lo: (f64, Self::Level), hi: (f64, Self::Level)) -> f64;
+
+    /// Calls `f(eps, value)` for every breakpoint of `path` (ascending in ε;
+    /// the value in value units), given the units it was sampled at.
+    fn breakpoints(
+        &self,
+        path: &Self::Path,
+        levels: &[Self::Level],
+        eps: &[f64],
+        f: &mut dyn FnMut(f64, &[f64]),
+    );
+
+    /// Calls `f(eps, size)` for every jump of `path` (ascending in ε, its
+    /// size in the family's norm).
+    fn jumps(&self, path: &Self::Path, f: &mut dyn FnMut(f64, f64));
+}
+
+/// Runs a generic computation with the family of a [`Noise`]
+/// ([`Noise::visit`]): the one place where the family is chosen.
+pub trait Visit {
+    /// What the computation returns.
+    type Out;
+    /// The computation, monomorphised per family.
+    fn run<F: NoiseFamily>(self, family: &F) -> Self::Out;
+}
+
+/// The noise of a run, chosen once at the top.
+#[derive(Clone, Debug)]
+pub enum Noise {
+    /// The lazy Laplace process in f64.
+    Laplace(Laplace),
+    /// The Brownian process by variance, (ε, δ)-DP.
+    Gaussian(Gaussian),
+    /// The exact integer chain on a grid.
+    Discrete(Discrete),
+}
+
+impl Noise {
+    /// Runs `v` with this family.
+    pub fn visit<V: Visit>(&self, v: V) -> V::Out {
+        match self {
+            Noise::Laplace(f) => v.run(f),
+            Noise::Gaussian(f) => v.run(f),
+            Noise::Discrete(f) => v.run(f),
+        }
+    }
+
+    /// The discrete family, if this is it.
+    pub fn discrete(&self) -> Option<&Discrete> {
+        match self {
+            Noise::Discrete(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The mechanism recorded for the one path per owner.
+    pub fn path_mechanism(&self) -> Mechanism {
+        struct M;
+        impl Visit for M {
+            type Out = Mechanism;
+            fn run<F: NoiseFamily>(self, f: &F) -> Mechanism {
+                f.path_mechanism()
+            }
+        }
+        self.visit(M)
+    }
+}
+
+#[cfg(test)]
+mod tests;

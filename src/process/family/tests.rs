@@ -1,0 +1,150 @@
+//! Every family through the one interface the engines use: the marginal of
+//! a path read at a unit and of a fresh draw against the family's closed
+//! form `mse`, the answer's squared error, the coupling (a path read at two
+//! levels is one draw, not two), and the families' own conventions.
+//!
+//! Tolerances: a mean of N i.i.d. squared norms is compared with its
+//! expectation within 6 standard errors, the standard error estimated from
+//! the same N draws (sd/√N); N = 20,000 keeps each check under a second.
+
+use super::*;
+use crate::process::Norm;
+use crate::process::discrete::{DiscreteNoise, Grid, RngSource};
+
+const N: u64 = 20_000;
+
+fn families() -> (Laplace, Gaussian, Discrete) {
+    let lap = Laplace::new(2, Norm::L1, 1.5).unwrap();
+    let gau = Gaussian::new(2, Norm::L2, 1.0, 1e-5).unwrap();
+    let noise = DiscreteNoise::new(Grid::from_exponent(-6).unwrap(), 16, 1.0, 2).unwrap();
+    let dis = Discrete::new(noise, Norm::L1, RngSource::Seeded);
+    (lap, gau, dis)
+}
+
+/// Mean and standard error of `xs`.
+fn mean_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+    (m, (v / n).sqrt())
+}
+
+/// The squared errors of answers to u = 0.3·1 read from one path per trial
+/// at every level of `eps` (and from fresh draws when `fresh`), against the
+/// family's `mse` (+ the rounding of u for the discrete family).
+fn check_marginals<F: NoiseFamily>(fam: &F, eps: &[f64], fresh: bool) {
+    let n = fam.dim();
+    let u = vec![0.3; n];
+    let mut secret = Vec::new();
+    let round_sq = fam.prepare(&u, &mut secret, "7").unwrap();
+    let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
+    let mut path = F::Path::default();
+    let mut y = vec![0.0; n];
+    let mut noise = vec![F::Coord::default(); n];
+    let mut sq = vec![Vec::new(); eps.len()];
+    let mut sq_fresh = vec![Vec::new(); eps.len()];
+    // (e_lowest − e_highest)·e_highest, first coordinate: mean 0 when the
+    // lowest level's noise is the highest's plus independent noise (one
+    // path), −Var at the highest for two independent draws.
+    let mut coupling = Vec::new();
+    let (lo, hi) = (0, eps.len() - 1);
+    for t in 0..N {
+        let key = StreamKey::new(3, t, 0, fam.path_purpose());
+        let mut rng = fam.generator(key).unwrap();
+        fam.sample_path(&levels, &mut rng, &mut path).unwrap();
+        let mut first = vec![0.0; eps.len()];
+        for (k, &l) in levels.iter().enumerate() {
+            let v = fam.read(&path, k, l);
+            sq[k].push(fam.answer(&u, &secret, v, &mut y).unwrap());
+            first[k] = y[0] - u[0];
+        }
+        coupling.push((first[lo] - first[hi]) * first[hi]);
+        if fresh {
+            let mut rng = fam.generator(StreamKey::new(3, t, 0, Purpose::Independent)).unwrap();
+            for (k, &l) in levels.iter().enumerate() {
+                fam.sample_fresh(l, &mut rng, &mut noise).unwrap();
+                sq_fresh[k].push(fam.answer(&u, &secret, &noise, &mut y).unwrap());
+            }
+        }
+    }
+    for (k, &l) in levels.iter().enumerate() {
+        let want = fam.mse(l) + round_sq;
+        for xs in [&sq[k], &sq_fresh[k]] {
+            if xs.is_empty() {
+                continue;
+            }
+            let (m, se) = mean_se(xs);
+            assert!(
+                (m - want).abs() < 6.0 * se,
+                "level {l:?}: mean {m} against {want} (se {se})"
+            );
+        }
+    }
+    let (m, se) = mean_se(&coupling);
+    assert!(m.abs() < 6.0 * se, "one path read at two levels: {m} (se {se})");
+}
+
+#[test]
+fn every_family_reads_its_closed_form_marginals() {
+    let (lap, gau, dis) = families();
+    let eps = [0.8, 1.0, 3.0]; // ascending: unit 0 is the lowest
+    check_marginals(&lap, &eps, true);
+    check_marginals(&gau, &eps, false);
+    check_marginals(&dis, &eps, true);
+}
+
+#[test]
+fn levels_and_the_eps_used() {
+    let (lap, gau, dis) = families();
+    // Laplace: ε/Δ, answered at ε itself; 2n/level² for ℓ1.
+    assert_eq!(lap.level(3.0).unwrap(), 2.0);
+    assert_eq!(lap.eps_used(3.0, 2.0), 3.0);
+    assert_eq!(lap.mse(2.0), 4.0 / 4.0);
+    // Gaussian: the variance σ(ε, δ)², n·σ² of noise.
+    let s = gau.sigma(1.0).unwrap();
+    assert_eq!(gau.level(1.0).unwrap(), s * s);
+    assert_eq!(gau.mse(s * s), 2.0 * s * s);
+    assert_eq!(gau.path_mechanism(), Mechanism::Gaussian);
+    assert_eq!(gau.path_purpose(), Purpose::Gaussian);
+    assert!(gau.sample_fresh(1.0, &mut gau.generator(StreamKey::new(1, 1, 1, Purpose::Independent)).unwrap(), &mut [0.0, 0.0]).is_err());
+    // Discrete: the rung at or below ε, never more than asked.
+    for e in [0.5, 1.0, 2.7, 15.0] {
+        let k = dis.level(e).unwrap();
+        let used = dis.eps_used(e, k);
+        assert!(used <= e && used > e / 2f64.powf(1.0 / 16.0) * 0.999_999, "{e} → {used}");
+    }
+    assert!(dis.level(1e-300).is_err());
+}
+
+#[test]
+fn secrets_are_prepared_without_showing_them() {
+    let (lap, _, dis) = families();
+    let mut s = Vec::new();
+    assert_eq!(lap.prepare(&[0.3, -2.0], &mut s, "1").unwrap(), 0.0);
+    assert_eq!(s, vec![0.3, -2.0]);
+    let mut h = Vec::new();
+    let r = dis.prepare(&[0.3, -2.0], &mut h, "1").unwrap();
+    // γ = 2^-6: 0.3 → 19/64 (0.296875), −2 exact.
+    assert_eq!(h, vec![19, -128]);
+    assert_eq!(r, (0.296875f64 - 0.3).powi(2));
+    let secret = 9.87654321e300;
+    let e = dis.prepare(&[secret, 0.0], &mut h, "42").unwrap_err().to_string();
+    assert!(e.contains("owner 42") && !e.contains("9.87") && !e.contains("987"), "{e}");
+}
+
+#[test]
+fn the_noise_choice_dispatches_to_its_family() {
+    let (lap, gau, dis) = families();
+    struct Dim;
+    impl Visit for Dim {
+        type Out = (usize, Mechanism);
+        fn run<F: NoiseFamily>(self, f: &F) -> (usize, Mechanism) {
+            (f.dim(), f.path_mechanism())
+        }
+    }
+    assert_eq!(Noise::Laplace(lap).visit(Dim), (2, Mechanism::Correlated));
+    assert_eq!(Noise::Gaussian(gau).visit(Dim), (2, Mechanism::Gaussian));
+    let d = Noise::Discrete(dis);
+    assert_eq!(d.visit(Dim), (2, Mechanism::Correlated));
+    assert!(d.discrete().is_some());
+}
