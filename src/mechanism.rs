@@ -14,7 +14,6 @@ use crate::error::{Error, Result};
 use crate::process::laplace::std_normal;
 use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
 use rand::Rng;
-use serde::{Deserialize, Serialize};
 
 pub use crate::process::mechanism::{Mechanism, MechanismChoice};
 

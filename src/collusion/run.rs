@@ -35,38 +35,30 @@
 //! Memory per worker: O(N) for the distance row plus O(m·n) for one view.
 
 use crate::exec::{CHUNK, ChunkJob, Executor};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::accounting::{Accounting, gaussian_sigma as smallest_sigma};
-use super::audit::{
-    DistinguishingBound, LossSummary, correlated_loss, correlated_loss_full_chain,
-    distinguishing_lower_bound, gaussian_loss, independent_loss,
-};
+use super::audit::{DistinguishingBound, LossSummary, distinguishing_lower_bound};
 use super::coalition::{Coalition, Member};
-use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimate};
+use super::estimators::{
+    Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimate,
+};
 use super::stats::GainSummary;
 use crate::control::Control;
 use crate::distance::Workspace;
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::mechanism::{Mechanism, brownian_at, independent_noise, sample_owner_path};
-use crate::process::{NoisePath, Norm};
-use crate::rng::{Purpose, rng_for_stream};
+use crate::mechanism::Mechanism;
+use crate::process::family::{NoiseFamily, StreamKey, ViewRef, Visit};
+use crate::rng::Purpose;
 use crate::sim::{Buckets, Plan};
 
-#[path = "discrete.rs"]
-mod discrete;
+pub use crate::process::family::BOUND_SLACK;
 
 /// Largest `--trials` (views under u and u' use trial indices 1..=2T).
 pub const MAX_TRIALS: usize = (u32::MAX / 2) as usize;
-
-/// Relative slack of the "|L| ≤ bound on every view" check (λ·Δ and ε differ by
-/// rounding).
-pub const BOUND_SLACK: f64 = 1e-12;
 
 /// What `collude` evaluates, besides the simulation plan.
 #[derive(Clone, Debug)]
@@ -233,22 +225,29 @@ pub struct CollusionResult {
 }
 
 /// Per-worker buffers, reused across owners, coalitions and trials.
-struct Scratch {
+struct Scratch<F: NoiseFamily> {
     ws: Workspace,
     row: Vec<f64>,
     u: Vec<f64>,
     u1: Vec<f64>,
     members: Vec<Member>,
+    /// Members' ε (the level used), ascending, their levels and the
+    /// attacker's parameters (Laplace rates in value units, or σ).
     eps: Vec<f64>,
-    rates: Vec<f64>,
-    sigmas: Vec<f64>,
+    levels: Vec<F::Level>,
+    params: Vec<f64>,
+    /// Units of equal level: first member, ε and level.
     unit_start: Vec<usize>,
     unit_eps: Vec<f64>,
-    unit_vars: Vec<f64>,
-    unit_noise: Vec<f64>,
-    answers: Vec<f64>,
-    path: NoisePath,
-    order32: Vec<u32>,
+    unit_levels: Vec<F::Level>,
+    /// The secret as answered under u and u'.
+    secret: Vec<F::Coord>,
+    secret1: Vec<F::Coord>,
+    /// One view: members' noise and answers (members × n).
+    noise: Vec<F::Coord>,
+    values: Vec<f64>,
+    path: F::Path,
+    level_cache: Vec<(f64, F::Level)>,
     order: Vec<usize>,
     est: EstimatorScratch,
     one: Vec<f64>,
@@ -256,17 +255,7 @@ struct Scratch {
     losses: Vec<f64>,
     est_u: Vec<f64>,
     est_u1: Vec<f64>,
-    sigma_cache: Vec<(f64, f64)>,
     times: PhaseTimes,
-    disc: discrete::DiscreteScratch,
-}
-
-/// Which noise a trial draws.
-#[derive(Clone, Copy)]
-enum Draw {
-    Correlated,
-    Independent,
-    Gaussian,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -281,35 +270,8 @@ pub fn collude(
     opts: &CollusionOptions,
     control: &Control,
 ) -> Result<CollusionResult> {
-    opts.validate()?;
-    for spec in &opts.coalitions {
-        spec.check(plan.graph().ids())?;
-    }
-    check_memory(plan, opts)?;
-    let done = AtomicU64::new(0);
-    let per_owner: Vec<Result<(Vec<CoalitionResult>, PhaseTimes)>> = plan
-        .owners()
-        .par_iter()
-        .map_init(
-            || new_scratch(plan),
-            |s, &owner| {
-                control.check()?;
-                s.times = PhaseTimes::default();
-                let r = run_owner(plan, opts, s, owner).map(|v| (v, s.times));
-                let total = plan.owners().len() as u64;
-                control.report("owners", done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                r
-            },
-        )
-        .collect();
-    let mut results = Vec::with_capacity(plan.owners().len() * opts.coalitions.len());
-    let mut phases = PhaseTimes::default();
-    for r in per_owner {
-        let (v, t) = r?;
-        results.extend(v);
-        phases.add(&t);
-    }
-    Ok(CollusionResult { results, phases })
+    collude_on(plan, opts, control, &crate::exec::Local)?
+        .ok_or_else(|| Error::Unsupported("a local run merges its results".into()))
 }
 
 /// [`collude`] on an executor: locally, or over a cluster where the owners
@@ -323,29 +285,37 @@ pub fn collude_on(
     control: &Control,
     exec: &impl Executor,
 ) -> Result<Option<CollusionResult>> {
-    if exec.peers() == 1 {
-        return collude(plan, opts, control).map(Some);
-    }
     opts.validate()?;
     for spec in &opts.coalitions {
         spec.check(plan.graph().ids())?;
     }
     check_memory(plan, opts)?;
-    let job = OwnerChunks {
-        plan,
-        opts,
-        control,
-    };
-    let mut results = Vec::with_capacity(plan.owners().len() * opts.coalitions.len());
-    let mut phases = PhaseTimes::default();
-    exec.execute(&job, control, &mut |_, part: OwnerChunk| {
-        results.extend(part.results);
-        phases.add(&part.times);
-        Ok(())
-    })?;
-    Ok(exec
-        .merges_here()
-        .then_some(CollusionResult { results, phases }))
+    // The family is chosen here, once; everything below is monomorphised.
+    struct Run<'r, 'p, 'a, E> {
+        job: (&'p Plan<'a>, &'p CollusionOptions, &'p Control),
+        exec: &'r E,
+    }
+    impl<E: Executor> Visit for Run<'_, '_, '_, E> {
+        type Out = Result<Option<CollusionResult>>;
+        fn run<F: NoiseFamily>(self, family: &F) -> Self::Out {
+            let (plan, opts, control) = self.job;
+            // One owner per chunk locally (owners run in parallel however
+            // few), chunks of [`CHUNK`] over a cluster.
+            let size = if self.exec.peers() == 1 { 1 } else { CHUNK };
+            let job = OwnerChunks {
+                plan,
+                opts,
+                control,
+                family,
+                size,
+            };
+            job.run(self.exec)
+        }
+    }
+    plan.noise().visit(Run {
+        job: (plan, opts, control),
+        exec,
+    })
 }
 
 /// One chunk's results (its owners in order) and phase times.
@@ -357,26 +327,29 @@ pub struct OwnerChunk {
     pub times: PhaseTimes,
 }
 
-/// The collusion run as a [`ChunkJob`].
-struct OwnerChunks<'p, 'a> {
+/// The collusion run as a [`ChunkJob`] under one family.
+struct OwnerChunks<'p, 'a, F> {
     plan: &'p Plan<'a>,
     opts: &'p CollusionOptions,
     control: &'p Control,
+    family: &'p F,
+    /// Owners per chunk.
+    size: usize,
 }
 
-impl ChunkJob for OwnerChunks<'_, '_> {
-    type Worker = Scratch;
+impl<F: NoiseFamily> ChunkJob for OwnerChunks<'_, '_, F> {
+    type Worker = Scratch<F>;
     type Partial = OwnerChunk;
     fn chunks(&self) -> usize {
-        self.plan.owners().len().div_ceil(CHUNK)
+        self.plan.owners().len().div_ceil(self.size)
     }
     fn chunk_owners(&self, index: usize) -> u64 {
         self.owners_of(index).len() as u64
     }
-    fn new_worker(&self) -> Scratch {
+    fn new_worker(&self) -> Scratch<F> {
         new_scratch(self.plan)
     }
-    fn run_chunk(&self, s: &mut Scratch, index: usize) -> Result<OwnerChunk> {
+    fn run_chunk(&self, s: &mut Scratch<F>, index: usize) -> Result<OwnerChunk> {
         let mut part = OwnerChunk {
             results: Vec::new(),
             times: PhaseTimes::default(),
@@ -384,19 +357,33 @@ impl ChunkJob for OwnerChunks<'_, '_> {
         for &owner in self.owners_of(index) {
             self.control.check()?;
             s.times = PhaseTimes::default();
-            part.results
-                .extend(run_owner(self.plan, self.opts, s, owner)?);
+            part.results.extend(self.run_owner(s, owner)?);
             part.times.add(&s.times);
         }
         Ok(part)
     }
 }
 
-impl OwnerChunks<'_, '_> {
+impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
     fn owners_of(&self, index: usize) -> &[u32] {
         let o = self.plan.owners();
-        let c = CHUNK;
+        let c = self.size;
         &o[(index * c).min(o.len())..((index + 1) * c).min(o.len())]
+    }
+
+    /// Every chunk on `exec`, merged in chunk order where it merges.
+    fn run(&self, exec: &impl Executor) -> Result<Option<CollusionResult>> {
+        let n = self.plan.owners().len() * self.opts.coalitions.len();
+        let mut results = Vec::with_capacity(n);
+        let mut phases = PhaseTimes::default();
+        exec.execute(self, self.control, &mut |_, part: OwnerChunk| {
+            results.extend(part.results);
+            phases.add(&part.times);
+            Ok(())
+        })?;
+        Ok(exec
+            .merges_here()
+            .then_some(CollusionResult { results, phases }))
     }
 }
 
@@ -442,7 +429,7 @@ fn check_selected(
         .check("coalition", format!("{spec} ({size} members)"), need)
 }
 
-fn new_scratch(plan: &Plan<'_>) -> Scratch {
+fn new_scratch<F: NoiseFamily>(plan: &Plan<'_>) -> Scratch<F> {
     let n = plan.model().dim;
     Scratch {
         ws: plan.distances().workspace(),
@@ -451,15 +438,17 @@ fn new_scratch(plan: &Plan<'_>) -> Scratch {
         u1: vec![0.0; n],
         members: Vec::new(),
         eps: Vec::new(),
-        rates: Vec::new(),
-        sigmas: Vec::new(),
+        levels: Vec::new(),
+        params: Vec::new(),
         unit_start: Vec::new(),
         unit_eps: Vec::new(),
-        unit_vars: Vec::new(),
-        unit_noise: Vec::new(),
-        answers: Vec::new(),
-        path: NoisePath::empty(n),
-        order32: Vec::new(),
+        unit_levels: Vec::new(),
+        secret: Vec::new(),
+        secret1: Vec::new(),
+        noise: Vec::new(),
+        values: Vec::new(),
+        path: F::Path::default(),
+        level_cache: Vec::new(),
         order: Vec::new(),
         est: EstimatorScratch::new(),
         one: vec![0.0; n],
@@ -467,333 +456,315 @@ fn new_scratch(plan: &Plan<'_>) -> Scratch {
         losses: Vec::new(),
         est_u: Vec::new(),
         est_u1: Vec::new(),
-        sigma_cache: Vec::new(),
         times: PhaseTimes::default(),
-        disc: Default::default(),
     }
 }
 
-fn run_owner(
-    plan: &Plan<'_>,
-    opts: &CollusionOptions,
-    s: &mut Scratch,
-    owner: u32,
-) -> Result<Vec<CoalitionResult>> {
-    let t0 = Instant::now();
-    plan.distances().from_owner(owner, &mut s.ws, &mut s.row);
-    plan.values().value(owner, &mut s.u);
-    s.u1.copy_from_slice(&s.u);
-    s.u1[0] += plan.model().sensitivity;
-    let band_width = match plan.buckets() {
-        Buckets::Integer => None,
-        Buckets::Bins { width, .. } => Some(width),
-    };
-    s.times.select_s += secs(t0.elapsed());
-    let mut out = Vec::with_capacity(opts.coalitions.len());
-    for (c, spec) in opts.coalitions.iter().enumerate() {
-        let t = Instant::now();
-        let coalition = spec.select(
-            owner,
-            &s.row,
-            band_width,
-            plan.graph().ids(),
-            plan.config().seed,
-        )?;
-        check_selected(plan, opts, spec, coalition.members.len())?;
-        s.members.clear();
-        s.members.extend_from_slice(&coalition.members);
-        prepare_members(plan, s)?;
-        let accounting = Accounting::new(&s.eps, opts.composition_delta)?;
-        s.times.select_s += secs(t.elapsed());
-        let size = s.members.len();
-        let distance_range = if size == 0 {
-            (f64::NAN, f64::NAN)
-        } else {
-            s.members
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
-                    (lo.min(m.distance), hi.max(m.distance))
-                })
+impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
+    fn run_owner(&self, s: &mut Scratch<F>, owner: u32) -> Result<Vec<CoalitionResult>> {
+        let (plan, opts) = (self.plan, self.opts);
+        let t0 = Instant::now();
+        plan.distances().from_owner(owner, &mut s.ws, &mut s.row);
+        plan.values().value(owner, &mut s.u);
+        let who = plan.graph().ids().label(owner).to_string();
+        let band_width = match plan.buckets() {
+            Buckets::Integer => None,
+            Buckets::Bins { width, .. } => Some(width),
         };
-        let mut mechanisms = Vec::with_capacity(plan.mechanisms().len());
-        for &mech in plan.mechanisms() {
-            mechanisms.push(if size == 0 {
-                MechanismResult {
-                    mechanism: mech,
-                    estimators: EstimatorPanel::new(&opts.estimators).summaries(),
-                    audit: None,
-                }
+        s.times.select_s += secs(t0.elapsed());
+        let mut out = Vec::with_capacity(opts.coalitions.len());
+        for (c, spec) in opts.coalitions.iter().enumerate() {
+            let t = Instant::now();
+            let coalition = spec.select(
+                owner,
+                &s.row,
+                band_width,
+                plan.graph().ids(),
+                plan.config().seed,
+            )?;
+            check_selected(plan, opts, spec, coalition.members.len())?;
+            s.members.clear();
+            s.members.extend_from_slice(&coalition.members);
+            self.prepare_members(s, &who)?;
+            let accounting = Accounting::new(&s.eps, opts.composition_delta)?;
+            s.times.select_s += secs(t.elapsed());
+            let size = s.members.len();
+            let distance_range = if size == 0 {
+                (f64::NAN, f64::NAN)
             } else {
-                run_mechanism(plan, opts, s, owner, spec.stream_key(), mech, &accounting)?
+                s.members
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+                        (lo.min(m.distance), hi.max(m.distance))
+                    })
+            };
+            let mut mechanisms = Vec::with_capacity(plan.mechanisms().len());
+            for &mech in plan.mechanisms() {
+                mechanisms.push(if size == 0 {
+                    MechanismResult {
+                        mechanism: mech,
+                        estimators: EstimatorPanel::new(&opts.estimators).summaries(),
+                        audit: None,
+                    }
+                } else {
+                    self.run_mechanism(s, owner, spec.stream_key(), mech, &accounting)?
+                });
+            }
+            out.push(CoalitionResult {
+                owner,
+                coalition: c,
+                label: coalition.label,
+                size,
+                sybils: s.members.iter().filter(|m| m.node.is_none()).count(),
+                distance_range,
+                accounting,
+                eps_sq_sum: s.eps.iter().map(|e| e * e).sum(),
+                mechanisms,
             });
         }
-        out.push(CoalitionResult {
-            owner,
-            coalition: c,
-            label: coalition.label,
-            size,
-            sybils: s.members.iter().filter(|m| m.node.is_none()).count(),
-            distance_range,
-            accounting,
-            eps_sq_sum: s.eps.iter().map(|e| e * e).sum(),
-            mechanisms,
-        });
+        Ok(out)
     }
-    Ok(out)
-}
 
-/// Orders the members by ascending ε (stable: node order, sybils after nodes
-/// at the same ε as selected), fills ε_j, λ_j and the units of equal ε.
-fn prepare_members(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
-    s.eps.clear();
-    let delta = plan.model().sensitivity;
-    for m in &s.members {
-        let e = plan.map().eps(m.distance);
-        // Inside the range where the statistics stay finite (limits).
-        if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
-            || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
-        {
-            let at = format!("member distance {}", limits::fmt_num(m.distance));
-            if let Some(err) = limits::level_error(&plan.map().spec(), e, &at, delta) {
-                return Err(err);
-            }
-        }
-        s.eps.push(e);
-    }
-    // Sort members and ε together (stable, by ε).
-    s.order.clear();
-    s.order.extend(0..s.members.len());
-    let eps = &s.eps;
-    s.order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
-    let members: Vec<Member> = s.order.iter().map(|&k| s.members[k]).collect();
-    let sorted_eps: Vec<f64> = s.order.iter().map(|&k| s.eps[k]).collect();
-    s.members = members;
-    s.eps = sorted_eps;
-    s.rates.clear();
-    s.rates.extend(s.eps.iter().map(|&e| plan.model().level(e)));
-    s.unit_start.clear();
-    s.unit_eps.clear();
-    for (j, &e) in s.eps.iter().enumerate() {
-        if s.unit_eps.last() != Some(&e) {
-            s.unit_start.push(j);
-            s.unit_eps.push(e);
-        }
-    }
-    s.unit_start.push(s.eps.len());
-    discrete::prepare(plan, s)
-}
-
-/// σ(ε, δ) per unit, cached per worker (bisection is not free).
-fn unit_sigmas(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
-    s.unit_vars.clear();
-    s.sigmas.clear();
-    for k in 0..s.unit_eps.len() {
-        let e = s.unit_eps[k];
-        let sg = match s.sigma_cache.iter().find(|(x, _)| *x == e) {
-            Some(&(_, sg)) => sg,
-            None => {
-                let sg = plan.model().gaussian_sigma(e)?;
-                if s.sigma_cache.len() < 256 {
-                    s.sigma_cache.push((e, sg));
+    /// Orders the members by ascending ε (stable: node order, sybils after
+    /// nodes at the same ε as selected); fills their levels, ε used (the
+    /// rung's for the discrete chain) and attack parameters, the units of
+    /// equal level, and the secret as answered under u and u'.
+    fn prepare_members(&self, s: &mut Scratch<F>, who: &str) -> Result<()> {
+        let plan = self.plan;
+        let fam = self.family;
+        s.eps.clear();
+        let delta = plan.model().sensitivity;
+        for m in &s.members {
+            let e = plan.map().eps(m.distance);
+            // Inside the range where the statistics stay finite (limits).
+            if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
+                || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
+            {
+                let at = format!("member distance {}", limits::fmt_num(m.distance));
+                if let Some(err) = limits::level_error(&plan.map().spec(), e, &at, delta) {
+                    return Err(err);
                 }
-                sg
             }
+            s.eps.push(e);
+        }
+        // Sort members and ε together (stable, by ε).
+        s.order.clear();
+        s.order.extend(0..s.members.len());
+        let eps = &s.eps;
+        s.order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
+        let members: Vec<Member> = s.order.iter().map(|&k| s.members[k]).collect();
+        let sorted_eps: Vec<f64> = s.order.iter().map(|&k| s.eps[k]).collect();
+        s.members = members;
+        s.eps = sorted_eps;
+        if s.members.is_empty() {
+            s.levels.clear();
+            s.params.clear();
+            s.unit_start.clear();
+            s.unit_eps.clear();
+            s.unit_levels.clear();
+            return Ok(());
+        }
+        fam.prepare(&s.u, &mut s.secret, who)?;
+        fam.neighbour(&s.u, &s.secret, &mut s.u1, &mut s.secret1);
+        s.levels.clear();
+        s.params.clear();
+        for e in s.eps.iter_mut() {
+            let level = level_of(fam, &mut s.level_cache, *e)?;
+            *e = fam.eps_used(*e, level);
+            s.levels.push(level);
+            s.params.push(fam.member_param(*e, level));
+        }
+        s.unit_start.clear();
+        s.unit_eps.clear();
+        s.unit_levels.clear();
+        for (j, &e) in s.eps.iter().enumerate() {
+            if s.unit_eps.last() != Some(&e) {
+                s.unit_start.push(j);
+                s.unit_eps.push(e);
+                s.unit_levels.push(s.levels[j]);
+            }
+        }
+        s.unit_start.push(s.eps.len());
+        Ok(())
+    }
+
+    /// Draws one view around u (or u' when `under_u1`): the members' noise
+    /// into `s.noise`, their answers into `s.values` (members × n).
+    fn draw_view(
+        &self,
+        s: &mut Scratch<F>,
+        mech: Mechanism,
+        key: StreamKey,
+        under_u1: bool,
+    ) -> Result<()> {
+        let fam = self.family;
+        let n = fam.dim();
+        let m = s.members.len();
+        s.noise.resize(m * n, F::Coord::default());
+        s.values.resize(m * n, 0.0);
+        let (u, secret) = if under_u1 {
+            (&s.u1, &s.secret1)
+        } else {
+            (&s.u, &s.secret)
         };
-        s.unit_vars.push(sg * sg);
-        let count = s.unit_start[k + 1] - s.unit_start[k];
-        s.sigmas.extend(std::iter::repeat_n(sg, count));
-    }
-    Ok(())
-}
-
-/// Draws one view into `s.answers` (members × n) around `base` (u or u').
-fn draw_view(
-    plan: &Plan<'_>,
-    s: &mut Scratch,
-    draw: Draw,
-    owner: u32,
-    (trial, stream): (u64, u64),
-    under_u1: bool,
-) -> Result<()> {
-    let n = plan.model().dim;
-    let seed = plan.config().seed;
-    let m = s.members.len();
-    s.answers.resize(m * n, 0.0);
-    let units = s.unit_eps.len();
-    match draw {
-        Draw::Correlated | Draw::Gaussian => {
-            s.unit_noise.resize(units * n, 0.0);
-            if let Draw::Correlated = draw {
-                let mut rng = rng_for_stream(seed, u64::from(owner), trial, Purpose::Path, stream);
-                let lo = s.unit_eps[0];
-                let hi = s.unit_eps[units - 1];
-                sample_owner_path(plan.model(), lo, hi, &mut rng, &mut s.path)?;
-                for k in 0..units {
-                    let v = s.path.value_at(plan.model().level(s.unit_eps[k]));
-                    s.unit_noise[k * n..(k + 1) * n].copy_from_slice(v);
-                }
-            } else {
-                let mut rng =
-                    rng_for_stream(seed, u64::from(owner), trial, Purpose::Gaussian, stream);
-                brownian_at(n, &s.unit_vars, &mut rng, &mut s.order32, &mut s.unit_noise);
-            }
-            let base = if under_u1 { &s.u1 } else { &s.u };
-            for k in 0..units {
-                let v = &s.unit_noise[k * n..(k + 1) * n];
-                for j in s.unit_start[k]..s.unit_start[k + 1] {
-                    let row = &mut s.answers[j * n..(j + 1) * n];
-                    for i in 0..n {
-                        row[i] = base[i] + v[i];
-                    }
-                }
-            }
-        }
-        Draw::Independent => {
-            let mut rng =
-                rng_for_stream(seed, u64::from(owner), trial, Purpose::Independent, stream);
-            let base = if under_u1 { &s.u1 } else { &s.u };
+        if mech == Mechanism::Independent {
+            let mut rng = fam.generator(StreamKey {
+                purpose: Purpose::Independent,
+                ..key
+            })?;
             for j in 0..m {
-                let row = &mut s.answers[j * n..(j + 1) * n];
-                independent_noise(plan.model(), s.eps[j], &mut rng, row);
-                for i in 0..n {
-                    row[i] += base[i];
+                let x = &mut s.noise[j * n..(j + 1) * n];
+                fam.sample_fresh(s.levels[j], &mut rng, x)?;
+                fam.answer(u, secret, x, &mut s.values[j * n..(j + 1) * n])?;
+            }
+        } else {
+            let mut rng = fam.generator(StreamKey {
+                purpose: fam.path_purpose(),
+                ..key
+            })?;
+            fam.sample_path(&s.unit_levels, &mut rng, &mut s.path)?;
+            for k in 0..s.unit_levels.len() {
+                let x = fam.read(&s.path, k, s.unit_levels[k]);
+                for j in s.unit_start[k]..s.unit_start[k + 1] {
+                    s.noise[j * n..(j + 1) * n].copy_from_slice(x);
+                    fam.answer(u, secret, x, &mut s.values[j * n..(j + 1) * n])?;
                 }
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn member_noise<'v>(&self, params: &'v [f64]) -> MemberNoise<'v> {
+        if F::GAUSSIAN_MEMBERS {
+            MemberNoise::Gaussian { sigmas: params }
+        } else {
+            MemberNoise::Laplace { rates: params }
+        }
+    }
+
+    /// One coalition under one mechanism: `T` views under u (estimators,
+    /// exact losses) and `T` under u' (the attack).
+    fn run_mechanism(
+        &self,
+        s: &mut Scratch<F>,
+        owner: u32,
+        stream: u64,
+        mech: Mechanism,
+        acc: &Accounting,
+    ) -> Result<MechanismResult> {
+        let (plan, opts, fam) = (self.plan, self.opts, self.family);
+        let n = fam.dim();
+        let (eps_bound, eps_advanced, sigma_min) = match mech {
+            Mechanism::Correlated => (acc.eps_max, None, None),
+            Mechanism::Independent => (acc.eps_sum, Some(acc.eps_advanced), None),
+            Mechanism::Gaussian => (acc.eps_max, None, Some(smallest_sigma(&s.params))),
+        };
+        let units = s.unit_eps.len();
+        let b = fam.path_breakpoints(s.unit_levels[0], s.unit_levels[units - 1]);
+        if mech == Mechanism::Correlated && b > 0 {
+            plan.check_path_memory(s.unit_eps[0], s.unit_eps[units - 1], b, false)?;
+        }
+        let bound = fam.loss_bound(mech, &s.secret, &s.levels)?;
+        let mut panel = EstimatorPanel::new(&opts.estimators);
+        let pitman_in_panel = opts.estimators.contains(&Estimator::Pitman);
+        let trials = opts.trials as u64;
+        let key = |t: u64| {
+            StreamKey::new(plan.config().seed, u64::from(owner), t, Purpose::Path).on_stream(stream)
+        };
+        s.losses.clear();
+        s.est_u.clear();
+        s.est_u1.clear();
+        let mut disagreement: Option<f64> = None;
+        let mut exceeded = 0u64;
+        for t in 1..=trials {
+            let t0 = Instant::now();
+            self.draw_view(s, mech, key(t), false)?;
+            let t1 = Instant::now();
+            let model = self.member_noise(&s.params);
+            let view = View::new(&s.values, n, model)?;
+            panel.push(&view, &s.u);
+            let p = match panel
+                .last_estimate(Estimator::Pitman)
+                .filter(|_| pitman_in_panel)
+            {
+                Some(e) => e[0],
+                None => {
+                    s.col.clear();
+                    s.col.extend(s.values.iter().step_by(n));
+                    let col = View::new(&s.col, 1, model)?;
+                    estimate(Estimator::Pitman, &col, &mut s.est, &mut s.one[..1]);
+                    s.one[0]
+                }
+            };
+            s.est_u.push(p);
+            let t2 = Instant::now();
+            let view = ViewRef {
+                answers: &s.values,
+                noise: &s.noise,
+                levels: &s.levels,
+                params: &s.params,
+                u: &s.u,
+                secret: &s.secret,
+            };
+            let l = fam.view_loss(mech, &view, eps_bound, &bound, &mut s.order)?;
+            if let Some(c) = l.chain {
+                disagreement = Some(disagreement.unwrap_or(0.0).max(c));
+            }
+            exceeded += u64::from(l.over);
+            s.losses.push(l.loss);
+            let t3 = Instant::now();
+            s.times.sample_s += secs(t1 - t0);
+            s.times.estimate_s += secs(t2 - t1);
+            s.times.audit_s += secs(t3 - t2);
+        }
+        let ta = Instant::now();
+        for t in trials + 1..=2 * trials {
+            self.draw_view(s, mech, key(t), true)?;
+            // The attack thresholds coordinate 1 only: estimate on that column.
+            s.col.clear();
+            s.col.extend(s.values.iter().step_by(n));
+            let view = View::new(&s.col, 1, self.member_noise(&s.params))?;
+            estimate(Estimator::Pitman, &view, &mut s.est, &mut s.one[..1]);
+            s.est_u1.push(s.one[0]);
+        }
+        s.times.attack_s += secs(ta.elapsed());
+        let (u0, shift) = fam.attack_origin(&s.u, &s.secret);
+        let distinguishing = distinguishing_lower_bound(&s.est_u, &s.est_u1, u0, shift);
+        Ok(MechanismResult {
+            mechanism: mech,
+            estimators: panel.summaries(),
+            audit: Some(AuditResult {
+                eps_bound,
+                eps_advanced,
+                sigma_min,
+                loss: LossSummary::from_samples(&mut s.losses),
+                bound_exceeded: exceeded,
+                chain_disagreement: disagreement,
+                distinguishing,
+            }),
+        })
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_mechanism(
-    plan: &Plan<'_>,
-    opts: &CollusionOptions,
-    s: &mut Scratch,
-    owner: u32,
-    stream: u64,
-    mech: Mechanism,
-    acc: &Accounting,
-) -> Result<MechanismResult> {
-    if let Some(d) = plan.discrete() {
-        return discrete::run_mechanism(plan, d, opts, s, owner, stream, mech, acc);
+/// The level of `eps`, kept in `cache` when the family's levels are costly.
+fn level_of<F: NoiseFamily>(
+    fam: &F,
+    cache: &mut Vec<(f64, F::Level)>,
+    eps: f64,
+) -> Result<F::Level> {
+    if !F::COSTLY_LEVEL {
+        return fam.level(eps);
     }
-    let n = plan.model().dim;
-    let delta = plan.model().sensitivity;
-    let norm = plan.model().norm;
-    let draw = match mech {
-        Mechanism::Correlated => Draw::Correlated,
-        Mechanism::Independent => Draw::Independent,
-        Mechanism::Gaussian => Draw::Gaussian,
-    };
-    let gaussian = mech == Mechanism::Gaussian;
-    if gaussian {
-        unit_sigmas(plan, s)?;
+    if let Some(&(_, l)) = cache.iter().find(|(e, _)| *e == eps) {
+        return Ok(l);
     }
-    let (eps_bound, eps_advanced, sigma_min) = match mech {
-        Mechanism::Correlated => (acc.eps_max, None, None),
-        Mechanism::Independent => (acc.eps_sum, Some(acc.eps_advanced), None),
-        Mechanism::Gaussian => (acc.eps_max, None, Some(smallest_sigma(&s.sigmas))),
-    };
-    if mech == Mechanism::Correlated {
-        let units = s.unit_eps.len();
-        plan.check_laplace_path(s.unit_eps[0], s.unit_eps[units - 1], false)?;
+    let l = fam.level(eps)?;
+    if cache.len() < 256 {
+        cache.push((eps, l));
     }
-    let chain = mech == Mechanism::Correlated && (n == 1 || norm == Norm::L1);
-    let mut panel = EstimatorPanel::new(&opts.estimators);
-    let pitman_in_panel = opts.estimators.contains(&Estimator::Pitman);
-    let trials = opts.trials as u64;
-    let key = |t: u64| (t, stream);
-    s.losses.clear();
-    s.est_u.clear();
-    s.est_u1.clear();
-    let mut disagreement: f64 = 0.0;
-    let mut exceeded = 0u64;
-    let limit = eps_bound * (1.0 + BOUND_SLACK);
-    for t in 1..=trials {
-        let t0 = Instant::now();
-        draw_view(plan, s, draw, owner, key(t), false)?;
-        let t1 = Instant::now();
-        let model = if gaussian {
-            MemberNoise::Gaussian { sigmas: &s.sigmas }
-        } else {
-            MemberNoise::Laplace { rates: &s.rates }
-        };
-        let view = View::new(&s.answers, n, model)?;
-        panel.push(&view, &s.u);
-        let p = match panel
-            .last_estimate(Estimator::Pitman)
-            .filter(|_| pitman_in_panel)
-        {
-            Some(e) => e[0],
-            None => {
-                s.col.clear();
-                s.col.extend(s.answers.iter().step_by(n));
-                let col = View::new(&s.col, 1, model)?;
-                estimate(Estimator::Pitman, &col, &mut s.est, &mut s.one[..1]);
-                s.one[0]
-            }
-        };
-        s.est_u.push(p);
-        let t2 = Instant::now();
-        let loss = match mech {
-            Mechanism::Correlated => {
-                let l = correlated_loss(&s.answers, n, &s.rates, &s.u, delta, norm);
-                if chain {
-                    let fc = correlated_loss_full_chain(
-                        &s.answers,
-                        n,
-                        &s.rates,
-                        s.u[0],
-                        delta,
-                        &mut s.order,
-                    );
-                    disagreement = disagreement.max((l - fc.loss).abs());
-                }
-                l
-            }
-            Mechanism::Independent => independent_loss(&s.answers, n, &s.rates, &s.u, delta, norm),
-            Mechanism::Gaussian => gaussian_loss(&s.answers, n, &s.sigmas, &s.u, delta),
-        };
-        let over = if gaussian {
-            loss > eps_bound
-        } else {
-            loss.abs() > limit
-        };
-        exceeded += u64::from(over);
-        s.losses.push(loss);
-        let t3 = Instant::now();
-        s.times.sample_s += secs(t1 - t0);
-        s.times.estimate_s += secs(t2 - t1);
-        s.times.audit_s += secs(t3 - t2);
-    }
-    let ta = Instant::now();
-    for t in trials + 1..=2 * trials {
-        draw_view(plan, s, draw, owner, key(t), true)?;
-        // The attack thresholds coordinate 1 only: estimate on that column.
-        s.col.clear();
-        s.col.extend(s.answers.iter().step_by(n));
-        let model = if gaussian {
-            MemberNoise::Gaussian { sigmas: &s.sigmas }
-        } else {
-            MemberNoise::Laplace { rates: &s.rates }
-        };
-        let view = View::new(&s.col, 1, model)?;
-        estimate(Estimator::Pitman, &view, &mut s.est, &mut s.one[..1]);
-        s.est_u1.push(s.one[0]);
-    }
-    s.times.attack_s += secs(ta.elapsed());
-    let distinguishing = distinguishing_lower_bound(&s.est_u, &s.est_u1, s.u[0], delta);
-    Ok(MechanismResult {
-        mechanism: mech,
-        estimators: panel.summaries(),
-        audit: Some(AuditResult {
-            eps_bound,
-            eps_advanced,
-            sigma_min,
-            loss: LossSummary::from_samples(&mut s.losses),
-            bound_exceeded: exceeded,
-            chain_disagreement: chain.then_some(disagreement),
-            distinguishing,
-        }),
-    })
+    Ok(l)
 }
+
+#[cfg(test)]
+#[path = "discrete_tests.rs"]
+mod discrete_tests;

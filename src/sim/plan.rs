@@ -8,7 +8,7 @@ use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::exec::CHUNK;
 use crate::graph::Graph;
-use crate::limits::{self, MemoryBudget, bytes_of};
+use crate::limits::{self, MemoryBudget};
 use crate::mechanism::{Mechanism, NoiseModel};
 use crate::post::Post;
 use crate::process::family::{Discrete, Noise};

@@ -5,11 +5,12 @@
 //! owner's largest needed rung down through every rung to the smallest.
 
 use super::laplace::seeded;
-use super::{NoiseFamily, StreamKey};
+use super::{NoiseFamily, StreamKey, ViewLoss, ViewRef};
 use crate::error::{Error, Result};
 use crate::process::Norm;
 use crate::process::discrete::{
-    DiscreteNoise, DiscretePath, MAX_GRID_VALUE, NoiseRng, OsRng, RngSource, Rung, theory,
+    DiscreteNoise, DiscretePath, MAX_GRID_VALUE, MemberView, NoiseRng, OsRng, PrivacyLoss,
+    RngSource, Rung, theory,
 };
 use crate::process::mechanism::Mechanism;
 
@@ -207,4 +208,83 @@ impl NoiseFamily for Discrete {
             prev = Some(v);
         }
     }
+
+    type Bound = PrivacyLoss;
+
+    /// The attacker's Laplace rate in value units: t_j/γ = ε_j/(Δ_Z·γ).
+    fn member_param(&self, eps: f64, _level: Rung) -> f64 {
+        eps / (self.noise.delta_z() as f64 * self.noise.grid().value())
+    }
+
+    /// û + Δ_Z·e₁: a shift of Δ_Z·γ ≥ Δ in value units.
+    fn neighbour(&self, u: &[f64], secret: &[i64], u1: &mut Vec<f64>, secret1: &mut Vec<i64>) {
+        u1.clear();
+        u1.extend_from_slice(u);
+        secret1.clear();
+        secret1.extend_from_slice(secret);
+        secret1[0] = secret1[0].saturating_add(self.noise.delta_z() as i64);
+    }
+
+    /// The loss of the view whose every answer is û: ε* (correlated) or
+    /// Σ ε_j exactly (each term then reaches t_j·Δ_Z).
+    fn loss_bound(&self, mech: Mechanism, secret: &[i64], levels: &[Rung]) -> Result<PrivacyLoss> {
+        let at: Vec<MemberView<'_>> = levels
+            .iter()
+            .map(|&rung| MemberView {
+                rung,
+                answer: secret,
+            })
+            .collect();
+        self.loss_of(mech, secret, &at)
+    }
+
+    /// Exact: |L| against the bound, no slack.
+    fn view_loss(
+        &self,
+        mech: Mechanism,
+        v: &ViewRef<'_, Self>,
+        _eps_bound: f64,
+        bound: &PrivacyLoss,
+        _order: &mut Vec<usize>,
+    ) -> Result<ViewLoss> {
+        let n = self.dim();
+        let answers: Vec<i64> = v
+            .noise
+            .chunks_exact(n)
+            .flat_map(|x| x.iter().zip(v.secret).map(|(a, b)| b.saturating_add(*a)))
+            .collect();
+        let members: Vec<MemberView<'_>> = v
+            .levels
+            .iter()
+            .zip(answers.chunks_exact(n))
+            .map(|(&rung, answer)| MemberView { rung, answer })
+            .collect();
+        let loss = self.loss_of(mech, v.secret, &members)?;
+        Ok(ViewLoss {
+            loss: loss.to_f64(),
+            over: exceeds(&loss, bound),
+            chain: None,
+        })
+    }
+
+    fn attack_origin(&self, _u: &[f64], secret: &[i64]) -> (f64, f64) {
+        let g = self.noise.grid().value();
+        (secret[0] as f64 * g, self.noise.delta_z() as f64 * g)
+    }
+}
+
+impl Discrete {
+    fn loss_of(&self, mech: Mechanism, secret: &[i64], view: &[MemberView<'_>]) -> Result<PrivacyLoss> {
+        if mech == Mechanism::Correlated {
+            self.noise.correlated_loss(secret, view)
+        } else {
+            self.noise.independent_loss(secret, view)
+        }
+    }
+}
+
+/// |loss| > bound, exactly (cross-multiplied big integers).
+fn exceeds(loss: &PrivacyLoss, bound: &PrivacyLoss) -> bool {
+    let scale = |a: &PrivacyLoss, b: &PrivacyLoss| a.numer().magnitude() * b.denom();
+    scale(loss, bound) > scale(bound, loss)
 }

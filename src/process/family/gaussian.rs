@@ -4,7 +4,8 @@
 //! ([`brownian_at`]); there is no fresh-noise baseline (refused upstream).
 
 use super::laplace::seeded;
-use super::{NoiseFamily, StreamKey};
+use super::loss::gaussian_loss;
+use super::{NoiseFamily, StreamKey, ViewLoss, ViewRef};
 use crate::error::{Error, Result};
 use crate::process::calibration::{Calibration, normal_cdf};
 use crate::process::laplace::std_normal;
@@ -58,15 +59,29 @@ impl Gaussian {
     }
 }
 
+/// A level of the Gaussian family: the noise's standard deviation σ(ε, δ, Δ)
+/// per coordinate (the Brownian motion is indexed by its variance σ²).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sigma(pub f64);
+
+impl Sigma {
+    /// The variance σ².
+    #[inline]
+    pub fn var(self) -> f64 {
+        self.0 * self.0
+    }
+}
+
 /// The Brownian motion at the variances of one owner's units (unit order).
 #[derive(Clone, Debug, Default)]
 pub struct BrownianSample {
     order: Vec<u32>,
+    vars: Vec<f64>,
     values: Vec<f64>,
 }
 
 impl NoiseFamily for Gaussian {
-    type Level = f64;
+    type Level = Sigma;
     type Coord = f64;
     type Path = BrownianSample;
     type Rng = PrivRng;
@@ -85,22 +100,21 @@ impl NoiseFamily for Gaussian {
         Purpose::Gaussian
     }
 
-    fn level(&self, eps: f64) -> Result<f64> {
-        let sg = self.sigma(eps)?;
-        Ok(sg * sg)
+    fn level(&self, eps: f64) -> Result<Sigma> {
+        self.sigma(eps).map(Sigma)
     }
 
-    fn eps_used(&self, eps: f64, _level: f64) -> f64 {
+    fn eps_used(&self, eps: f64, _level: Sigma) -> f64 {
         eps
     }
 
-    fn mse(&self, level: f64) -> f64 {
-        self.dim as f64 * level
+    fn mse(&self, level: Sigma) -> f64 {
+        self.dim as f64 * level.var()
     }
 
-    fn correct_prob(&self, level: f64, _u: &[f64]) -> Result<f64> {
-        // Φ(1/(2σ)) per coordinate.
-        Ok(normal_cdf(0.5 / level.sqrt()).powi(self.dim as i32))
+    fn correct_prob(&self, level: Sigma, _u: &[f64]) -> Result<f64> {
+        // Φ(1/(2σ)) per coordinate (σ as √σ², bit for bit the earlier engine).
+        Ok(normal_cdf(0.5 / level.var().sqrt()).powi(self.dim as i32))
     }
 
     fn generator(&self, key: StreamKey) -> Result<PrivRng> {
@@ -116,20 +130,22 @@ impl NoiseFamily for Gaussian {
 
     fn sample_path(
         &self,
-        levels: &[f64],
+        levels: &[Sigma],
         rng: &mut PrivRng,
         path: &mut BrownianSample,
     ) -> Result<()> {
+        path.vars.clear();
+        path.vars.extend(levels.iter().map(|l| l.var()));
         path.values.resize(levels.len() * self.dim, 0.0);
-        brownian_at(self.dim, levels, rng, &mut path.order, &mut path.values);
+        brownian_at(self.dim, &path.vars, rng, &mut path.order, &mut path.values);
         Ok(())
     }
 
-    fn read<'a>(&'a self, path: &'a BrownianSample, k: usize, _level: f64) -> &'a [f64] {
+    fn read<'a>(&'a self, path: &'a BrownianSample, k: usize, _level: Sigma) -> &'a [f64] {
         &path.values[k * self.dim..(k + 1) * self.dim]
     }
 
-    fn sample_fresh(&self, _level: f64, _rng: &mut PrivRng, _out: &mut [f64]) -> Result<()> {
+    fn sample_fresh(&self, _level: Sigma, _rng: &mut PrivRng, _out: &mut [f64]) -> Result<()> {
         Err(Error::param(
             "mechanism",
             "independent",
@@ -152,7 +168,7 @@ impl NoiseFamily for Gaussian {
         0
     }
 
-    fn expected_changes(&self, _lo: (f64, f64), _hi: (f64, f64)) -> f64 {
+    fn expected_changes(&self, _lo: (f64, Sigma), _hi: (f64, Sigma)) -> f64 {
         0.0
     }
 
@@ -161,7 +177,7 @@ impl NoiseFamily for Gaussian {
     fn breakpoints(
         &self,
         path: &BrownianSample,
-        levels: &[f64],
+        levels: &[Sigma],
         eps: &[f64],
         f: &mut dyn FnMut(f64, &[f64]),
     ) {
@@ -173,6 +189,46 @@ impl NoiseFamily for Gaussian {
     }
 
     fn jumps(&self, _path: &BrownianSample, _f: &mut dyn FnMut(f64, f64)) {}
+
+    const GAUSSIAN_MEMBERS: bool = true;
+    type Bound = ();
+
+    fn member_param(&self, _eps: f64, level: Sigma) -> f64 {
+        level.0
+    }
+
+    fn neighbour(&self, u: &[f64], _secret: &[f64], u1: &mut Vec<f64>, secret1: &mut Vec<f64>) {
+        u1.clear();
+        u1.extend_from_slice(u);
+        u1[0] += self.sensitivity;
+        secret1.clone_from(u1);
+    }
+
+    fn loss_bound(&self, _mech: Mechanism, _secret: &[f64], _levels: &[Sigma]) -> Result<()> {
+        Ok(())
+    }
+
+    /// An (ε, δ) guarantee: views whose loss exceeds ε are counted (they
+    /// occur with small probability), never refused.
+    fn view_loss(
+        &self,
+        _mech: Mechanism,
+        v: &ViewRef<'_, Self>,
+        eps_bound: f64,
+        _bound: &(),
+        _order: &mut Vec<usize>,
+    ) -> Result<ViewLoss> {
+        let loss = gaussian_loss(v.answers, self.dim, v.params, v.u, self.sensitivity);
+        Ok(ViewLoss {
+            loss,
+            over: loss > eps_bound,
+            chain: None,
+        })
+    }
+
+    fn attack_origin(&self, u: &[f64], _secret: &[f64]) -> (f64, f64) {
+        (u[0], self.sensitivity)
+    }
 }
 
 /// A Brownian path in Rⁿ sampled at the variances `vars` (any order; equal

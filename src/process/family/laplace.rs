@@ -2,7 +2,8 @@
 //! ε/Δ. A path is the breakpoint list of [`NoisePath`]; fresh noise is the
 //! optimal marginal ([`sample_marginal`]); an answer is u + V.
 
-use super::{NoiseFamily, StreamKey};
+use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
+use super::{BOUND_SLACK, NoiseFamily, StreamKey, ViewLoss, ViewRef};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::mechanism::Mechanism;
@@ -162,5 +163,52 @@ impl NoiseFamily for Laplace {
         for j in path.jumps() {
             f(j.eps * self.sensitivity, j.size(self.norm));
         }
+    }
+
+    type Bound = ();
+
+    fn member_param(&self, _eps: f64, level: f64) -> f64 {
+        level
+    }
+
+    fn neighbour(&self, u: &[f64], _secret: &[f64], u1: &mut Vec<f64>, secret1: &mut Vec<f64>) {
+        u1.clear();
+        u1.extend_from_slice(u);
+        u1[0] += self.sensitivity;
+        secret1.clone_from(u1);
+    }
+
+    fn loss_bound(&self, _mech: Mechanism, _secret: &[f64], _levels: &[f64]) -> Result<()> {
+        Ok(())
+    }
+
+    fn view_loss(
+        &self,
+        mech: Mechanism,
+        v: &ViewRef<'_, Self>,
+        eps_bound: f64,
+        _bound: &(),
+        order: &mut Vec<usize>,
+    ) -> Result<ViewLoss> {
+        let (n, delta, norm) = (self.dim, self.sensitivity, self.norm);
+        let (loss, chain) = if mech == Mechanism::Correlated {
+            let l = correlated_loss(v.answers, n, v.params, v.u, delta, norm);
+            let chain = (n == 1 || norm == Norm::L1).then(|| {
+                let fc = correlated_loss_full_chain(v.answers, n, v.params, v.u[0], delta, order);
+                (l - fc.loss).abs()
+            });
+            (l, chain)
+        } else {
+            (independent_loss(v.answers, n, v.params, v.u, delta, norm), None)
+        };
+        Ok(ViewLoss {
+            loss,
+            over: loss.abs() > eps_bound * (1.0 + BOUND_SLACK),
+            chain,
+        })
+    }
+
+    fn attack_origin(&self, u: &[f64], _secret: &[f64]) -> (f64, f64) {
+        (u[0], self.sensitivity)
     }
 }

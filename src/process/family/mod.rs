@@ -21,9 +21,10 @@
 pub mod discrete;
 pub mod gaussian;
 pub mod laplace;
+pub mod loss;
 
 pub use discrete::Discrete;
-pub use gaussian::Gaussian;
+pub use gaussian::{Gaussian, Sigma};
 pub use laplace::Laplace;
 
 use super::mechanism::Mechanism;
@@ -71,12 +72,11 @@ impl StreamKey {
 
 /// One noise family: how an owner's noise is drawn, read and answered.
 ///
-/// Levels order like privacy: a larger level is less noise (a larger ε).
-/// Noise and secrets are vectors of [`Coord`](NoiseFamily::Coord) (f64, or
+/// Levels are the family's own (compared only within it). Noise and secrets are vectors of [`Coord`](NoiseFamily::Coord) (f64, or
 /// i64 grid steps) of length [`dim`](NoiseFamily::dim).
 pub trait NoiseFamily: Send + Sync {
     /// The index of the process at a privacy request.
-    type Level: Copy + PartialEq + PartialOrd + Debug + Send + Sync;
+    type Level: Copy + PartialEq + Debug + Send + Sync;
     /// One coordinate of noise and of the secret as answered.
     type Coord: Copy + Default + PartialEq + Debug + Send + Sync;
     /// One owner's sample path, reused across owners.
@@ -179,7 +179,91 @@ pub trait NoiseFamily: Send + Sync {
     /// Calls `f(eps, size)` for every jump of `path` (ascending in ε, its
     /// size in the family's norm).
     fn jumps(&self, path: &Self::Path, f: &mut dyn FnMut(f64, f64));
+
+    // The privacy loss of a coalition's view (memo §5): the laws differ —
+    // f64 formulas with a full-chain cross-check (Laplace), N(μ, 2μ)
+    // (Gaussian), exact rationals (discrete) — so each family has its own.
+
+    /// Whether the attacker models members by Gaussian σ (else by Laplace
+    /// rates in value units), see [`member_param`](NoiseFamily::member_param).
+    const GAUSSIAN_MEMBERS: bool = false;
+
+    /// What the bound of a view's loss is computed from, once per coalition
+    /// (the exact rational for the discrete chain).
+    type Bound;
+
+    /// The attacker's parameter of a member answered at `level` (asked at
+    /// privacy level `eps`): its Laplace rate in value units, or its σ.
+    fn member_param(&self, eps: f64, level: Self::Level) -> f64;
+
+    /// The neighbour u' = u + Δ·e₁ in values, and its secret as answered (Δ
+    /// in the family's units: Δ_Z grid steps for the discrete chain).
+    fn neighbour(
+        &self,
+        u: &[f64],
+        secret: &[Self::Coord],
+        u1: &mut Vec<f64>,
+        secret1: &mut Vec<Self::Coord>,
+    );
+
+    /// The bound of every view's loss under `mech` for members at `levels`.
+    fn loss_bound(
+        &self,
+        mech: Mechanism,
+        secret: &[Self::Coord],
+        levels: &[Self::Level],
+    ) -> Result<Self::Bound>;
+
+    /// The loss of one view under `mech`, against the accounted `eps_bound`
+    /// and the exact `bound`. `order` is scratch.
+    fn view_loss(
+        &self,
+        mech: Mechanism,
+        view: &ViewRef<'_, Self>,
+        eps_bound: f64,
+        bound: &Self::Bound,
+        order: &mut Vec<usize>,
+    ) -> Result<ViewLoss>
+    where
+        Self: Sized;
+
+    /// Where a distinguishing attack's two hypotheses sit: (u₁ as answered,
+    /// the shift to u'₁), in values.
+    fn attack_origin(&self, u: &[f64], secret: &[Self::Coord]) -> (f64, f64);
 }
+
+/// One coalition's view as an audit reads it: the members' answers
+/// (members × n, values), their noise and levels, the attacker's parameters,
+/// the value u and the secret as answered.
+pub struct ViewRef<'a, F: NoiseFamily> {
+    /// Answers in values.
+    pub answers: &'a [f64],
+    /// The members' noise.
+    pub noise: &'a [F::Coord],
+    /// The members' levels.
+    pub levels: &'a [F::Level],
+    /// The attacker's parameters ([`NoiseFamily::member_param`]).
+    pub params: &'a [f64],
+    /// The value.
+    pub u: &'a [f64],
+    /// The secret as answered.
+    pub secret: &'a [F::Coord],
+}
+
+/// The privacy loss of one view.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewLoss {
+    /// ln p(view | u)/p(view | u').
+    pub loss: f64,
+    /// Whether it exceeds the mechanism's bound.
+    pub over: bool,
+    /// |ε*-formula − full-chain| (Laplace correlated, n = 1 or ℓ1).
+    pub chain: Option<f64>,
+}
+
+/// Relative slack of the "|L| ≤ bound on every view" check of the f64
+/// Laplace losses (λ·Δ and ε differ by rounding).
+pub const BOUND_SLACK: f64 = 1e-12;
 
 /// Runs a generic computation with the family of a [`Noise`]
 /// ([`Noise::visit`]): the one place where the family is chosen.

@@ -102,11 +102,11 @@ fn levels_and_the_eps_used() {
     assert_eq!(lap.mse(2.0), 4.0 / 4.0);
     // Gaussian: the variance σ(ε, δ)², n·σ² of noise.
     let s = gau.sigma(1.0).unwrap();
-    assert_eq!(gau.level(1.0).unwrap(), s * s);
-    assert_eq!(gau.mse(s * s), 2.0 * s * s);
+    assert_eq!(gau.level(1.0).unwrap(), Sigma(s));
+    assert_eq!(gau.mse(Sigma(s)), 2.0 * (s * s));
     assert_eq!(gau.path_mechanism(), Mechanism::Gaussian);
     assert_eq!(gau.path_purpose(), Purpose::Gaussian);
-    assert!(gau.sample_fresh(1.0, &mut gau.generator(StreamKey::new(1, 1, 1, Purpose::Independent)).unwrap(), &mut [0.0, 0.0]).is_err());
+    assert!(gau.sample_fresh(Sigma(s), &mut gau.generator(StreamKey::new(1, 1, 1, Purpose::Independent)).unwrap(), &mut [0.0, 0.0]).is_err());
     // Discrete: the rung at or below ε, never more than asked.
     for e in [0.5, 1.0, 2.7, 15.0] {
         let k = dis.level(e).unwrap();
