@@ -7,12 +7,26 @@ use super::aggregate::OwnerCell;
 use super::chunk::{ChunkOut, Counts};
 use super::config::Unreachable;
 use super::plan::Plan;
-use super::replicate::Owner;
 use super::rows::OwnerRow;
 use crate::distance::{HopLevels, LevelRow, Workspace};
 use crate::error::Result;
 use crate::limits;
 use crate::process::family::NoiseFamily;
+
+/// The owner and replicate being answered.
+#[derive(Clone, Copy)]
+pub(super) struct Owner<'l, 'd> {
+    /// Position in the plan's owners.
+    pub(super) pos: usize,
+    /// Node index.
+    pub(super) owner: u32,
+    /// Its id as written.
+    pub(super) label: &'l str,
+    pub(super) rep: u32,
+    /// Answered recipients.
+    pub(super) recipients: u64,
+    pub(super) dist: Dist<'d>,
+}
 
 /// Per-worker scratch, reused across owners: the units of equal level, the
 /// recipients, the owner's cells, and the family's buffers.

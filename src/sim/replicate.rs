@@ -13,7 +13,7 @@
 
 use super::aggregate::OwnerCell;
 use super::chunk::ChunkOut;
-use super::owner::{Dist, Scratch, Wants};
+use super::owner::{Owner, Scratch, Wants};
 use super::plan::Plan;
 use super::rows::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::error::Result;
@@ -22,21 +22,6 @@ use crate::mechanism::Mechanism;
 use crate::post::Post;
 use crate::process::family::{NoiseFamily, StreamKey};
 use crate::rng::Purpose;
-
-/// The owner and replicate being answered.
-#[derive(Clone, Copy)]
-pub(super) struct Owner<'l, 'd> {
-    /// Position in the plan's owners.
-    pub(super) pos: usize,
-    /// Node index.
-    pub(super) owner: u32,
-    /// Its id as written.
-    pub(super) label: &'l str,
-    pub(super) rep: u32,
-    /// Answered recipients.
-    pub(super) recipients: u64,
-    pub(super) dist: Dist<'d>,
-}
 
 impl Plan<'_> {
     /// The owner's secret as answered and every unit's level, ε used, theory
