@@ -437,6 +437,59 @@ impl SimConfig {
     }
 }
 
+impl SimConfig {
+    /// The noise options of this configuration.
+    pub fn noise_options(&self) -> NoiseOptions {
+        NoiseOptions {
+            noise: self.noise,
+            granularity: self.granularity,
+            levels_per_doubling: self.levels_per_doubling,
+            rng: self.rng,
+        }
+    }
+
+    /// The discrete noise of this configuration (`None` for `laplace`), with
+    /// the refusals of issue 25: ℓ2 in n ≥ 2, the Gaussian mechanism.
+    pub fn discrete_noise(&self) -> Result<Option<DiscreteNoise>> {
+        let noise = self
+            .noise_options()
+            .discrete(self.sensitivity, self.dim, self.norm)?;
+        if let Some(n) = &noise {
+            // The public range first: no refusal may depend on a secret.
+            super::discrete_bound::check_public_range(&self.values, n)?;
+        }
+        if noise.is_some() && self.mechanism == MechanismChoice::Gaussian {
+            return Err(refuse_gaussian(
+                "mechanism",
+                "gaussian",
+                "correlated, independent or both",
+            ));
+        }
+        Ok(noise)
+    }
+
+    /// What `summary.json` records of the discrete noise (`None` for `laplace`).
+    pub fn discrete_summary(&self) -> Option<DiscreteSummary> {
+        let noise = self.discrete_noise().ok()??;
+        Some(DiscreteSummary::of(&noise, self.rng))
+    }
+}
+
+impl SimConfig {
+    /// The noise family of this configuration: Gaussian for `mechanism =
+    /// gaussian`, the discrete chain for `noise = discrete`, else Laplace.
+    pub(crate) fn family(&self) -> Result<Noise> {
+        if let Some(noise) = self.discrete_noise()? {
+            return Ok(Noise::Discrete(Discrete::new(noise, self.norm, self.rng)));
+        }
+        Ok(if self.mechanism == MechanismChoice::Gaussian {
+            Noise::Gaussian(Gaussian::new(self.dim, self.norm, self.sensitivity, self.delta)?)
+        } else {
+            Noise::Laplace(Laplace::new(self.dim, self.norm, self.sensitivity)?)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,57 +550,3 @@ mod tests {
         assert_eq!(v["owners"], "all");
     }
 }
-
-impl SimConfig {
-    /// The noise options of this configuration.
-    pub fn noise_options(&self) -> NoiseOptions {
-        NoiseOptions {
-            noise: self.noise,
-            granularity: self.granularity,
-            levels_per_doubling: self.levels_per_doubling,
-            rng: self.rng,
-        }
-    }
-
-    /// The discrete noise of this configuration (`None` for `laplace`), with
-    /// the refusals of issue 25: ℓ2 in n ≥ 2, the Gaussian mechanism.
-    pub fn discrete_noise(&self) -> Result<Option<DiscreteNoise>> {
-        let noise = self
-            .noise_options()
-            .discrete(self.sensitivity, self.dim, self.norm)?;
-        if let Some(n) = &noise {
-            // The public range first: no refusal may depend on a secret.
-            super::discrete_bound::check_public_range(&self.values, n)?;
-        }
-        if noise.is_some() && self.mechanism == MechanismChoice::Gaussian {
-            return Err(refuse_gaussian(
-                "mechanism",
-                "gaussian",
-                "correlated, independent or both",
-            ));
-        }
-        Ok(noise)
-    }
-
-    /// What `summary.json` records of the discrete noise (`None` for `laplace`).
-    pub fn discrete_summary(&self) -> Option<DiscreteSummary> {
-        let noise = self.discrete_noise().ok()??;
-        Some(DiscreteSummary::of(&noise, self.rng))
-    }
-}
-
-impl SimConfig {
-    /// The noise family of this configuration: Gaussian for `mechanism =
-    /// gaussian`, the discrete chain for `noise = discrete`, else Laplace.
-    pub(crate) fn family(&self) -> Result<Noise> {
-        if let Some(noise) = self.discrete_noise()? {
-            return Ok(Noise::Discrete(Discrete::new(noise, self.norm, self.rng)));
-        }
-        Ok(if self.mechanism == MechanismChoice::Gaussian {
-            Noise::Gaussian(Gaussian::new(self.dim, self.norm, self.sensitivity, self.delta)?)
-        } else {
-            Noise::Laplace(Laplace::new(self.dim, self.norm, self.sensitivity)?)
-        })
-    }
-}
-

@@ -301,8 +301,7 @@ impl Plan<'_> {
         fam: &F,
         s: &mut Scratch<F>,
         wants: Wants,
-        pos: usize,
-        owner: u32,
+        (pos, owner): (usize, u32),
         dist: Dist<'_>,
         out: &mut ChunkOut,
     ) -> Result<()> {

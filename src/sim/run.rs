@@ -282,8 +282,7 @@ impl Plan<'_> {
                                         family,
                                         s,
                                         wants,
-                                        p,
-                                        o,
+                                        (p, o),
                                         Dist::Levels(lv),
                                         &mut out,
                                     )
@@ -303,7 +302,7 @@ impl Plan<'_> {
                         unreachable: c.unreachable[q],
                         row: None,
                     };
-                    self.process_owner(family, s, wants, p, o, Dist::Levels(&lv), &mut out)?;
+                    self.process_owner(family, s, wants, (p, o), Dist::Levels(&lv), &mut out)?;
                 }
                 return Ok(out);
             }
@@ -313,8 +312,7 @@ impl Plan<'_> {
                         family,
                         s,
                         wants,
-                        start + i,
-                        owners[i],
+                        (start + i, owners[i]),
                         Dist::Levels(lv),
                         &mut out,
                     )
@@ -330,8 +328,7 @@ impl Plan<'_> {
                             family,
                             s,
                             wants,
-                            start + i,
-                            owners[i],
+                            (start + i, owners[i]),
                             Dist::Row(row),
                             &mut out,
                         )
