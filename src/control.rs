@@ -56,9 +56,12 @@ impl CancelToken {
 }
 
 /// How far a long call has come: `done` of `total` units (owners, points).
+/// `total == 0` announces a phase without a count ([`Control::phase`]), named
+/// by `unit`; it lasts until the next report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
-    /// What is counted ("owners", "points").
+    /// What is counted ("owners", "points"), or the phase that began
+    /// ("preparing distances") when `total` is 0.
     pub unit: &'static str,
     /// Units finished.
     pub done: u64,
@@ -122,5 +125,13 @@ impl Control {
         if let Some(f) = &self.progress {
             f(Progress { unit, done, total });
         }
+    }
+
+    /// Announces a phase without a count (`what`: "loading the graph",
+    /// "preparing distances", "writing outputs"), so that an observer can
+    /// show that the call is busy and with what; counted work that follows
+    /// starts from it. Reported as `Progress { unit: what, done: 0, total: 0 }`.
+    pub fn phase(&self, what: &'static str) {
+        self.report(what, 0, 0);
     }
 }

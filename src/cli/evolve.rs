@@ -177,8 +177,13 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         // Measurement: recompute every owner at every batch (same results).
         ev = ev.full_recompute(true);
     }
+    let control = super::progress::control(!a.quiet);
+    ev = ev.control(control.clone());
     let o = with_threads(a.threads, || ev.run())?;
+    control.phase("writing outputs");
     write_outputs(&out, &o, !a.no_plots)?;
+    // The last clone of the progress control clears the screen before the summary.
+    drop(control);
     if !a.quiet {
         let last = o.timeline.last();
         eprintln!(

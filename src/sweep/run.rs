@@ -249,6 +249,7 @@ pub fn run_points(
     stop_after: Option<usize>,
     sink: &dyn PointSink,
 ) -> Result<RunStats> {
+    control.phase("loading graphs");
     let (gkeys, graphs) = load_graphs(pending.iter().copied())?;
     let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
     let mut point_dist: Vec<usize> = Vec::with_capacity(pending.len());
@@ -271,6 +272,7 @@ pub fn run_points(
         };
         point_dist.push(i);
     }
+    control.phase("preparing distances");
     let distances: Vec<Distances<'_>> = dkeys
         .iter()
         .map(|(g, kind, _, o)| Distances::new(&graphs[*g], *kind, o))
@@ -293,6 +295,7 @@ pub fn run_points(
             c
         })
         .collect();
+    control.phase("planning points");
     let plans: Vec<Plan<'_>> = pending
         .par_iter()
         .zip(point_dist.par_iter())
@@ -303,6 +306,8 @@ pub fn run_points(
         })
         .collect::<Result<_>>()?;
     sink.ready()?;
+    // The points' bar counts its ETA from here.
+    control.phase("running points");
     let total_points = plans.len() as u64;
     let started = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
