@@ -90,7 +90,7 @@ pub struct EvolveArgs {
     batch: Option<usize>,
     /// Noise of the paths: laplace (f64; simulations) | discrete (exact integers on a grid:
     /// floating-point safe; levels are the ladder's rungs at or below ε, answers multiples of
-    /// the grid; see README "Releases") [default: laplace]
+    /// the grid; see docs/releases.md) [default: laplace]
     #[arg(long, value_name = "KIND")]
     noise: Option<NoiseKind>,
     /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]

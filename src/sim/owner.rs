@@ -337,7 +337,7 @@ impl Plan<'_> {
     }
 
     /// Probability that a `bit` answer equals the owner's bits `u` at level
-    /// `eps` (README "Correct bits"): per coordinate 1 − ½·e^{−ε/(2Δ)} for
+    /// `eps` (docs/simulate.md, "Correct bits"): per coordinate 1 − ½·e^{−ε/(2Δ)} for
     /// Laplace noise of scale Δ/ε (1-D, or ℓ1 whose coordinates are
     /// independent), Φ(1/(2σ)) for Gaussian noise; the product over the
     /// coordinates. NaN where there is no closed form (ℓ2 noise in n ≥ 2, a
