@@ -10,7 +10,6 @@
 
 use crate::{Control, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -88,9 +87,12 @@ impl Screen {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(8));
         let style = ProgressStyle::with_template("{line}")
             .unwrap_or_else(|_| ProgressStyle::default_spinner())
-            .with_key("line", move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = w.write_str(&phase_line(name, s.elapsed()));
-            });
+            .with_key(
+                "line",
+                move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&phase_line(name, s.elapsed()));
+                },
+            );
         bar.set_style(style);
         bar.enable_steady_tick(Duration::from_millis(125));
         self.shown = Some(Shown::Phase(bar));
@@ -182,14 +184,20 @@ mod tests {
         // 7 points of 90 in 5.3 s: 83 more at 5.3/7 s each ≈ 63 s (the
         // issue's sweep took 68 s; a rate read from the last bursts said 12 s).
         let left = eta(Duration::from_secs_f64(5.3), 7, 90).unwrap();
-        assert!((left.as_secs_f64() - 5.3 / 7.0 * 83.0).abs() < 1e-9, "{left:?}");
+        assert!(
+            (left.as_secs_f64() - 5.3 / 7.0 * 83.0).abs() < 1e-9,
+            "{left:?}"
+        );
         assert_eq!(eta(s(10), 10, 10), Some(s(0)));
         assert_eq!(eta(s(10), 12, 10), Some(s(0)));
     }
 
     #[test]
     fn a_phase_shows_nothing_for_its_first_second_then_its_name_and_time() {
-        assert_eq!(phase_line("preparing distances", Duration::from_millis(999)), "");
+        assert_eq!(
+            phase_line("preparing distances", Duration::from_millis(999)),
+            ""
+        );
         let l = phase_line("preparing distances", Duration::from_millis(4200));
         assert!(l.ends_with(" preparing distances (4s)"), "{l}");
         assert_eq!(clock(Duration::from_secs(65)), "1:05");

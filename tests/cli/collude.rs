@@ -280,16 +280,15 @@ fn printed_gains_are_medians_over_owners_as_the_figure_and_the_guide_say() {
     let median = gains[2];
     // Five gains of a sybil-free far coalition differ: a test that told the
     // mean from the median needs them apart at the printed precision.
-    assert!(
-        format!("{median:.3}") != format!("{mean:.3}"),
-        "{gains:?}"
-    );
+    assert!(format!("{median:.3}") != format!("{mean:.3}"), "{gains:?}");
     let line = stderr
         .lines()
         .find(|l| l.contains("independent") && l.contains("pitman"))
         .unwrap_or_else(|| panic!("no pitman line in:\n{stderr}"));
     assert!(
-        line.contains(&format!("median gain {median:.3} over 5 owners (mean {mean:.3})")),
+        line.contains(&format!(
+            "median gain {median:.3} over 5 owners (mean {mean:.3})"
+        )),
         "{line}\nmedian {median} mean {mean}"
     );
     let _ = fs::remove_dir_all(&d);
