@@ -107,7 +107,7 @@ impl Screen {
             let began = self.phase_start;
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
             let style = ProgressStyle::with_template(&format!(
-                "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{per_sec}}, ETA {{eta_learned}})"
+                "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit}, ETA {{eta_learned}}"
             ))
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .with_key(

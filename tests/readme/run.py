@@ -33,7 +33,7 @@ the link and quoted-number checks always cover all of them.)
   on stderr); `<!-- readme: needs facebook -->`.
 * Checks beyond the blocks: every document under docs/ is linked from
   README.md (its table of guides); every relative link of every document
-  names a file that exists; the SHA-256 the README quotes for
+  names a file that exists (and a heading of it, for `FILE.md#anchor`); the SHA-256 the README quotes for
   data/facebook_combined.txt is that file's, when it is present; and the
   quoted numbers of tests/readme/claims.py.
 * Prints one line per document (blocks run, outputs compared, skipped) and a
@@ -139,16 +139,34 @@ def documents():
     return ["README.md"] + sorted(docs)
 
 
+def anchors(text):
+    """GitHub's anchors of a Markdown text's headings (outside code blocks)."""
+    out = set()
+    fence = False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else re.match(r"^#{1,6} (.*)$", line)
+        if m:
+            out.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return out
+
+
 def check_links(name, text):
-    """Relative links that name no file (anchors are not checked)."""
+    """Relative links that name no file, or a heading the file does not have."""
     bad = []
     here = os.path.dirname(os.path.join(ROOT, name))
     for target in LINK.findall(text):
-        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+        if re.match(r"^[a-z]+:", target):
             continue
-        path = target.split("#", 1)[0]
-        if not os.path.exists(os.path.normpath(os.path.join(here, path))):
+        path, _, anchor = target.partition("#")
+        file = os.path.normpath(os.path.join(here, path)) if path else os.path.join(ROOT, name)
+        if not os.path.exists(file):
             bad.append(f"{name}: link to {target}: no such file")
+        elif anchor and file.endswith(".md"):
+            with open(file, encoding="utf-8") as f:
+                if anchor not in anchors(f.read()):
+                    bad.append(f"{name}: link to {target}: no heading #{anchor} there")
     return bad
 
 
