@@ -2,16 +2,17 @@
 //! `--quiet`, and nothing for the first second, so short runs print nothing.
 //!
 //! A counted phase (owners, sweep points) draws a bar whose ETA is learned
-//! from the units finished so far: the time since the counted work began
-//! (the phase that announced it, else the run's start) per finished unit,
-//! times the units left. A phase without a count ([`Control::phase`]: loading
+//! from the units finished so far: the call's own estimate when it gives one
+//! (a sweep fits its points' times to their work, `sweep::eta`), else the
+//! time since the counted work began (the phase that announced it, else the
+//! run's start) per finished unit, times the units left. A phase without a count ([`Control::phase`]: loading
 //! the graph, preparing distances, writing, drawing figures) draws a spinner
 //! with its name once it has lasted a second.
 
 use crate::{Control, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Nothing is drawn before a run (for a spinner: its phase) has lasted this long.
@@ -75,6 +76,8 @@ struct Screen {
     run_start: Instant,
     /// When the latest phase began: a counted phase's ETA counts from here.
     phase_start: Instant,
+    /// The latest seconds-left estimate the call gave, and when.
+    told: Arc<Mutex<Option<(f64, Instant)>>>,
     shown: Option<Shown>,
 }
 
@@ -98,13 +101,15 @@ impl Screen {
         self.shown = Some(Shown::Phase(bar));
     }
 
-    fn count(&mut self, unit: &'static str, done: u64, total: u64) {
+    fn count(&mut self, unit: &'static str, done: u64, total: u64, seconds_left: Option<f64>) {
         let same = matches!(&self.shown, Some(Shown::Count { unit: u, .. }) if *u == unit);
         if !same {
             if let Some(s) = self.shown.take() {
                 s.clear();
             }
             let began = self.phase_start;
+            self.told = Arc::default();
+            let told = self.told.clone();
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
             let style = ProgressStyle::with_template(&format!(
                 "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit}, ETA {{eta_learned}}"
@@ -113,10 +118,22 @@ impl Screen {
             .with_key(
                 "eta_learned",
                 move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let text = match eta(began.elapsed(), s.pos(), s.len().unwrap_or(0)) {
-                        Some(left) => clock(left),
-                        None => "…".into(),
-                    };
+                    // The call's own estimate when it gives one (learned from
+                    // its finished units, counted down since), else ours.
+                    let own =
+                        told.lock()
+                            .ok()
+                            .and_then(|t| *t)
+                            .map(|(left, at): (f64, Instant)| {
+                                Duration::from_secs_f64(
+                                    (left - at.elapsed().as_secs_f64()).max(0.0),
+                                )
+                            });
+                    let text =
+                        match own.or_else(|| eta(began.elapsed(), s.pos(), s.len().unwrap_or(0))) {
+                            Some(left) => clock(left),
+                            None => "…".into(),
+                        };
                     let _ = w.write_str(&text);
                 },
             )
@@ -127,6 +144,9 @@ impl Screen {
                 unit,
                 visible: false,
             });
+        }
+        if let (Some(left), Ok(mut slot)) = (seconds_left, self.told.lock()) {
+            *slot = Some((left, Instant::now()));
         }
         if let Some(Shown::Count { bar, visible, .. }) = &mut self.shown {
             if !*visible && self.run_start.elapsed() >= QUIET_START {
@@ -161,6 +181,7 @@ pub fn control(enabled: bool) -> Control {
     let screen = Mutex::new(Screen {
         run_start: now,
         phase_start: now,
+        told: Arc::default(),
         shown: None,
     });
     Control::new().with_progress(move |p: Progress| {
@@ -168,7 +189,7 @@ pub fn control(enabled: bool) -> Control {
         if p.total == 0 {
             s.phase(p.unit);
         } else {
-            s.count(p.unit, p.done, p.total);
+            s.count(p.unit, p.done, p.total, p.seconds_left);
         }
     })
 }

@@ -2,6 +2,7 @@
 //! builds every point's plan and runs the points in parallel, handing each
 //! point's rows to a [`PointSink`]; and the dry run's calibrated estimate.
 
+use super::eta::{Eta, Work, work};
 use super::grid::{Grid, Point};
 use super::metrics::{point_rows, utility_rows};
 use super::rows::SweepRow;
@@ -309,13 +310,20 @@ pub fn run_points(
     // The points' bar counts its ETA from here.
     control.phase("running points");
     let total_points = plans.len() as u64;
+    let works: Vec<Work> = plans
+        .iter()
+        .zip(pending)
+        .map(|(plan, p)| work(plan, p))
+        .collect();
+    let eta = Eta::new(&works, rayon::current_num_threads());
     let started = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let limit = stop_after.unwrap_or(usize::MAX);
     pending
         .par_iter()
         .zip(plans.par_iter())
-        .try_for_each(|(p, plan)| -> Result<()> {
+        .zip(works.par_iter())
+        .try_for_each(|((p, plan), w)| -> Result<()> {
             if started.fetch_add(1, Ordering::SeqCst) >= limit {
                 return Ok(());
             }
@@ -326,9 +334,13 @@ pub fn run_points(
                 None => point_rows(plan, p.collude.as_ref()),
             }
             .map_err(|e| at_point(grid, p, e))?;
-            sink.point(p, rows, t.elapsed().as_secs_f64())?;
+            let seconds = t.elapsed().as_secs_f64();
+            sink.point(p, rows, seconds)?;
             let done = finished.fetch_add(1, Ordering::SeqCst) as u64 + 1;
-            control.report("points", done, total_points);
+            match eta.finished(*w, seconds) {
+                Some(left) => control.report_left("points", done, total_points, left),
+                None => control.report("points", done, total_points),
+            }
             Ok(())
         })?;
     Ok(RunStats {
