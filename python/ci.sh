@@ -16,14 +16,15 @@ echo "== python3 -m venv (fresh, in $tmp)"
 python3 -m venv "$tmp/venv"
 py="$tmp/venv/bin/python"
 
-echo "== pip install ./python[pandas] pytest numpy scipy networkx"
+echo "== pip install ./python[pandas] pytest numpy scipy networkx matplotlib nbclient ipykernel"
 t0=$(date +%s)
 # The extension is built with python/Cargo.toml's dev profile (no
 # optimisation: about a third of the release build's time; the suite takes
 # seconds either way). A user's `pip install ./python` builds the release
 # profile; PRIVDIFFUSE_PY_PROFILE=release tests that build instead.
 export MATURIN_PEP517_ARGS="--profile ${PRIVDIFFUSE_PY_PROFILE:-dev}"
-"$py" -m pip install --quiet --disable-pip-version-check "./python[pandas]" pytest numpy scipy networkx
+"$py" -m pip install --quiet --disable-pip-version-check "./python[pandas]" pytest numpy scipy networkx \
+    matplotlib nbclient nbformat ipykernel
 echo "   built and installed in $(( $(date +%s) - t0 )) s"
 # The installed package, not the source tree.
 (cd "$tmp" && "$py" -c 'import privdiffuse, sys; print("   privdiffuse", privdiffuse.__version__, "from", privdiffuse.__file__)')
@@ -31,14 +32,20 @@ echo "   built and installed in $(( $(date +%s) - t0 )) s"
 echo "== pytest python/tests"
 (cd "$tmp" && "$py" -m pytest -q -rs -p no:cacheprovider "$repo/python/tests")
 
-echo "== README.md's Python quick start (from the repository root; writes only to a temp dir)"
-python3 - "$repo/README.md" > "$tmp/quickstart.py" <<'PY'
+echo "== docs/python.md's quick start (from the repository root; writes only to a temp dir)"
+python3 - "$repo/docs/python.md" > "$tmp/quickstart.py" <<'PY'
 import re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
-part = text[text.index("## Use from Python"):]
-print(re.search(r"```python\n(.*?)```", part, re.S).group(1))
+print(re.search(r"```python\n(.*?)```", text, re.S).group(1))
 PY
 (cd "$repo" && "$py" "$tmp/quickstart.py")
+
+# The notebook a newcomer opens first, executed top to bottom in a fresh
+# kernel of the venv (from the repository root, as from anywhere in a clone);
+# any error output fails, and it must show its DataFrames and figures.
+echo "== python/examples/first_look.ipynb (nbclient, outputs checked for errors)"
+"$py" "$repo/python/tests/run_notebook.py" "$repo/python/examples/first_look.ipynb" \
+    --cwd "$repo" --figures 2 --tables 2
 
 echo "== python/examples/thesis_facebook.py"
 (cd "$tmp" && "$py" "$repo/python/examples/thesis_facebook.py" --out "$tmp/figures")

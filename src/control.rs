@@ -56,14 +56,20 @@ impl CancelToken {
 }
 
 /// How far a long call has come: `done` of `total` units (owners, points).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `total == 0` announces a phase without a count ([`Control::phase`]), named
+/// by `unit`; it lasts until the next report.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
-    /// What is counted ("owners", "points").
+    /// What is counted ("owners", "points"), or the phase that began
+    /// ("preparing distances") when `total` is 0.
     pub unit: &'static str,
     /// Units finished.
     pub done: u64,
     /// Units in all.
     pub total: u64,
+    /// The call's own estimate of the seconds left, when it has one (a
+    /// sweep learns it from its finished points, which differ in cost).
+    pub seconds_left: Option<f64>,
 }
 
 type ProgressFn = dyn Fn(Progress) + Send + Sync;
@@ -120,7 +126,32 @@ impl Control {
     /// Reports `done` of `total` units.
     pub fn report(&self, unit: &'static str, done: u64, total: u64) {
         if let Some(f) = &self.progress {
-            f(Progress { unit, done, total });
+            f(Progress {
+                unit,
+                done,
+                total,
+                seconds_left: None,
+            });
         }
+    }
+
+    /// Reports `done` of `total` units with an estimate of the seconds left.
+    pub fn report_left(&self, unit: &'static str, done: u64, total: u64, seconds_left: f64) {
+        if let Some(f) = &self.progress {
+            f(Progress {
+                unit,
+                done,
+                total,
+                seconds_left: Some(seconds_left),
+            });
+        }
+    }
+
+    /// Announces a phase without a count (`what`: "loading the graph",
+    /// "preparing distances", "writing outputs"), so that an observer can
+    /// show that the call is busy and with what; counted work that follows
+    /// starts from it. Reported as `Progress { unit: what, done: 0, total: 0, .. }`.
+    pub fn phase(&self, what: &'static str) {
+        self.report(what, 0, 0);
     }
 }

@@ -434,7 +434,7 @@ def sample_paths(
 
 # ------------------------------------------------------------------ runs
 def option_names(command: str) -> list[str]:
-    """The options of ``simulate``, ``collude``, ``utility`` or ``relay``: the keys of
+    """The options of ``simulate``, ``collude``, ``utility``, ``relay`` or ``evolve``: the keys of
     its configuration (``summary.json``'s ``config``), each a keyword
     argument of the function of that name."""
     return list(_n._option_names(command))

@@ -170,6 +170,29 @@ pub fn _sample_paths(
 #[pyclass(module = "privdiffuse._privdiffuse", name = "GradualRelease")]
 pub struct PyGradualRelease {
     r: GradualRelease,
+    /// Built from a number (a 1-D value): releases are numbers too.
+    scalar: bool,
+}
+
+/// The secret as the library takes it, and whether it was given as a number
+/// (`GradualRelease(0.3)`, a 1-D value) rather than a sequence.
+fn secret(value: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, bool)> {
+    let is_sequence = value.hasattr("__len__")?;
+    if !is_sequence && let Ok(x) = value.extract::<f64>() {
+        return Ok((vec![x], true));
+    }
+    match value.extract::<Vec<f64>>() {
+        Ok(v) => Ok((v, false)),
+        // The value is the secret: the message names its type, never its content.
+        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "value: expected a number (a 1-D value) or a sequence of numbers, found {}",
+            value
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))),
+    }
 }
 
 #[pymethods]
@@ -177,6 +200,8 @@ impl PyGradualRelease {
     /// GradualRelease(value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None,
     /// granularity=None, levels_per_doubling=None, eps_max=None, rng=None)
     ///
+    /// `value` is a number (a 1-D secret, whose releases are numbers) or a
+    /// sequence of numbers (releases are numpy arrays of its length).
     /// `mechanism` is `laplace-l1`, `laplace-l2`, `gaussian` (needs `delta`) or
     /// `discrete` (the exact integer chain of `relax --noise discrete`, with
     /// `granularity` "2^-10" by default, `levels_per_doubling` 32, the fixed top
@@ -186,7 +211,7 @@ impl PyGradualRelease {
                         granularity=None, levels_per_doubling=None, eps_max=None, rng=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        value: Vec<f64>,
+        value: &Bound<'_, PyAny>,
         mechanism: &str,
         sensitivity: f64,
         seed: u64,
@@ -196,6 +221,7 @@ impl PyGradualRelease {
         eps_max: Option<f64>,
         rng: Option<&str>,
     ) -> PyResult<Self> {
+        let (value, scalar) = secret(value)?;
         let kind = mechanism.trim().to_ascii_lowercase();
         if kind == "discrete" {
             if let Some(d) = delta {
@@ -220,6 +246,7 @@ impl PyGradualRelease {
             };
             return Ok(PyGradualRelease {
                 r: GradualRelease::new(value, noise, sensitivity, seed).map_err(to_py)?,
+                scalar,
             });
         }
         let unused = [
@@ -262,12 +289,18 @@ impl PyGradualRelease {
         };
         Ok(PyGradualRelease {
             r: GradualRelease::new(value, noise, sensitivity, seed).map_err(to_py)?,
+            scalar,
         })
     }
 
-    /// release(eps) -> numpy array (dim,): the answer at level `eps`.
-    fn release<'py>(&mut self, py: Python<'py>, eps: f64) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        Ok(self.r.release(eps).map_err(to_py)?.into_pyarray(py))
+    /// release(eps) -> the answer at level `eps`: a float when the value was
+    /// a number, else a numpy array (dim,).
+    fn release<'py>(&mut self, py: Python<'py>, eps: f64) -> PyResult<Bound<'py, PyAny>> {
+        let y = self.r.release(eps).map_err(to_py)?;
+        match (self.scalar, y.as_slice()) {
+            (true, [x]) => Ok(pyo3::types::PyFloat::new(py, *x).into_any()),
+            _ => Ok(y.into_pyarray(py).into_any()),
+        }
     }
 
     /// Levels released so far, in release order.
@@ -295,12 +328,27 @@ impl PyGradualRelease {
             .map_err(to_py)
     }
 
-    /// GradualRelease.load(path) -> GradualRelease: a state written by `save` or `relax`.
+    /// GradualRelease.load(path, scalar=False) -> GradualRelease: a state
+    /// written by `save` or `relax`. The file keeps the value as a list, so
+    /// releases are arrays unless `scalar=True` (a 1-D state only).
     #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<Self> {
-        Ok(PyGradualRelease {
-            r: GradualRelease::load(&path).map_err(to_py)?,
-        })
+    #[pyo3(signature = (path, scalar=false))]
+    fn load(path: PathBuf, scalar: bool) -> PyResult<Self> {
+        let r = GradualRelease::load(&path).map_err(to_py)?;
+        if scalar && r.dim() != 1 {
+            return Err(param_err(
+                "scalar",
+                "True",
+                &format!("False for a state of dimension {} (numbers are 1-D values)", r.dim()),
+            ));
+        }
+        Ok(PyGradualRelease { r, scalar })
+    }
+
+    /// Whether releases are numbers (the value was given as a number).
+    #[getter]
+    fn scalar(&self) -> bool {
+        self.scalar
     }
 
     /// to_json() -> str: the state as JSON text.

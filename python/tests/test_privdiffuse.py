@@ -321,6 +321,34 @@ def test_collude_and_gradual_release(tmp_path):
     assert back.to_json() == gr.to_json()
 
 
+def test_gradual_release_of_a_number_releases_numbers(tmp_path):
+    # A 1-D secret given as a number is the 1-element sequence, draw for
+    # draw; its answers are floats (the sequence's are arrays of shape (1,)).
+    for mechanism in ("laplace-l1", "discrete"):
+        s = pdf.GradualRelease(0.3, mechanism=mechanism, seed=7)
+        v = pdf.GradualRelease([0.3], mechanism=mechanism, seed=7)
+        assert s.scalar and not v.scalar
+        for eps in (2.0, 0.5, 4.0):
+            a, b = s.release(eps), v.release(eps)
+            assert type(a) is float and b.shape == (1,) and a == b[0], (mechanism, eps)
+        assert s.to_json() == v.to_json()
+    s.save(tmp_path / "one.json")
+    assert pdf.GradualRelease.load(tmp_path / "one.json").release(1.0).shape == (1,)
+    assert type(pdf.GradualRelease.load(tmp_path / "one.json", scalar=True).release(1.0)) is float
+    assert type(pdf.GradualRelease(np.float64(0.3)).release(1.0)) is float
+    assert pdf.GradualRelease(np.array([0.3, 0.1])).release(1.0).shape == (2,)
+    with pytest.raises(TypeError, match="value: expected a number .* found str"):
+        pdf.GradualRelease("0.3")
+    with pytest.raises(ValueError, match="scalar"):
+        pdf.GradualRelease.load(_saved(tmp_path, [1.0, 2.0]), scalar=True)
+
+
+def _saved(tmp_path, value) -> Path:
+    path = tmp_path / "two.json"
+    pdf.GradualRelease(value).save(path)
+    return path
+
+
 # ------------------------------------------------------------ errors
 def test_bad_inputs_raise_the_right_exceptions(tmp_path):
     with pytest.raises(FileNotFoundError):

@@ -166,6 +166,8 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
     let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
         collude_to_dir_on(&config, &opts, exec)
     });
+    // The last clone of the progress control clears the screen before the summary.
+    drop(opts);
     let Some((summary, timings)) = done else {
         return Ok(());
     };
@@ -185,8 +187,8 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
             .filter(|p| p.estimator == "pitman" || p.estimator == "ivw")
         {
             eprintln!(
-                "  {:<24} {:<12} {:<7} mean gain {:.3} over {} owners",
-                p.coalition, p.mechanism, p.estimator, p.mean_gain, p.owners
+                "  {:<24} {:<12} {:<7} median gain {:.3} over {} owners (mean {:.3})",
+                p.coalition, p.mechanism, p.estimator, p.median_gain, p.owners, p.mean_gain
             );
         }
         if let Some(d) = summary.max_chain_disagreement {

@@ -90,7 +90,7 @@ pub struct EvolveArgs {
     batch: Option<usize>,
     /// Noise of the paths: laplace (f64; simulations) | discrete (exact integers on a grid:
     /// floating-point safe; levels are the ladder's rungs at or below ε, answers multiples of
-    /// the grid; see README "Releases") [default: laplace]
+    /// the grid; see docs/releases.md) [default: laplace]
     #[arg(long, value_name = "KIND")]
     noise: Option<NoiseKind>,
     /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
@@ -177,8 +177,13 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         // Measurement: recompute every owner at every batch (same results).
         ev = ev.full_recompute(true);
     }
+    let control = super::progress::control(!a.quiet);
+    ev = ev.control(control.clone());
     let o = with_threads(a.threads, || ev.run())?;
+    control.phase("writing outputs");
     write_outputs(&out, &o, !a.no_plots)?;
+    // The last clone of the progress control clears the screen before the summary.
+    drop(control);
     if !a.quiet {
         let last = o.timeline.last();
         eprintln!(

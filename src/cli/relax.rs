@@ -100,7 +100,7 @@ pub struct RelaxArgs {
     pub state: Option<PathBuf>,
 
     /// Noise: laplace (f64; simulations) | discrete (exact integers on a grid:
-    /// floating-point safe, see README "Releases"; each level answered at its
+    /// floating-point safe, see docs/releases.md; each level answered at its
     /// rung, the largest ≤ ε) [default: laplace]
     #[arg(long, value_name = "KIND")]
     pub noise: Option<NoiseKind>,

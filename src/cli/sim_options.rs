@@ -67,7 +67,7 @@ pub struct SimOptions {
     #[arg(long, value_name = "X", display_order = 140)]
     pub sensitivity: Option<f64>,
     /// Noise: laplace (f64; simulations) | discrete (exact integers on a grid: floating-point
-    /// safe, see README "Releases") [default: laplace]
+    /// safe, see docs/releases.md) [default: laplace]
     #[arg(long, value_name = "KIND", display_order = 141)]
     pub noise: Option<NoiseKind>,
     /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]

@@ -137,6 +137,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
         simulate_to_dir_on(&config, &opts, exec)
     });
+    // The last clone of the progress control clears the screen before the summary.
+    drop(opts);
     let Some((summary, timings)) = done else {
         return Ok(());
     };

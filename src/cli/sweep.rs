@@ -186,6 +186,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         dry_run: args.dry_run,
     };
     let report = super::common::with_threads(args.threads, || run_sweep(&grid, &opts))?;
+    // The last clone of the progress control clears the screen before the summary.
+    let out = opts.out.clone();
+    drop(opts);
     if let Some(e) = &report.estimate {
         print_estimate(&grid, e);
         return Ok(());
@@ -197,7 +200,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             report.computed,
             report.reused,
             report.seconds,
-            opts.out.display()
+            out.display()
         );
         for f in &report.figures {
             eprintln!("  figure {}", f.display());

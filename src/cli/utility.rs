@@ -127,6 +127,8 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
     let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
         utility_to_dir_on(&config, args.recipients, &opts, exec)
     });
+    // The last clone of the progress control clears the screen before the summary.
+    drop(opts);
     let Some((summary, timings)) = done else {
         return Ok(());
     };

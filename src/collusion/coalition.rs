@@ -237,6 +237,17 @@ impl Coalition {
         &self.text
     }
 
+    /// The number of members the spec states (`m` of `random:`, `nearest:`
+    /// and `sybil:`, the ids of `file:`), or `None` when the graph decides
+    /// (`far:`, `band:`). An upper bound: an owner may have fewer candidates.
+    pub fn members_hint(&self) -> Option<usize> {
+        match &self.kind {
+            Kind::Random { m, .. } | Kind::Nearest { m } | Kind::Sybil { m, .. } => Some(*m),
+            Kind::File { ids, .. } => Some(ids.len()),
+            Kind::Far { .. } | Kind::Band { .. } => None,
+        }
+    }
+
     /// The key of this coalition's random streams (member selection of
     /// `random:`, every trial's noise): a stable 64-bit hash of the canonical
     /// spec ([`Display`](fmt::Display): `random:m=10,min-d=2` however it was

@@ -5,6 +5,7 @@ use super::rows::{AuditRow, CoalitionRow};
 use super::run::{CoalitionResult, CollusionOptions};
 use crate::error::{Error, Result};
 use crate::sim::Plan;
+use crate::util::average::{mean, median};
 use serde::Serialize;
 
 /// Pooled over owners: one coalition × mechanism × estimator.
@@ -22,6 +23,11 @@ pub struct PooledEstimator {
     pub mean_size: f64,
     /// Mean gain MSE(best)/MSE(estimator) over owners.
     pub mean_gain: f64,
+    /// Median gain over owners (the statistic of the coalition figure and of
+    /// the sweep's `gain_median`). Not in `summary.json`, whose fields stay
+    /// those of earlier runs.
+    #[serde(skip_serializing)]
+    pub median_gain: f64,
     /// Smallest and largest per-owner gain.
     pub min_gain: f64,
     /// Largest per-owner gain.
@@ -142,14 +148,6 @@ pub fn audit_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Vec<AuditRow>
     rows
 }
 
-fn mean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (mut s, mut k) = (0.0, 0usize);
-    for x in xs {
-        s += x;
-        k += 1;
-    }
-    if k == 0 { f64::NAN } else { s / k as f64 }
-}
 
 /// Pools the per-owner results (owners with an empty coalition are left out).
 pub fn pool(
@@ -175,6 +173,7 @@ pub fn pool(
                     owners: rows.len(),
                     mean_size,
                     mean_gain: mean(g().map(|s| s.gain)),
+                    median_gain: median(g().map(|s| s.gain).collect()),
                     min_gain: g().map(|s| s.gain).fold(f64::NAN, f64::min),
                     max_gain: g().map(|s| s.gain).fold(f64::NAN, f64::max),
                     owners_gain_above_1: g().filter(|s| s.gain_lo > 1.0).count(),

@@ -57,6 +57,7 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
             ),
         ));
     }
+    ev.control.phase("loading the graph and events");
     let g0 = Graph::load_with(
         &ev.graph,
         &LoadOptions {
@@ -150,6 +151,11 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     let mut store = open_store(ev)?;
     let t0 = Instant::now();
     let mut timings = Timings::default();
+    ev.control.phase(if store.is_initialised() {
+        "reading the store"
+    } else {
+        "batch 0: every reachable pair"
+    });
     let (mut states, mut totals, mut cur, config, last) = if store.is_initialised() {
         let config = store.config()?.clone();
         check_same(&store, &config, &requested, &ids, &start, &events)?;
@@ -192,11 +198,16 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     };
     let t1 = Instant::now();
     let started_at = last + 1;
+    ev.control.phase("applying batches");
     for b in started_at..=batches {
         if ev.stop_after.is_some_and(|s| b > s) {
             break;
         }
         ev.control.check()?;
+        if b > started_at {
+            ev.control
+                .report("batches", b - started_at, batches + 1 - started_at);
+        }
         let lo = (b as usize - 1) * ev.batch;
         let evs = &events[lo..(lo + ev.batch).min(events.len())];
         let td = Instant::now();
@@ -253,6 +264,10 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         if let Some(f) = ev.on_batch.as_mut() {
             f(&store.timeline()?)?;
         }
+    }
+    if batches >= started_at {
+        let n = batches + 1 - started_at;
+        ev.control.report("batches", n, n);
     }
     timings.batches = t1.elapsed().as_secs_f64();
     let timeline = store.timeline()?;

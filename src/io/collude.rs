@@ -123,6 +123,8 @@ pub fn collude_to_dir_on(
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
+    let control = &run.control;
+    control.phase("loading the graph");
     let graph = config.sim.load_graph()?;
     timings.load_s = t0.elapsed().as_secs_f64();
     for spec in &opts.coalitions {
@@ -131,19 +133,23 @@ pub fn collude_to_dir_on(
     let mut config = config.clone();
     config.fit_default_owners(graph.n());
     let t = Instant::now();
+    control.phase("preparing distances");
     let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
     timings.distance_setup_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("planning");
     let plan = Plan::new(&config.sim, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
+    control.phase("colluding");
     let result =
         collude_on(&plan, &opts, &run.control, exec)?.expect("process 0 and local runs merge");
     timings.collude_s = t.elapsed().as_secs_f64();
     timings.phases = result.phases;
 
     let t = Instant::now();
+    control.phase("writing outputs");
     let rows = coalition_rows(&plan, &result.results)?;
     let mut w = create(&dir, "coalition.csv")?;
     write_coalition_csv(&mut w, &rows).map_err(|e| write_error(&dir, "coalition.csv", e))?;
@@ -156,6 +162,7 @@ pub fn collude_to_dir_on(
     write_json(&dir, "summary.json", &summary)?;
     timings.write_s = t.elapsed().as_secs_f64();
     if run.plots {
+        control.phase("drawing figures");
         let t = Instant::now();
         // coalition.png / coalition.svg: gain per coalition × estimator.
         draw_run_figures(dir.staging(), RunFigures::Collusion)

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// CSV 1.5 s, `by_distance.csv` 3.7 s, `ego.csv` 5.1 s), so at the cap a
 /// figure takes at most ≈ 20 s of CPU instead of growing without bound
 /// (only the memory budget limited it before). The largest files of the
-/// runs the README documents fit with room: the 3 M-row CSV of `path
+/// runs the guides in docs/ document fit with room: the 3 M-row CSV of `path
 /// --samples 1000000 --at 0.5,1,15`, the ≈ 1 M-row `ego.csv` of the 1 M-node
 /// scale run, `jumps.csv` of every owner of `facebook_combined` (≈ 7
 /// jumps per path at n = 1: 4,039 owners × K replicates × 7 rows). A run

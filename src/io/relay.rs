@@ -85,17 +85,23 @@ pub fn relay_to_dir_on(
             sim.graph.display()
         )));
     }
+    let control = &opts.control;
+    control.phase("loading the graph");
     let graph = sim.load_graph()?;
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("preparing distances");
     let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
+    control.phase("planning");
     let plan = RelayPlan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("relaying");
     let stats = plan
         .run_on(exec, RelayEngine::Auto, &opts.control)?
         .ok_or_else(|| Error::Unsupported("peer 0 merges the relay's counts".into()))?;
     timings.relay_s = t.elapsed().as_secs_f64();
+    control.phase("writing outputs");
     let (files, by_distance) = relay_files(&plan, &stats)?;
     for (name, bytes) in &files {
         let mut w = create(&dir, name)?;
@@ -106,6 +112,7 @@ pub fn relay_to_dir_on(
     #[cfg(not(feature = "plots"))]
     let _ = &by_distance; // drawn only with the figures
     if opts.plots {
+        control.phase("drawing figures");
         let t = Instant::now();
         #[cfg(feature = "plots")]
         super::plot::relay::draw(dir.staging(), &by_distance)

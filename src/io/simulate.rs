@@ -224,16 +224,21 @@ pub fn simulate_to_dir_on(
             config.graph.display()
         )));
     }
+    let control = &opts.control;
+    control.phase("loading the graph");
     let graph = config.load_graph()?;
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("preparing distances");
     let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
     timings.distance_setup_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("planning");
     let plan = Plan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
+    control.phase("simulating");
     const WHAT: &str = "a row of the simulation's output";
     let n = config.dim;
     let mut jumps = CsvSink::<JumpRow>::create(&dir, "jumps.csv", WHAT, n, &[])?;
@@ -262,6 +267,7 @@ pub fn simulate_to_dir_on(
         plan.run_on(exec, &mut sinks, &opts.control)?
     };
     timings.simulate_s = t.elapsed().as_secs_f64();
+    control.phase("writing outputs");
     check_totals(&result.totals)?;
     jumps.finish()?;
     owners.finish()?;
@@ -277,6 +283,7 @@ pub fn simulate_to_dir_on(
     let summary = summarize(&plan, &result);
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
+        control.phase("drawing figures");
         let t = Instant::now();
         let laplace = plan.mechanisms().contains(&Mechanism::Correlated);
         draw_run_figures(dir.staging(), RunFigures::Simulation { laplace })

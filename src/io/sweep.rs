@@ -516,6 +516,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         estimate: None,
     };
     if report.complete {
+        opts.control.phase("writing outputs");
         let mut text = format!("{header}\n");
         let mut timings = String::new();
         for c in grid.columns() {
@@ -545,6 +546,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         )?;
         let _ = std::fs::remove_file(&progress_path);
         if let Some(spec) = &opts.plot {
+            opts.control.phase("drawing figures");
             // The CSV is committed: a figure that cannot be drawn (e.g. no
             // bucket holds an `at` distance) says what the sweep left.
             report.figures = draw_figure(out, spec).map_err(|e| {

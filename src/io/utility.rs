@@ -177,13 +177,18 @@ pub fn utility_to_dir_on(
             sim.graph.display()
         )));
     }
+    let control = &opts.control;
+    control.phase("loading the graph");
     let graph = load(config)?;
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("preparing distances");
     let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
+    control.phase("planning");
     let mut plan = UtilityPlan::new(config, &graph, &distances)?;
     timings.plan_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
+    control.phase("estimating");
     let res = plan
         .run_on(exec, &opts.control)?
         .expect("process 0 and local runs merge");
@@ -191,6 +196,7 @@ pub fn utility_to_dir_on(
     timings.range_guess = plan
         .range_guess()
         .map(|(guessed, held)| RangeGuess { guessed, held });
+    control.phase("writing outputs");
     let mut w = create(&dir, "utility.csv")?;
     write_utility_csv(&mut w, &res.rows).map_err(|e| write_error(&dir, "utility.csv", e))?;
     finish(&dir, w, "utility.csv")?;
@@ -203,6 +209,7 @@ pub fn utility_to_dir_on(
     let summary = UtilitySummary::of(&plan, &res);
     write_json(&dir, "summary.json", &summary)?;
     if opts.plots {
+        control.phase("drawing figures");
         let t = Instant::now();
         #[cfg(feature = "plots")]
         crate::io::plot::utility::draw(dir.staging(), &res.rows)

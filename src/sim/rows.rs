@@ -60,8 +60,8 @@ pub struct ByDistanceRow {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub correct_rate: Option<f64>,
     /// With `--post bit`: the probability of a correct answer averaged over
-    /// the bucket's answers, where the mechanism has a closed form (README,
-    /// "Correct bits"); an empty cell where it has none (the column is
+    /// the bucket's answers, where the mechanism has a closed form
+    /// (docs/simulate.md, "Correct bits"); an empty cell where it has none (the column is
     /// present exactly when `correct_rate` is: `Some(None)` is an empty
     /// cell; a file read back gives `None` for both).
     #[serde(skip_serializing_if = "Option::is_none", default)]

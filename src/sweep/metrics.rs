@@ -22,6 +22,7 @@ use crate::collusion::run::collude;
 use crate::error::Result;
 use crate::mechanism::Mechanism;
 use crate::sim::{Plan, simulate};
+use crate::util::average::{mean, median};
 use crate::utility::UtilityPlan;
 
 /// Every metric name a sweep writes (the table above), for checking
@@ -147,29 +148,6 @@ pub fn canonical_metric(m: &str) -> &str {
         "gain" => "gain_mean",
         other => other,
     }
-}
-
-/// Median of `xs` (NaN when empty; the mean of the middle two when even).
-fn median(mut xs: Vec<f64>) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    xs.sort_by(f64::total_cmp);
-    let k = xs.len();
-    if k % 2 == 1 {
-        xs[k / 2]
-    } else {
-        0.5 * (xs[k / 2 - 1] + xs[k / 2])
-    }
-}
-
-fn mean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (mut s, mut k) = (0.0, 0usize);
-    for x in xs {
-        s += x;
-        k += 1;
-    }
-    if k == 0 { f64::NAN } else { s / k as f64 }
 }
 
 /// The collusion metrics of one point: the collusion runner on the point's

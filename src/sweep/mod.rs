@@ -34,6 +34,7 @@
 //! `mechanism,estimator,coalition,metric,distance_lo,distance_hi,value`.
 //! Metrics: see [`metrics`].
 
+pub mod eta;
 pub mod grid;
 pub mod metrics;
 pub mod rows;

@@ -2,6 +2,7 @@
 //! builds every point's plan and runs the points in parallel, handing each
 //! point's rows to a [`PointSink`]; and the dry run's calibrated estimate.
 
+use super::eta::{Eta, Work, work};
 use super::grid::{Grid, Point};
 use super::metrics::{point_rows, utility_rows};
 use super::rows::SweepRow;
@@ -249,6 +250,7 @@ pub fn run_points(
     stop_after: Option<usize>,
     sink: &dyn PointSink,
 ) -> Result<RunStats> {
+    control.phase("loading graphs");
     let (gkeys, graphs) = load_graphs(pending.iter().copied())?;
     let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
     let mut point_dist: Vec<usize> = Vec::with_capacity(pending.len());
@@ -271,6 +273,7 @@ pub fn run_points(
         };
         point_dist.push(i);
     }
+    control.phase("preparing distances");
     let distances: Vec<Distances<'_>> = dkeys
         .iter()
         .map(|(g, kind, _, o)| Distances::new(&graphs[*g], *kind, o))
@@ -293,6 +296,7 @@ pub fn run_points(
             c
         })
         .collect();
+    control.phase("planning points");
     let plans: Vec<Plan<'_>> = pending
         .par_iter()
         .zip(point_dist.par_iter())
@@ -303,14 +307,23 @@ pub fn run_points(
         })
         .collect::<Result<_>>()?;
     sink.ready()?;
+    // The points' bar counts its ETA from here.
+    control.phase("running points");
     let total_points = plans.len() as u64;
+    let works: Vec<Work> = plans
+        .iter()
+        .zip(pending)
+        .map(|(plan, p)| work(plan, p))
+        .collect();
+    let eta = Eta::new(&works, rayon::current_num_threads());
     let started = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let limit = stop_after.unwrap_or(usize::MAX);
     pending
         .par_iter()
         .zip(plans.par_iter())
-        .try_for_each(|(p, plan)| -> Result<()> {
+        .zip(works.par_iter())
+        .try_for_each(|((p, plan), w)| -> Result<()> {
             if started.fetch_add(1, Ordering::SeqCst) >= limit {
                 return Ok(());
             }
@@ -321,9 +334,13 @@ pub fn run_points(
                 None => point_rows(plan, p.collude.as_ref()),
             }
             .map_err(|e| at_point(grid, p, e))?;
-            sink.point(p, rows, t.elapsed().as_secs_f64())?;
+            let seconds = t.elapsed().as_secs_f64();
+            sink.point(p, rows, seconds)?;
             let done = finished.fetch_add(1, Ordering::SeqCst) as u64 + 1;
-            control.report("points", done, total_points);
+            match eta.finished(*w, seconds) {
+                Some(left) => control.report_left("points", done, total_points, left),
+                None => control.report("points", done, total_points),
+            }
             Ok(())
         })?;
     Ok(RunStats {

@@ -16,10 +16,12 @@
 //!   call fails or is interrupted).
 //! * [`lock`] — one writer at a time: an OS lock on `FILE.lock` beside a
 //!   guarded file (`FILE is in use by another run`).
+//! * [`average`] — mean and median of a sample.
 //! * [`space`] — free space of a file system (`statvfs`), for writers that
 //!   check a projected output size before streaming.
 
 pub mod atomic;
+pub mod average;
 mod file_error;
 pub mod lines;
 pub mod lock;

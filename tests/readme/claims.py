@@ -1,6 +1,7 @@
-"""Numbers the README quotes in prose, each recomputed from the committed file it
-comes from (results/, written only by results/regenerate.sh). A claim is the
-exact text as the README prints it and a function computing that text from the
+"""Numbers README.md and the guides in docs/ quote in prose, each recomputed
+from the committed file it comes from (results/, written only by
+results/regenerate.sh). A claim is the exact text as a document prints it,
+the documents that must print it, and a function computing that text from the
 files: a regenerated result that changes a quoted number fails here until the
 prose follows. Used by tests/readme/run.py."""
 
@@ -99,27 +100,53 @@ def utility_decay_b2(root):
     )
 
 
-# (file the text depends on, function giving the text the README must contain)
+def access_rights_bits(root):
+    """MSE over all recipients on Facebook with i.i.d. projected bits
+    (`bits:0.3`, b = 1): access rights, the correlated plain mean and the
+    independent debiased mean, each ± its standard error over the replicates."""
+    rows = _rows(root, "results/thesis/utility_bits_facebook.csv")
+
+    def at(scheme, metric):
+        (v,) = [
+            float(r["value"])
+            for r in rows
+            if r["values"] == "bits:0.3" and r["b"] == "1" and r["mechanism"] == scheme and r["metric"] == metric
+        ]
+        return v
+
+    def mse(scheme, se=True):
+        text = f"{at(scheme, 'utility_mse_all'):#.3g}"
+        return f"{text} ± {at(scheme, 'utility_mse_all_se'):.1g}" if se else text
+
+    return (
+        f"access {mse('access', se=False)}, correlated {mse('correlated')}, independent-debiased\n"
+        f"{mse('independent-debiased')}"
+    )
+
+
+# (documents that quote it, file the text depends on, function giving the text)
 CLAIMS = [
-    ("results/geometric150/owners.csv", jumps_of_default_run),
-    ("results/geometric150-collude/coalition.csv", far_members),
-    ("results/geometric150-collude/coalition.csv", independent_gains),
-    ("results/thesis/fig7/owners.csv", fig7_owner_range),
-    ("results/thesis/fig7/owners.csv", fig7_jumps),
-    ("results/thesis/utility_bits_facebook.csv", utility_decay_b2),
+    (("README.md", "docs/simulate.md"), "results/geometric150/owners.csv", jumps_of_default_run),
+    (("docs/collude.md",), "results/geometric150-collude/coalition.csv", far_members),
+    (("docs/collude.md",), "results/geometric150-collude/coalition.csv", independent_gains),
+    (("docs/thesis.md",), "results/thesis/fig7/owners.csv", fig7_owner_range),
+    (("docs/thesis.md",), "results/thesis/fig7/owners.csv", fig7_jumps),
+    (("docs/utility.md",), "results/thesis/utility_bits_facebook.csv", utility_decay_b2),
+    (("docs/utility.md",), "results/thesis/utility_bits_facebook.csv", access_rights_bits),
 ]
 
 
-def check(readme, root, have_facebook):
-    """(failures, number checked)."""
+def check(texts, root, have_facebook):
+    """(failures, number checked); `texts` maps a document's path to its text."""
     failures = []
     n = 0
-    for rel, fn in CLAIMS:
+    for docs, rel, fn in CLAIMS:
         if not os.path.exists(os.path.join(root, rel)):
             failures.append(f"claim {fn.__name__}: {rel} is missing")
             continue
         text = fn(root)
-        n += 1
-        if text not in readme:
-            failures.append(f"claim {fn.__name__}: README.md does not say '{text}' (computed from {rel})")
+        for doc in docs:
+            n += 1
+            if text not in texts.get(doc, ""):
+                failures.append(f"claim {fn.__name__}: {doc} does not say '{text}' (computed from {rel})")
     return failures, n

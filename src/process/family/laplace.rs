@@ -87,7 +87,8 @@ impl NoiseFamily for Laplace {
 
     fn correct_prob(&self, level: f64, _u: &[f64]) -> Result<f64> {
         // Per coordinate 1 − ½·e^{−ε/(2Δ)} for Laplace noise of scale Δ/ε
-        // (1-D, or ℓ1 whose coordinates are independent).
+        // (1-D, or ℓ1 whose coordinates are independent): docs/simulate.md,
+        // "Correct bits".
         if self.dim == 1 || self.norm == Norm::L1 {
             Ok((1.0 - 0.5 * (-0.5 * level).exp()).powi(self.dim as i32))
         } else {
