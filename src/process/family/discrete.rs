@@ -115,6 +115,14 @@ impl NoiseFamily for Discrete {
         self.noise.eps_of(level)
     }
 
+    fn reach(&self, eps: f64) -> Option<Rung> {
+        let top = self.noise.max_rung();
+        if eps >= self.noise.eps_of(top) {
+            return Some(top);
+        }
+        self.noise.rung_of(eps).ok()
+    }
+
     fn mse(&self, level: Rung) -> f64 {
         self.noise.mse(level)
     }
@@ -167,6 +175,21 @@ impl NoiseFamily for Discrete {
     fn error_norm(&self, u: &[f64], y: &[f64], _noise: &[i64]) -> f64 {
         let err: Vec<f64> = y.iter().zip(u).map(|(y, u)| y - u).collect();
         self.norm.norm_of(&err)
+    }
+
+    fn steps(&self, path: &DiscretePath, f: &mut dyn FnMut(Rung, &[i64])) -> Result<()> {
+        for (k, x) in path.breakpoints() {
+            f(k, x);
+        }
+        Ok(())
+    }
+
+    fn noise_value(&self, noise: &[i64], out: &mut [f64]) -> Result<()> {
+        let g = self.noise.grid();
+        for (o, &x) in out.iter_mut().zip(noise) {
+            *o = g.value_of(i128::from(x))?;
+        }
+        Ok(())
     }
 
     fn changes(&self, path: &DiscretePath) -> u64 {

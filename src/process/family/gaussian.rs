@@ -61,8 +61,15 @@ impl Gaussian {
 
 /// A level of the Gaussian family: the noise's standard deviation σ(ε, δ, Δ)
 /// per coordinate (the Brownian motion is indexed by its variance σ²).
+/// Ordered like the privacy levels: a smaller σ is the larger level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sigma(pub f64);
+
+impl PartialOrd for Sigma {
+    fn partial_cmp(&self, other: &Sigma) -> Option<std::cmp::Ordering> {
+        other.0.partial_cmp(&self.0)
+    }
+}
 
 impl Sigma {
     /// The variance σ².
@@ -162,6 +169,21 @@ impl NoiseFamily for Gaussian {
 
     fn error_norm(&self, _u: &[f64], _y: &[f64], noise: &[f64]) -> f64 {
         self.norm.norm_of(noise)
+    }
+
+    /// The Brownian path is continuous: no step function.
+    fn steps(&self, _path: &BrownianSample, _f: &mut dyn FnMut(Sigma, &[f64])) -> Result<()> {
+        Err(Error::param(
+            "mechanism",
+            "gaussian",
+            "a lazy jump process (laplace or discrete noise): the Brownian path has no \
+             breakpoints to list, trim or walk",
+        ))
+    }
+
+    fn noise_value(&self, noise: &[f64], out: &mut [f64]) -> Result<()> {
+        out.copy_from_slice(noise);
+        Ok(())
     }
 
     fn changes(&self, _path: &BrownianSample) -> u64 {

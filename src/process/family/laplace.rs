@@ -139,6 +139,18 @@ impl NoiseFamily for Laplace {
         self.norm.norm_of(noise)
     }
 
+    fn steps(&self, path: &NoisePath, f: &mut dyn FnMut(f64, &[f64])) -> Result<()> {
+        for (level, v) in path.breakpoints() {
+            f(level, v);
+        }
+        Ok(())
+    }
+
+    fn noise_value(&self, noise: &[f64], out: &mut [f64]) -> Result<()> {
+        out.copy_from_slice(noise);
+        Ok(())
+    }
+
     fn changes(&self, path: &NoisePath) -> u64 {
         path.num_jumps() as u64
     }

@@ -72,15 +72,18 @@ impl StreamKey {
 
 /// One noise family: how an owner's noise is drawn, read and answered.
 ///
-/// Levels are the family's own (compared only within it). Noise and secrets are vectors of [`Coord`](NoiseFamily::Coord) (f64, or
-/// i64 grid steps) of length [`dim`](NoiseFamily::dim).
+/// Levels are the family's own (compared only within it, ordered like the
+/// privacy levels they answer). Noise and secrets are vectors of
+/// [`Coord`](NoiseFamily::Coord) (f64, or i64 grid steps) of length
+/// [`dim`](NoiseFamily::dim).
 pub trait NoiseFamily: Send + Sync {
-    /// The index of the process at a privacy request.
-    type Level: Copy + PartialEq + Debug + Send + Sync;
+    /// The index of the process at a privacy request; a larger level answers
+    /// a larger ε (is less private).
+    type Level: Copy + PartialEq + PartialOrd + Debug + Send + Sync;
     /// One coordinate of noise and of the secret as answered.
     type Coord: Copy + Default + PartialEq + Debug + Send + Sync;
     /// One owner's sample path, reused across owners.
-    type Path: Default + Send;
+    type Path: Default + Send + Sync;
     /// The generator the draws come from.
     type Rng: rand::Rng;
 
@@ -108,6 +111,15 @@ pub trait NoiseFamily: Send + Sync {
     /// The privacy level an answer at `level` is given at, for a request at
     /// `eps`: `eps` itself, or the rung's ε (never more than asked).
     fn eps_used(&self, eps: f64, level: Self::Level) -> f64;
+
+    /// The highest level whose value a holder of privacy level `eps` may
+    /// see (memo §3: the path {V_l : l ≤ level(ε)} is what ε releases):
+    /// the level answering `eps`, or `None` when no level is that private
+    /// (the discrete chain below its smallest rung; above its largest it
+    /// sees every rung).
+    fn reach(&self, eps: f64) -> Option<Self::Level> {
+        self.level(eps).ok()
+    }
 
     /// E‖noise‖² of one answer at `level`, in value units² (the noise only).
     fn mse(&self, level: Self::Level) -> f64;
@@ -158,6 +170,19 @@ pub trait NoiseFamily: Send + Sync {
 
     /// The error's norm ‖y − u‖ (ℓ1 or ℓ2, the family's) of an answer.
     fn error_norm(&self, u: &[f64], y: &[f64], noise: &[Self::Coord]) -> f64;
+
+    /// Calls `f(level, noise)` for every breakpoint of `path`, ascending
+    /// (the first at the path's bottom; each value holds from its level up
+    /// to the next breakpoint's): the path as a step function of the level,
+    /// what a lazy jump process is (memo §1–2; discrete §4). A family whose
+    /// path is no step function (the Brownian path) refuses.
+    fn steps(&self, path: &Self::Path, f: &mut dyn FnMut(Self::Level, &[Self::Coord]))
+    -> Result<()>;
+
+    /// `noise` in value units into `out`: itself for the f64 families, X·γ
+    /// for the discrete chain (exact; refused at 2⁵³ grid steps and beyond,
+    /// as an answer is).
+    fn noise_value(&self, noise: &[Self::Coord], out: &mut [f64]) -> Result<()>;
 
     /// Changes (jumps) of a sampled path.
     fn changes(&self, path: &Self::Path) -> u64;
