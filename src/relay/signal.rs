@@ -75,7 +75,7 @@ impl<F: NoiseFamily> Signal<F> {
         self.levels.clear();
         self.values.clear();
         let (levels, values) = (&mut self.levels, &mut self.values);
-        fam.steps(&self.path, &mut |l, v| {
+        fam.steps(&self.path, &mut |l, _, v| {
             levels.push(l);
             values.extend_from_slice(v);
         })

@@ -177,9 +177,9 @@ impl NoiseFamily for Discrete {
         self.norm.norm_of(&err)
     }
 
-    fn steps(&self, path: &DiscretePath, f: &mut dyn FnMut(Rung, &[i64])) -> Result<()> {
+    fn steps(&self, path: &DiscretePath, f: &mut dyn FnMut(Rung, f64, &[i64])) -> Result<()> {
         for (k, x) in path.breakpoints() {
-            f(k, x);
+            f(k, self.noise.eps_of(k), x);
         }
         Ok(())
     }

@@ -172,7 +172,7 @@ impl NoiseFamily for Gaussian {
     }
 
     /// The Brownian path is continuous: no step function.
-    fn steps(&self, _path: &BrownianSample, _f: &mut dyn FnMut(Sigma, &[f64])) -> Result<()> {
+    fn steps(&self, _path: &BrownianSample, _f: &mut dyn FnMut(Sigma, f64, &[f64])) -> Result<()> {
         Err(Error::param(
             "mechanism",
             "gaussian",

@@ -37,6 +37,16 @@ impl Laplace {
         })
     }
 
+    /// The family of `sampler`'s paths, whose levels are privacy levels
+    /// themselves (Δ = 1).
+    pub fn of_sampler(sampler: &PathSampler) -> Laplace {
+        Laplace {
+            dim: sampler.dim(),
+            norm: sampler.norm(),
+            sensitivity: 1.0,
+        }
+    }
+
     /// The norm of the privacy metric.
     pub fn norm(&self) -> Norm {
         self.norm
@@ -139,9 +149,9 @@ impl NoiseFamily for Laplace {
         self.norm.norm_of(noise)
     }
 
-    fn steps(&self, path: &NoisePath, f: &mut dyn FnMut(f64, &[f64])) -> Result<()> {
+    fn steps(&self, path: &NoisePath, f: &mut dyn FnMut(f64, f64, &[f64])) -> Result<()> {
         for (level, v) in path.breakpoints() {
-            f(level, v);
+            f(level, level * self.sensitivity, v);
         }
         Ok(())
     }

@@ -171,13 +171,17 @@ pub trait NoiseFamily: Send + Sync {
     /// The error's norm ‖y − u‖ (ℓ1 or ℓ2, the family's) of an answer.
     fn error_norm(&self, u: &[f64], y: &[f64], noise: &[Self::Coord]) -> f64;
 
-    /// Calls `f(level, noise)` for every breakpoint of `path`, ascending
-    /// (the first at the path's bottom; each value holds from its level up
-    /// to the next breakpoint's): the path as a step function of the level,
-    /// what a lazy jump process is (memo §1–2; discrete §4). A family whose
-    /// path is no step function (the Brownian path) refuses.
-    fn steps(&self, path: &Self::Path, f: &mut dyn FnMut(Self::Level, &[Self::Coord]))
-    -> Result<()>;
+    /// Calls `f(level, eps, noise)` for every breakpoint of `path`,
+    /// ascending (the first at the path's bottom; each value holds from its
+    /// level up to the next breakpoint's), `eps` the privacy level of the
+    /// breakpoint (level·Δ, the rung's ε): the path as a step function of
+    /// the level, what a lazy jump process is (memo §1–2; discrete §4). A
+    /// family whose path is no step function (the Brownian path) refuses.
+    fn steps(
+        &self,
+        path: &Self::Path,
+        f: &mut dyn FnMut(Self::Level, f64, &[Self::Coord]),
+    ) -> Result<()>;
 
     /// `noise` in value units into `out`: itself for the f64 families, X·γ
     /// for the discrete chain (exact; refused at 2⁵³ grid steps and beyond,
