@@ -21,14 +21,18 @@
 pub mod discrete;
 pub mod gaussian;
 pub mod laplace;
+pub mod laplace_lazy;
 pub mod loss;
 
-pub use discrete::Discrete;
+pub use discrete::{Discrete, DiscreteState};
 pub use gaussian::{Gaussian, Sigma};
 pub use laplace::Laplace;
+pub use laplace_lazy::LazyLaplace;
 
+use super::gaussian::BrownianPath;
 use super::mechanism::Mechanism;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::limits::{LEVEL_MAX, LEVEL_MIN};
 use crate::rng::Purpose;
 use std::fmt::Debug;
 
@@ -259,6 +263,79 @@ pub trait NoiseFamily: Send + Sync {
     /// Where a distinguishing attack's two hypotheses sit: (u₁ as answered,
     /// the shift to u'₁), in values.
     fn attack_origin(&self, u: &[f64], secret: &[Self::Coord]) -> (f64, f64);
+
+    // A gradual release (memo §3): one secret's path materialised lazily, as
+    // requests at levels in any order need it — extended both ways with the
+    // latent variance (Laplace), bridged at any variance (Gaussian), walked
+    // down from a fixed top (discrete) — so each family has its own.
+
+    /// One secret's lazily materialised path, as a saved release keeps it.
+    type Lazy: Clone + Debug + PartialEq + Send + Sync;
+
+    /// The level a release at `eps` (finite, > 0) is answered at; refuses
+    /// levels the family does not serve (ε/Δ outside [1e−60, 1e60] for the
+    /// f64 families; the discrete chain answers at the rung, or at its fixed
+    /// top above it).
+    fn release_level(&self, eps: f64) -> Result<Self::Level>;
+
+    /// The noise at `level` (released at `eps`), materialising `lazy`
+    /// (`None`: nothing drawn yet) from request `key`'s draws (the f64
+    /// families: the generator of `key`; the discrete chain: one stream of
+    /// (seed, owner) continued from the position `lazy` keeps). An extension
+    /// beyond the memory budget is refused before anything is drawn.
+    fn lazy_noise(
+        &self,
+        lazy: &mut Option<Self::Lazy>,
+        level: Self::Level,
+        key: StreamKey,
+        eps: f64,
+    ) -> Result<Vec<Self::Coord>>;
+
+    /// The noise of `lazy` at `level` where it is materialised.
+    fn lazy_read<'a>(&self, lazy: &'a Self::Lazy, level: Self::Level) -> Option<&'a [Self::Coord]>;
+
+    /// Checks a restored `lazy` against the family (the latent's length, the
+    /// walk's configuration); an error names the saved key it concerns.
+    fn check_lazy(&self, _lazy: &Self::Lazy) -> std::result::Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// Breakpoints (or points) `lazy` holds, for memory estimates.
+    fn lazy_points(&self, lazy: &Self::Lazy) -> u64;
+
+    /// This family's slot in `lazies`.
+    fn lazy_slot(lazies: &mut Lazies) -> &mut Option<Self::Lazy>;
+
+    /// What this family's slot in `lazies` holds.
+    fn lazy_ref(lazies: &Lazies) -> Option<&Self::Lazy>;
+}
+
+/// One secret's lazily materialised noise, one slot per family (a release
+/// fills its own family's): the keys of a saved release.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lazies {
+    /// The Laplace path with its top latent.
+    pub laplace: Option<LazyLaplace>,
+    /// The Brownian path.
+    pub gaussian: Option<BrownianPath>,
+    /// The discrete walk and its stream position.
+    pub discrete: Option<DiscreteState>,
+}
+
+/// The process level ε/Δ of a release at `eps`, refused outside the range
+/// every f64 mechanism serves ([`crate::limits`], "The range of privacy
+/// levels").
+pub fn release_range(eps: f64, sensitivity: f64) -> Result<f64> {
+    let q = eps / sensitivity;
+    if (LEVEL_MIN..=LEVEL_MAX).contains(&q) {
+        Ok(q)
+    } else {
+        Err(Error::param(
+            "epsilon",
+            eps,
+            format!("ε/Δ between {LEVEL_MIN:e} and {LEVEL_MAX:e} (noise must stay within f64 range)"),
+        ))
+    }
 }
 
 /// One coalition's view as an audit reads it: the members' answers
@@ -304,7 +381,7 @@ pub trait Visit {
 }
 
 /// The noise of a run, chosen once at the top.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Noise {
     /// The lazy Laplace process in f64.
     Laplace(Laplace),
