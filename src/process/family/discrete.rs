@@ -5,7 +5,7 @@
 //! owner's largest needed rung down through every rung to the smallest.
 
 use super::laplace::seeded;
-use super::{Lazies, NoiseFamily, StreamKey, ViewLoss, ViewRef};
+use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::Norm;
@@ -197,7 +197,7 @@ impl NoiseFamily for Discrete {
         self.norm.norm_of(&err)
     }
 
-    fn steps(&self, path: &DiscretePath, f: &mut dyn FnMut(Rung, f64, &[i64])) -> Result<()> {
+    fn steps(&self, path: &DiscretePath, f: &mut OnStep<'_, Rung, i64>) -> Result<()> {
         for (k, x) in path.breakpoints() {
             f(k, self.noise.eps_of(k), x);
         }

@@ -5,7 +5,7 @@
 
 use super::laplace::seeded;
 use super::loss::gaussian_loss;
-use super::{Lazies, NoiseFamily, StreamKey, ViewLoss, ViewRef, release_range};
+use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range};
 use crate::process::gaussian::BrownianPath;
 use crate::error::{Error, Result};
 use crate::process::calibration::{Calibration, normal_cdf};
@@ -184,7 +184,7 @@ impl NoiseFamily for Gaussian {
     }
 
     /// The Brownian path is continuous: no step function.
-    fn steps(&self, _path: &BrownianSample, _f: &mut dyn FnMut(Sigma, f64, &[f64])) -> Result<()> {
+    fn steps(&self, _path: &BrownianSample, _f: &mut OnStep<'_, Sigma, f64>) -> Result<()> {
         Err(Error::param(
             "mechanism",
             "gaussian",

@@ -4,7 +4,9 @@
 
 use super::laplace_lazy::LazyLaplace;
 use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
-use super::{BOUND_SLACK, Lazies, NoiseFamily, StreamKey, ViewLoss, ViewRef, release_range};
+use super::{
+    BOUND_SLACK, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range,
+};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::mechanism::Mechanism;
@@ -150,7 +152,7 @@ impl NoiseFamily for Laplace {
         self.norm.norm_of(noise)
     }
 
-    fn steps(&self, path: &NoisePath, f: &mut dyn FnMut(f64, f64, &[f64])) -> Result<()> {
+    fn steps(&self, path: &NoisePath, f: &mut OnStep<'_, f64, f64>) -> Result<()> {
         for (level, v) in path.breakpoints() {
             f(level, level * self.sensitivity, v);
         }

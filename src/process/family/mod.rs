@@ -181,11 +181,8 @@ pub trait NoiseFamily: Send + Sync {
     /// breakpoint (level·Δ, the rung's ε): the path as a step function of
     /// the level, what a lazy jump process is (memo §1–2; discrete §4). A
     /// family whose path is no step function (the Brownian path) refuses.
-    fn steps(
-        &self,
-        path: &Self::Path,
-        f: &mut dyn FnMut(Self::Level, f64, &[Self::Coord]),
-    ) -> Result<()>;
+    fn steps(&self, path: &Self::Path, f: &mut OnStep<'_, Self::Level, Self::Coord>)
+    -> Result<()>;
 
     /// `noise` in value units into `out`: itself for the f64 families, X·γ
     /// for the discrete chain (exact; refused at 2⁵³ grid steps and beyond,
@@ -309,6 +306,10 @@ pub trait NoiseFamily: Send + Sync {
     /// What this family's slot in `lazies` holds.
     fn lazy_ref(lazies: &Lazies) -> Option<&Self::Lazy>;
 }
+
+/// What [`NoiseFamily::steps`] calls for each breakpoint: its level, its ε
+/// and its noise.
+pub type OnStep<'f, L, C> = dyn FnMut(L, f64, &[C]) + 'f;
 
 /// One secret's lazily materialised noise, one slot per family (a release
 /// fills its own family's): the keys of a saved release.
