@@ -1,23 +1,30 @@
-//! [`PathSamples`]: many independent sample paths of the lazy Laplace
-//! process, as rows — the library's face of `privdiffuse path`.
+//! [`PathSamples`]: many independent sample paths of a lazy process, as
+//! rows — the library's face of `privdiffuse path`.
 //!
-//! Sample `k` is the path [`PathSampler::sample`] draws from
-//! `rng_for(seed, k, 0, Purpose::Path)` ([`PathSamples::sample`]), so any
-//! sample can be reproduced alone. Each becomes [`PathSampleRow`]s: one per
-//! breakpoint in ascending ε (the first at `eps_lo`; a row's value holds up
-//! to the next row's level), or one per requested level in the order given
-//! ([`PathSamples::at`]). Chunks of samples are drawn in parallel on the
-//! caller's rayon pool and reach the sink in sample order, so the rows never
-//! depend on the thread count.
+//! Sample `k` is the path of the run's noise family drawn from the stream
+//! (seed, k, 0, `Purpose::Path`): for the f64 Laplace process the path
+//! [`PathSampler::sample`] draws from `rng_for(seed, k, 0, Purpose::Path)`
+//! ([`PathSamples::sample`]); for the exact integer chain (`noise` =
+//! discrete, issue 25; sensitivity 1, so Δ_Z = ⌈1/γ⌉ + n − 1) the walk from
+//! the rung of `eps_hi` down through every rung to the rung of `eps_lo`
+//! (memo `discrete.md` §4; [`PathSamples::discrete_sample`]). Any sample can
+//! be reproduced alone. Each becomes [`PathSampleRow`]s: one per breakpoint
+//! in ascending ε (the first at `eps_lo`, or its rung; a row's value holds
+//! up to the next row's level), or one per requested level in the order
+//! given ([`PathSamples::at`]; under the chain, at its rung, the level
+//! recorded being the rung's). Values are the noise in value units (the
+//! chain's X·γ: grid multiples, exact in f64). Chunks of samples are drawn
+//! in parallel on the caller's rayon pool and reach the sink in sample
+//! order, so the rows never depend on the thread count.
 
 use crate::error::{Error, Result};
 use crate::limits::{self, bytes_of};
-use crate::process::discrete::{DiscreteNoise, DiscretePath, DiscreteSummary, NoiseOptions};
+use crate::process::discrete::{DiscretePath, DiscreteNoise, DiscreteSummary, NoiseOptions};
+use crate::process::family::{Discrete, Laplace, Noise, NoiseFamily, StreamKey, Visit};
 use crate::process::{NoisePath, PathSampler};
 use crate::rng::{Purpose, rng_for};
 use crate::sink::RecordSink;
 use crate::util::table::CsvRow;
-use discrete::DiscretePaths;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -64,55 +71,65 @@ impl CsvRow for PathSampleRow {
 /// assert_eq!(run.sample(7).value_at(1.0), &rows[14].v[..]);
 /// # Ok(()) }
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct PathSamples {
     sampler: PathSampler,
     samples: u64,
     at: Option<Vec<f64>>,
     seed: u64,
-    /// `noise` = discrete: the exact chain (`paths/discrete.rs`); `None`: f64.
-    discrete: Option<DiscretePaths>,
+    /// The family the paths are drawn from.
+    noise: Noise,
 }
 
 impl PathSamples {
     /// One sample of `sampler`'s paths, listed by breakpoints, seed 1.
     pub fn new(sampler: PathSampler) -> Self {
         PathSamples {
+            noise: Noise::Laplace(Laplace::of_sampler(&sampler)),
             sampler,
             samples: 1,
             at: None,
             seed: 1,
-            discrete: None,
         }
     }
 
     /// The noise (issue 25): `laplace` (the default, the f64 sampler) or
     /// `discrete` (the exact integer chain, sensitivity 1, walked from the
     /// rung of `eps_hi` down to the rung of `eps_lo`; rows at rungs, values
-    /// on the grid; `paths/discrete.rs`). Fails on options the sampler's
-    /// norm, dimension or range refuse.
+    /// on the grid). Fails on options the sampler's norm, dimension or range
+    /// refuse.
     pub fn noise(mut self, options: &NoiseOptions) -> Result<Self> {
         let s = &self.sampler;
         let (lo, hi) = s.range();
-        self.discrete = DiscretePaths::new(options, s.dim(), s.norm(), lo, hi)?;
+        self.noise = match options.discrete(1.0, s.dim(), s.norm())? {
+            Some(noise) => {
+                let d = Discrete::new(noise, s.norm(), options.rng);
+                d.level(hi)?;
+                d.level(lo)?;
+                Noise::Discrete(d)
+            }
+            None => Noise::Laplace(Laplace::of_sampler(s)),
+        };
         Ok(self)
     }
 
     /// The discrete chain (`None` under `laplace`).
     pub fn discrete_noise(&self) -> Option<&DiscreteNoise> {
-        self.discrete.as_ref().map(DiscretePaths::noise)
+        self.noise.discrete().map(Discrete::noise)
     }
 
     /// What `summary.json`-like records keep of the discrete noise (`None`
     /// under `laplace`).
     pub fn discrete_summary(&self) -> Option<DiscreteSummary> {
-        self.discrete.as_ref().map(DiscretePaths::summary)
+        let d = self.noise.discrete()?;
+        Some(DiscreteSummary::of(d.noise(), d.rng()))
     }
 
     /// Sample `k` of a discrete run (`None` under `laplace`): the path of
     /// grid integers drawn from (seed, k) under the run's entropy source.
     pub fn discrete_sample(&self, k: u64) -> Option<Result<DiscretePath>> {
-        self.discrete.as_ref().map(|d| d.sample(self.seed, k))
+        let d = self.noise.discrete()?;
+        Some(self.levels_of(d).and_then(|l| self.sample_of(d, &l, k)))
     }
 
     /// Number of paths (1 ..= `MAX_SAMPLES`).
@@ -221,9 +238,32 @@ impl PathSamples {
     }
 
     /// Draws every sample and hands its rows to `rows`, one wave of chunks
-    /// at a time, in sample order.
+    /// at a time, in sample order (the noise family chosen here, once).
     pub fn run_into(&self, rows: &mut dyn RecordSink<PathSampleRow>) -> Result<()> {
         self.validate()?;
+        struct Run<'r, 'w> {
+            run: &'r PathSamples,
+            rows: &'w mut dyn RecordSink<PathSampleRow>,
+        }
+        impl Visit for Run<'_, '_> {
+            type Out = Result<()>;
+            fn run<F: NoiseFamily>(self, fam: &F) -> Result<()> {
+                self.run.run_with(fam, self.rows)
+            }
+        }
+        self.noise.visit(Run { run: self, rows })
+    }
+
+    fn run_with<F: NoiseFamily>(
+        &self,
+        fam: &F,
+        rows: &mut dyn RecordSink<PathSampleRow>,
+    ) -> Result<()> {
+        let levels = self.levels_of(fam)?;
+        let at = match &self.at {
+            Some(l) => Some(l.iter().map(|&e| Ok((e, fam.level(e)?))).collect::<Result<Vec<_>>>()?),
+            None => None,
+        };
         let chunk = self.chunk_size();
         let n_chunks = self.samples.div_ceil(chunk);
         let mut first = 0u64;
@@ -233,10 +273,7 @@ impl PathSamples {
                 .into_par_iter()
                 .map(|c| {
                     let (from, to) = (c * chunk, ((c + 1) * chunk).min(self.samples));
-                    match &self.discrete {
-                        None => Ok(self.chunk_rows(from, to)),
-                        Some(d) => d.chunk_rows(self.seed, self.at.as_deref(), from, to),
-                    }
+                    self.chunk_rows(fam, &levels, at.as_deref(), from, to)
                 })
                 .collect::<Result<_>>()?;
             rows.record_all(parts.into_iter().flatten().collect())?;
@@ -259,33 +296,74 @@ impl PathSamples {
         ((1u64 << 20) as f64 / per_sample).clamp(1.0, 4096.0) as u64
     }
 
-    /// The rows of samples `[from, to)`.
-    fn chunk_rows(&self, from: u64, to: u64) -> Vec<PathSampleRow> {
-        let s = &self.sampler;
+    /// The levels of the range's ends: `[eps_hi, eps_lo]`'s.
+    fn levels_of<F: NoiseFamily>(&self, fam: &F) -> Result<[F::Level; 2]> {
+        let (lo, hi) = self.sampler.range();
+        Ok([fam.level(hi)?, fam.level(lo)?])
+    }
+
+    /// Sample `k`: the path over `levels` drawn from the stream (seed, k, 0,
+    /// `Purpose::Path`) of the family's source.
+    fn sample_of<F: NoiseFamily>(&self, fam: &F, levels: &[F::Level], k: u64) -> Result<F::Path> {
+        let mut path = F::Path::default();
+        self.sample_into(fam, levels, k, &mut path)?;
+        Ok(path)
+    }
+
+    fn sample_into<F: NoiseFamily>(
+        &self,
+        fam: &F,
+        levels: &[F::Level],
+        k: u64,
+        path: &mut F::Path,
+    ) -> Result<()> {
+        let mut rng = fam.generator(StreamKey::new(self.seed, k, 0, Purpose::Path))?;
+        fam.sample_path(levels, &mut rng, path)
+    }
+
+    /// The rows of samples `[from, to)`: each path's breakpoints in
+    /// ascending order, or its values at the levels of `at` (each with the
+    /// level asked).
+    fn chunk_rows<F: NoiseFamily>(
+        &self,
+        fam: &F,
+        levels: &[F::Level],
+        at: Option<&[(f64, F::Level)]>,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<PathSampleRow>> {
         // A hint only: capped so that an extreme range cannot ask for absurd memory.
         let hint = ((to - from) as f64 * self.expected_rows_per_sample()).min((1u64 << 20) as f64);
         let mut out = Vec::with_capacity(hint as usize);
-        let mut path = NoisePath::empty(s.dim());
+        let mut path = F::Path::default();
+        let row = |sample: u64, eps: f64, x: &[F::Coord]| -> Result<PathSampleRow> {
+            let mut v = vec![0.0; x.len()];
+            fam.noise_value(x, &mut v)?;
+            Ok(PathSampleRow { sample, eps, v })
+        };
         for k in from..to {
-            let mut rng = rng_for(self.seed, k, 0, Purpose::Path);
-            s.sample_into(&mut rng, &mut path);
-            match &self.at {
-                Some(levels) => out.extend(levels.iter().map(|&e| PathSampleRow {
-                    sample: k,
-                    eps: e,
-                    v: path.value_at(e).to_vec(),
-                })),
-                None => out.extend(path.breakpoints().map(|(e, v)| PathSampleRow {
-                    sample: k,
-                    eps: e,
-                    v: v.to_vec(),
-                })),
+            self.sample_into(fam, levels, k, &mut path)?;
+            match at {
+                Some(at) => {
+                    for &(e, l) in at {
+                        out.push(row(k, fam.eps_used(e, l), fam.read(&path, 0, l))?);
+                    }
+                }
+                None => {
+                    let mut failed = Ok(());
+                    fam.steps(&path, &mut |_, e, x| match row(k, e, x) {
+                        Ok(r) => out.push(r),
+                        Err(err) => failed = Err(err),
+                    })?;
+                    failed?;
+                }
             }
         }
-        out
+        Ok(out)
     }
 }
 
-mod discrete;
+#[cfg(test)]
+mod discrete_tests;
 #[cfg(test)]
 mod tests;

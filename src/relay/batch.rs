@@ -25,10 +25,12 @@
 
 use super::levels::LevelTally;
 use super::plan::RelayPlan;
+use super::signal::{Diffusion, Signal};
 use super::stats::{OwnerStats, RunStats};
 use crate::distance::{LevelSearch, LevelVisitor};
 use crate::error::Result;
 use crate::graph::Graph;
+use crate::process::family::NoiseFamily;
 use std::ops::ControlFlow;
 
 /// Unreachable / nothing received (every byte value stays ≤ 127, which the
@@ -167,7 +169,7 @@ impl LevelVisitor for Known<'_> {
 
 /// Per-worker buffers, reused across batches.
 #[derive(Default)]
-pub(crate) struct BatchScratch {
+pub(crate) struct BatchScratch<S> {
     /// Node v's hop from each owner.
     known: Vec<Cell>,
     /// Richest trim index node v received from each owner's diffusion.
@@ -196,24 +198,26 @@ pub(crate) struct BatchScratch {
     odd: Vec<(u8, u8, u8, bool, u64)>,
     degsum: Vec<u64>,
     search: LevelSearch,
-    tally: LevelTally,
+    tally: LevelTally<S>,
 }
 
 impl RelayPlan<'_> {
     /// Whether no fraction makes any relay untrimmed (round(F·N) = 0 for
-    /// every F), so that [`RelayPlan::batch_chunk`] may run.
+    /// every F), so that [`Diffusion::batch_chunk`] may run.
     pub(crate) fn all_trim(&self) -> bool {
         let n = self.graph().n() as f64;
         self.fractions().iter().all(|&f| (f * n).round() == 0.0)
     }
+}
 
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     /// Up to 64 owners at once (every relay trimming): `stats[i·F + f]`
     /// gets owner i's counts (the same under every fraction f), `run` the
     /// recipients per bucket. `Ok(false)`, with nothing counted, when an
     /// owner's eccentricity exceeds [`DEEPEST`].
     pub(crate) fn batch_chunk(
         &self,
-        s: &mut BatchScratch,
+        s: &mut BatchScratch<Signal<F>>,
         owners: &[u32],
         stats: &mut [OwnerStats],
         run: &mut RunStats,
@@ -254,7 +258,7 @@ impl RelayPlan<'_> {
             return Ok(false);
         }
         // Every index a trim or a learned level can take, FAR included.
-        self.eps_table(&mut s.tally, FAR as usize);
+        self.eps_table(&mut s.tally.eps, FAR as usize);
         if s.plateau.is_empty() {
             let eps = &s.tally.eps;
             s.plateau = (0..=FAR as usize)
@@ -269,7 +273,7 @@ impl RelayPlan<'_> {
     }
 
     /// The rounds: `got`, `held`, `rounds`.
-    fn batch_rounds(&self, s: &mut BatchScratch, owners: &[u32]) {
+    fn batch_rounds(&self, s: &mut BatchScratch<Signal<F>>, owners: &[u32]) {
         let g = self.graph();
         let (offsets, targets) = (g.offsets(), g.targets());
         let n = g.n();
@@ -359,7 +363,7 @@ impl RelayPlan<'_> {
     /// The recipients off the rule, node by node; then each owner's counts.
     fn batch_tally(
         &self,
-        s: &mut BatchScratch,
+        s: &mut BatchScratch<Signal<F>>,
         owners: &[u32],
         stats: &mut [OwnerStats],
         run: &mut RunStats,
@@ -421,7 +425,7 @@ impl RelayPlan<'_> {
             s.degsum.extend_from_slice(&hdeg[..=ecc]);
             for f in 0..nf {
                 self.level_stats(
-                    &s.tally,
+                    &mut s.tally,
                     ecc,
                     recipients,
                     &s.degsum,

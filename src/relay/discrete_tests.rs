@@ -11,6 +11,7 @@ use crate::epsilon::EpsilonMap;
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::mechanism::MechanismChoice;
 use crate::process::Norm;
+use crate::process::family::Discrete;
 use crate::process::discrete::{DiscreteNoise, Grid, NoiseKind, RngSource};
 use crate::sim::{Rows, SimConfig, Simulation};
 use crate::values::ValueSpec;
@@ -175,10 +176,13 @@ fn discrete_answers_are_simulates_bit_for_bit() {
                 if t.nodes.is_empty() {
                     continue;
                 }
-                let chain = t.discrete.as_ref().expect("a discrete chain");
-                assert!(t.path.is_empty(), "no f64 path under discrete noise");
-                changes_seen += chain.num_changes();
-                let bps: Vec<f64> = chain.breakpoints().map(|(k, _)| noise.eps_of(k)).collect();
+                changes_seen += t.path.len() - 1;
+                let bps: Vec<f64> = t.path.iter().map(|b| b.eps).collect();
+                for b in &t.path {
+                    // Breakpoints at rungs, their noise on the grid.
+                    assert_eq!(noise.eps_of(noise.rung_of(b.eps).unwrap()), b.eps);
+                    assert!(b.noise.iter().all(|&x| (x / gamma).fract() == 0.0));
+                }
                 let own: HashMap<u32, f64> = t.nodes.iter().map(|n| (n.node, n.eps)).collect();
                 for n in &t.nodes {
                     let (e, raw) = &answers[&(id.clone(), n.id.clone())];
@@ -195,7 +199,8 @@ fn discrete_answers_are_simulates_bit_for_bit() {
                 }
                 for msg in &t.messages {
                     assert_eq!(msg.breakpoints, bps.partition_point(|&e| e <= msg.trim));
-                    assert_eq!(msg.bytes, discrete_message_bytes(dim, msg.breakpoints));
+                    assert_eq!(msg.bytes, message_bytes::<Discrete>(dim, msg.breakpoints));
+                    assert_eq!(msg.bytes, 8 + (4 + 8 * dim as u64) * msg.breakpoints as u64);
                     if fraction > 0.0 || msg.to == o {
                         continue;
                     }
@@ -233,7 +238,7 @@ fn discrete_relay_follows_the_seed() {
     assert_eq!(run(&sim), a);
     sim.seed = 18;
     let b = run(&sim);
-    assert_ne!(a.discrete, b.discrete);
+    assert_ne!(a.path, b.path);
 }
 
 /// Refusals in one line naming the parameter: the OS generator (the relay
@@ -269,4 +274,36 @@ fn discrete_relay_refusals() {
     assert!(out.summary().discrete.is_none());
     let json = serde_json::to_string(out.summary()).unwrap();
     assert!(!json.contains("delta_z"), "{json}");
+}
+
+/// A secret beyond the grid's range is refused naming its owner, never the
+/// value (the relay rounded it itself and quoted it: issue 32).
+#[test]
+fn discrete_relay_never_shows_a_secret() {
+    let g = load("data/karate.edges");
+    let dir = std::env::temp_dir().join(format!("pd-relay-secret-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("values.csv");
+    let text: String = (0..34)
+        .map(|i| format!("{i},{}\n", if i == 5 { "123456789012345" } else { "0.5" }))
+        .collect();
+    std::fs::write(&file, text).unwrap();
+    let mut sim = config(DistanceKind::Hop, "exp:a=3,b=1", 1, -10, 32);
+    sim.values = ValueSpec::File(file);
+    for engine in [RelayEngine::Auto, RelayEngine::Rounds, RelayEngine::Exchange] {
+        let e = Relay::with_config(
+            &g,
+            RelayConfig {
+                sim: sim.clone(),
+                untrimmed: vec![0.0],
+            },
+        )
+        .engine(engine)
+        .run()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("owner 5") && e.contains("not shown"), "{e}");
+        assert!(!e.contains("123456789012345") && !e.contains("1.2345678"), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

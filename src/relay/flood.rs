@@ -13,18 +13,21 @@
 //! first hear of the owner along a path of few long edges, too poor for its
 //! level, and hold it only rounds later along a shortest path.
 
-use super::plan::{RelayPlan, Relays};
-use super::signal::OwnerPath;
+use super::plan::Relays;
+use super::signal::{Diffusion, Signal, message_bytes};
 use super::stats::{OwnerStats, RunStats};
 use super::trace::{Message, NodeState, TraceSink};
 use crate::distance::Workspace;
 use crate::error::Result;
+use crate::process::family::NoiseFamily;
 
 const NONE: u32 = u32::MAX;
 
-/// Per-worker buffers of the round-by-round engine, reused across owners.
+/// Per-worker buffers of the round-by-round engine, reused across owners
+/// (`S`: the owner's signal).
 #[derive(Default)]
-pub(crate) struct FloodScratch {
+pub(crate) struct FloodScratch<S> {
+    ws: Workspace,
     dist: Vec<f64>,
     /// ε(d_v) of the reached nodes.
     eps_of: Vec<f64>,
@@ -40,17 +43,16 @@ pub(crate) struct FloodScratch {
     frontier: Vec<u32>,
     /// Recipients (reached, not the owner), in node order.
     reached: Vec<u32>,
-    path: OwnerPath,
-    u: Vec<f64>,
+    sig: S,
+    /// Scratch of [`Signal::identical`].
+    y: Vec<f64>,
 }
 
-impl RelayPlan<'_> {
-    /// [`RelayPlan::hop_owner`] round by round, on the plan's distances.
-    #[allow(clippy::too_many_arguments)]
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
+    /// [`Diffusion::hop_owner`] round by round, on the plan's distances.
     pub(crate) fn flood_owner(
         &self,
-        s: &mut FloodScratch,
-        ws: &mut Workspace,
+        s: &mut FloodScratch<Signal<F>>,
         owner: u32,
         relays: &[Relays<'_>],
         stats: &mut [OwnerStats],
@@ -62,7 +64,9 @@ impl RelayPlan<'_> {
         for st in stats.iter_mut() {
             *st = OwnerStats::default();
         }
-        self.sim().distances().from_owner(owner, ws, &mut s.dist);
+        self.sim()
+            .distances()
+            .from_owner(owner, &mut s.ws, &mut s.dist);
         if s.recv.len() != n {
             s.eps_of = vec![f64::NAN; n];
             s.recv = vec![f64::NEG_INFINITY; n];
@@ -85,12 +89,11 @@ impl RelayPlan<'_> {
             lo = lo.min(e);
             hi = hi.max(e);
         }
-        s.u.resize(self.model().dim, 0.0);
-        self.owner_path(owner, lo, hi, &mut s.path, &mut s.u)?;
+        self.owner_path(owner, lo, hi, &mut s.sig)?;
         let buckets = self.buckets();
         for (f, (st, relays)) in stats.iter_mut().zip(relays).enumerate() {
             st.recipients = s.reached.len() as u64;
-            st.breakpoints = s.path.len() as u64;
+            st.breakpoints = s.sig.len() as u64;
             let tr = if f == 0 { trace.as_deref_mut() } else { None };
             self.rounds(s, owner, *relays, st, tr);
             for &v in &s.reached {
@@ -100,7 +103,7 @@ impl RelayPlan<'_> {
                 if s.hold[i] != NONE {
                     st.held += 1;
                     st.rounds = st.rounds.max(s.hold[i]);
-                    if self.relay_identical(&s.path, &s.u, learned, ed) {
+                    if s.sig.identical(self.fam, learned, ed, &mut s.y) {
                         st.identical += 1;
                     }
                 }
@@ -129,7 +132,7 @@ impl RelayPlan<'_> {
     /// `byhold`, and the messages and bytes into `st`.
     fn rounds(
         &self,
-        s: &mut FloodScratch,
+        s: &mut FloodScratch<Signal<F>>,
         owner: u32,
         relays: Relays<'_>,
         st: &mut OwnerStats,
@@ -137,8 +140,7 @@ impl RelayPlan<'_> {
     ) {
         let g = self.graph();
         let (offsets, targets) = (g.offsets(), g.targets());
-        let model = self.model();
-        let dim = model.dim;
+        let dim = self.model().dim;
         s.frontier.clear();
         s.frontier.push(owner);
         s.hold[owner as usize] = 0;
@@ -156,8 +158,8 @@ impl RelayPlan<'_> {
                     } else {
                         self.eps(s.dist[ui] + self.arc_length(arc))
                     };
-                    let c = s.path.carried(model, t);
-                    let bytes = s.path.bytes(dim, c);
+                    let c = s.sig.carried(self.fam, t);
+                    let bytes = message_bytes::<F>(dim, c);
                     st.messages += 1;
                     st.bytes += bytes;
                     let vi = v as usize;
@@ -194,9 +196,16 @@ impl RelayPlan<'_> {
     }
 
     /// Records the recipients of one set of relays.
-    fn flood_trace(&self, s: &FloodScratch, owner: u32, relays: Relays<'_>, t: &mut TraceSink) {
-        t.path = s.path.clone();
-        t.value = s.u.clone();
+    fn flood_trace(
+        &self,
+        s: &mut FloodScratch<Signal<F>>,
+        owner: u32,
+        relays: Relays<'_>,
+        t: &mut TraceSink,
+    ) {
+        let fam = self.fam;
+        t.path = s.sig.breakpoints(fam);
+        t.value = s.sig.u.clone();
         for &v in &s.reached {
             let i = v as usize;
             let (ed, learned) = (s.eps_of[i], s.recv[i]);
@@ -209,10 +218,8 @@ impl RelayPlan<'_> {
                 untrimmed: relays.untrimmed(v, owner),
                 hold_round: held.then_some(s.hold[i]),
                 eps_learned: (learned > f64::NEG_INFINITY).then_some(learned),
-                answer: held
-                    .then(|| self.relay_answer(&s.path, &s.u, learned, ed))
-                    .flatten(),
-                identical: held && self.relay_identical(&s.path, &s.u, learned, ed),
+                answer: held.then(|| s.sig.answer(fam, learned, ed)).flatten(),
+                identical: held && s.sig.identical(fam, learned, ed, &mut s.y),
             });
         }
     }

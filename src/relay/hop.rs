@@ -21,16 +21,19 @@
 
 use super::levels::LevelTally;
 use super::plan::{RelayPlan, Relays};
+use super::signal::{Diffusion, Signal, message_bytes};
 use super::stats::{OwnerStats, RunStats};
 use super::trace::{Message, NodeState, TraceSink};
 use crate::error::Result;
+use crate::process::family::NoiseFamily;
 
 /// Not reached / nothing received.
 const NONE: u32 = u32::MAX;
 
-/// Per-worker buffers of the hop sweep, reused across owners.
+/// Per-worker buffers of the hop sweep, reused across owners (`S`: the
+/// owner's signal).
 #[derive(Default)]
-pub(crate) struct HopScratch {
+pub(crate) struct HopScratch<S> {
     /// Per node: [hop (`NONE`: not reached yet), and with one fraction its
     /// `got` and `byhold`, unused] — one cache line fetch per arc.
     cell: Vec<[u32; 4]>,
@@ -51,12 +54,12 @@ pub(crate) struct HopScratch {
     /// Per fraction, per trim index: out-degrees of the senders.
     degsum: Vec<Vec<u64>>,
     /// Path, sizes, read-outs, pairs.
-    tally: LevelTally,
+    tally: LevelTally<S>,
     /// Traced messages: (round, from, to, trim index).
     tmsg: Vec<(u32, u32, u32, u32)>,
 }
 
-impl HopScratch {
+impl<S> HopScratch<S> {
     #[inline]
     fn level(&self, v: u32) -> u32 {
         self.cell[v as usize][0]
@@ -87,14 +90,14 @@ impl HopScratch {
     }
 }
 
-impl RelayPlan<'_> {
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     /// Diffuses `owner`'s signal under each set of `relays` (one per
     /// fraction f): `stats[f]` gets the owner's counts, `run` the
     /// recipients per bucket (fraction index f). With `trace` (one set of
     /// relays) every message and recipient is recorded.
     pub(crate) fn hop_owner(
         &self,
-        s: &mut HopScratch,
+        s: &mut HopScratch<Signal<F>>,
         owner: u32,
         relays: &[Relays<'_>],
         stats: &mut [OwnerStats],
@@ -135,9 +138,11 @@ impl RelayPlan<'_> {
         }
         result
     }
+}
 
+impl RelayPlan<'_> {
     /// The breadth-first sweep: levels, `got`, `byhold`, degree sums.
-    fn sweep(&self, s: &mut HopScratch, owner: u32, relays: &[Relays<'_>], tracing: bool) {
+    fn sweep<S>(&self, s: &mut HopScratch<S>, owner: u32, relays: &[Relays<'_>], tracing: bool) {
         let g = self.graph();
         let (offsets, targets) = (g.offsets(), g.targets());
         let nf = relays.len();
@@ -227,11 +232,13 @@ impl RelayPlan<'_> {
         }
         *reached = tail;
     }
+}
 
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     /// From the sweep to counts: the path, sizes, read-outs, buckets.
     fn tally(
         &self,
-        s: &mut HopScratch,
+        s: &mut HopScratch<Signal<F>>,
         owner: u32,
         relays: &[Relays<'_>],
         stats: &mut [OwnerStats],
@@ -258,7 +265,8 @@ impl RelayPlan<'_> {
                 let got = s.got(v, f, nf);
                 s.tally.add(d, got, held, 1);
             }
-            self.level_stats(&s.tally, ecc, recipients, &s.degsum[f], f, None, st, run);
+            let degsum = &s.degsum[f];
+            self.level_stats(&mut s.tally, ecc, recipients, degsum, f, None, st, run);
         }
         if let Some(t) = trace {
             self.hop_trace(s, owner, relays[0], t);
@@ -267,9 +275,16 @@ impl RelayPlan<'_> {
     }
 
     /// Records the first fraction's messages and recipients.
-    fn hop_trace(&self, s: &HopScratch, owner: u32, relays: Relays<'_>, t: &mut TraceSink) {
-        let (model, nf) = (self.model(), s.sent.len());
-        let dim = model.dim;
+    fn hop_trace(
+        &self,
+        s: &HopScratch<Signal<F>>,
+        owner: u32,
+        relays: Relays<'_>,
+        t: &mut TraceSink,
+    ) {
+        let (fam, nf) = (self.fam, s.sent.len());
+        let dim = self.model().dim;
+        let mut y = Vec::new();
         let tl = &s.tally;
         t.messages
             .extend(s.tmsg.iter().map(|&(round, from, to, l)| Message {
@@ -278,10 +293,10 @@ impl RelayPlan<'_> {
                 to,
                 trim: tl.eps[l as usize],
                 breakpoints: tl.bpc[l as usize],
-                bytes: tl.path.bytes(dim, tl.bpc[l as usize]),
+                bytes: message_bytes::<F>(dim, tl.bpc[l as usize]),
             }));
-        t.path = tl.path.clone();
-        t.value = tl.u.clone();
+        t.path = tl.sig.breakpoints(fam);
+        t.value = tl.sig.u.clone();
         let mut nodes: Vec<u32> = s.reached()[1..].to_vec();
         nodes.sort_unstable();
         for v in nodes {
@@ -296,10 +311,8 @@ impl RelayPlan<'_> {
                 untrimmed: relays.untrimmed(v, owner),
                 hold_round: held.then_some(d as u32),
                 eps_learned: Some(learned),
-                answer: held
-                    .then(|| self.relay_answer(&tl.path, &tl.u, learned, ed))
-                    .flatten(),
-                identical: held && self.relay_identical(&tl.path, &tl.u, learned, ed),
+                answer: held.then(|| tl.sig.answer(fam, learned, ed)).flatten(),
+                identical: held && tl.sig.identical(fam, learned, ed, &mut y),
             });
         }
     }

@@ -15,12 +15,13 @@
 //! round). Counts are exact ([`RunStats`]), so the merged result equals the
 //! local engines' bit for bit.
 
-use super::plan::{RelayPlan, Relays};
-use super::signal::OwnerPath;
+use super::plan::Relays;
+use super::signal::{Diffusion, Signal, message_bytes};
 use super::stats::{OwnerStats, RunStats};
 use crate::control::Control;
 use crate::error::Result;
 use crate::exec::rounds::{Outbox, RoundExecutor, RoundJob};
+use crate::process::family::NoiseFamily;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -42,22 +43,21 @@ pub struct RelayMsg {
     pub trim: f64,
 }
 
-/// One owner of a phase: its distances, path and value.
-pub struct OwnerData {
+/// One owner of a phase: its distances, value and signal.
+pub struct OwnerData<F: NoiseFamily> {
     owner: u32,
     dist: Vec<f64>,
     /// `None` when the owner reaches nobody (no path sampled).
-    path: Option<OwnerPath>,
-    u: Vec<f64>,
+    sig: Option<Signal<F>>,
 }
 
 /// What every part of a phase reads.
-pub struct PhaseData {
+pub struct PhaseData<F: NoiseFamily> {
     /// Global slot index of the phase's first slot.
     first: usize,
     /// Per slot of the phase: (owner data index, fraction index).
     slots: Vec<(usize, usize)>,
-    owners: Vec<OwnerData>,
+    owners: Vec<OwnerData<F>>,
 }
 
 /// A part's state: its node range, per (slot, node) cells, its counts.
@@ -69,17 +69,19 @@ pub struct RelayPart {
     cand: Vec<bool>,
     cands: Vec<(u32, u32)>,
     stats: RunStats,
+    /// Scratch of [`Signal::identical`].
+    y: Vec<f64>,
 }
 
-/// The relay of a plan as a round job.
-pub struct RelayJob<'p, 'a> {
-    plan: &'p RelayPlan<'a>,
+/// The relay of a plan as a round job, under the run's noise family.
+pub(crate) struct RelayJob<'p, 'a, F> {
+    plan: Diffusion<'p, 'a, F>,
     slots_per_phase: usize,
 }
 
-impl<'p, 'a> RelayJob<'p, 'a> {
+impl<'p, 'a, F: NoiseFamily> RelayJob<'p, 'a, F> {
     /// The job of `plan`: every owner under every fraction.
-    pub fn new(plan: &'p RelayPlan<'a>) -> Self {
+    pub(crate) fn new(plan: Diffusion<'p, 'a, F>) -> Self {
         let n = plan.graph().n().max(1);
         RelayJob {
             plan,
@@ -96,8 +98,8 @@ impl<'p, 'a> RelayJob<'p, 'a> {
         a..(a + self.slots_per_phase).min(self.slots())
     }
 
-    fn owner_data(&self, owner: u32) -> Result<OwnerData> {
-        let plan = self.plan;
+    fn owner_data(&self, owner: u32) -> Result<OwnerData<F>> {
+        let plan = &self.plan;
         let mut dist = Vec::new();
         let d = plan.sim().distances();
         d.from_owner(owner, &mut d.workspace(), &mut dist);
@@ -110,27 +112,21 @@ impl<'p, 'a> RelayJob<'p, 'a> {
                 hi = hi.max(e);
             }
         }
-        let mut u = vec![0.0; plan.model().dim];
-        let path = if lo.is_finite() {
-            let mut p = OwnerPath::default();
-            plan.owner_path(owner, lo, hi, &mut p, &mut u)?;
-            Some(p)
+        let sig = if lo.is_finite() {
+            let mut s = Signal::default();
+            plan.owner_path(owner, lo, hi, &mut s)?;
+            Some(s)
         } else {
             None
         };
-        Ok(OwnerData {
-            owner,
-            dist,
-            path,
-            u,
-        })
+        Ok(OwnerData { owner, dist, sig })
     }
 
     /// Sends node `v`'s messages of slot `i` (global slot `g`).
     #[allow(clippy::too_many_arguments)]
     fn forward(
         &self,
-        shared: &PhaseData,
+        shared: &PhaseData<F>,
         part: &mut RelayPart,
         i: usize,
         v: u32,
@@ -139,15 +135,15 @@ impl<'p, 'a> RelayJob<'p, 'a> {
     ) {
         let (oi, _) = shared.slots[i];
         let od = &shared.owners[oi];
-        let Some(path) = &od.path else { return };
+        let Some(sig) = &od.sig else { return };
         let g = self.plan.graph();
-        let model = self.plan.model();
+        let dim = self.plan.model().dim;
         let st = &mut part.stats.owners[shared.first + i];
         let dv = od.dist[v as usize];
         for arc in g.offsets()[v as usize]..g.offsets()[v as usize + 1] {
             let t = trim_untrimmed.unwrap_or_else(|| self.plan.eps(dv + self.plan.arc_length(arc)));
             st.messages += 1;
-            st.bytes += path.bytes(model.dim, path.carried(model, t));
+            st.bytes += message_bytes::<F>(dim, sig.carried(self.plan.fam, t));
             out.send(
                 g.targets()[arc],
                 RelayMsg {
@@ -158,7 +154,7 @@ impl<'p, 'a> RelayJob<'p, 'a> {
         }
     }
 
-    fn relays<'s>(&'s self, shared: &PhaseData, i: usize) -> Relays<'s> {
+    fn relays<'s>(&'s self, shared: &PhaseData<F>, i: usize) -> Relays<'s> {
         let (oi, f) = shared.slots[i];
         let owner = shared.owners[oi].owner;
         let order = self.plan.order();
@@ -166,8 +162,8 @@ impl<'p, 'a> RelayJob<'p, 'a> {
     }
 }
 
-impl RoundJob for RelayJob<'_, '_> {
-    type Shared = PhaseData;
+impl<F: NoiseFamily> RoundJob for RelayJob<'_, '_, F> {
+    type Shared = PhaseData<F>;
     type Part = RelayPart;
     type Msg = RelayMsg;
     type Partial = RunStats;
@@ -187,7 +183,7 @@ impl RoundJob for RelayJob<'_, '_> {
         (r.end / nf - r.start / nf) as u64
     }
 
-    fn begin_phase(&self, phase: usize) -> Result<PhaseData> {
+    fn begin_phase(&self, phase: usize) -> Result<PhaseData<F>> {
         let nf = self.plan.fractions().len();
         let range = self.phase_slots(phase);
         let positions: Vec<usize> = {
@@ -195,7 +191,7 @@ impl RoundJob for RelayJob<'_, '_> {
             p.dedup();
             p
         };
-        let owners: Vec<OwnerData> = positions
+        let owners: Vec<OwnerData<F>> = positions
             .par_iter()
             .map(|&p| self.owner_data(self.plan.owners()[p]))
             .collect::<Result<_>>()?;
@@ -220,12 +216,13 @@ impl RoundJob for RelayJob<'_, '_> {
             cand: vec![false; cells],
             cands: Vec::new(),
             stats: RunStats::new(self.plan.owners().len(), self.plan.fractions().len()),
+            y: Vec::new(),
         }
     }
 
     fn round(
         &self,
-        shared: &PhaseData,
+        shared: &PhaseData<F>,
         part: &mut RelayPart,
         round: u32,
         inbox: &[(u32, RelayMsg)],
@@ -274,17 +271,17 @@ impl RoundJob for RelayJob<'_, '_> {
         Ok(())
     }
 
-    fn end_phase(&self, shared: &PhaseData, part: &mut RelayPart) -> Result<()> {
+    fn end_phase(&self, shared: &PhaseData<F>, part: &mut RelayPart) -> Result<()> {
         let len = part.nodes.len();
         let buckets = self.plan.buckets();
         for (i, &(oi, f)) in shared.slots.iter().enumerate() {
             let od = &shared.owners[oi];
             let g = shared.first + i;
             let cells = i * len..(i + 1) * len;
-            if let Some(path) = &od.path {
+            if let Some(sig) = &od.sig {
                 let mut st = OwnerStats::default();
                 if part.nodes.contains(&od.owner) {
-                    st.breakpoints = path.len() as u64;
+                    st.breakpoints = sig.len() as u64;
                 }
                 for v in part.nodes.clone() {
                     let d = od.dist[v as usize];
@@ -298,7 +295,7 @@ impl RoundJob for RelayJob<'_, '_> {
                     if part.hold[c] != NONE {
                         st.held += 1;
                         st.rounds = st.rounds.max(part.hold[c]);
-                        if self.plan.relay_identical(path, &od.u, learned, ed) {
+                        if sig.identical(self.plan.fam, learned, ed, &mut part.y) {
                             st.identical += 1;
                         }
                     }
@@ -319,16 +316,19 @@ impl RoundJob for RelayJob<'_, '_> {
     }
 }
 
-impl RelayPlan<'_> {
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     /// Every owner under every fraction as the round exchange on `exec`:
     /// `Some` counts where the executor merges (locally; process 0 of a
     /// cluster), `None` elsewhere.
-    pub fn run_exchange(
+    pub(crate) fn run_exchange(
         &self,
         exec: &impl RoundExecutor,
         control: &Control,
     ) -> Result<Option<RunStats>> {
-        let job = RelayJob::new(self);
+        let job = RelayJob::new(Diffusion {
+            plan: self.plan,
+            fam: self.fam,
+        });
         let mut total = RunStats::new(self.owners().len(), self.fractions().len());
         exec.execute_rounds(&job, control, &mut |_, part: RunStats| {
             total.merge(&part);

@@ -5,29 +5,31 @@
 //! owner's path, sizes and read-outs are then computed once per triple.
 
 use super::plan::RelayPlan;
-use super::signal::OwnerPath;
+use super::signal::{Diffusion, Signal, message_bytes};
 use super::stats::{OwnerStats, RunStats};
 use crate::error::Result;
+use crate::process::family::NoiseFamily;
 
 /// Flag of a pair key whose recipients held their level.
 pub(crate) const HELD: u32 = 1 << 31;
 
-/// Per-worker buffers of the tally, reused across owners.
+/// Per-worker buffers of the tally, reused across owners; `S` is the
+/// owner's signal (a [`Signal`] of the run's family).
 #[derive(Default)]
-pub(crate) struct LevelTally {
+pub(crate) struct LevelTally<S> {
     /// ε(L), L = 0, 1, … (the map is fixed for a plan).
     pub eps: Vec<f64>,
     /// Breakpoints carried by a message trimmed at ε(L).
     pub bpc: Vec<usize>,
-    /// The owner's path.
-    pub path: OwnerPath,
-    /// The owner's value.
-    pub u: Vec<f64>,
+    /// The owner's value and signal.
+    pub sig: S,
+    /// Scratch of [`Signal::identical`].
+    pub y: Vec<f64>,
     /// Per hop: (learned index | [`HELD`], recipients).
     pub pairs: Vec<Vec<(u32, u64)>>,
 }
 
-impl LevelTally {
+impl<S> LevelTally<S> {
     /// Empties the pair lists of hops `0..=ecc`.
     pub fn clear_pairs(&mut self, ecc: usize) {
         if self.pairs.len() <= ecc {
@@ -53,18 +55,25 @@ impl LevelTally {
 impl RelayPlan<'_> {
     /// ε(L) for L = 0 ..= `upto`, evaluated as `simulate` does:
     /// `map.eps(L as f64)`.
-    pub(crate) fn eps_table(&self, t: &mut LevelTally, upto: usize) {
-        while t.eps.len() <= upto {
-            let l = t.eps.len();
-            t.eps.push(self.eps(l as f64));
+    pub(crate) fn eps_table(&self, eps: &mut Vec<f64>, upto: usize) {
+        while eps.len() <= upto {
+            let l = eps.len();
+            eps.push(self.eps(l as f64));
         }
     }
+}
 
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     /// For an owner of eccentricity `ecc` ≥ 1: checks the levels of hops
     /// 1..=ecc, samples the path over [min ε, max ε] and prepares the sizes
     /// (trims up to ε(ecc + 1)).
-    pub(crate) fn level_path(&self, t: &mut LevelTally, owner: u32, ecc: usize) -> Result<()> {
-        self.eps_table(t, ecc + 1);
+    pub(crate) fn level_path(
+        &self,
+        t: &mut LevelTally<Signal<F>>,
+        owner: u32,
+        ecc: usize,
+    ) -> Result<()> {
+        self.eps_table(&mut t.eps, ecc + 1);
         for (l, &e) in t.eps.iter().enumerate().take(ecc + 1).skip(1) {
             self.check_level(e, l as f64)?;
         }
@@ -73,12 +82,10 @@ impl RelayPlan<'_> {
             .iter()
             .copied()
             .fold(f64::NEG_INFINITY, f64::max);
-        t.u.resize(self.model().dim, 0.0);
-        self.owner_path(owner, lo, hi, &mut t.path, &mut t.u)?;
-        let model = self.model();
+        self.owner_path(owner, lo, hi, &mut t.sig)?;
         t.bpc.clear();
         t.bpc
-            .extend(t.eps[..ecc + 2].iter().map(|&e| t.path.carried(model, e)));
+            .extend(t.eps[..ecc + 2].iter().map(|&e| t.sig.carried(self.fam, e)));
         Ok(())
     }
 
@@ -90,7 +97,7 @@ impl RelayPlan<'_> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn level_stats(
         &self,
-        t: &LevelTally,
+        t: &mut LevelTally<Signal<F>>,
         ecc: usize,
         recipients: u64,
         degsum: &[u64],
@@ -99,17 +106,16 @@ impl RelayPlan<'_> {
         st: &mut OwnerStats,
         run: &mut RunStats,
     ) {
-        let model = self.model();
-        let dim = model.dim;
+        let dim = self.model().dim;
         let buckets = self.buckets();
         *st = OwnerStats {
             recipients,
-            breakpoints: t.path.len() as u64,
+            breakpoints: t.sig.len() as u64,
             ..OwnerStats::default()
         };
         for (l, &deg) in degsum.iter().enumerate() {
             st.messages += deg;
-            st.bytes += deg * t.path.bytes(dim, t.bpc[l]);
+            st.bytes += deg * message_bytes::<F>(dim, t.bpc[l]);
         }
         for d in 1..=ecc {
             let ed = t.eps[d];
@@ -119,7 +125,7 @@ impl RelayPlan<'_> {
                 if key & HELD != 0 {
                     st.held += c;
                     st.rounds = st.rounds.max(d as u32);
-                    if self.relay_identical(&t.path, &t.u, learned, ed) {
+                    if t.sig.identical(self.fam, learned, ed, &mut t.y) {
                         st.identical += c;
                     }
                 }

@@ -17,7 +17,7 @@
 //!   levels ≤ t/Δ. A message is a reference to the owner's path plus a trim
 //!   level (copies of the path are not paid for); its accounted size is
 //!   8 bytes of header plus 8 + 8n bytes per breakpoint carried (a level and
-//!   n values; [`message_bytes`]).
+//!   n values; [`message_bytes`]; 4 + 8n for the discrete chain's rungs).
 //! * Synchronous rounds: the owner sends in round 1 the signal trimmed at
 //!   ε(w_ok) to each (out-)neighbour k (hop: ε(1)). A node *holds its level*
 //!   once the richest trim it has received is ≥ ε(d_j); it forwards once, in
@@ -36,7 +36,8 @@
 //! * Under `noise = discrete` (issue 25) the path is the owner's integer
 //!   chain on the ladder, as `simulate --noise discrete` draws it; messages
 //!   carry its integer breakpoints at rungs with ε ≤ trim and the read-out is
-//!   (û + X)·γ at the rung of ε(d_j) (`signal.rs`).
+//!   (û + X)·γ at the rung of ε(d_j). The engines are written once over the
+//!   noise family ([`Signal`]), chosen once in [`RelayPlan::run_on`].
 //!
 //! # What is counted ([`RelayRow`], [`RelayByDistanceRow`])
 //!
@@ -95,13 +96,13 @@ pub mod trace;
 pub use builder::{Relay, RelayOutput, Untrimmed};
 pub use config::{RelayConfig, UntrimmedOrder};
 pub use exact::ExactSum;
-pub use plan::{RelayPlan, Relays, message_bytes};
+pub use plan::{RelayPlan, Relays};
 pub use rows::{RelayByDistanceRow, RelayRow};
 pub use run::RelayEngine;
-pub use signal::{DiscreteSignal, OwnerPath, discrete_message_bytes};
+pub use signal::{Signal, message_bytes};
 pub use stats::{OwnerStats, RelayTotal, RunStats};
 pub use summary::{RelaySummary, summarize};
-pub use trace::{Message, NodeState, RelayTrace};
+pub use trace::{Breakpoint, Message, NodeState, RelayTrace};
 
 #[cfg(test)]
 mod discrete_tests;

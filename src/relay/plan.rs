@@ -9,20 +9,11 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::limits;
 use crate::mechanism::NoiseModel;
-use crate::process::NoisePath;
 use crate::sim::{Buckets, Plan};
 
 /// Header bytes of a message: the reference to the owner's path (owner id)
 /// and the trim level.
 pub const MESSAGE_HEADER_BYTES: u64 = 8;
-
-/// Accounted bytes of a message carrying `breakpoints` breakpoints of an
-/// n-dimensional path: 8 of header plus, per breakpoint, its level (8) and
-/// its n values (8 each).
-#[inline]
-pub fn message_bytes(dim: usize, breakpoints: usize) -> u64 {
-    MESSAGE_HEADER_BYTES + (8 + 8 * dim as u64) * breakpoints as u64
-}
 
 /// A relay run resolved against its graph: the simulation plan it mirrors
 /// (owners, values, the resolved and clamped map, the noise model, the
@@ -153,50 +144,6 @@ impl<'a> RelayPlan<'a> {
     }
 }
 
-/// Breakpoints a signal trimmed at privacy level `trim` carries: those of
-/// `path` at levels ≤ trim/Δ (the signal {V_ε : ε ≤ trim}; the value at a
-/// breakpoint's own level is the one from it up).
-#[inline]
-pub fn carried(path: &NoisePath, model: &NoiseModel, trim: f64) -> usize {
-    let t = model.level(trim);
-    path.levels().partition_point(|&e| e <= t)
-}
-
-/// What a recipient reads at privacy level `eps` from a signal trimmed at
-/// `trim`: the last breakpoint the signal carries at or below eps/Δ;
-/// `None` when the signal does not reach `eps` (trim < eps) or carries
-/// nothing there.
-pub fn read_out<'p>(
-    path: &'p NoisePath,
-    model: &NoiseModel,
-    trim: f64,
-    eps: f64,
-) -> Option<&'p [f64]> {
-    // (A NaN trim reaches nothing.)
-    if trim.partial_cmp(&eps).is_none_or(|o| o.is_lt()) {
-        return None;
-    }
-    let k = carried(path, model, trim);
-    let l = model.level(eps);
-    let i = path.levels()[..k].partition_point(|&e| e <= l);
-    (i > 0).then(|| path.value(i - 1))
-}
-
-/// `simulate`'s noise for a recipient at privacy level `eps`: the owner's
-/// whole path read at ε/Δ (sim::run, correlated mechanism).
-#[inline]
-pub fn simulate_noise<'p>(path: &'p NoisePath, model: &NoiseModel, eps: f64) -> &'p [f64] {
-    path.value_at(model.level(eps))
-}
-
-/// Whether the answers `u + a` and `u + b` are equal bit for bit.
-#[inline]
-pub fn same_answer(u: &[f64], a: &[f64], b: &[f64]) -> bool {
-    u.iter()
-        .zip(a.iter().zip(b))
-        .all(|(x, (p, q))| (x + p).to_bits() == (x + q).to_bits())
-}
-
 /// The set of relays that forward untrimmed, for one owner.
 #[derive(Clone, Copy, Debug)]
 pub enum Relays<'s> {
@@ -228,35 +175,45 @@ impl Relays<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::process::Norm;
+    use super::super::signal::{Signal, message_bytes};
+    use crate::process::family::{Discrete, Laplace};
+    use crate::process::{NoisePath, Norm};
 
-    fn path() -> (NoisePath, NoiseModel) {
+    fn signal(delta: f64) -> (Signal<Laplace>, Laplace) {
         let p = NoisePath::from_parts(1, vec![0.5, 1.0, 2.0], vec![3.0, 2.0, 1.0], 4.0).unwrap();
-        (p, NoiseModel::new(1, Norm::L1, 1.0, 1e-5).unwrap())
+        let fam = Laplace::new(1, Norm::L1, delta).unwrap();
+        (Signal::of(&fam, &[0.25], p, "0").unwrap(), fam)
     }
 
     #[test]
     fn a_signal_carries_the_breakpoints_up_to_its_trim() {
-        let (p, m) = path();
-        assert_eq!(carried(&p, &m, 0.4), 0);
-        assert_eq!(carried(&p, &m, 1.0), 2); // a breakpoint at the trim level is carried
-        assert_eq!(carried(&p, &m, 1.5), 2);
-        assert_eq!(carried(&p, &m, 4.0), 3);
-        assert_eq!(message_bytes(1, 0), 8);
-        assert_eq!(message_bytes(3, 2), 8 + 2 * 32);
+        let (s, m) = signal(1.0);
+        assert_eq!(s.carried(&m, 0.4), 0);
+        assert_eq!(s.carried(&m, 1.0), 2); // a breakpoint at the trim level is carried
+        assert_eq!(s.carried(&m, 1.5), 2);
+        assert_eq!(s.carried(&m, 4.0), 3);
+        assert_eq!(s.carried(&m, f64::NAN), 0);
+        assert_eq!(message_bytes::<Laplace>(1, 0), 8);
+        assert_eq!(message_bytes::<Laplace>(3, 2), 8 + 2 * 32);
+        assert_eq!(message_bytes::<Discrete>(3, 2), 8 + 2 * 28);
         // Read-outs: from the carried breakpoints only, never above the trim.
-        assert_eq!(read_out(&p, &m, 1.5, 1.2), Some(&[2.0][..]));
-        assert_eq!(read_out(&p, &m, 1.5, 1.6), None);
-        assert_eq!(read_out(&p, &m, 3.0, 0.7), Some(&[3.0][..]));
+        assert_eq!(s.read_out(&m, 1.5, 1.2), Some(&[2.0][..]));
+        assert_eq!(s.read_out(&m, 1.5, 1.6), None);
+        assert_eq!(s.read_out(&m, 3.0, 0.7), Some(&[3.0][..]));
+        assert_eq!(s.answer(&m, 3.0, 0.7), Some(vec![3.25]));
+        let mut y = Vec::new();
         for eps in [0.5, 0.9, 1.0, 1.9, 2.0, 3.9] {
-            let full = simulate_noise(&p, &m, eps);
-            assert_eq!(read_out(&p, &m, eps, eps), Some(full), "at {eps}");
-            assert_eq!(read_out(&p, &m, 4.0, eps), Some(full), "at {eps}");
+            let full = s.read_out(&m, 4.0, eps);
+            assert!(full.is_some());
+            assert_eq!(s.read_out(&m, eps, eps), full, "at {eps}");
+            assert!(s.identical(&m, eps, eps, &mut y), "at {eps}");
         }
+        // Trimmed below its level, a recipient reads an older breakpoint.
+        assert!(s.identical(&m, 1.5, 1.2, &mut y));
+        // A signal that does not reach the recipient's level answers nothing.
+        assert!(!s.identical(&m, 0.9, 1.2, &mut y));
         // Δ = 2: the path runs at ε/2.
-        let m2 = NoiseModel::new(1, Norm::L1, 2.0, 1e-5).unwrap();
-        assert_eq!(carried(&p, &m2, 2.0), 2);
-        assert!(same_answer(&[1.0], &[2.0], &[2.0]) && !same_answer(&[1.0], &[2.0], &[3.0]));
+        let (s2, m2) = signal(2.0);
+        assert_eq!(s2.carried(&m2, 2.0), 2);
     }
 }

@@ -8,12 +8,13 @@ use super::batch::BatchScratch;
 use super::flood::FloodScratch;
 use super::hop::HopScratch;
 use super::plan::{RelayPlan, Relays};
+use super::signal::{Diffusion, Signal};
 use super::stats::{OwnerStats, RunStats};
 use super::trace::{RelayTrace, TraceSink};
 use crate::control::Control;
-use crate::distance::Workspace;
 use crate::error::Result;
 use crate::exec::{CHUNK, ChunkJob, Local, RoundExecutor};
+use crate::process::family::{NoiseFamily, Visit};
 
 /// How each owner's diffusion is computed (every engine gives the same
 /// numbers; the choice is speed, or a check of one against another).
@@ -52,21 +53,20 @@ impl std::str::FromStr for RelayEngine {
     }
 }
 
-/// Per-worker buffers.
+/// Per-worker buffers (`S`: the owner's signal).
 #[derive(Default)]
-pub(crate) struct Worker {
-    ws: Workspace,
-    hop: HopScratch,
-    flood: FloodScratch,
-    batch: BatchScratch,
+pub(crate) struct Worker<S> {
+    hop: HopScratch<S>,
+    flood: FloodScratch<S>,
+    batch: BatchScratch<S>,
 }
 
-impl RelayPlan<'_> {
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     /// One owner under `relays` with `worker`'s buffers.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn owner(
         &self,
-        w: &mut Worker,
+        w: &mut Worker<Signal<F>>,
         engine: RelayEngine,
         owner: u32,
         relays: &[Relays<'_>],
@@ -77,10 +77,12 @@ impl RelayPlan<'_> {
         if self.is_hop() && matches!(engine, RelayEngine::Auto | RelayEngine::Sweep) {
             self.hop_owner(&mut w.hop, owner, relays, stats, run, trace)
         } else {
-            self.flood_owner(&mut w.flood, &mut w.ws, owner, relays, stats, run, trace)
+            self.flood_owner(&mut w.flood, owner, relays, stats, run, trace)
         }
     }
+}
 
+impl RelayPlan<'_> {
     /// The seeded relays of `owner`, one set per fraction.
     pub(crate) fn relays_of(&self, owner: u32) -> Vec<Relays<'_>> {
         self.fractions()
@@ -101,8 +103,73 @@ impl RelayPlan<'_> {
     /// owners run as chunks with `engine` (the exchange when asked for);
     /// over several peers always as the round exchange, the protocol itself
     /// (nodes partitioned over the peers, one exchange per round). Every
-    /// engine gives the same counts, exactly.
+    /// engine gives the same counts, exactly. The noise family is chosen
+    /// here, once.
     pub fn run_on<E: RoundExecutor>(
+        &self,
+        exec: &E,
+        engine: RelayEngine,
+        control: &Control,
+    ) -> Result<Option<RunStats>> {
+        struct Run<'x, 'a, E> {
+            plan: &'x RelayPlan<'a>,
+            exec: &'x E,
+            engine: RelayEngine,
+            control: &'x Control,
+        }
+        impl<E: RoundExecutor> Visit for Run<'_, '_, E> {
+            type Out = Result<Option<RunStats>>;
+            fn run<F: NoiseFamily>(self, fam: &F) -> Self::Out {
+                let d = Diffusion { plan: self.plan, fam };
+                d.run_on(self.exec, self.engine, self.control)
+            }
+        }
+        let (plan, control) = (self, control);
+        self.sim().noise().visit(Run {
+            plan,
+            exec,
+            engine,
+            control,
+        })
+    }
+
+    /// Every owner under every fraction as the round exchange on `exec`:
+    /// `Some` counts where the executor merges (locally; process 0 of a
+    /// cluster), `None` elsewhere.
+    pub fn run_exchange(
+        &self,
+        exec: &impl RoundExecutor,
+        control: &Control,
+    ) -> Result<Option<RunStats>> {
+        self.run_on(exec, RelayEngine::Exchange, control)
+    }
+
+    /// One owner's diffusion under `relays`, message by message.
+    pub fn trace(&self, owner: u32, relays: Relays<'_>, engine: RelayEngine) -> Result<RelayTrace> {
+        struct Trace<'x, 'a, 'r> {
+            plan: &'x RelayPlan<'a>,
+            owner: u32,
+            relays: Relays<'r>,
+            engine: RelayEngine,
+        }
+        impl Visit for Trace<'_, '_, '_> {
+            type Out = Result<RelayTrace>;
+            fn run<F: NoiseFamily>(self, fam: &F) -> Self::Out {
+                let d = Diffusion { plan: self.plan, fam };
+                d.trace(self.owner, self.relays, self.engine)
+            }
+        }
+        self.sim().noise().visit(Trace {
+            plan: self,
+            owner,
+            relays,
+            engine,
+        })
+    }
+}
+
+impl<F: NoiseFamily> Diffusion<'_, '_, F> {
+    fn run_on<E: RoundExecutor>(
         &self,
         exec: &E,
         engine: RelayEngine,
@@ -121,8 +188,7 @@ impl RelayPlan<'_> {
         Ok(exec.merges_here().then_some(total))
     }
 
-    /// One owner's diffusion under `relays`, message by message.
-    pub fn trace(&self, owner: u32, relays: Relays<'_>, engine: RelayEngine) -> Result<RelayTrace> {
+    fn trace(&self, owner: u32, relays: Relays<'_>, engine: RelayEngine) -> Result<RelayTrace> {
         let mut w = Worker::default();
         let mut stats = [OwnerStats::default()];
         let mut run = RunStats::new(0, 1);
@@ -145,8 +211,7 @@ impl RelayPlan<'_> {
         Ok(RelayTrace {
             owner,
             value: sink.value,
-            path: sink.path.laplace().cloned().unwrap_or_default(),
-            discrete: sink.path.discrete().map(|d| d.path().clone()),
+            path: sink.path,
             messages: sink.messages,
             nodes: sink.nodes,
             stats,
@@ -155,13 +220,13 @@ impl RelayPlan<'_> {
 }
 
 /// The owners as chunks of [`CHUNK`].
-struct OwnerJob<'p, 'a> {
-    plan: &'p RelayPlan<'a>,
+struct OwnerJob<'p, 'q, 'a, F> {
+    plan: &'p Diffusion<'q, 'a, F>,
     engine: RelayEngine,
 }
 
-impl ChunkJob for OwnerJob<'_, '_> {
-    type Worker = Worker;
+impl<F: NoiseFamily> ChunkJob for OwnerJob<'_, '_, '_, F> {
+    type Worker = Worker<Signal<F>>;
     type Partial = RunStats;
 
     fn chunks(&self) -> usize {
@@ -173,11 +238,11 @@ impl ChunkJob for OwnerJob<'_, '_> {
         (n.min((index + 1) * CHUNK) - index * CHUNK) as u64
     }
 
-    fn new_worker(&self) -> Worker {
+    fn new_worker(&self) -> Self::Worker {
         Worker::default()
     }
 
-    fn run_chunk(&self, w: &mut Worker, index: usize) -> Result<RunStats> {
+    fn run_chunk(&self, w: &mut Self::Worker, index: usize) -> Result<RunStats> {
         let owners = self.plan.owners();
         let chunk = &owners[index * CHUNK..owners.len().min((index + 1) * CHUNK)];
         let nf = self.plan.fractions().len();

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::graph::{Graph, LoadOptions};
+use crate::process::family::Laplace;
 use crate::sim::{Rows, Simulation};
 use crate::{
     distance::DistanceKind, epsilon::EpsilonMap, mechanism::MechanismChoice, process::Norm,
@@ -117,10 +118,10 @@ fn every_answer_is_simulates_and_no_message_exceeds_its_receiver() {
                 assert!(n.identical && n.hold_round.is_some());
                 assert_eq!(n.eps_learned, Some(n.eps), "{file} {id} → {}", n.id);
             }
-            let levels = t.path.levels();
+            let levels: Vec<f64> = t.path.iter().map(|b| b.eps).collect();
             for m in &t.messages {
                 assert_eq!(m.breakpoints, levels.partition_point(|&l| l <= m.trim));
-                assert_eq!(m.bytes, message_bytes(dim, m.breakpoints));
+                assert_eq!(m.bytes, message_bytes::<Laplace>(dim, m.breakpoints));
                 if m.to == o {
                     continue; // the owner holds her whole path
                 }
@@ -296,7 +297,7 @@ fn path_graph_by_hand() {
         assert_eq!(t.stats.excess_max, 1.0);
         // Every message: 8 bytes plus 16 per breakpoint at or below its trim.
         for m in &t.messages {
-            let k = t.path.levels().iter().filter(|&&l| l <= m.trim).count();
+            let k = t.path.iter().filter(|b| b.eps <= m.trim).count();
             assert_eq!(m.bytes, 8 + 16 * k as u64);
         }
         assert_eq!(

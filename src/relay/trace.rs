@@ -1,10 +1,7 @@
 //! [`RelayTrace`]: one owner's diffusion message by message and node by
 //! node — what the engines do, recorded for inspection and tests.
 
-use super::signal::OwnerPath;
 use super::stats::OwnerStats;
-use crate::process::NoisePath;
-use crate::process::discrete::DiscretePath;
 
 /// One message: a reference to the owner's path and a trim level.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,11 +14,10 @@ pub struct Message {
     pub to: u32,
     /// Trim level: the message carries {V_ε : ε ≤ trim}.
     pub trim: f64,
-    /// Breakpoints of the owner's path it carries (levels ≤ trim/Δ: the
-    /// first `breakpoints` of [`RelayTrace::path`]).
+    /// Breakpoints of the owner's path it carries (those the trim reaches:
+    /// the first `breakpoints` of [`RelayTrace::path`]).
     pub breakpoints: usize,
-    /// Accounted bytes (8 + (8 + 8n) per breakpoint; discrete: 8 + (4 + 8n)
-    /// per integer breakpoint).
+    /// Accounted bytes ([`message_bytes`](super::signal::message_bytes)).
     pub bytes: u64,
 }
 
@@ -43,8 +39,8 @@ pub struct NodeState {
     /// The largest trim level among the messages it received (its learned
     /// ε); `None` if it received none.
     pub eps_learned: Option<f64>,
-    /// Its read-out u + V at ε(d) from the signal it holds (`None` if it
-    /// never held its level).
+    /// Its read-out at ε(d) from the signal it holds (u + V, or (û + X)·γ;
+    /// `None` if it never held its level).
     pub answer: Option<Vec<f64>>,
     /// Whether `answer` equals `simulate`'s answer bit for bit.
     pub identical: bool,
@@ -57,13 +53,9 @@ pub struct RelayTrace {
     pub owner: u32,
     /// The owner's value u.
     pub value: Vec<f64>,
-    /// The owner's path (process levels ε/Δ), as `simulate` samples it
-    /// (empty under `noise = discrete`: see [`RelayTrace::discrete`]).
-    pub path: NoisePath,
-    /// Under `noise = discrete`: the owner's integer chain, as `simulate
-    /// --noise discrete` samples it (messages carry its breakpoints at
-    /// rungs with ε ≤ trim).
-    pub discrete: Option<DiscretePath>,
+    /// The owner's path as `simulate` samples it (under either noise),
+    /// by its breakpoints ascending.
+    pub path: Vec<Breakpoint>,
     /// Every message, in the order sent (round by round).
     pub messages: Vec<Message>,
     /// Every recipient, in node order.
@@ -72,11 +64,22 @@ pub struct RelayTrace {
     pub stats: OwnerStats,
 }
 
+/// One breakpoint of an owner's path: the privacy level from which its
+/// value holds (the level ε/Δ times Δ; the rung's ε) and the noise in
+/// value units (V; X·γ).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breakpoint {
+    /// Privacy level.
+    pub eps: f64,
+    /// The noise there.
+    pub noise: Vec<f64>,
+}
+
 /// What an engine records while tracing (one fraction).
 #[derive(Default)]
 pub(crate) struct TraceSink {
     pub messages: Vec<Message>,
     pub nodes: Vec<NodeState>,
-    pub path: OwnerPath,
+    pub path: Vec<Breakpoint>,
     pub value: Vec<f64>,
 }

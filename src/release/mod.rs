@@ -174,7 +174,7 @@ impl ReleaseTrials {
         let mut comp = vec![0.0; m];
         // A wave holds its rows and, while it runs, one noise path per
         // trial: about WAVE_ROWS rows, and at most 64 MiB of paths.
-        let path_bytes = 8 * (n + 1) * noise_points(&probe).max(1);
+        let path_bytes = 8 * (n + 1) * probe.noise_points().max(1);
         let per_wave = (WAVE_ROWS / (m as u64 * (n + 4)))
             .clamp(1, 4096)
             .saturating_mul(8)
@@ -363,19 +363,6 @@ struct Trial {
     comp: Vec<f64>,
     /// The last trial's release (the others are not kept).
     release: Option<GradualRelease>,
-}
-
-/// Breakpoints (or variances) of a release's materialised noise path.
-fn noise_points(g: &GradualRelease) -> u64 {
-    if let Some(p) = g.noise_path() {
-        p.len() as u64
-    } else if let Some(w) = g.discrete_walk() {
-        w.path().num_changes() as u64 + 1
-    } else if let Some(p) = g.brownian_path() {
-        p.vars().len() as u64
-    } else {
-        0
-    }
 }
 
 impl ReleaseOutput {

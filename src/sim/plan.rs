@@ -145,14 +145,6 @@ impl<'a> Plan<'a> {
         self.noise.discrete()
     }
 
-    /// [`check_path_memory`](Plan::check_path_memory) of a Laplace path over
-    /// privacy levels `[eps_lo, eps_hi]`.
-    pub(crate) fn check_laplace_path(&self, eps_lo: f64, eps_hi: f64, rows: bool) -> Result<()> {
-        let m = &self.model;
-        let b = limits::path_breakpoints(m.norm.jump_rate(m.dim), m.level(eps_lo), m.level(eps_hi));
-        self.check_path_memory(eps_lo, eps_hi, b, rows)
-    }
-
     /// The private values (`auto` resolved).
     pub fn values(&self) -> &Values {
         &self.values

@@ -5,23 +5,32 @@
 //! owner's largest needed rung down through every rung to the smallest.
 
 use super::laplace::seeded;
-use super::{NoiseFamily, StreamKey, ViewLoss, ViewRef};
+use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef};
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::process::Norm;
 use crate::process::discrete::{
-    DiscreteNoise, DiscretePath, MAX_GRID_VALUE, MemberView, NoiseRng, OsRng, PrivacyLoss,
-    RngSource, Rung, theory,
+    DiscreteNoise, DiscretePath, DiscreteWalk, MAX_GRID_VALUE, MemberView, NoiseRng, OsRng,
+    PrivacyLoss, RngSource, Rung, theory,
 };
 use crate::process::mechanism::Mechanism;
+use crate::rng::rng_for_stream;
+use serde::{Deserialize, Serialize};
+
+/// ChaCha stream number of a released walk's generator: distinct from
+/// stream 0, which the f64 families' release requests read.
+const WALK_STREAM: u64 = 1;
 
 /// The discrete family: the validated noise (grid, ladder, Δ_Z, dimension),
-/// the norm errors are measured in, the entropy source, and the expected
-/// number of changes of a path per rung.
-#[derive(Clone, Debug)]
+/// the norm errors are measured in, the entropy source, the expected
+/// number of changes of a path per rung, and for a release its fixed top.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Discrete {
     noise: DiscreteNoise,
     norm: Norm,
     rng: RngSource,
+    /// A release's fixed top: requests above its rung are answered there.
+    top: Option<Rung>,
     /// `changes[k − min_rung]`: Σ over the steps from rung min_rung + 1 up to
     /// k of P(the value changes at that step) = 1 − atom(t_j, t_{j−1})ⁿ.
     changes: Vec<f64>,
@@ -46,8 +55,19 @@ impl Discrete {
             noise,
             norm,
             rng,
+            top: None,
             changes,
             zeros,
+        }
+    }
+
+    /// The same family with a release's fixed top (memo §4): a release at
+    /// ε above the top's level is answered at the top, and its walk starts
+    /// there.
+    pub fn with_top(self, top: Rung) -> Discrete {
+        Discrete {
+            top: Some(top),
+            ..self
         }
     }
 
@@ -115,6 +135,14 @@ impl NoiseFamily for Discrete {
         self.noise.eps_of(level)
     }
 
+    fn reach(&self, eps: f64) -> Option<Rung> {
+        let top = self.noise.max_rung();
+        if eps >= self.noise.eps_of(top) {
+            return Some(top);
+        }
+        self.noise.rung_of(eps).ok()
+    }
+
     fn mse(&self, level: Rung) -> f64 {
         self.noise.mse(level)
     }
@@ -167,6 +195,21 @@ impl NoiseFamily for Discrete {
     fn error_norm(&self, u: &[f64], y: &[f64], _noise: &[i64]) -> f64 {
         let err: Vec<f64> = y.iter().zip(u).map(|(y, u)| y - u).collect();
         self.norm.norm_of(&err)
+    }
+
+    fn steps(&self, path: &DiscretePath, f: &mut OnStep<'_, Rung, i64>) -> Result<()> {
+        for (k, x) in path.breakpoints() {
+            f(k, self.noise.eps_of(k), x);
+        }
+        Ok(())
+    }
+
+    fn noise_value(&self, noise: &[i64], out: &mut [f64]) -> Result<()> {
+        let g = self.noise.grid();
+        for (o, &x) in out.iter_mut().zip(noise) {
+            *o = g.value_of(i128::from(x))?;
+        }
+        Ok(())
     }
 
     fn changes(&self, path: &DiscretePath) -> u64 {
@@ -271,9 +314,153 @@ impl NoiseFamily for Discrete {
         let g = self.noise.grid().value();
         (secret[0] as f64 * g, self.noise.delta_z() as f64 * g)
     }
+
+    type Lazy = DiscreteState;
+
+    /// The largest rung ≤ ε, or the fixed top above it (memo §4).
+    fn release_level(&self, eps: f64) -> Result<Rung> {
+        let top = self.release_top();
+        if eps.is_finite() && eps >= self.noise.eps_of(top) {
+            return Ok(top);
+        }
+        self.noise.rung_of(eps)
+    }
+
+    /// One walk from the fixed top down through every rung, never
+    /// resampled nor walked up, reading ONE stream continued from its word
+    /// position: the answers depend on the set of levels requested, not on
+    /// their order, and a saved walk continues exactly. With `rng` = os each
+    /// extension draws from a fresh generator (the chain is Markov).
+    fn lazy_noise(
+        &self,
+        lazy: &mut Option<DiscreteState>,
+        level: Rung,
+        key: StreamKey,
+        eps: f64,
+    ) -> Result<Vec<i64>> {
+        let top = self.release_top();
+        let n = self.dim();
+        let bottom = lazy.as_ref().map_or(top, |d| d.walk.bottom());
+        if level < bottom {
+            // At worst one breakpoint of n values per rung walked.
+            let steps = u64::try_from(bottom.0 - level.0).unwrap_or(u64::MAX);
+            limits::memory_budget().check_with(
+                "eps",
+                format!(
+                    "{} (the discrete walk extended {steps} rungs down to ε = {}, n = {n})",
+                    limits::fmt_num(eps),
+                    self.noise.eps_of(level)
+                ),
+                limits::path_bytes(steps.saturating_add(1), n).saturating_mul(2),
+                "request higher levels, lower the dimension, or raise `memory_budget`",
+            )?;
+        }
+        let state = match lazy {
+            Some(d) => {
+                if level < d.walk.bottom() {
+                    let mut rng = self.walk_generator(key, d.word_pos.unwrap_or(0))?;
+                    d.walk.extend_to(level, &mut rng)?;
+                    d.word_pos = rng.word_pos()?;
+                }
+                d
+            }
+            None => {
+                let mut rng = self.walk_generator(key, 0)?;
+                let mut walk = DiscreteWalk::start(&self.noise, top, &mut rng)?;
+                walk.extend_to(level, &mut rng)?;
+                let word_pos = rng.word_pos()?;
+                lazy.insert(DiscreteState { walk, word_pos })
+            }
+        };
+        let x = self.lazy_read(state, level);
+        x.map(<[i64]>::to_vec)
+            .ok_or_else(|| Error::param("rung", level, "a rung the walk reached"))
+    }
+
+    fn lazy_read<'a>(&self, lazy: &'a DiscreteState, level: Rung) -> Option<&'a [i64]> {
+        lazy.walk.path().value_at(level)
+    }
+
+    /// The walk's configuration is the release's (γ, m, Δ, n and Δ_Z), its
+    /// top the rung of `eps_max`, with a word position exactly when seeded.
+    fn check_lazy(&self, d: &DiscreteState) -> std::result::Result<(), (&'static str, String)> {
+        let (w, noise) = (d.walk.noise(), &self.noise);
+        let err = |m: String| Err(("discrete", m));
+        if w != noise || w.delta_z() != noise.delta_z() {
+            return err(format!(
+                "the walk's configuration (granularity {}, levels_per_doubling {}, sensitivity \
+                 {}, dim {}) does not match the release's ({}, {}, {}, {})",
+                w.grid(),
+                w.levels_per_doubling(),
+                w.sensitivity(),
+                w.dim(),
+                noise.grid(),
+                noise.levels_per_doubling(),
+                noise.sensitivity(),
+                noise.dim()
+            ));
+        }
+        let top = self.release_top();
+        if d.walk.top() != top {
+            return err(format!(
+                "the walk's top rung {} is not the rung of eps_max ({top})",
+                d.walk.top()
+            ));
+        }
+        match (self.rng, d.word_pos) {
+            (RngSource::Seeded, Some(_)) | (RngSource::Os, None) => Ok(()),
+            (RngSource::Seeded, None) => {
+                err("word_pos missing: a seeded walk keeps its stream position".into())
+            }
+            (RngSource::Os, Some(_)) => {
+                err("word_pos given for rng = os (no stream to continue)".into())
+            }
+        }
+    }
+
+    fn lazy_points(&self, lazy: &DiscreteState) -> u64 {
+        lazy.walk.path().num_changes() as u64 + 1
+    }
+
+    fn lazy_slot(lazies: &mut Lazies) -> &mut Option<DiscreteState> {
+        &mut lazies.discrete
+    }
+
+    fn lazy_ref(lazies: &Lazies) -> Option<&DiscreteState> {
+        lazies.discrete.as_ref()
+    }
+}
+
+/// The stored noise of a discrete release (its state's `discrete` key): the
+/// walk (its configuration, with Δ_Z, and the path from the top down to the
+/// lowest rung released) and, for a seeded generator, its word position.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscreteState {
+    /// The walk drawn so far.
+    pub walk: DiscreteWalk,
+    /// Words of the seeded stream read so far (`None` with `rng` = os).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub word_pos: Option<u64>,
 }
 
 impl Discrete {
+    /// The top a release walks down from: its fixed top, else the largest
+    /// rung.
+    fn release_top(&self) -> Rung {
+        self.top.unwrap_or(self.noise.max_rung())
+    }
+
+    /// The walk's generator: the seeded stream of (seed, owner) on
+    /// [`WALK_STREAM`], continued at word `pos`, or the OS's.
+    fn walk_generator(&self, key: StreamKey, pos: u64) -> Result<NoiseRng> {
+        NoiseRng::continued(
+            self.rng,
+            || rng_for_stream(key.seed, key.owner, 0, key.purpose, WALK_STREAM),
+            pos,
+        )
+    }
+
     fn loss_of(&self, mech: Mechanism, secret: &[i64], view: &[MemberView<'_>]) -> Result<PrivacyLoss> {
         if mech == Mechanism::Correlated {
             self.noise.correlated_loss(secret, view)

@@ -5,7 +5,8 @@
 
 use super::laplace::seeded;
 use super::loss::gaussian_loss;
-use super::{NoiseFamily, StreamKey, ViewLoss, ViewRef};
+use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range};
+use crate::process::gaussian::BrownianPath;
 use crate::error::{Error, Result};
 use crate::process::calibration::{Calibration, normal_cdf};
 use crate::process::laplace::std_normal;
@@ -15,13 +16,14 @@ use crate::rng::{PrivRng, Purpose};
 use rand::Rng;
 
 /// The Gaussian family: dimension, the norm errors are measured in, ℓ2
-/// sensitivity Δ and δ.
+/// sensitivity Δ, δ and the calibration of σ.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gaussian {
     dim: usize,
     norm: Norm,
     sensitivity: f64,
     delta: f64,
+    calibration: Calibration,
 }
 
 impl Gaussian {
@@ -44,7 +46,17 @@ impl Gaussian {
             norm,
             sensitivity,
             delta,
+            calibration: Calibration::Analytic,
         })
+    }
+
+    /// The same family with σ calibrated by `calibration` (default: the
+    /// analytic Gaussian mechanism).
+    pub fn with_calibration(self, calibration: Calibration) -> Gaussian {
+        Gaussian {
+            calibration,
+            ..self
+        }
     }
 
     /// δ.
@@ -52,17 +64,24 @@ impl Gaussian {
         self.delta
     }
 
-    /// σ at privacy level `eps` (analytic Gaussian mechanism, Balle & Wang
-    /// 2018).
+    /// σ at privacy level `eps` (by default the analytic Gaussian
+    /// mechanism, Balle & Wang 2018).
     pub fn sigma(&self, eps: f64) -> Result<f64> {
-        Calibration::Analytic.sigma(eps, self.delta, self.sensitivity)
+        self.calibration.sigma(eps, self.delta, self.sensitivity)
     }
 }
 
 /// A level of the Gaussian family: the noise's standard deviation σ(ε, δ, Δ)
 /// per coordinate (the Brownian motion is indexed by its variance σ²).
+/// Ordered like the privacy levels: a smaller σ is the larger level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sigma(pub f64);
+
+impl PartialOrd for Sigma {
+    fn partial_cmp(&self, other: &Sigma) -> Option<std::cmp::Ordering> {
+        other.0.partial_cmp(&self.0)
+    }
+}
 
 impl Sigma {
     /// The variance σ².
@@ -164,6 +183,21 @@ impl NoiseFamily for Gaussian {
         self.norm.norm_of(noise)
     }
 
+    /// The Brownian path is continuous: no step function.
+    fn steps(&self, _path: &BrownianSample, _f: &mut OnStep<'_, Sigma, f64>) -> Result<()> {
+        Err(Error::param(
+            "mechanism",
+            "gaussian",
+            "a lazy jump process (laplace or discrete noise): the Brownian path has no \
+             breakpoints to list, trim or walk",
+        ))
+    }
+
+    fn noise_value(&self, noise: &[f64], out: &mut [f64]) -> Result<()> {
+        out.copy_from_slice(noise);
+        Ok(())
+    }
+
     fn changes(&self, _path: &BrownianSample) -> u64 {
         0
     }
@@ -228,6 +262,46 @@ impl NoiseFamily for Gaussian {
 
     fn attack_origin(&self, u: &[f64], _secret: &[f64]) -> (f64, f64) {
         (u[0], self.sensitivity)
+    }
+
+    type Lazy = BrownianPath;
+
+    fn release_level(&self, eps: f64) -> Result<Sigma> {
+        release_range(eps, self.sensitivity)?;
+        self.level(eps)
+    }
+
+    /// Each request draws from its own generator: the Brownian path at σ²,
+    /// bridged between the variances drawn before (memo §4).
+    fn lazy_noise(
+        &self,
+        lazy: &mut Option<BrownianPath>,
+        level: Sigma,
+        key: StreamKey,
+        _eps: f64,
+    ) -> Result<Vec<f64>> {
+        let mut rng = seeded(key);
+        let path = match lazy {
+            Some(p) => p,
+            None => lazy.insert(BrownianPath::new(self.dim)?),
+        };
+        Ok(path.sample_at(level.0 * level.0, &mut rng)?.to_vec())
+    }
+
+    fn lazy_read<'a>(&self, lazy: &'a BrownianPath, level: Sigma) -> Option<&'a [f64]> {
+        lazy.value_at_var(level.0 * level.0)
+    }
+
+    fn lazy_points(&self, lazy: &BrownianPath) -> u64 {
+        lazy.vars().len() as u64
+    }
+
+    fn lazy_slot(lazies: &mut Lazies) -> &mut Option<BrownianPath> {
+        &mut lazies.gaussian
+    }
+
+    fn lazy_ref(lazies: &Lazies) -> Option<&BrownianPath> {
+        lazies.gaussian.as_ref()
     }
 }
 

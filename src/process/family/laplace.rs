@@ -2,8 +2,11 @@
 //! ε/Δ. A path is the breakpoint list of [`NoisePath`]; fresh noise is the
 //! optimal marginal ([`sample_marginal`]); an answer is u + V.
 
+use super::laplace_lazy::LazyLaplace;
 use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
-use super::{BOUND_SLACK, NoiseFamily, StreamKey, ViewLoss, ViewRef};
+use super::{
+    BOUND_SLACK, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range,
+};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::mechanism::Mechanism;
@@ -35,6 +38,16 @@ impl Laplace {
             norm,
             sensitivity,
         })
+    }
+
+    /// The family of `sampler`'s paths, whose levels are privacy levels
+    /// themselves (Δ = 1).
+    pub fn of_sampler(sampler: &PathSampler) -> Laplace {
+        Laplace {
+            dim: sampler.dim(),
+            norm: sampler.norm(),
+            sensitivity: 1.0,
+        }
     }
 
     /// The norm of the privacy metric.
@@ -140,6 +153,18 @@ impl NoiseFamily for Laplace {
         self.norm.norm_of(noise)
     }
 
+    fn steps(&self, path: &NoisePath, f: &mut OnStep<'_, f64, f64>) -> Result<()> {
+        for (level, v) in path.breakpoints() {
+            f(level, level * self.sensitivity, v);
+        }
+        Ok(())
+    }
+
+    fn noise_value(&self, noise: &[f64], out: &mut [f64]) -> Result<()> {
+        out.copy_from_slice(noise);
+        Ok(())
+    }
+
     fn changes(&self, path: &NoisePath) -> u64 {
         path.num_jumps() as u64
     }
@@ -211,5 +236,64 @@ impl NoiseFamily for Laplace {
 
     fn attack_origin(&self, u: &[f64], _secret: &[f64]) -> (f64, f64) {
         (u[0], self.sensitivity)
+    }
+
+    type Lazy = LazyLaplace;
+
+    fn release_level(&self, eps: f64) -> Result<f64> {
+        release_range(eps, self.sensitivity)
+    }
+
+    /// Each request draws from its own generator (memo §3: a lookup, the
+    /// walk down, or the latent forward step).
+    fn lazy_noise(
+        &self,
+        lazy: &mut Option<LazyLaplace>,
+        level: f64,
+        key: StreamKey,
+        eps: f64,
+    ) -> Result<Vec<f64>> {
+        let mut rng = seeded(key);
+        match lazy {
+            Some(l) => l.noise_at(self.norm, level, eps, self.sensitivity, &mut rng),
+            None => {
+                let (l, v) = LazyLaplace::first(self.norm, self.dim, level, &mut rng)?;
+                *lazy = Some(l);
+                Ok(v)
+            }
+        }
+    }
+
+    fn lazy_read<'a>(&self, lazy: &'a LazyLaplace, level: f64) -> Option<&'a [f64]> {
+        let p = lazy.path();
+        p.contains(level).then(|| p.value_at(level))
+    }
+
+    /// The latent: one per coordinate (ℓ1), one in total (ℓ2), or none.
+    fn check_lazy(&self, lazy: &LazyLaplace) -> std::result::Result<(), (&'static str, String)> {
+        let l = lazy.top_latent();
+        let want = match self.norm {
+            Norm::L1 => self.dim,
+            Norm::L2 => 1,
+        };
+        if (l.is_empty() || l.len() == want) && l.iter().all(|s| s.is_finite() && *s > 0.0) {
+            return Ok(());
+        }
+        Err((
+            "top_latent",
+            format!("top_latent {l:?}: expected {want} finite numbers > 0, or none"),
+        ))
+    }
+
+    fn lazy_points(&self, lazy: &LazyLaplace) -> u64 {
+        lazy.path().len() as u64
+    }
+
+    fn lazy_slot(lazies: &mut Lazies) -> &mut Option<LazyLaplace> {
+        &mut lazies.laplace
+    }
+
+    fn lazy_ref(lazies: &Lazies) -> Option<&LazyLaplace> {
+        lazies.laplace.as_ref()
     }
 }

@@ -21,14 +21,18 @@
 pub mod discrete;
 pub mod gaussian;
 pub mod laplace;
+pub mod laplace_lazy;
 pub mod loss;
 
-pub use discrete::Discrete;
+pub use discrete::{Discrete, DiscreteState};
 pub use gaussian::{Gaussian, Sigma};
 pub use laplace::Laplace;
+pub use laplace_lazy::LazyLaplace;
 
+use super::gaussian::BrownianPath;
 use super::mechanism::Mechanism;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::limits::{LEVEL_MAX, LEVEL_MIN};
 use crate::rng::Purpose;
 use std::fmt::Debug;
 
@@ -72,15 +76,18 @@ impl StreamKey {
 
 /// One noise family: how an owner's noise is drawn, read and answered.
 ///
-/// Levels are the family's own (compared only within it). Noise and secrets are vectors of [`Coord`](NoiseFamily::Coord) (f64, or
-/// i64 grid steps) of length [`dim`](NoiseFamily::dim).
+/// Levels are the family's own (compared only within it, ordered like the
+/// privacy levels they answer). Noise and secrets are vectors of
+/// [`Coord`](NoiseFamily::Coord) (f64, or i64 grid steps) of length
+/// [`dim`](NoiseFamily::dim).
 pub trait NoiseFamily: Send + Sync {
-    /// The index of the process at a privacy request.
-    type Level: Copy + PartialEq + Debug + Send + Sync;
+    /// The index of the process at a privacy request; a larger level answers
+    /// a larger ε (is less private).
+    type Level: Copy + PartialEq + PartialOrd + Debug + Send + Sync;
     /// One coordinate of noise and of the secret as answered.
     type Coord: Copy + Default + PartialEq + Debug + Send + Sync;
     /// One owner's sample path, reused across owners.
-    type Path: Default + Send;
+    type Path: Default + Send + Sync;
     /// The generator the draws come from.
     type Rng: rand::Rng;
 
@@ -108,6 +115,15 @@ pub trait NoiseFamily: Send + Sync {
     /// The privacy level an answer at `level` is given at, for a request at
     /// `eps`: `eps` itself, or the rung's ε (never more than asked).
     fn eps_used(&self, eps: f64, level: Self::Level) -> f64;
+
+    /// The highest level whose value a holder of privacy level `eps` may
+    /// see (memo §3: the path {V_l : l ≤ level(ε)} is what ε releases):
+    /// the level answering `eps`, or `None` when no level is that private
+    /// (the discrete chain below its smallest rung; above its largest it
+    /// sees every rung).
+    fn reach(&self, eps: f64) -> Option<Self::Level> {
+        self.level(eps).ok()
+    }
 
     /// E‖noise‖² of one answer at `level`, in value units² (the noise only).
     fn mse(&self, level: Self::Level) -> f64;
@@ -158,6 +174,20 @@ pub trait NoiseFamily: Send + Sync {
 
     /// The error's norm ‖y − u‖ (ℓ1 or ℓ2, the family's) of an answer.
     fn error_norm(&self, u: &[f64], y: &[f64], noise: &[Self::Coord]) -> f64;
+
+    /// Calls `f(level, eps, noise)` for every breakpoint of `path`,
+    /// ascending (the first at the path's bottom; each value holds from its
+    /// level up to the next breakpoint's), `eps` the privacy level of the
+    /// breakpoint (level·Δ, the rung's ε): the path as a step function of
+    /// the level, what a lazy jump process is (memo §1–2; discrete §4). A
+    /// family whose path is no step function (the Brownian path) refuses.
+    fn steps(&self, path: &Self::Path, f: &mut OnStep<'_, Self::Level, Self::Coord>)
+    -> Result<()>;
+
+    /// `noise` in value units into `out`: itself for the f64 families, X·γ
+    /// for the discrete chain (exact; refused at 2⁵³ grid steps and beyond,
+    /// as an answer is).
+    fn noise_value(&self, noise: &[Self::Coord], out: &mut [f64]) -> Result<()>;
 
     /// Changes (jumps) of a sampled path.
     fn changes(&self, path: &Self::Path) -> u64;
@@ -230,6 +260,83 @@ pub trait NoiseFamily: Send + Sync {
     /// Where a distinguishing attack's two hypotheses sit: (u₁ as answered,
     /// the shift to u'₁), in values.
     fn attack_origin(&self, u: &[f64], secret: &[Self::Coord]) -> (f64, f64);
+
+    // A gradual release (memo §3): one secret's path materialised lazily, as
+    // requests at levels in any order need it — extended both ways with the
+    // latent variance (Laplace), bridged at any variance (Gaussian), walked
+    // down from a fixed top (discrete) — so each family has its own.
+
+    /// One secret's lazily materialised path, as a saved release keeps it.
+    type Lazy: Clone + Debug + PartialEq + Send + Sync;
+
+    /// The level a release at `eps` (finite, > 0) is answered at; refuses
+    /// levels the family does not serve (ε/Δ outside [1e−60, 1e60] for the
+    /// f64 families; the discrete chain answers at the rung, or at its fixed
+    /// top above it).
+    fn release_level(&self, eps: f64) -> Result<Self::Level>;
+
+    /// The noise at `level` (released at `eps`), materialising `lazy`
+    /// (`None`: nothing drawn yet) from request `key`'s draws (the f64
+    /// families: the generator of `key`; the discrete chain: one stream of
+    /// (seed, owner) continued from the position `lazy` keeps). An extension
+    /// beyond the memory budget is refused before anything is drawn.
+    fn lazy_noise(
+        &self,
+        lazy: &mut Option<Self::Lazy>,
+        level: Self::Level,
+        key: StreamKey,
+        eps: f64,
+    ) -> Result<Vec<Self::Coord>>;
+
+    /// The noise of `lazy` at `level` where it is materialised.
+    fn lazy_read<'a>(&self, lazy: &'a Self::Lazy, level: Self::Level) -> Option<&'a [Self::Coord]>;
+
+    /// Checks a restored `lazy` against the family (the latent's length, the
+    /// walk's configuration); an error names the saved key it concerns.
+    fn check_lazy(&self, _lazy: &Self::Lazy) -> std::result::Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// Breakpoints (or points) `lazy` holds, for memory estimates.
+    fn lazy_points(&self, lazy: &Self::Lazy) -> u64;
+
+    /// This family's slot in `lazies`.
+    fn lazy_slot(lazies: &mut Lazies) -> &mut Option<Self::Lazy>;
+
+    /// What this family's slot in `lazies` holds.
+    fn lazy_ref(lazies: &Lazies) -> Option<&Self::Lazy>;
+}
+
+/// What [`NoiseFamily::steps`] calls for each breakpoint: its level, its ε
+/// and its noise.
+pub type OnStep<'f, L, C> = dyn FnMut(L, f64, &[C]) + 'f;
+
+/// One secret's lazily materialised noise, one slot per family (a release
+/// fills its own family's): the keys of a saved release.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lazies {
+    /// The Laplace path with its top latent.
+    pub laplace: Option<LazyLaplace>,
+    /// The Brownian path.
+    pub gaussian: Option<BrownianPath>,
+    /// The discrete walk and its stream position.
+    pub discrete: Option<DiscreteState>,
+}
+
+/// The process level ε/Δ of a release at `eps`, refused outside the range
+/// every f64 mechanism serves ([`crate::limits`], "The range of privacy
+/// levels").
+pub fn release_range(eps: f64, sensitivity: f64) -> Result<f64> {
+    let q = eps / sensitivity;
+    if (LEVEL_MIN..=LEVEL_MAX).contains(&q) {
+        Ok(q)
+    } else {
+        Err(Error::param(
+            "epsilon",
+            eps,
+            format!("ε/Δ between {LEVEL_MIN:e} and {LEVEL_MAX:e} (noise must stay within f64 range)"),
+        ))
+    }
 }
 
 /// One coalition's view as an audit reads it: the members' answers
@@ -275,7 +382,7 @@ pub trait Visit {
 }
 
 /// The noise of a run, chosen once at the top.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Noise {
     /// The lazy Laplace process in f64.
     Laplace(Laplace),

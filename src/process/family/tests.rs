@@ -148,3 +148,119 @@ fn the_noise_choice_dispatches_to_its_family() {
     assert_eq!(d.visit(Dim), (2, Mechanism::Correlated));
     assert!(d.discrete().is_some());
 }
+
+/// Each step family lists its path as a step function: levels ascending
+/// from the bottom, each breakpoint's noise the path read at its level, its
+/// ε and value units those of `breakpoints`; the Brownian path has none.
+fn check_steps<F: NoiseFamily>(fam: &F, eps: &[f64]) {
+    let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
+    let mut path = F::Path::default();
+    let mut changes = 0;
+    for t in 0..300 {
+        let mut rng = fam.generator(StreamKey::new(5, t, 0, Purpose::Path)).unwrap();
+        fam.sample_path(&levels, &mut rng, &mut path).unwrap();
+        let mut seen: Vec<(F::Level, f64, Vec<F::Coord>)> = Vec::new();
+        fam.steps(&path, &mut |l, e, x| seen.push((l, e, x.to_vec())))
+            .unwrap();
+        assert_eq!(seen[0].0, levels[0], "the first at the bottom");
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "ascending");
+        changes += seen.len() - 1;
+        let mut listed = Vec::new();
+        fam.breakpoints(&path, &levels, eps, &mut |e, v| listed.push((e, v.to_vec())));
+        assert_eq!(listed.len(), seen.len());
+        for ((l, e, x), (e2, v)) in seen.iter().zip(&listed) {
+            assert_eq!(fam.read(&path, 0, *l), &x[..]);
+            assert_eq!(e, e2);
+            let mut w = vec![0.0; x.len()];
+            fam.noise_value(x, &mut w).unwrap();
+            assert_eq!(&w, v);
+        }
+    }
+    assert!(changes > 100, "{changes}: paths that never jump test nothing");
+}
+
+#[test]
+fn step_families_list_their_paths_as_steps() {
+    let (lap, gau, dis) = families();
+    check_steps(&lap, &[0.8, 3.0]);
+    check_steps(&dis, &[0.8, 3.0]);
+    let s = gau.level(1.0).unwrap();
+    let mut path = Default::default();
+    let mut rng = gau.generator(StreamKey::new(5, 0, 0, Purpose::Gaussian)).unwrap();
+    gau.sample_path(&[s], &mut rng, &mut path).unwrap();
+    let e = gau.steps(&path, &mut |_, _, _| {}).unwrap_err().to_string();
+    assert!(e.contains("gaussian") && !e.contains('\n'), "{e}");
+}
+
+#[test]
+fn levels_are_ordered_like_privacy_and_reach_what_a_trim_sees() {
+    let (lap, gau, dis) = families();
+    // A larger ε is a larger level in every family (a smaller σ).
+    assert!(lap.level(2.0).unwrap() > lap.level(1.0).unwrap());
+    assert!(gau.level(2.0).unwrap() > gau.level(1.0).unwrap());
+    assert!(Sigma(1.0) > Sigma(2.0));
+    assert!(dis.level(2.0).unwrap() > dis.level(1.0).unwrap());
+    // Laplace: every ε reaches ε/Δ (NaN reaches nothing a level is ≤ to).
+    assert_eq!(lap.reach(3.0), Some(2.0));
+    assert!(lap.reach(f64::NAN).is_some_and(|l| l.is_nan()));
+    // Discrete: the rung, none below the smallest, the largest above.
+    assert_eq!(dis.reach(2.7), dis.level(2.7).ok());
+    assert_eq!(dis.reach(1e-300), None);
+    assert_eq!(dis.reach(f64::NAN), None);
+    let top = dis.noise().max_rung();
+    assert_eq!(dis.reach(f64::INFINITY), Some(top));
+    assert_eq!(dis.reach(1e308), Some(top));
+}
+
+#[test]
+fn noise_in_value_units_is_exact_or_refused() {
+    let (lap, _, dis) = families();
+    let mut out = [0.0; 2];
+    lap.noise_value(&[0.25, -3.5], &mut out).unwrap();
+    assert_eq!(out, [0.25, -3.5]);
+    // γ = 2^-6: X·γ exactly; 2^53 grid steps and beyond are refused.
+    dis.noise_value(&[-3, 1 << 52], &mut out).unwrap();
+    assert_eq!(out, [-3.0 / 64.0, (1u64 << 46) as f64]);
+    assert!(dis.noise_value(&[0, 1 << 53], &mut out).is_err());
+}
+
+/// The release side of the families: the level answered (refused outside
+/// the f64 range; the discrete chain's fixed top), and the lazy path read
+/// back where it was drawn, in its slot.
+#[test]
+fn lazy_paths_answer_in_any_order() {
+    let (lap, gau, dis) = families();
+    assert!(lap.release_level(1e-70).is_err() && lap.release_level(1e70).is_err());
+    assert_eq!(lap.release_level(3.0).unwrap(), 2.0);
+    assert!(gau.release_level(1e-70).is_err());
+    let top = dis.level(4.0).unwrap();
+    let topped = dis.clone().with_top(top);
+    assert_eq!(topped.release_level(100.0).unwrap(), top);
+    assert_eq!(topped.release_level(2.0).unwrap(), dis.level(2.0).unwrap());
+    check_lazy_orders(&lap, &[1.0, 0.2, 5.0]);
+    check_lazy_orders(&gau, &[1.0, 0.2, 5.0]);
+    check_lazy_orders(&topped, &[1.0, 0.2, 5.0]);
+}
+
+fn check_lazy_orders<F: NoiseFamily>(fam: &F, eps: &[f64]) {
+    let key = |request| StreamKey::new(9, 4, request, Purpose::Release);
+    let mut lazy = None;
+    let first: Vec<Vec<F::Coord>> = eps
+        .iter()
+        .enumerate()
+        .map(|(k, &e)| {
+            let l = fam.release_level(e).unwrap();
+            fam.lazy_noise(&mut lazy, l, key(k as u64), e).unwrap()
+        })
+        .collect();
+    let lazy = lazy.unwrap();
+    for (&e, x) in eps.iter().zip(&first) {
+        let l = fam.release_level(e).unwrap();
+        assert_eq!(fam.lazy_read(&lazy, l), Some(&x[..]), "read back at {e}");
+        assert!(fam.check_lazy(&lazy).is_ok());
+    }
+    assert!(fam.lazy_points(&lazy) >= 1);
+    let mut lazies = Lazies::default();
+    *F::lazy_slot(&mut lazies) = Some(lazy.clone());
+    assert_eq!(F::lazy_ref(&lazies), Some(&lazy));
+}

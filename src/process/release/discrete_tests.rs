@@ -216,7 +216,7 @@ fn tampered_states_are_refused() {
             let y = w["history"][1]["value"][0].as_f64().unwrap();
             w["history"][1]["value"][0] = (y + 1.0 / 1024.0).into();
         },
-        "not the stored discrete walk's",
+        "does not match the stored noise path",
     );
     // A level that is not a rung.
     refused(&|w| w["history"][0]["eps"] = 1.9.into(), "history entry 0");
@@ -296,4 +296,17 @@ fn bad_configurations_are_refused() {
         rng: RngSource::Seeded,
     };
     assert!(GradualRelease::new(vec![1.0], m0, 1.0, 1).is_err());
+}
+
+/// A secret beyond the grid is refused without its value (the release
+/// rounded it itself and quoted it: issue 32).
+#[test]
+fn a_secret_is_never_shown() {
+    for secret in [123456789012345.0, -9.87654321e300] {
+        let e = GradualRelease::new(vec![0.5, secret], discrete(-10, 256.0), 1.0, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not shown") && !e.contains('\n'), "{e}");
+        assert!(!e.contains("12345678") && !e.contains("987654"), "{e}");
+    }
 }

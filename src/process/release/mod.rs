@@ -2,20 +2,34 @@
 //! order (memo §3), for the Laplace process (ℓ1 or ℓ2) or the Gaussian
 //! (Brownian) variant (memo §4).
 //!
-//! The noise is a lazily materialised path. For the Laplace process: a
+//! The noise is a lazily materialised path of the release's noise family
+//! (chosen once, from [`ReleaseNoise`]), and the release is written once over
+//! the family ([`NoiseFamily::lazy_noise`]). For the Laplace process: a
 //! breakpoint list over `[eps_lo, eps_hi]` plus the latent variance s at the
 //! top (memo §1b). A request inside the range is a lookup (every jump there is
 //! already drawn, so this is the exact bridge); below the range the backward
 //! jump walk continues ([`walk_down`](super::walk_down), independent increments); above it the
 //! latent forward step of memo §2.4 ([`forward_latent`](super::forward::forward_latent)) runs from the top
-//! state. For the Gaussian variant: a [`BrownianPath`] indexed by variance.
-//! Answers already given never change, and releasing any set of levels is
-//! exactly as private as the largest of them ([`GradualRelease::privacy_level`]).
+//! state ([`LazyLaplace`]). For the Gaussian variant: a [`BrownianPath`]
+//! indexed by variance. For the discrete chain (issue 25; memo
+//! `discrete.md` §4): the secret rounded to the grid and one
+//! [`DiscreteWalk`](super::discrete::DiscreteWalk) with a top fixed at
+//! creation (the rung of `eps_max`), walked down through every rung as
+//! requests need it and never resampled or walked up; a request at ε is
+//! answered at the largest rung ≤ ε (the top above it), and the level
+//! recorded is the rung's. Answers already given never change, and releasing
+//! any set of levels is exactly as private as the largest of them
+//! ([`GradualRelease::privacy_level`]).
 //!
 //! Randomness: request number k (0-based, counting every request) draws from
 //! `rng_for(seed, stream, k, Purpose::Release)`, so a release is a
 //! deterministic function of its seed, stream and request sequence — also
-//! across [`GradualRelease::to_json`] / [`GradualRelease::from_json`].
+//! across [`GradualRelease::to_json`] / [`GradualRelease::from_json`]. The
+//! discrete walk instead reads ONE stream, ChaCha stream 1 of
+//! `rng_for(seed, stream, 0, Purpose::Release)`, continued from the word
+//! position its state keeps: its answers depend on the set of levels
+//! requested, not on their order (with `rng` = os, each extension draws from
+//! a fresh operating-system generator).
 //!
 //! Sensitivity Δ: the Laplace process runs at level ε/Δ (noise scale Δ/ε);
 //! the Gaussian variance is σ(ε, δ, Δ)². Levels with ε/Δ outside
@@ -26,20 +40,25 @@
 //! private as u itself.
 
 use super::calibration::{Calibration, check_gaussian_params};
+use super::discrete::{DiscreteNoise, DiscreteWalk, NoiseKind, NoiseOptions, Rung};
+use super::family::{
+    Discrete, Gaussian, Laplace, Lazies, LazyLaplace, Noise, NoiseFamily, StreamKey, Visit,
+};
 use super::gaussian::BrownianPath;
 use super::path::{NoisePath, Norm};
 use crate::error::{Error, Result};
-use crate::rng::{Purpose, rng_for};
+use crate::rng::Purpose;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-mod discrete;
-mod extend;
 mod state;
 
-pub use discrete::{DEFAULT_EPS_MAX, DiscreteState};
+pub use super::family::DiscreteState;
 use state::locate;
 pub use state::{GaussianState, LaplaceState, ReleaseState, StateError};
+
+/// Default fixed top of a discrete release (`eps_max`).
+pub const DEFAULT_EPS_MAX: f64 = 256.0;
 
 /// The noise family of a release.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,7 +81,7 @@ pub enum ReleaseNoise {
     /// The discrete chain of memo `discrete.md` (issue 25): the secret
     /// rounded to the grid, integer noise drawn exactly, ε-DP per release in
     /// ℓ1 with Δ_Z = ⌈Δ/γ⌉ + n − 1; levels answered at their rungs, the top
-    /// fixed at the rung of `eps_max` (see `process/release/discrete.rs`).
+    /// fixed at the rung of `eps_max`.
     Discrete {
         /// The grid γ.
         granularity: crate::process::discrete::Grid,
@@ -148,6 +167,68 @@ impl ReleaseNoise {
     }
 }
 
+impl ReleaseNoise {
+    /// The noise family of a release of `dim` coordinates with sensitivity
+    /// Δ: the one place the family is chosen.
+    pub fn family(&self, sensitivity: f64, dim: usize) -> Result<Noise> {
+        Ok(match *self {
+            ReleaseNoise::Laplace { norm } => Noise::Laplace(Laplace::new(dim, norm, sensitivity)?),
+            ReleaseNoise::Gaussian { delta, calibration } => Noise::Gaussian(
+                Gaussian::new(dim, Norm::L2, sensitivity, delta)?.with_calibration(calibration),
+            ),
+            ReleaseNoise::Discrete { rng, .. } => {
+                let (noise, top) = self
+                    .discrete_noise(sensitivity, dim)?
+                    .ok_or_else(|| Error::Numerical("discrete options without a chain".into()))?;
+                Noise::Discrete(Discrete::new(noise, Norm::L1, rng).with_top(top))
+            }
+        })
+    }
+
+    /// The discrete chain's configuration for a release of `dim`
+    /// coordinates with sensitivity Δ, and its fixed top rung (the rung of
+    /// `eps_max`), or `None` for the Laplace and Gaussian mechanisms.
+    pub fn discrete_noise(
+        &self,
+        sensitivity: f64,
+        dim: usize,
+    ) -> Result<Option<(DiscreteNoise, Rung)>> {
+        let ReleaseNoise::Discrete {
+            granularity,
+            levels_per_doubling,
+            eps_max,
+            rng,
+        } = *self
+        else {
+            return Ok(None);
+        };
+        let options = NoiseOptions {
+            noise: NoiseKind::Discrete,
+            granularity,
+            levels_per_doubling,
+            rng,
+        };
+        // ℓ1: the chain has independent integer coordinates.
+        let noise = options
+            .discrete(sensitivity, dim, Norm::L1)?
+            .ok_or_else(|| Error::Numerical("discrete options without a chain".into()))?;
+        if !(eps_max.is_finite() && eps_max > 0.0) {
+            return Err(Error::param("eps_max", eps_max, "a finite number > 0"));
+        }
+        let top = noise.rung_of(eps_max).map_err(|e| match e {
+            Error::Parameter {
+                value, expected, ..
+            } => Error::Parameter {
+                name: "eps_max".into(),
+                value,
+                expected,
+            },
+            other => other,
+        })?;
+        Ok(Some((noise, top)))
+    }
+}
+
 impl std::fmt::Display for ReleaseNoise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -177,27 +258,6 @@ pub struct Released {
     pub value: Vec<f64>,
 }
 
-/// The materialised noise.
-#[derive(Clone, Debug, PartialEq)]
-enum Noise {
-    /// Nothing released yet.
-    Empty,
-    /// Laplace process in process units (level ε/Δ), with the latent
-    /// variance at the top: one per coordinate (ℓ1), one in total (ℓ2), or
-    /// none (unknown: drawn from its posterior when first needed, memo §2.4).
-    Laplace {
-        path: NoisePath,
-        top_latent: Vec<f64>,
-    },
-    /// Brownian path indexed by variance.
-    Gaussian { path: BrownianPath },
-    /// The discrete chain's walk from its fixed top, and the word position
-    /// of its seeded stream (`None` with `rng` = os).
-    Discrete {
-        walk: crate::process::discrete::DiscreteWalk,
-        word_pos: Option<u64>,
-    },
-}
 
 /// A secret released gradually at privacy levels requested in any order.
 /// See the module documentation.
@@ -244,13 +304,11 @@ pub struct GradualRelease {
     seed: u64,
     stream: u64,
     history: Vec<Released>,
-    noise: Noise,
+    /// The noise family of `mechanism`, chosen once.
+    family: Noise,
+    /// The materialised noise (the family's slot).
+    noise: Lazies,
 }
-
-/// Smallest and largest process level ε/Δ served: the one range of every
-/// mechanism (see [`crate::limits`], "The range of privacy levels").
-const MIN_LEVEL: f64 = crate::limits::LEVEL_MIN;
-const MAX_LEVEL: f64 = crate::limits::LEVEL_MAX;
 
 fn check_level(eps: f64) -> Result<()> {
     if eps.is_finite() && eps > 0.0 {
@@ -260,9 +318,65 @@ fn check_level(eps: f64) -> Result<()> {
     }
 }
 
+/// The answer to `u` (named by `owner` in a refusal, never shown) under
+/// `noise`: u + V, or (û + X)·γ.
+fn answer_of<F: NoiseFamily>(
+    fam: &F,
+    u: &[f64],
+    owner: &str,
+    noise: &[F::Coord],
+    eps: f64,
+) -> Result<Vec<f64>> {
+    let mut secret = Vec::new();
+    fam.prepare(u, &mut secret, owner)?;
+    let mut y = vec![0.0; u.len()];
+    fam.answer(u, &secret, noise, &mut y)?;
+    if y.iter().any(|x| !x.is_finite()) {
+        return Err(Error::Numerical(format!(
+            "release at ε = {eps} overflowed f64 (the value plus its noise; not shown)"
+        )));
+    }
+    Ok(y)
+}
+
+/// One request, run over the release's family: the level answered, a
+/// repeat of a level released before, or the noise materialised there.
+struct Request<'g> {
+    value: &'g [f64],
+    seed: u64,
+    stream: u64,
+    history: &'g mut Vec<Released>,
+    noise: &'g mut Lazies,
+    eps: f64,
+}
+
+impl Visit for Request<'_> {
+    type Out = Result<Vec<f64>>;
+    fn run<F: NoiseFamily>(self, fam: &F) -> Result<Vec<f64>> {
+        let level = fam.release_level(self.eps)?;
+        let eps = fam.eps_used(self.eps, level);
+        let y = match self.history.iter().find(|r| r.eps == eps) {
+            Some(r) => r.value.clone(),
+            None => {
+                let request = self.history.len() as u64;
+                let key = StreamKey::new(self.seed, self.stream, request, Purpose::Release);
+                let noise = fam.lazy_noise(F::lazy_slot(self.noise), level, key, self.eps)?;
+                answer_of(fam, self.value, &self.stream.to_string(), &noise, eps)?
+            }
+        };
+        self.history.push(Released {
+            eps,
+            value: y.clone(),
+        });
+        Ok(y)
+    }
+}
+
 impl GradualRelease {
     /// A new release of `value` (n ≥ 1 finite numbers) under `mechanism`
     /// with sensitivity Δ (finite > 0) and randomness `seed` (stream 0).
+    /// Under the discrete chain the value must fit the grid (refused naming
+    /// the release, never the value).
     pub fn new(
         value: Vec<f64>,
         mechanism: ReleaseNoise,
@@ -283,19 +397,33 @@ impl GradualRelease {
             ));
         }
         mechanism.validate()?;
-        if let Some((noise, _)) = mechanism.discrete_noise(sensitivity, value.len())? {
-            // The secret must fit the grid (named `value`, like any bad value).
-            noise.round_into(&value, &mut vec![0; value.len()])?;
-        }
-        Ok(GradualRelease {
+        let family = mechanism.family(sensitivity, value.len())?;
+        let g = GradualRelease {
             value,
             mechanism,
             sensitivity,
             seed,
             stream: 0,
             history: Vec::new(),
-            noise: Noise::Empty,
-        })
+            family,
+            noise: Lazies::default(),
+        };
+        g.rounding()?;
+        Ok(g)
+    }
+
+    /// ‖û·γ − u‖²: the rounding of the value to the discrete grid (0 for
+    /// the f64 families); refuses a value beyond the grid.
+    fn rounding(&self) -> Result<f64> {
+        struct Rounding<'g>(&'g [f64], String);
+        impl Visit for Rounding<'_> {
+            type Out = Result<f64>;
+            fn run<F: NoiseFamily>(self, fam: &F) -> Result<f64> {
+                fam.prepare(self.0, &mut Vec::new(), &self.1)
+            }
+        }
+        self.family
+            .visit(Rounding(&self.value, self.stream.to_string()))
     }
 
     /// Selects the random stream (e.g. the trial number): generators are
@@ -352,86 +480,80 @@ impl GradualRelease {
 
     /// The materialised Laplace noise path (levels in units of ε/Δ).
     pub fn noise_path(&self) -> Option<&NoisePath> {
-        match &self.noise {
-            Noise::Laplace { path, .. } => Some(path),
-            _ => None,
-        }
+        self.noise.laplace.as_ref().map(LazyLaplace::path)
     }
 
     /// The materialised Brownian path (Gaussian mechanism).
     pub fn brownian_path(&self) -> Option<&BrownianPath> {
-        match &self.noise {
-            Noise::Gaussian { path } => Some(path),
-            _ => None,
+        self.noise.gaussian.as_ref()
+    }
+
+    /// The materialised discrete walk (discrete mechanism, after the first
+    /// release).
+    pub fn discrete_walk(&self) -> Option<&DiscreteWalk> {
+        self.noise.discrete.as_ref().map(|d| &d.walk)
+    }
+
+    /// Breakpoints (or variances) of the materialised noise path.
+    pub fn noise_points(&self) -> u64 {
+        struct Points<'g>(&'g Lazies);
+        impl Visit for Points<'_> {
+            type Out = u64;
+            fn run<F: NoiseFamily>(self, fam: &F) -> u64 {
+                F::lazy_ref(self.0).map_or(0, |l| fam.lazy_points(l))
+            }
         }
+        self.family.visit(Points(&self.noise))
+    }
+
+    /// The discrete configuration and top rung of this release (`None` for
+    /// the Laplace and Gaussian mechanisms).
+    pub fn discrete_noise(&self) -> Result<Option<(DiscreteNoise, Rung)>> {
+        self.mechanism.discrete_noise(self.sensitivity, self.dim())
     }
 
     /// Releases the value at privacy level `eps` (finite > 0), in any order.
-    /// A level released before gets the same answer again.
-    /// Under the discrete chain the answer is at the rung of `eps` (the
-    /// largest rung ≤ ε, the top above it), and the history records the rung.
+    /// A level released before gets the same answer again. Under the
+    /// discrete chain the answer is at the rung of `eps` (the largest rung
+    /// ≤ ε, the top above it), and the history records the rung.
     pub fn release(&mut self, eps: f64) -> Result<Vec<f64>> {
         check_level(eps)?;
-        if let ReleaseNoise::Discrete { .. } = self.mechanism {
-            return self.release_discrete(eps);
-        }
-        let q = eps / self.sensitivity;
-        if !(MIN_LEVEL..=MAX_LEVEL).contains(&q) {
-            return Err(Error::param(
-                "epsilon",
-                eps,
-                format!(
-                    "ε/Δ between {MIN_LEVEL:e} and {MAX_LEVEL:e} (noise must stay within f64 range)"
-                ),
-            ));
-        }
-        if let Some(r) = self.history.iter().find(|r| r.eps == eps) {
-            let y = r.value.clone();
-            self.history.push(Released {
-                eps,
-                value: y.clone(),
-            });
-            return Ok(y);
-        }
-        let request = self.history.len() as u64;
-        let mut rng = rng_for(self.seed, self.stream, request, Purpose::Release);
-        let noise = match self.mechanism {
-            ReleaseNoise::Laplace { norm } => {
-                self.laplace_noise(norm, eps / self.sensitivity, eps, &mut rng)?
-            }
-            ReleaseNoise::Discrete { .. } => {
-                return Err(Error::Numerical("discrete release outside its path".into()));
-            }
-            ReleaseNoise::Gaussian { delta, calibration } => {
-                let sigma = calibration.sigma(eps, delta, self.sensitivity)?;
-                let n = self.dim();
-                if matches!(self.noise, Noise::Empty) {
-                    self.noise = Noise::Gaussian {
-                        path: BrownianPath::new(n)?,
-                    };
-                }
-                match &mut self.noise {
-                    Noise::Gaussian { path } => path.sample_at(sigma * sigma, &mut rng)?.to_vec(),
-                    _ => {
-                        return Err(Error::Numerical(
-                            "noise state does not match mechanism".into(),
-                        ));
-                    }
-                }
-            }
-        };
-        let y: Vec<f64> = self.value.iter().zip(&noise).map(|(u, v)| u + v).collect();
-        if y.iter().any(|x| !x.is_finite()) {
-            return Err(Error::Numerical(format!(
-                "release at ε = {eps} overflowed f64 (value {:?} + noise {noise:?})",
-                self.value
-            )));
-        }
-        self.history.push(Released {
+        let GradualRelease {
+            value,
+            seed,
+            stream,
+            history,
+            family,
+            noise,
+            ..
+        } = self;
+        family.visit(Request {
+            value,
+            seed: *seed,
+            stream: *stream,
+            history,
+            noise,
             eps,
-            value: y.clone(),
-        });
-        Ok(y)
+        })
+    }
+
+    /// The level a request at `eps` is answered at and the expected
+    /// ‖y − u‖² of that answer: `eps` and the single-release optimum for the
+    /// Laplace and Gaussian mechanisms; for the discrete chain the rung used
+    /// and n·2a/(1 − a)²·γ² there plus the rounding ‖γ·û − u‖² of the secret.
+    pub fn expected_mse(&self, eps: f64) -> Result<(f64, f64)> {
+        struct Used(f64);
+        impl Visit for Used {
+            type Out = Result<f64>;
+            fn run<F: NoiseFamily>(self, fam: &F) -> Result<f64> {
+                Ok(fam.eps_used(self.0, fam.release_level(self.0)?))
+            }
+        }
+        let used = self.family.visit(Used(eps))?;
+        let optimum = self
+            .mechanism
+            .single_release_mse(used, self.dim(), self.sensitivity)?;
+        Ok((used, optimum + self.rounding()?))
     }
 
     /// The state as pretty-printed JSON (exact: floats round-trip).
@@ -465,6 +587,10 @@ impl GradualRelease {
         Self::from_json(&text, path)
     }
 }
+
+#[cfg(test)]
+#[path = "discrete_tests.rs"]
+mod discrete_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,14 +1,16 @@
 //! The saved form of a [`GradualRelease`] and its validation on load.
 
-use super::{DiscreteState, GradualRelease, Noise, ReleaseNoise, Released};
+use super::{DiscreteState, GradualRelease, ReleaseNoise, Released, answer_of};
+use crate::process::family::{Lazies, LazyLaplace, NoiseFamily, Visit};
 use crate::process::gaussian::BrownianPath;
-use crate::process::path::{NoisePath, Norm};
+use crate::process::path::NoisePath;
 use serde::{Deserialize, Serialize};
 
 /// The serialised form of a [`GradualRelease`] (format version 1). Loading
 /// validates it: finite value and levels, ε > 0, ascending breakpoints, shapes,
 /// no level released twice with different answers, and every released answer
-/// equal (bitwise) to `u + V` looked up on the stored Laplace path.
+/// equal (bitwise) to the one the stored path gives at its level (u + V, or
+/// (û + X)·γ at the rung).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReleaseState {
@@ -74,30 +76,11 @@ pub struct GaussianState {
 impl From<GradualRelease> for ReleaseState {
     fn from(g: GradualRelease) -> Self {
         let privacy_level = g.privacy_level();
-        let mut discrete = None;
-        let (laplace, gaussian) = match g.noise {
-            Noise::Empty => (None, None),
-            n @ Noise::Discrete { .. } => {
-                discrete = GradualRelease::discrete_state(n);
-                (None, None)
-            }
-            Noise::Laplace { path, top_latent } => (
-                Some(LaplaceState {
-                    levels: path.levels().to_vec(),
-                    values: path.values().to_vec(),
-                    eps_hi: path.eps_hi(),
-                    top_latent,
-                }),
-                None,
-            ),
-            Noise::Gaussian { path } => (
-                None,
-                Some(GaussianState {
-                    vars: path.vars().to_vec(),
-                    values: path.values().to_vec(),
-                }),
-            ),
-        };
+        let Lazies {
+            laplace,
+            gaussian,
+            discrete,
+        } = g.noise;
         ReleaseState {
             version: 1,
             value: g.value,
@@ -107,8 +90,16 @@ impl From<GradualRelease> for ReleaseState {
             stream: g.stream,
             history: g.history,
             privacy_level,
-            laplace,
-            gaussian,
+            laplace: laplace.map(|l| LaplaceState {
+                levels: l.path().levels().to_vec(),
+                values: l.path().values().to_vec(),
+                eps_hi: l.path().eps_hi(),
+                top_latent: l.top_latent().to_vec(),
+            }),
+            gaussian: gaussian.map(|p| GaussianState {
+                vars: p.vars().to_vec(),
+                values: p.values().to_vec(),
+            }),
             discrete,
         }
     }
@@ -164,10 +155,47 @@ pub(super) fn locate(text: &str, err: &StateError) -> usize {
     1 + text[..pos].matches('\n').count()
 }
 
+/// The stored paths of a state, each checked on its own (shapes, finite
+/// values, ascending levels).
+fn lazies(st: &mut ReleaseState, n: usize) -> std::result::Result<Lazies, StateError> {
+    let laplace = match st.laplace.take() {
+        Some(l) => {
+            if let Some(x) = l.values.iter().find(|x| !x.is_finite()) {
+                return Err(state_err(
+                    "laplace",
+                    None,
+                    format!("path value {x}: expected finite numbers"),
+                ));
+            }
+            let path = NoisePath::from_parts(n, l.levels, l.values, l.eps_hi).map_err(|e| {
+                state_err(
+                    "laplace",
+                    None,
+                    format!("noise path: {e} (levels must be positive and strictly ascending)"),
+                )
+            })?;
+            Some(LazyLaplace::from_parts(path, l.top_latent))
+        }
+        None => None,
+    };
+    let gaussian = match st.gaussian.take() {
+        Some(gs) => Some(
+            BrownianPath::from_parts(n, gs.vars, gs.values)
+                .map_err(|e| state_err("gaussian", None, format!("Brownian path: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(Lazies {
+        laplace,
+        gaussian,
+        discrete: st.discrete.take(),
+    })
+}
+
 impl TryFrom<ReleaseState> for GradualRelease {
     type Error = StateError;
 
-    fn try_from(st: ReleaseState) -> std::result::Result<Self, StateError> {
+    fn try_from(mut st: ReleaseState) -> std::result::Result<Self, StateError> {
         if st.version != 1 {
             return Err(state_err(
                 "version",
@@ -175,82 +203,74 @@ impl TryFrom<ReleaseState> for GradualRelease {
                 format!("state format version {}: expected 1", st.version),
             ));
         }
-        let mut g = GradualRelease::new(st.value, st.mechanism, st.sensitivity, st.seed)
-            .map_err(|e| state_err("value", None, e.to_string()))?;
+        let mut g = GradualRelease::new(
+            std::mem::take(&mut st.value),
+            st.mechanism,
+            st.sensitivity,
+            st.seed,
+        )
+        .map_err(|e| state_err("value", None, e.to_string()))?;
         g.stream = st.stream;
+        let noise = lazies(&mut st, g.dim())?;
+        let restore = Restore {
+            g: &g,
+            noise,
+            history: &st.history,
+        };
+        g.noise = g.family.visit(restore)?;
+        g.history = st.history;
+        if let Some(p) = st.privacy_level
+            && Some(p) != g.privacy_level()
+        {
+            return Err(state_err(
+                "privacy_level",
+                None,
+                format!(
+                    "privacy_level {p}: expected the largest ε of the history ({})",
+                    g.privacy_level()
+                        .map_or_else(|| "none: nothing released".to_string(), |e| e.to_string())
+                ),
+            ));
+        }
+        Ok(g)
+    }
+}
+
+/// A stored path checked against its release, over the release's family:
+/// only the family's own key, its configuration, and every answer of the
+/// history the path's at that level, bit for bit.
+struct Restore<'g> {
+    g: &'g GradualRelease,
+    noise: Lazies,
+    history: &'g [Released],
+}
+
+impl Visit for Restore<'_> {
+    type Out = std::result::Result<Lazies, StateError>;
+
+    fn run<F: NoiseFamily>(self, fam: &F) -> Self::Out {
+        let Restore { g, mut noise, history } = self;
+        let own = F::lazy_slot(&mut noise).take();
+        let mech = g.mechanism;
+        if noise.discrete.is_some() {
+            return Err(state_err(
+                "discrete",
+                None,
+                format!("a discrete walk under mechanism {mech}"),
+            ));
+        }
+        if noise != Lazies::default() {
+            return Err(state_err(
+                "mechanism",
+                None,
+                format!("the stored noise path does not match mechanism {mech}"),
+            ));
+        }
+        if let Some(l) = &own {
+            fam.check_lazy(l).map_err(|(key, m)| state_err(key, None, m))?;
+        }
         let n = g.dim();
-        let discrete = match (st.mechanism, st.discrete) {
-            (ReleaseNoise::Discrete { .. }, d) => d,
-            (_, Some(_)) => {
-                return Err(state_err(
-                    "discrete",
-                    None,
-                    format!("a discrete walk under mechanism {}", st.mechanism),
-                ));
-            }
-            (_, None) => None,
-        };
-        g.noise = match (st.mechanism, st.laplace, st.gaussian) {
-            (ReleaseNoise::Discrete { .. }, None, None) => {
-                if let Some(d) = discrete {
-                    g.restore_discrete(d)
-                        .map_err(|e| state_err("discrete", None, e))?;
-                }
-                std::mem::replace(&mut g.noise, Noise::Empty)
-            }
-            (_, None, None) => Noise::Empty,
-            (ReleaseNoise::Laplace { norm }, Some(l), None) => {
-                if let Some(x) = l.values.iter().find(|x| !x.is_finite()) {
-                    return Err(state_err(
-                        "laplace",
-                        None,
-                        format!("path value {x}: expected finite numbers"),
-                    ));
-                }
-                let path = NoisePath::from_parts(n, l.levels, l.values, l.eps_hi).map_err(|e| {
-                    state_err(
-                        "laplace",
-                        None,
-                        format!("noise path: {e} (levels must be positive and strictly ascending)"),
-                    )
-                })?;
-                let want = match norm {
-                    Norm::L1 => n,
-                    Norm::L2 => 1,
-                };
-                if !(l.top_latent.is_empty() || l.top_latent.len() == want)
-                    || l.top_latent.iter().any(|s| !(s.is_finite() && *s > 0.0))
-                {
-                    return Err(state_err(
-                        "top_latent",
-                        None,
-                        format!(
-                            "top_latent {:?}: expected {want} finite numbers > 0, or none",
-                            l.top_latent
-                        ),
-                    ));
-                }
-                Noise::Laplace {
-                    path,
-                    top_latent: l.top_latent,
-                }
-            }
-            (ReleaseNoise::Gaussian { .. }, None, Some(gs)) => Noise::Gaussian {
-                path: BrownianPath::from_parts(n, gs.vars, gs.values)
-                    .map_err(|e| state_err("gaussian", None, format!("Brownian path: {e}")))?,
-            },
-            _ => {
-                return Err(state_err(
-                    "mechanism",
-                    None,
-                    format!(
-                        "the stored noise path does not match mechanism {}",
-                        st.mechanism
-                    ),
-                ));
-            }
-        };
-        for (k, r) in st.history.iter().enumerate() {
+        for (k, r) in history.iter().enumerate() {
             let at = Some(k);
             if !(r.eps.is_finite() && r.eps > 0.0) {
                 return Err(state_err(
@@ -272,7 +292,7 @@ impl TryFrom<ReleaseState> for GradualRelease {
                     ),
                 ));
             }
-            if let Some((j, prev)) = st.history[..k]
+            if let Some((j, prev)) = history[..k]
                 .iter()
                 .enumerate()
                 .find(|(_, p)| p.eps == r.eps && p.value != r.value)
@@ -287,64 +307,36 @@ impl TryFrom<ReleaseState> for GradualRelease {
                     ),
                 ));
             }
-            match &g.noise {
-                Noise::Empty => {
-                    return Err(state_err(
-                        "history",
-                        at,
-                        format!("history entry {k}: no stored noise path behind this answer"),
-                    ));
-                }
-                Noise::Laplace { path, .. } => {
-                    let q = r.eps / g.sensitivity;
-                    let ok = path.contains(q)
-                        && path
-                            .value_at(q)
-                            .iter()
-                            .zip(&g.value)
-                            .zip(&r.value)
-                            .all(|((v, u), y)| u + v == *y);
-                    if !ok {
-                        return Err(state_err(
-                            "history",
-                            at,
-                            format!(
-                                "history entry {k}: answer {:?} at ε = {} does not match the stored noise path",
-                                r.value, r.eps
-                            ),
-                        ));
-                    }
-                }
-                Noise::Gaussian { .. } => {}
-                Noise::Discrete { .. } => {
-                    if !g.check_discrete_answer(r) {
-                        return Err(state_err(
-                            "history",
-                            at,
-                            format!(
-                                "history entry {k}: answer {:?} at ε = {} is not the stored \
-                                 discrete walk's at that rung",
-                                r.value, r.eps
-                            ),
-                        ));
-                    }
-                }
+            let Some(lazy) = &own else {
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!("history entry {k}: no stored noise path behind this answer"),
+                ));
+            };
+            let stored = fam
+                .release_level(r.eps)
+                .ok()
+                .filter(|&l| fam.eps_used(r.eps, l) == r.eps)
+                .and_then(|l| fam.lazy_read(lazy, l))
+                .and_then(|x| answer_of(fam, &g.value, "", x, r.eps).ok());
+            let same = stored.is_some_and(|y| {
+                y.iter()
+                    .zip(&r.value)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            });
+            if !same {
+                return Err(state_err(
+                    "history",
+                    at,
+                    format!(
+                        "history entry {k}: answer {:?} at ε = {} does not match the stored noise path",
+                        r.value, r.eps
+                    ),
+                ));
             }
         }
-        g.history = st.history;
-        if let Some(p) = st.privacy_level
-            && Some(p) != g.privacy_level()
-        {
-            return Err(state_err(
-                "privacy_level",
-                None,
-                format!(
-                    "privacy_level {p}: expected the largest ε of the history ({})",
-                    g.privacy_level()
-                        .map_or_else(|| "none: nothing released".to_string(), |e| e.to_string())
-                ),
-            ));
-        }
-        Ok(g)
+        *F::lazy_slot(&mut noise) = own;
+        Ok(noise)
     }
 }

@@ -1,64 +1,94 @@
-//! Extending a release's Laplace path to a new level (memo §3 cases i–iii):
+//! [`LazyLaplace`]: a Laplace path materialised lazily, as a gradual
+//! release's requests at levels in any order need it (memo §3 cases i–iii):
 //! a lookup inside the materialised range, the backward jump walk below it,
-//! the latent forward step above it.
+//! the latent forward step above it (memo §1a, §2.4). The first point is
+//! v = √s·Z with s from its prior (memo §1b).
 
-use super::{GradualRelease, Noise, check_level};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::limits;
 use crate::process::forward::{forward_latent, latent_posterior, latent_prior};
 use crate::process::laplace::std_normal;
 use crate::process::path::{NoisePath, Norm};
 use crate::process::sampler::walk_down;
+use rand::Rng;
 
-impl GradualRelease {
-    /// `V_q` of the Laplace process at process level `q` (the request `eps`
-    /// over the sensitivity), extending the path as needed (memo §3 cases
-    /// i–iii). An extension whose projected size exceeds the memory budget
-    /// is refused before anything is drawn or allocated ([`extension_bytes`]).
-    pub(super) fn laplace_noise(
+/// A Laplace path over the levels released so far (process levels ε/Δ),
+/// with the latent variance at its top: one per coordinate (ℓ1), one in
+/// total (ℓ2), or none (unknown: drawn from its posterior when first
+/// needed, memo §2.4).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LazyLaplace {
+    path: NoisePath,
+    top_latent: Vec<f64>,
+}
+
+impl LazyLaplace {
+    /// A path from its stored parts (checked by the caller: a valid path,
+    /// and `top_latent` of the norm's length or empty).
+    pub fn from_parts(path: NoisePath, top_latent: Vec<f64>) -> LazyLaplace {
+        LazyLaplace { path, top_latent }
+    }
+
+    /// The path materialised so far.
+    pub fn path(&self) -> &NoisePath {
+        &self.path
+    }
+
+    /// The latent variance(s) at the top (empty: unknown).
+    pub fn top_latent(&self) -> &[f64] {
+        &self.top_latent
+    }
+
+    /// The first point at process level `q` (memo §1b): the path and its
+    /// value there.
+    pub fn first<R: Rng + ?Sized>(
+        norm: Norm,
+        n: usize,
+        q: f64,
+        rng: &mut R,
+    ) -> Result<(LazyLaplace, Vec<f64>)> {
+        let mut v = vec![0.0; n];
+        let latent: Vec<f64> = match norm {
+            Norm::L1 => v
+                .iter_mut()
+                .map(|x| {
+                    let s = latent_prior(q, 1, rng);
+                    *x = s.sqrt() * std_normal(rng);
+                    s
+                })
+                .collect(),
+            Norm::L2 => {
+                let s = latent_prior(q, n, rng);
+                for x in v.iter_mut() {
+                    *x = s.sqrt() * std_normal(rng);
+                }
+                vec![s]
+            }
+        };
+        let path = NoisePath::from_parts(n, vec![q], v.clone(), q)?;
+        Ok((
+            LazyLaplace {
+                path,
+                top_latent: latent,
+            },
+            v,
+        ))
+    }
+
+    /// `V_q` at process level `q` (the request `eps` over the sensitivity
+    /// Δ), extending the path as needed (memo §3 cases i–iii). An extension
+    /// whose projected size exceeds the memory budget is refused before
+    /// anything is drawn or allocated ([`extension_bytes`]).
+    pub fn noise_at<R: Rng + ?Sized>(
         &mut self,
         norm: Norm,
         q: f64,
         eps: f64,
-        rng: &mut crate::rng::PrivRng,
+        sensitivity: f64,
+        rng: &mut R,
     ) -> Result<Vec<f64>> {
-        check_level(q)?;
-        let n = self.dim();
-        let (path, top_latent) = match &mut self.noise {
-            Noise::Empty => {
-                // First point: v = sqrt(s)·Z with s from its prior (memo §1b).
-                let mut v = vec![0.0; n];
-                let latent: Vec<f64> = match norm {
-                    Norm::L1 => v
-                        .iter_mut()
-                        .map(|x| {
-                            let s = latent_prior(q, 1, rng);
-                            *x = s.sqrt() * std_normal(rng);
-                            s
-                        })
-                        .collect(),
-                    Norm::L2 => {
-                        let s = latent_prior(q, n, rng);
-                        for x in v.iter_mut() {
-                            *x = s.sqrt() * std_normal(rng);
-                        }
-                        vec![s]
-                    }
-                };
-                let path = NoisePath::from_parts(n, vec![q], v.clone(), q)?;
-                self.noise = Noise::Laplace {
-                    path,
-                    top_latent: latent,
-                };
-                return Ok(v);
-            }
-            Noise::Laplace { path, top_latent } => (path, top_latent),
-            Noise::Gaussian { .. } | Noise::Discrete { .. } => {
-                return Err(Error::Numerical(
-                    "noise state does not match mechanism".into(),
-                ));
-            }
-        };
+        let LazyLaplace { path, top_latent } = self;
+        let n = path.dim();
         if path.contains(q) {
             return Ok(path.value_at(q).to_vec());
         }
@@ -67,8 +97,8 @@ impl GradualRelease {
             "eps",
             format!(
                 "{e} (the noise path extended from [{}, {}] to ε = {e}, n = {n})",
-                limits::fmt_num(path.eps_lo() * self.sensitivity),
-                limits::fmt_num(path.eps_hi() * self.sensitivity),
+                limits::fmt_num(path.eps_lo() * sensitivity),
+                limits::fmt_num(path.eps_hi() * sensitivity),
                 e = limits::fmt_num(eps),
             ),
             need,
@@ -161,7 +191,7 @@ impl GradualRelease {
 /// with [`limits::path_breakpoints`] (a bound a sample stays below except with
 /// negligible probability). The reproducer of issue 23.B1 (n = 1000, ℓ1,
 /// ε = 1 then 1e−60) needs about 4.5 GB here and allocated 4.19 GB before.
-pub(crate) fn extension_bytes(norm: Norm, n: usize, path: &NoisePath, q: f64) -> u64 {
+pub fn extension_bytes(norm: Norm, n: usize, path: &NoisePath, q: f64) -> u64 {
     let (a, b) = if q < path.eps_lo() {
         (q, path.eps_lo())
     } else {
