@@ -54,7 +54,7 @@ impl Spectrum {
         let dense = w.to_dense();
         let a = MatRef::from_column_major_slice(&dense, n, n);
         let mut u = Mat::<f64>::zeros(n, n);
-        let mut s = faer::Diag::<f64>::zeros(n);
+        let mut s = faer::diag::Diag::<f64>::zeros(n);
         let p = par(n);
         let mut mem = MemBuffer::new(self_adjoint_evd_scratch::<f64>(
             n,

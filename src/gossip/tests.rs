@@ -350,7 +350,10 @@ fn the_log_likelihood_ratio_of_the_view_is_normal_mu2_over_2_mu2() {
     for i in 0..trials {
         let mut rng = rng_for(9, i as u64, 0, Purpose::Gossip);
         let eta: Vec<f64> = (0..n)
-            .map(|_| sigma * StandardNormal.sample(&mut rng))
+            .map(|_| {
+                let z: f64 = StandardNormal.sample(&mut rng);
+                sigma * z
+            })
             .collect();
         let beta: Vec<f64> = b
             .iter()

@@ -221,7 +221,7 @@ pub(super) fn command_point(
         && let Some(k) = GOSSIP_KEYS.iter().find(|k| get(k).is_some())
     {
         return Err(Error::param(
-            k,
+            *k,
             get(k).unwrap_or_default(),
             "`command = gossip` (a gossip option)",
         ));
