@@ -13,13 +13,13 @@
 //! criterion times the two light ones. `cargo bench --bench gossip`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use privdiffuse::Graph;
 use privdiffuse::gossip::paper::{PaperAccounting, PaperScratch};
 use privdiffuse::gossip::utility::replicate_errors;
 use privdiffuse::gossip::{
     ExactScratch, GossipScheme, Metropolis, Recursion, Spectrum, exact_loss, mixing_steps,
     spectral_gap,
 };
-use privdiffuse::Graph;
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::path::Path;
@@ -44,7 +44,9 @@ fn stratified(g: &Graph, k: usize) -> Vec<u32> {
 fn exact_all(w: &Metropolis, observers: &[u32], steps: u64) -> usize {
     observers
         .par_iter()
-        .map_init(ExactScratch::default, |s, &v| exact_loss(w, &[v], steps, s).rank)
+        .map_init(ExactScratch::default, |s, &v| {
+            exact_loss(w, &[v], steps, s).rank
+        })
         .sum()
 }
 
@@ -91,7 +93,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let e: f64 = (0..20u64)
                 .into_par_iter()
-                .map(|r| replicate_errors(&w, &rec, steps, &x, 1.0, 1, r).iter().sum::<f64>())
+                .map(|r| {
+                    replicate_errors(&w, &rec, steps, &x, 1.0, 1, r)
+                        .iter()
+                        .sum::<f64>()
+                })
                 .sum();
             black_box(e)
         })
@@ -132,7 +138,9 @@ fn largest_component(g: &Graph) -> Graph {
         size[c as usize] += 1;
     }
     let big = (0..k).max_by_key(|&c| size[c]).unwrap_or(0) as u32;
-    let keep: Vec<u32> = (0..g.n() as u32).filter(|&v| comp[v as usize] == big).collect();
+    let keep: Vec<u32> = (0..g.n() as u32)
+        .filter(|&v| comp[v as usize] == big)
+        .collect();
     g.induced(&keep)
 }
 

@@ -236,8 +236,8 @@ pub use collusion::{
 pub use evolve::{Evolve, EvolveOutput, HeldOut, hold_out, read_events};
 pub use exec::{ChunkJob, Executor, Local};
 pub use gossip::{
-    CoalitionLossRow, GossipConfig, GossipOutput, GossipScheme, GossipSummary, PrivacyByDistanceRow,
-    PrivacyRow, TwoSchoolsRow, run_gossip,
+    CoalitionLossRow, GossipConfig, GossipOutput, GossipScheme, GossipSummary,
+    PrivacyByDistanceRow, PrivacyRow, TwoSchoolsRow, run_gossip,
 };
 pub use paths::{PathSampleRow, PathSamples};
 pub use relay::{Relay, RelayConfig, RelayOutput};

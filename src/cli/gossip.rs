@@ -47,7 +47,12 @@ pub struct GossipArgs {
     #[arg(long, value_name = "SPEC", display_order = 22)]
     coalition: Vec<Coalition>,
     /// σ of the Gaussian noise each node adds once
-    #[arg(long, value_name = "S", required_unless_present = "config", display_order = 30)]
+    #[arg(
+        long,
+        value_name = "S",
+        required_unless_present = "config",
+        display_order = 30
+    )]
     sigma: Option<f64>,
     /// Gossip steps T [default: the mixing rule ⌈ln(n·max(¼, σ²)/σ²)/√λ₂⌉, 1/λ₂ for simple]
     #[arg(long, value_name = "T", display_order = 31)]
@@ -102,7 +107,9 @@ impl GossipArgs {
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = &self.$f { c.$f = v.clone(); } )* };
         }
-        set!(graph, owners, values, sigma, gossip, alpha, delta, replicates, seed);
+        set!(
+            graph, owners, values, sigma, gossip, alpha, delta, replicates, seed
+        );
         if self.nodes.is_some() {
             c.nodes = self.nodes.clone();
         }

@@ -202,7 +202,6 @@ pub fn exact_loss(w: &Metropolis, view: &[u32], steps: u64, s: &mut ExactScratch
         }
         block = basis.absorb(&mut s.cand, block, &mut s.coef);
     }
-    let k_cols = basis.cols;
     unit_block(&mut s.cand, view);
     basis.absorb(&mut s.cand, view.len(), &mut s.coef);
     let cols = basis.cols;
@@ -216,7 +215,6 @@ pub fn exact_loss(w: &Metropolis, view: &[u32], steps: u64, s: &mut ExactScratch
     for &v in view {
         pi[v as usize] = 1.0;
     }
-    let _ = k_cols;
     ExactLoss {
         pi,
         rank: cols.saturating_sub(view.len()),

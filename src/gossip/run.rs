@@ -317,7 +317,7 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
         }
         control.check()?;
     }
-    let by_distance = by_distance(&privacy, local, sensitivity, config.sigma);
+    let by_distance = by_distance(&privacy);
 
     // Coalitions.
     let clock = Instant::now();
@@ -528,12 +528,7 @@ fn coalition_rows(
 }
 
 /// Per hop: pairs and the statistics of each column.
-fn by_distance(
-    rows: &[PrivacyRow],
-    _local: f64,
-    _sensitivity: f64,
-    _sigma: f64,
-) -> Vec<PrivacyByDistanceRow> {
+fn by_distance(rows: &[PrivacyRow]) -> Vec<PrivacyByDistanceRow> {
     let top = rows.iter().map(|r| r.distance).max().unwrap_or(0) as usize;
     let mut cols: Vec<[Vec<f64>; 4]> = vec![Default::default(); top + 1];
     let mut pairs = vec![0u64; top + 1];

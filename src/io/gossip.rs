@@ -1,6 +1,7 @@
 //! `gossip --out DIR`: `privacy.csv`, `privacy_by_distance.csv`,
 //! `utility.csv` (`utility`'s columns), `coalition.csv` (with coalitions),
-//! `two_schools.csv`, `summary.json`, `timings.json` and the utility figure,
+//! `two_schools.csv`, `summary.json`, `timings.json` and the figures
+//! (`utility.png`, `privacy.png` and their SVGs),
 //! in a staging directory that replaces DIR only when complete (the rules of
 //! every run: an explicit DIR must be new unless `force`).
 
@@ -222,8 +223,12 @@ pub fn gossip_to_dir(
     if opts.plots {
         let t = Instant::now();
         #[cfg(feature = "plots")]
-        crate::io::plot::utility::draw(dir.staging(), &out.utility)
-            .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+        {
+            crate::io::plot::utility::draw(dir.staging(), &out.utility)
+                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+            crate::io::plot::gossip::draw(dir.staging(), &out.by_distance, &out.two_schools)
+                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+        }
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();

@@ -118,19 +118,48 @@ fn refuses_bad_input_in_one_line() {
     let two = d.join("two.edges");
     fs::write(&two, "0 1\n2 3\n").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--graph", two.to_str().unwrap(), "--sigma", "1"], "components"),
-        (vec!["--graph", karate(), "--sigma", "0"], "--sigma"),
-        (vec!["--graph", karate(), "--sigma", "-1"], "--sigma"),
-        (vec!["--graph", karate(), "--sigma", "1", "--steps", "0"], "--steps"),
-        (vec!["--graph", karate(), "--sigma", "1", "--alpha", "1"], "--alpha"),
-        (vec!["--graph", karate(), "--sigma", "1", "--delta", "0"], "--delta"),
-        (vec!["--graph", karate(), "--sigma", "1", "--delta", "1"], "--delta"),
         (
-            vec!["--graph", karate(), "--sigma", "1", "--values", "smooth:sd=1,steps=2"],
+            vec!["--graph", two.to_str().unwrap(), "--sigma", "1"],
+            "components",
+        ),
+        (vec!["--graph", karate(), "--sigma", "0"], "--sigma"),
+        (vec!["--graph", karate(), "--sigma=-1"], "--sigma"),
+        (
+            vec!["--graph", karate(), "--sigma", "1", "--steps", "0"],
+            "--steps",
+        ),
+        (
+            vec!["--graph", karate(), "--sigma", "1", "--alpha", "1"],
+            "--alpha",
+        ),
+        (
+            vec!["--graph", karate(), "--sigma", "1", "--delta", "0"],
+            "--delta",
+        ),
+        (
+            vec!["--graph", karate(), "--sigma", "1", "--delta", "1"],
+            "--delta",
+        ),
+        (
+            vec![
+                "--graph",
+                karate(),
+                "--sigma",
+                "1",
+                "--values",
+                "smooth:sd=1,steps=2",
+            ],
             "--sensitivity",
         ),
         (
-            vec!["--graph", karate(), "--sigma", "1", "--coalition", "sybil:m=3,d=2"],
+            vec![
+                "--graph",
+                karate(),
+                "--sigma",
+                "1",
+                "--coalition",
+                "sybil:m=3,d=2",
+            ],
             "--coalition",
         ),
     ];
@@ -141,7 +170,11 @@ fn refuses_bad_input_in_one_line() {
         let o = gossip(&a);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "{args:?}");
-        assert!(matches!(o.status.code(), Some(1 | 2)), "{args:?}: {:?}", o.status);
+        assert!(
+            matches!(o.status.code(), Some(1 | 2)),
+            "{args:?}: {:?}",
+            o.status
+        );
         assert!(err.contains(word), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
@@ -219,5 +252,8 @@ fn out_is_claimed_atomically_and_refused_when_it_exists() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(read(&out.join("privacy.csv")), read(&re.join("privacy.csv")));
+    assert_eq!(
+        read(&out.join("privacy.csv")),
+        read(&re.join("privacy.csv"))
+    );
 }

@@ -4,7 +4,9 @@
 //! uncapped accounting (8) (accelerated, t₀ = 0, `P_t`), to 3 digits.
 
 use privdiffuse::gossip::paper::{PaperAccounting, PaperScratch};
-use privdiffuse::gossip::{GossipScheme, Metropolis, Recursion, Spectrum, mixing_steps, spectral_gap};
+use privdiffuse::gossip::{
+    GossipScheme, Metropolis, Recursion, Spectrum, mixing_steps, spectral_gap,
+};
 use privdiffuse::{DistanceKind, DistanceOptions, Distances, Graph};
 
 /// Agreement to the memo's printed digits (at least three): within half a
@@ -21,13 +23,21 @@ fn memo_reference_values_on_facebook() {
     let g = Graph::load(&p).unwrap();
     let w = Metropolis::new(&g).unwrap();
     let gap = spectral_gap(&w).unwrap();
-    assert!(three_digits(gap.lambda2, 2.7058e-4), "λ₂ = {:e}", gap.lambda2);
+    assert!(
+        three_digits(gap.lambda2, 2.7058e-4),
+        "λ₂ = {:e}",
+        gap.lambda2
+    );
     let rec = Recursion::new(GossipScheme::Accelerated, gap.lambda2);
     assert!((rec.gamma() - 1.967635).abs() < 5e-6, "γ = {}", rec.gamma());
     let steps = mixing_steps(g.n(), 1.0, gap.lambda2, GossipScheme::Accelerated).unwrap();
     assert_eq!(steps, 505);
     let spectrum = Spectrum::new(&w).unwrap();
-    assert!((spectrum.values()[0] - -0.0646).abs() < 5e-5, "{}", spectrum.values()[0]);
+    assert!(
+        (spectrum.values()[0] - -0.0646).abs() < 5e-5,
+        "{}",
+        spectrum.values()[0]
+    );
     assert!((spectrum.frobenius2(&rec, steps) - 1.00012).abs() < 5e-6);
     let norms = spectrum.message_norms(&rec, steps).unwrap();
     let acc = PaperAccounting::new(&w, rec, steps, &norms);
@@ -70,7 +80,10 @@ fn facebook_exact_ranks_of_observers_11_33_and_8() {
         let i = g.ids().index_of(&v.to_string()).unwrap();
         let e = privdiffuse::gossip::exact_loss(&w, &[i], 505, &mut s);
         assert_eq!(e.rank, rank, "observer {v}");
-        let trace: f64 = (0..g.n()).filter(|&u| u != i as usize).map(|u| e.pi[u]).sum();
+        let trace: f64 = (0..g.n())
+            .filter(|&u| u != i as usize)
+            .map(|u| e.pi[u])
+            .sum();
         assert!((trace - rank as f64).abs() < 1e-6);
         assert!(e.largest_dropped < 1e-12 && e.smallest_kept > 1e-3, "{e:?}");
     }
