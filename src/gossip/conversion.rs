@@ -23,7 +23,7 @@ pub fn mu_of(units: f64, sensitivity: f64, sigma: f64) -> f64 {
 /// The smallest ε ≥ 0 at which μ-GDP holds with `delta`: the inverse of the
 /// tight Gaussian curve, by bisection to ~1e-12 relative.
 pub fn gaussian_eps(mu: f64, delta: f64) -> f64 {
-    if !(mu > 0.0) {
+    if mu.is_nan() || mu <= 0.0 {
         return 0.0;
     }
     let sigma = 1.0 / mu;
@@ -69,7 +69,7 @@ pub fn laplace_delta(eps_prime: f64, eps_l: f64) -> f64 {
 /// underflow). Checked on a grid of ε′ and lowered by bisection if the
 /// profiles ever crossed.
 pub fn matched_laplace_eps(mu: f64) -> f64 {
-    if !(mu > 0.0) {
+    if mu.is_nan() || mu <= 0.0 {
         return 0.0;
     }
     let x = mu / (2.0 * std::f64::consts::SQRT_2);

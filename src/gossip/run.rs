@@ -370,12 +370,11 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
     let clock = Instant::now();
     let mut exact_by_hop: Vec<Vec<f64>> = Vec::new();
     for (j, &v) in observers.iter().enumerate() {
-        let hv = &hops[&v];
-        for u in 0..n {
+        for (u, &d) in hops[&v].iter().enumerate() {
             if u as u32 == v {
                 continue;
             }
-            let d = hv[u] as usize;
+            let d = d as usize;
             if exact_by_hop.len() <= d {
                 exact_by_hop.resize(d + 1, Vec::new());
             }

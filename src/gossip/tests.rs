@@ -2,6 +2,9 @@
 //! brute force, exact arithmetic modulo a prime, and the memo's reference
 //! counts.
 
+// Index loops read as the formulas they check.
+#![allow(clippy::needless_range_loop)]
+
 use super::exact::{ExactScratch, exact_loss};
 use super::iteration::{GossipScheme, Recursion};
 use super::metropolis::Metropolis;
