@@ -99,7 +99,6 @@ fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulate::PySimOutput>()?;
     m.add_class::<collude::PyCollusionOutput>()?;
     m.add_class::<utility::PyUtilityOutput>()?;
-    m.add_class::<gossip::PyGossipOutput>()?;
     m.add_class::<relay::PyRelayOutput>()?;
     m.add_class::<sweep::PySweepOutput>()?;
     m.add_class::<evolve::PyStore>()?;

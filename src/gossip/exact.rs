@@ -76,86 +76,102 @@ struct Basis<'s> {
 }
 
 impl Basis<'_> {
-    fn q(&self) -> MatRef<'_, f64> {
-        MatRef::from_column_major_slice(&self.q[..self.n * self.cols], self.n, self.cols)
+    /// `c ← c − Q_{[from, to)}(Q_{[from, to)}ᵀ c)` for the `b` columns of
+    /// `c` (column-major n × b), as two products.
+    fn project(&self, from: usize, to: usize, c: &mut [f64], b: usize, coef: &mut Vec<f64>) {
+        let n = self.n;
+        let k = to - from;
+        if k == 0 || b == 0 {
+            return;
+        }
+        let q = MatRef::from_column_major_slice(&self.q[from * n..to * n], n, k);
+        coef.clear();
+        coef.resize(k * b, 0.0);
+        let mut cm = MatMut::from_column_major_slice_mut(coef, k, b);
+        faer::linalg::matmul::matmul(
+            cm.as_mut(),
+            Accum::Replace,
+            q.transpose(),
+            MatRef::from_column_major_slice(c, n, b),
+            1.0,
+            Par::Seq,
+        );
+        let mut cmut = MatMut::from_column_major_slice_mut(c, n, b);
+        faer::linalg::matmul::matmul(
+            cmut.as_mut(),
+            Accum::Add,
+            q,
+            MatRef::from_column_major_slice(coef, k, b),
+            -1.0,
+            Par::Seq,
+        );
     }
 
     /// Orthogonalises the `b` candidates in `cand` (column-major n × b)
     /// against the basis and each other, appends those that are new, and
     /// returns how many were.
+    ///
+    /// Classical Gram–Schmidt twice against the basis (products), then
+    /// modified Gram–Schmidt twice among the candidates, largest first
+    /// (column pivoting), where the rank decisions are made. A candidate
+    /// that lost most of its norm in that last step carries the basis'
+    /// rounding amplified by the normalisation; the new columns are then
+    /// projected once more against the old basis and orthonormalised again
+    /// (as products, not column by column).
     fn absorb(&mut self, cand: &mut [f64], b: usize, coef: &mut Vec<f64>) -> usize {
         let n = self.n;
         if b == 0 {
             return 0;
         }
-        // Classical Gram–Schmidt twice against Q, as two products each.
-        if self.cols > 0 {
-            for _ in 0..2 {
-                coef.clear();
-                coef.resize(self.cols * b, 0.0);
-                let mut cm = MatMut::from_column_major_slice_mut(coef, self.cols, b);
-                let c = MatRef::from_column_major_slice(cand, n, b);
-                faer::linalg::matmul::matmul(
-                    cm.as_mut(),
-                    Accum::Replace,
-                    self.q().transpose(),
-                    c,
-                    1.0,
-                    Par::Seq,
-                );
-                let q = MatRef::from_column_major_slice(&self.q[..n * self.cols], n, self.cols);
-                let mut cmut = MatMut::from_column_major_slice_mut(cand, n, b);
-                faer::linalg::matmul::matmul(
-                    cmut.as_mut(),
-                    Accum::Add,
-                    q,
-                    MatRef::from_column_major_slice(coef, self.cols, b),
-                    -1.0,
-                    Par::Seq,
-                );
-            }
-        }
+        let old = self.cols;
+        self.project(0, old, cand, b, coef);
+        self.project(0, old, cand, b, coef);
         // Largest candidates first (column pivoting).
         let norms: Vec<f64> = cand.chunks_exact(n).map(norm).collect();
         let mut order: Vec<usize> = (0..b).collect();
         order.sort_by(|&i, &j| norms[j].total_cmp(&norms[i]).then(i.cmp(&j)));
-        let first_new = self.cols;
-        let mut added = 0;
+        let mut cancelled = false;
         for j in order {
             if self.cols == n {
                 self.dropped = self.dropped.max(norms[j].min(1.0));
                 continue;
             }
             let c = &mut cand[j * n..(j + 1) * n];
-            let before = norms[j];
             for _ in 0..2 {
-                for k in first_new..self.cols {
+                for k in old..self.cols {
                     let col = &self.q[k * n..(k + 1) * n];
                     let x = dot(col, c);
                     axpy(-x, col, c);
                 }
             }
-            let mut nr = norm(c);
-            if nr < 0.5 * before && nr > 0.0 {
-                // Cancellation: once more against everything (twice is enough).
-                for _ in 0..2 {
-                    for k in 0..self.cols {
-                        let col = &self.q[k * n..(k + 1) * n];
-                        let x = dot(col, c);
-                        axpy(-x, col, c);
-                    }
-                }
-                nr = norm(c);
-            }
+            let nr = norm(c);
             if nr > RANK_TOLERANCE {
+                cancelled |= nr < 0.5 * norms[j];
                 self.kept = self.kept.min(nr);
                 let inv = 1.0 / nr;
                 self.q.extend(c.iter().map(|x| x * inv));
                 self.cols += 1;
-                added += 1;
             } else {
                 self.dropped = self.dropped.max(nr);
             }
+        }
+        let added = self.cols - old;
+        if cancelled && old > 0 && added > 0 {
+            let mut fresh = self.q.split_off(old * n);
+            self.project(0, old, &mut fresh, added, coef);
+            for j in 0..added {
+                let (done, rest) = fresh.split_at_mut(j * n);
+                let c = &mut rest[..n];
+                for _ in 0..2 {
+                    for col in done.chunks_exact(n) {
+                        let x = dot(col, c);
+                        axpy(-x, col, c);
+                    }
+                }
+                let nr = norm(c);
+                c.iter_mut().for_each(|x| *x /= nr);
+            }
+            self.q.extend_from_slice(&fresh);
         }
         added
     }
