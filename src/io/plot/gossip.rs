@@ -89,7 +89,8 @@ impl Figure for GossipFigure {
         let (xlo, xhi) = if xlo.is_finite() { (xlo, xhi) } else { (1.0, 2.0) };
         let (ylo, yhi) = if ylo.is_finite() { (ylo, yhi) } else { (0.1, 1.0) };
         let (x0, x1) = style::pad_range(xlo, xhi, 0.05);
-        let (y0, y1) = style::pad_log_range(ylo, yhi, 1.3);
+        // Room above the curves for the legend.
+        let (y0, y1) = style::pad_log_range(ylo, yhi * 4.0, 1.3);
         let mut chart = ChartBuilder::on(root)
             .caption(
                 "Gossip averaging: privacy loss against hop distance",
