@@ -135,3 +135,20 @@ impl Spectrum {
             .sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Graph;
+
+    #[test]
+    fn past_ten_thousand_nodes_the_dense_spectrum_is_refused_in_one_line() {
+        let n = MAX_DENSE_NODES + 1;
+        let edges: Vec<(u32, u32)> = (0..n as u32 - 1).map(|i| (i, i + 1)).collect();
+        let g = Graph::from_index_edges(n, &edges, None, false).unwrap();
+        let w = Metropolis::new(&g).unwrap();
+        let e = Spectrum::new(&w).err().expect("refused").to_string();
+        assert!(e.contains("10001 nodes") && e.contains("10000"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+    }
+}
