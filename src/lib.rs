@@ -46,7 +46,10 @@
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
 //! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
 //! * [`Relay`] — the decentralised protocol, each owner's path passed on
-//!   between friends by trimming relays ([`RelayOutput`]); as `relay`.
+//!   between friends by trimming relays ([`RelayOutput`]); as `relay`;
+//! * [`run_gossip`] — the other school: private gossip averaging
+//!   (Muffliato) with its pairwise privacy, the reference code's accounting
+//!   next to the exact loss, beside diffusion ([`GossipOutput`]); as `gossip`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!
@@ -171,6 +174,7 @@ rooms! {
     exec;
     #[cfg(feature = "distributed")]
     fingerprint;
+    gossip;
     graph;
     io;
     limits;
@@ -231,6 +235,10 @@ pub use collusion::{
 #[cfg(feature = "store")]
 pub use evolve::{Evolve, EvolveOutput, HeldOut, hold_out, read_events};
 pub use exec::{ChunkJob, Executor, Local};
+pub use gossip::{
+    CoalitionLossRow, GossipConfig, GossipOutput, GossipScheme, GossipSummary,
+    PrivacyByDistanceRow, PrivacyRow, TwoSchoolsRow, run_gossip,
+};
 pub use paths::{PathSampleRow, PathSamples};
 pub use relay::{Relay, RelayConfig, RelayOutput};
 pub use release::{AccuracyRow, ReleaseRow, ReleaseTrials};

@@ -74,6 +74,9 @@ pub enum Purpose {
     ValueModel = 13,
     /// The order in which relays stop trimming (`relay`'s `untrimmed`).
     Untrimmed = 14,
+    /// Gossip averaging: each node's noise of a replicate (`gossip`), and
+    /// the fixed start vector of its Lanczos runs.
+    Gossip = 15,
 }
 
 /// SplitMix64 finaliser: a bijective, well-mixing 64-bit hash.

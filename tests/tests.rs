@@ -35,6 +35,12 @@ mod cli {
     mod views;
 }
 
+/// `gossip` (issue 36): private gossip averaging beside diffusion.
+mod gossip {
+    mod cli;
+    mod facebook;
+}
+
 /// Hardening: "never panics" properties over every parser (the fuzz
 /// targets' entry points, `fuzz/README.md`).
 mod hardening {

@@ -45,6 +45,7 @@ __all__ = [
     "SimulationResult",
     "CollusionResult",
     "UtilityResult",
+    "GossipResult",
     "RelayResult",
     "SweepResult",
     "sample_path",
@@ -52,6 +53,7 @@ __all__ = [
     "simulate",
     "collude",
     "utility",
+    "gossip",
     "relay",
     "sweep",
     "option_names",
@@ -434,7 +436,7 @@ def sample_paths(
 
 # ------------------------------------------------------------------ runs
 def option_names(command: str) -> list[str]:
-    """The options of ``simulate``, ``collude``, ``utility``, ``relay`` or ``evolve``: the keys of
+    """The options of ``simulate``, ``collude``, ``utility``, ``gossip``, ``relay`` or ``evolve``: the keys of
     its configuration (``summary.json``'s ``config``), each a keyword
     argument of the function of that name."""
     return list(_n._option_names(command))
@@ -578,6 +580,36 @@ class UtilityResult(_Result):
         return self._table("recipients.csv")
 
 
+class GossipResult(_Result):
+    """What :func:`gossip` returns: ``privacy.csv``, ``privacy_by_distance.csv``,
+    ``utility.csv``, ``coalition.csv`` (with coalitions), ``two_schools.csv``."""
+
+    @property
+    def privacy(self):
+        """Per ordered pair (source, observer): hop distance, the code's accounting (capped) and the exact loss, in RDP at ``alpha`` and ε at ``delta`` (``privacy.csv``)."""
+        return self._table("privacy.csv")
+
+    @property
+    def privacy_by_distance(self):
+        """Per hop: pairs and the mean, median and maximum of each column (``privacy_by_distance.csv``)."""
+        return self._table("privacy_by_distance.csv")
+
+    @property
+    def utility(self):
+        """MSE of every member's estimate of the network mean per degree bucket and overall, with theory (``utility.csv``, the columns of :func:`utility`)."""
+        return self._table("utility.csv")
+
+    @property
+    def coalitions(self):
+        """Per owner and coalition: the exact loss of the pooled views and the largest member's own (``coalition.csv``), or None without coalitions."""
+        return self._table("coalition.csv")
+
+    @property
+    def two_schools(self):
+        """Diffusion matched to gossip's exact loss per hop (median and worst pair), and the MSE of each (``two_schools.csv``)."""
+        return self._table("two_schools.csv")
+
+
 class RelayResult(_Result):
     """What :func:`relay` returns: ``relay.csv`` (one row per owner and
     untrimmed fraction) and ``relay_by_distance.csv``."""
@@ -664,6 +696,20 @@ def utility(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[s
     ``recipients.csv``."""
     g, opts = _run_options(graph, options, kwargs)
     return UtilityResult(_n._utility(g, opts, bool(recipients), threads))
+
+
+def gossip(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, threads: int | None = None, **kwargs: Any) -> GossipResult:
+    """Private gossip averaging (Muffliato) beside diffusion (``privdiffuse
+    gossip`` in memory): every node adds N(0, ``sigma``²) once and gossips
+    with the Metropolis–Hastings matrix for ``steps`` (default: the mixing
+    rule) ``gossip`` ("accelerated" or "simple") steps. Options: ``sigma``,
+    ``steps``, ``gossip``, ``alpha`` (default 2), ``delta`` (1e-6),
+    ``owners`` (sources of the code's accounting), ``observers`` (of the
+    exact loss; default the owners), ``coalitions``, ``values`` (a spec, or
+    in memory as for :func:`simulate`), ``sensitivity``, ``replicates``,
+    ``seed``, ``view``. Same seed, same numbers as the command line."""
+    g, opts = _run_options(graph, options, kwargs)
+    return GossipResult(_n._gossip(g, opts, threads))
 
 
 def relay(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, threads: int | None = None, **kwargs: Any) -> RelayResult:

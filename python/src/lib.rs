@@ -1,7 +1,7 @@
 //! `privdiffuse._privdiffuse`: the native half of the Python package.
 //!
 //! Thin PyO3 wrappers over the typed Rust API of the `privdiffuse` crate.
-//! The runs (`simulate`, `collude`, `utility`, `sweep`) take their options
+//! The runs (`simulate`, `collude`, `utility`, `gossip`, `sweep`) take their options
 //! through one door ([`door`]): a dict of the configuration's serde keys —
 //! the keys of `summary.json`'s `config` (or of a sweep file's `[base]` and
 //! `[grid]`) — read by serde into the same typed configuration the command
@@ -21,6 +21,7 @@ mod door;
 mod epsilon;
 mod errors;
 mod evolve;
+mod gossip;
 mod graph;
 mod noise;
 mod relay;
@@ -77,13 +78,14 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
         "collude" => Ok(privdiffuse::collusion::config::collusion_keys().to_vec()),
         "utility" => Ok(door::utility_keys().to_vec()),
         "relay" => Ok(relay::relay_keys().to_vec()),
+        "gossip" => Ok(privdiffuse::util::table::fields::<privdiffuse::GossipConfig>().to_vec()),
         "evolve" => {
             Ok(privdiffuse::util::table::fields::<privdiffuse::evolve::EvolveConfig>().to_vec())
         }
         _ => Err(param_err(
             "command",
             command,
-            "simulate, collude, utility, relay or evolve",
+            "simulate, collude, utility, relay, gossip or evolve",
         )),
     }
 }
@@ -104,6 +106,7 @@ fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::_simulate, m)?)?;
     m.add_function(wrap_pyfunction!(collude::_collude, m)?)?;
     m.add_function(wrap_pyfunction!(utility::_utility, m)?)?;
+    m.add_function(wrap_pyfunction!(gossip::_gossip, m)?)?;
     m.add_function(wrap_pyfunction!(relay::_relay, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(evolve::_evolve, m)?)?;

@@ -15,14 +15,15 @@ use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// What `utility` returned: its files (formatted once: the plan borrows the
-/// graph) and its rows for the figure.
+/// What `utility` (and `gossip`, whose `utility.csv` has the same rows)
+/// returned: its files (formatted once: the plan borrows the graph) and its
+/// rows for the figure.
 #[pyclass(module = "privdiffuse._privdiffuse", name = "UtilityOutput", frozen)]
 pub struct PyUtilityOutput {
-    files: Vec<(&'static str, Vec<u8>)>,
-    rows: Vec<UtilityRow>,
-    seconds: f64,
-    threads: usize,
+    pub(crate) files: Vec<(&'static str, Vec<u8>)>,
+    pub(crate) rows: Vec<UtilityRow>,
+    pub(crate) seconds: f64,
+    pub(crate) threads: usize,
 }
 
 impl PyUtilityOutput {

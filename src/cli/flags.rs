@@ -54,6 +54,12 @@ const FLAGS: &[(&str, &str)] = &[
     ("replicates", "--replicates"),
     // relay
     ("untrimmed", "--untrimmed"),
+    // gossip
+    ("sigma", "--sigma"),
+    ("steps", "--steps"),
+    ("gossip", "--gossip"),
+    ("alpha", "--alpha"),
+    ("observers", "--observers"),
     // cluster
     ("rank", "--process"),
     ("workers", "--workers"),

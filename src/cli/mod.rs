@@ -16,6 +16,7 @@ mod fingerprint_tests;
 mod flags;
 mod generate;
 mod generate_events;
+mod gossip;
 mod info;
 mod oom;
 mod path;
@@ -69,6 +70,7 @@ pub enum Command {
     Collude(Box<collude::ColludeArgs>),
     Sweep(Box<sweep::SweepArgs>),
     Utility(Box<utility::UtilityArgs>),
+    Gossip(Box<gossip::GossipArgs>),
     Relay(Box<relay::RelayArgs>),
     Path(path::PathArgs),
     Relax(relax::RelaxArgs),
@@ -89,6 +91,7 @@ impl Command {
             Command::Collude(_) => "collude",
             Command::Sweep(_) => "sweep",
             Command::Utility(_) => "utility",
+            Command::Gossip(_) => "gossip",
             Command::Relay(_) => "relay",
             Command::Path(_) => "path",
             Command::Relax(_) => "relax",
@@ -124,6 +127,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Plot(a) => plot::run(a),
         Command::Sweep(a) => sweep::run(*a),
         Command::Utility(a) => utility::run(*a),
+        Command::Gossip(a) => gossip::run(*a),
         Command::Relay(a) => relay::run(*a),
         Command::Evolve(a) => evolve::run(*a),
         Command::Answers(a) => answers::run(a),

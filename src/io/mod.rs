@@ -16,6 +16,7 @@ pub mod csv;
 #[cfg(feature = "store")]
 pub mod evolve;
 pub mod figure_input;
+pub mod gossip;
 pub mod graph;
 pub mod memory;
 pub mod paths;
@@ -38,6 +39,7 @@ pub use collude::{
     CollusionTimings, collude_config_from_summary, collude_default_out_dir, collude_to_dir,
     collude_to_dir_on,
 };
+pub use gossip::{gossip_config_from_summary, gossip_files, gossip_to_dir};
 pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
 pub use relay::{
     RelayTimings, relay_config_from_summary, relay_default_out_dir, relay_to_dir, relay_to_dir_on,

@@ -10,13 +10,15 @@
 //!
 //! | `utility_mse`, `utility_mse_se`, `utility_mse_theory` | scheme | | | degree bucket `[lo, hi]` | `command = utility`: `utility.csv`'s row of the bucket |
 //! | `utility_mse_all`, `utility_mse_all_se`, `utility_mse_all_theory` | scheme | | | | `command = utility`: its row over all recipients |
+//! | `gossip_eps_paper_median`, `gossip_eps_exact_median`, `gossip_eps_exact_max` | `gossip-accelerated` / `gossip-simple` | | | hop `[d, d]` | `command = gossip`: `privacy_by_distance.csv`'s ε at δ |
+//! | `two_schools_mse` | `gossip`, `diffusion-gaussian`, `diffusion-laplace` | `median` / `worst` | | | `command = gossip`: MSE of the network mean, diffusion matched per hop (`two_schools.csv`) |
 //!
 //! The collusion rows come from [`collude_rows`], the one function that
 //! connects the sweep to the collusion runner; the utility rows from
 //! [`utility_rows`] (a standard error or theory that does not exist gives no
 //! row).
 
-use super::grid::{ColludePoint, UtilityPoint};
+use super::grid::{ColludePoint, GossipPoint, UtilityPoint};
 use super::rows::SweepRow;
 use crate::collusion::run::collude;
 use crate::error::Result;
@@ -27,7 +29,7 @@ use crate::utility::UtilityPlan;
 
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
-pub const METRICS: [&str; 19] = [
+pub const METRICS: [&str; 23] = [
     "mse",
     "mse_se",
     "mse_theory",
@@ -47,6 +49,10 @@ pub const METRICS: [&str; 19] = [
     "utility_mse_all",
     "utility_mse_all_se",
     "utility_mse_all_theory",
+    "gossip_eps_paper_median",
+    "gossip_eps_exact_median",
+    "gossip_eps_exact_max",
+    "two_schools_mse",
 ];
 
 impl SweepRow {
@@ -116,8 +122,13 @@ pub fn utility_rows(
 ) -> Result<Vec<SweepRow>> {
     let mut plan = UtilityPlan::new(&up.config, graph, distances)?;
     let res = plan.run(control)?;
+    Ok(utility_table_rows(&res.rows))
+}
+
+/// `utility.csv` rows as sweep rows (up to three metrics each).
+fn utility_table_rows(table: &[crate::utility::UtilityRow]) -> Vec<SweepRow> {
     let mut rows = Vec::new();
-    for r in &res.rows {
+    for r in table {
         let all = r.degree_lo.is_none();
         let names: [&str; 3] = if all {
             [
@@ -134,6 +145,50 @@ pub fn utility_rows(
                     distance_lo: r.degree_lo.map(|d| d as f64),
                     distance_hi: r.degree_hi.map(|d| d as f64),
                     ..SweepRow::new(&r.scheme, metric, value)
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// The rows of a gossip point (`command = gossip`): its utility rows as a
+/// utility point's, then the privacy and side-by-side metrics of the
+/// module table.
+pub fn gossip_rows(
+    graph: &crate::graph::Graph,
+    gp: &GossipPoint,
+    control: &crate::control::Control,
+) -> Result<Vec<SweepRow>> {
+    let out = crate::gossip::run_gossip(graph, &gp.config, control)?;
+    let mut rows = utility_table_rows(&out.utility);
+    let scheme = format!("gossip-{}", gp.config.gossip);
+    for r in &out.by_distance {
+        let d = Some(r.distance as f64);
+        for (metric, value) in [
+            ("gossip_eps_paper_median", r.eps_paper.median),
+            ("gossip_eps_exact_median", r.eps_exact.median),
+            ("gossip_eps_exact_max", r.eps_exact.max),
+        ] {
+            if let Some(value) = value {
+                rows.push(SweepRow {
+                    distance_lo: d,
+                    distance_hi: d,
+                    ..SweepRow::new(&scheme, metric, value)
+                });
+            }
+        }
+    }
+    for r in out.two_schools.iter().filter(|r| r.distance.is_none()) {
+        for (mech, value) in [
+            ("gossip", r.mse_gossip),
+            ("diffusion-gaussian", r.mse_diffusion_gaussian),
+            ("diffusion-laplace", r.mse_diffusion_laplace),
+        ] {
+            if let Some(value) = value {
+                rows.push(SweepRow {
+                    estimator: r.statistic.clone(),
+                    ..SweepRow::new(mech, "two_schools_mse", value)
                 });
             }
         }

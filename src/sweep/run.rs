@@ -4,7 +4,7 @@
 
 use super::eta::{Eta, Work, work};
 use super::grid::{Grid, Point};
-use super::metrics::{point_rows, utility_rows};
+use super::metrics::{gossip_rows, point_rows, utility_rows};
 use super::rows::SweepRow;
 use crate::collusion::DEFAULT_OWNERS;
 use crate::control::Control;
@@ -329,9 +329,10 @@ pub fn run_points(
             }
             control.check()?;
             let t = Instant::now();
-            let rows = match &p.utility {
-                Some(up) => utility_rows(plan.graph(), plan.distances(), up, control),
-                None => point_rows(plan, p.collude.as_ref()),
+            let rows = match (&p.utility, &p.gossip) {
+                (Some(up), _) => utility_rows(plan.graph(), plan.distances(), up, control),
+                (None, Some(gp)) => gossip_rows(plan.graph(), gp, control),
+                (None, None) => point_rows(plan, p.collude.as_ref()),
             }
             .map_err(|e| at_point(grid, p, e))?;
             let seconds = t.elapsed().as_secs_f64();

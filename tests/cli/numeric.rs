@@ -25,9 +25,10 @@ const VALUES: [&str; 7] = [
 ];
 
 /// The commands (a subcommand path) whose options are checked.
-const COMMANDS: [&str; 17] = [
+const COMMANDS: [&str; 18] = [
     "simulate",
     "utility",
+    "gossip",
     "relay",
     "subgraph",
     "collude",
@@ -89,6 +90,22 @@ const NUMERIC: &[(&str, &[&str])] = &[
             "memory-budget",
             "granularity",
             "levels-per-doubling",
+        ],
+    ),
+    (
+        "gossip",
+        &[
+            "owners",
+            "observers",
+            "sigma",
+            "steps",
+            "alpha",
+            "delta",
+            "sensitivity",
+            "replicates",
+            "seed",
+            "threads",
+            "memory-budget",
         ],
     ),
     (
@@ -234,6 +251,8 @@ const NOT_NUMERIC: &[&str] = &[
     "store",
     "noise",
     "rng",
+    // gossip's scheme: accelerated | simple
+    "gossip",
     // `--features distributed` only (tests/cluster/ drives them: a peer
     // needs its partners, so they are not driven alone here)
     "cluster",
@@ -366,6 +385,27 @@ fn base(cmd: &str, opt: &str, dir: &Path) -> (Vec<String>, PathBuf) {
             ]),
             out_dir,
         ),
+        "gossip" => {
+            let mut a = s(&[
+                "gossip",
+                "--graph",
+                &karate,
+                "--no-plots",
+                "-q",
+                "--owners",
+                "3",
+                "--steps",
+                "4",
+            ]);
+            // The option driven is not given twice.
+            if opt == "steps" {
+                a.truncate(a.len() - 2);
+            }
+            if opt != "sigma" {
+                a.extend(s(&["--sigma", "1"]));
+            }
+            (a, out_dir)
+        }
         "relay" => (
             s(&[
                 "relay",

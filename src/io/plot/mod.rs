@@ -17,6 +17,7 @@ pub mod coalition;
 pub mod data;
 pub mod ego;
 pub mod error;
+pub mod gossip;
 pub mod jump_stats;
 pub mod jumps;
 pub mod markers;

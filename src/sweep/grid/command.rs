@@ -1,5 +1,6 @@
-//! The sweep key `command = simulate|collude|utility` (issue 27 item 3): what
-//! a point runs, and the utility's own key `access_radius`. A utility point
+//! The sweep key `command = simulate|collude|utility|gossip` (issue 27 item
+//! 3, issue 36): what a point runs, the utility's own key `access_radius`
+//! and gossip's `sigma`, `steps`, `gossip`, `alpha`, `observers`. A utility point
 //! runs as many replicates as the simulation key `replicates` says (the same
 //! meaning: independent repetitions, pooled).
 //!
@@ -19,13 +20,36 @@
 //! `utility_mse_all_theory` over all recipients (distance columns empty); a
 //! standard error (one replicate) or theory (access, shrinkage) that does
 //! not exist gives no row.
+//!
+//! A gossip point runs [`crate::gossip::run_gossip`] with the point's graph,
+//! view, `owners`, `values`, `sensitivity` (when given), `seed`,
+//! `replicates` and `delta` (when given; else gossip's 1e-6) and its own
+//! keys (`sigma` required); its rows: the `utility.csv` rows as for a
+//! utility point (scheme `gossip-accelerated` or `gossip-simple`), per hop
+//! `gossip_eps_paper_median`, `gossip_eps_exact_median`,
+//! `gossip_eps_exact_max` (distance columns = the hop), and
+//! `two_schools_mse` over all members with mechanism `gossip`,
+//! `diffusion-gaussian` or `diffusion-laplace` and estimator = the matched
+//! statistic (`median` or `worst`). A gossip point takes no `coalition`.
 
 use crate::error::{Error, Result};
-use crate::sim::SimConfig;
+use crate::gossip::{GossipConfig, GossipScheme};
+use crate::sim::{Owners, SimConfig};
 use crate::utility::{MAX_REPLICATES, UtilityConfig};
 
 /// Sweep keys that choose and configure what a point runs.
-pub const COMMAND_KEYS: [&str; 2] = ["command", "access_radius"];
+pub const COMMAND_KEYS: [&str; 7] = [
+    "command",
+    "access_radius",
+    "sigma",
+    "steps",
+    "gossip",
+    "alpha",
+    "observers",
+];
+
+/// The keys of gossip points only.
+const GOSSIP_KEYS: [&str; 5] = ["sigma", "steps", "gossip", "alpha", "observers"];
 
 /// What a sweep point runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +60,8 @@ pub enum Command {
     Collude,
     /// `utility`: network-wide utility rows per scheme and degree bucket.
     Utility,
+    /// `gossip`: private gossip averaging beside diffusion (issue 36).
+    Gossip,
 }
 
 impl std::str::FromStr for Command {
@@ -45,7 +71,12 @@ impl std::str::FromStr for Command {
             "simulate" => Ok(Command::Simulate),
             "collude" => Ok(Command::Collude),
             "utility" => Ok(Command::Utility),
-            _ => Err(Error::param("command", s, "simulate, collude or utility")),
+            "gossip" => Ok(Command::Gossip),
+            _ => Err(Error::param(
+                "command",
+                s,
+                "simulate, collude, utility or gossip",
+            )),
         }
     }
 }
@@ -55,6 +86,28 @@ impl std::str::FromStr for Command {
 pub struct UtilityPoint {
     /// The utility run's options (the point's simulation options inside).
     pub config: UtilityConfig,
+}
+
+/// A gossip point's configuration.
+#[derive(Clone, Debug)]
+pub struct GossipPoint {
+    /// The gossip run's options.
+    pub config: GossipConfig,
+}
+
+/// What a point's command keys add to its simulation options.
+#[derive(Clone, Debug, Default)]
+pub struct CommandPoint {
+    /// `command = utility`.
+    pub utility: Option<UtilityPoint>,
+    /// `command = gossip`.
+    pub gossip: Option<GossipPoint>,
+}
+
+fn number(key: &str, text: &str) -> Result<f64> {
+    text.trim()
+        .parse::<f64>()
+        .map_err(|_| Error::param(key, text, "a number"))
 }
 
 fn whole(key: &str, text: &str, lo: u64, hi: u64) -> Result<u64> {
@@ -69,18 +122,76 @@ fn whole(key: &str, text: &str, lo: u64, hi: u64) -> Result<u64> {
 pub(super) fn check_command_key(key: &str, text: &str) -> Result<()> {
     match key {
         "command" => text.parse::<Command>().map(drop),
+        "sigma" | "alpha" => number(key, text).map(drop),
+        "steps" => whole(key, text, 1, crate::gossip::iteration::MAX_STEPS).map(drop),
+        "gossip" => text.parse::<GossipScheme>().map(drop),
+        "observers" => text.parse::<Owners>().map(drop),
         _ => whole(key, text, 0, u32::MAX as u64).map(drop),
     }
 }
 
-/// The utility part of a point from its command keys (`None` unless
-/// `command = utility`), refusing combinations that contradict each other;
-/// `coalition` tells whether a coalition is set.
+/// The gossip part of a point (`command = gossip`).
+fn gossip_point(
+    keys: &[(&'static str, &str)],
+    sim: &SimConfig,
+    sim_keys: &[&str],
+) -> Result<GossipPoint> {
+    let get = |k: &str| keys.iter().rev().find(|(c, _)| *c == k).map(|(_, v)| *v);
+    let mut c = GossipConfig {
+        graph: sim.graph.clone(),
+        nodes: sim.nodes.clone(),
+        view: sim.view.clone(),
+        owners: sim.owners.clone(),
+        values: sim.values.clone(),
+        seed: sim.seed,
+        replicates: sim.replicates as usize,
+        ..GossipConfig::default()
+    };
+    if !sim_keys.contains(&"owners") {
+        c.owners = GossipConfig::default().owners;
+    }
+    if sim_keys.contains(&"sensitivity") {
+        c.sensitivity = Some(sim.sensitivity);
+    }
+    if sim_keys.contains(&"delta") {
+        c.delta = sim.delta;
+    }
+    match get("sigma") {
+        Some(t) => c.sigma = number("sigma", t)?,
+        None => {
+            return Err(Error::param(
+                "command",
+                "gossip",
+                "a `sigma` too (the noise of a gossip point)",
+            ));
+        }
+    }
+    if let Some(t) = get("steps") {
+        c.steps = Some(whole("steps", t, 1, crate::gossip::iteration::MAX_STEPS)?);
+    }
+    if let Some(t) = get("gossip") {
+        c.gossip = t.parse()?;
+    }
+    if let Some(t) = get("alpha") {
+        c.alpha = number("alpha", t)?;
+    }
+    if let Some(t) = get("observers") {
+        c.observers = Some(t.parse()?);
+    }
+    c.check()?;
+    Ok(GossipPoint { config: c })
+}
+
+/// The utility or gossip part of a point from its command keys (neither
+/// unless `command = utility` or `gossip`), refusing combinations that
+/// contradict each other; `coalition` tells whether a coalition is set,
+/// `sim_keys` which simulation keys the point gives.
 pub(super) fn command_point(
     keys: &[(&'static str, &str)],
     sim: &SimConfig,
     coalition: bool,
-) -> Result<Option<UtilityPoint>> {
+    sim_keys: &[&str],
+) -> Result<CommandPoint> {
     let get = |k: &str| keys.iter().rev().find(|(c, _)| *c == k).map(|(_, v)| *v);
     let given = get("command");
     let command = match given {
@@ -97,7 +208,7 @@ pub(super) fn command_point(
                 "a `coalition` too (collude evaluates coalitions)",
             ));
         }
-        Command::Simulate | Command::Utility if coalition => {
+        Command::Simulate | Command::Utility | Command::Gossip if coalition => {
             return Err(Error::param(
                 "command",
                 text,
@@ -106,15 +217,32 @@ pub(super) fn command_point(
         }
         _ => {}
     }
+    if command != Command::Gossip
+        && let Some(k) = GOSSIP_KEYS.iter().find(|k| get(k).is_some())
+    {
+        return Err(Error::param(
+            *k,
+            get(k).unwrap_or_default(),
+            "`command = gossip` (a gossip option)",
+        ));
+    }
+    if command != Command::Utility
+        && let Some(t) = get("access_radius")
+    {
+        return Err(Error::param(
+            "access_radius",
+            t,
+            "`command = utility` (a utility option)",
+        ));
+    }
+    if command == Command::Gossip {
+        return Ok(CommandPoint {
+            utility: None,
+            gossip: Some(gossip_point(keys, sim, sim_keys)?),
+        });
+    }
     if command != Command::Utility {
-        if let Some(t) = get("access_radius") {
-            return Err(Error::param(
-                "access_radius",
-                t,
-                "`command = utility` (a utility option)",
-            ));
-        }
-        return Ok(None);
+        return Ok(CommandPoint::default());
     }
     let mut config = UtilityConfig {
         sim: sim.clone(),
@@ -132,7 +260,10 @@ pub(super) fn command_point(
     }
     config.replicates = sim.replicates as usize;
     config.check()?;
-    Ok(Some(UtilityPoint { config }))
+    Ok(CommandPoint {
+        utility: Some(UtilityPoint { config }),
+        gossip: None,
+    })
 }
 
 #[cfg(test)]
@@ -142,11 +273,12 @@ mod tests {
     #[test]
     fn command_follows_the_old_rule_when_absent_and_refuses_contradictions() {
         let sim = SimConfig::default();
-        assert!(command_point(&[], &sim, false).unwrap().is_none());
-        assert!(command_point(&[], &sim, true).unwrap().is_none());
+        assert!(command_point(&[], &sim, false, &[]).unwrap().utility.is_none());
+        assert!(command_point(&[], &sim, true, &[]).unwrap().utility.is_none());
         assert!(
-            command_point(&[("command", "simulate")], &sim, false)
+            command_point(&[("command", "simulate")], &sim, false, &[])
                 .unwrap()
+                .utility
                 .is_none()
         );
         let five = SimConfig {
@@ -157,8 +289,10 @@ mod tests {
             &[("command", "utility"), ("access_radius", "2")],
             &five,
             false,
+            &[],
         )
         .unwrap()
+        .utility
         .unwrap();
         assert_eq!((u.config.access_radius, u.config.replicates), (2, 5));
         for (keys, coalition, name) in [
@@ -173,7 +307,7 @@ mod tests {
             ),
             (vec![("command", "run")], false, "command"),
         ] {
-            let e = command_point(&keys, &sim, coalition).unwrap_err();
+            let e = command_point(&keys, &sim, coalition, &[]).unwrap_err();
             assert!(e.to_string().contains(name), "{keys:?}: {e}");
         }
         assert!(check_command_key("command", "utility").is_ok());

@@ -202,8 +202,8 @@ pub(super) fn ty_of(slot: &Slot, defaults: &Map<String, Value>) -> Ty {
         Slot::Distance(k) => defaults.get("distance_options").and_then(|d| d.get(k)),
         Slot::Collude(k) => {
             return match *k {
-                "trials" | "access_radius" => Ty::Int,
-                "composition_delta" => Ty::Float,
+                "trials" | "access_radius" | "steps" => Ty::Int,
+                "composition_delta" | "sigma" | "alpha" => Ty::Float,
                 _ => Ty::Str,
             };
         }

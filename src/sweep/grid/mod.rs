@@ -24,7 +24,7 @@ use std::path::Path;
 mod command;
 mod keys;
 
-pub use command::{COMMAND_KEYS, Command, UtilityPoint};
+pub use command::{COMMAND_KEYS, Command, CommandPoint, GossipPoint, UtilityPoint};
 use command::{check_command_key, command_point};
 use keys::*;
 
@@ -102,6 +102,8 @@ pub struct Point {
     pub collude: Option<ColludePoint>,
     /// The utility run, if `command = utility` (then no simulation runs).
     pub utility: Option<UtilityPoint>,
+    /// The gossip run, if `command = gossip` (then no simulation runs).
+    pub gossip: Option<GossipPoint>,
     /// The owners are `collude`'s default (20 sampled, every node on a
     /// smaller graph), since the grid names none and a coalition is set.
     pub owners_default: bool,
@@ -581,7 +583,21 @@ impl Grid {
                 })?;
             config.check()?;
             let collude = collude_point(&collude)?;
-            let utility = command_point(&command, &config, collude.is_some())?;
+            let sim_keys: Vec<&str> = settings
+                .iter()
+                .filter_map(|(_, slot, _, _)| match slot {
+                    Slot::Sim(k) => Some(k.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let CommandPoint { utility, gossip } =
+                command_point(&command, &config, collude.is_some(), &sim_keys)?;
+            if gossip.is_some() {
+                // Gossip values are one number per node: the point's own
+                // (unused) simulation plan is built in one dimension too.
+                config.dim = 1;
+                config.norm = crate::process::Norm::L1;
+            }
             // As `collude`: 20 sampled owners unless the grid says otherwise.
             let owners_default = collude.is_some() && !owners_given;
             if owners_default {
@@ -594,6 +610,7 @@ impl Grid {
                 config,
                 collude,
                 utility,
+                gossip,
                 owners_default,
             });
         }

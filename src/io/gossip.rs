@@ -1,0 +1,250 @@
+//! `gossip --out DIR`: `privacy.csv`, `privacy_by_distance.csv`,
+//! `utility.csv` (`utility`'s columns), `coalition.csv` (with coalitions),
+//! `two_schools.csv`, `summary.json`, `timings.json` and the figures
+//! (`utility.png`, `privacy.png` and their SVGs),
+//! in a staging directory that replaces DIR only when complete (the rules of
+//! every run: an explicit DIR must be new unless `force`).
+
+use crate::error::{Error, Result};
+use crate::gossip::{
+    CoalitionLossRow, GossipConfig, GossipOutput, GossipSummary, GossipTimings,
+    PrivacyByDistanceRow, PrivacyRow, Stats, TwoSchoolsRow, run_gossip,
+};
+use crate::graph::{Graph, LoadOptions, load_graph};
+use crate::io::run_dir::{create, finish};
+use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
+use crate::util::fmt_f64;
+use std::io::Write;
+use std::time::Instant;
+
+/// The header of `privacy.csv`.
+pub const PRIVACY_HEADER: &str =
+    "source,observer,distance,rdp_paper,rdp_exact,eps_paper,eps_exact";
+
+fn num(x: f64) -> std::io::Result<String> {
+    if x.is_finite() {
+        Ok(fmt_f64(x))
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a non-finite number ({x})"),
+        ))
+    }
+}
+
+fn opt(x: Option<f64>) -> std::io::Result<String> {
+    Ok(x.map(num).transpose()?.unwrap_or_default())
+}
+
+fn field(s: &str) -> String {
+    let mut out = String::new();
+    crate::util::table::push_field(&mut out, s);
+    out
+}
+
+/// Writes `privacy.csv`.
+pub fn write_privacy_csv(w: &mut impl Write, rows: &[PrivacyRow]) -> std::io::Result<()> {
+    writeln!(w, "{PRIVACY_HEADER}")?;
+    for r in rows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{}",
+            field(&r.source),
+            field(&r.observer),
+            r.distance,
+            opt(r.rdp_paper)?,
+            opt(r.rdp_exact)?,
+            opt(r.eps_paper)?,
+            opt(r.eps_exact)?,
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `privacy_by_distance.csv`: per hop, the pairs and the mean,
+/// median and maximum of each column of `privacy.csv`.
+pub fn write_privacy_by_distance_csv(
+    w: &mut impl Write,
+    rows: &[PrivacyByDistanceRow],
+) -> std::io::Result<()> {
+    let mut head = vec![
+        "distance".to_string(),
+        "pairs".into(),
+        "pairs_paper".into(),
+        "pairs_exact".into(),
+    ];
+    for c in ["rdp_paper", "rdp_exact", "eps_paper", "eps_exact"] {
+        for s in ["mean", "median", "max"] {
+            head.push(format!("{c}_{s}"));
+        }
+    }
+    writeln!(w, "{}", head.join(","))?;
+    for r in rows {
+        let mut line = format!(
+            "{},{},{},{}",
+            r.distance, r.pairs, r.pairs_paper, r.pairs_exact
+        );
+        for s in [&r.rdp_paper, &r.rdp_exact, &r.eps_paper, &r.eps_exact] {
+            let Stats { mean, median, max } = *s;
+            for x in [mean, median, max] {
+                line.push(',');
+                line.push_str(&opt(x)?);
+            }
+        }
+        writeln!(w, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Writes `coalition.csv`.
+pub fn write_coalition_csv(w: &mut impl Write, rows: &[CoalitionLossRow]) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "source,coalition,members,rank,rdp_coalition,eps_coalition,rdp_max_member,eps_max_member"
+    )?;
+    for r in rows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{}",
+            field(&r.source),
+            field(&r.coalition),
+            r.members,
+            r.rank,
+            opt(r.rdp_coalition)?,
+            opt(r.eps_coalition)?,
+            opt(r.rdp_max_member)?,
+            opt(r.eps_max_member)?,
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `two_schools.csv`.
+pub fn write_two_schools_csv(w: &mut impl Write, rows: &[TwoSchoolsRow]) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "distance,statistic,pairs,rdp_gossip,mu,eps_gossip,sigma_diffusion,eps_laplace,\
+         mse_gossip,mse_gossip_theory,mse_diffusion_gaussian,mse_diffusion_laplace,\
+         mse_diffusion_laplace_at_delta"
+    )?;
+    for r in rows {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.distance.map(|d| d.to_string()).unwrap_or_default(),
+            r.statistic,
+            r.pairs,
+            opt(r.rdp_gossip)?,
+            opt(r.mu)?,
+            opt(r.eps_gossip)?,
+            opt(r.sigma_diffusion)?,
+            opt(r.eps_laplace)?,
+            opt(r.mse_gossip)?,
+            opt(r.mse_gossip_theory)?,
+            opt(r.mse_diffusion_gaussian)?,
+            opt(r.mse_diffusion_laplace)?,
+            opt(r.mse_diffusion_laplace_at_delta)?,
+        )?;
+    }
+    Ok(())
+}
+
+/// Every file of a gossip run, formatted in memory (name, bytes), in the
+/// order they are written.
+pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let fail = |name: &str, e: std::io::Error| {
+        Error::Numerical(format!("{name} could not be formatted: {e}"))
+    };
+    let mut files = Vec::new();
+    let mut w = Vec::new();
+    write_privacy_csv(&mut w, &out.privacy).map_err(|e| fail("privacy.csv", e))?;
+    files.push(("privacy.csv", w));
+    let mut w = Vec::new();
+    write_privacy_by_distance_csv(&mut w, &out.by_distance)
+        .map_err(|e| fail("privacy_by_distance.csv", e))?;
+    files.push(("privacy_by_distance.csv", w));
+    let mut w = Vec::new();
+    crate::io::utility::write_utility_csv(&mut w, &out.utility)
+        .map_err(|e| fail("utility.csv", e))?;
+    files.push(("utility.csv", w));
+    if !out.coalitions.is_empty() {
+        let mut w = Vec::new();
+        write_coalition_csv(&mut w, &out.coalitions).map_err(|e| fail("coalition.csv", e))?;
+        files.push(("coalition.csv", w));
+    }
+    let mut w = Vec::new();
+    write_two_schools_csv(&mut w, &out.two_schools).map_err(|e| fail("two_schools.csv", e))?;
+    files.push(("two_schools.csv", w));
+    let mut json = serde_json::to_vec_pretty(&out.summary)
+        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
+    json.push(b'\n');
+    files.push(("summary.json", json));
+    Ok(files)
+}
+
+/// The graph of a gossip run (edge list, then the view).
+pub fn load_gossip_graph(config: &GossipConfig) -> Result<Graph> {
+    let g = load_graph(
+        &config.graph,
+        &LoadOptions {
+            nodes_file: config.nodes.clone(),
+            ..LoadOptions::default()
+        },
+    )?;
+    match &config.view {
+        Some(v) => v.apply(&g),
+        None => Ok(g),
+    }
+}
+
+/// Loads the graph, runs gossip and writes every output into `opts.out`
+/// atomically.
+pub fn gossip_to_dir(
+    config: &GossipConfig,
+    opts: &OutputOptions,
+) -> Result<(GossipSummary, GossipTimings)> {
+    config.check()?;
+    if opts.plots {
+        crate::io::check_plots_available()?;
+    }
+    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
+    let t0 = Instant::now();
+    let graph = load_gossip_graph(config)?;
+    let load_s = t0.elapsed().as_secs_f64();
+    let out = run_gossip(&graph, config, &opts.control)?;
+    for (name, bytes) in gossip_files(&out)? {
+        let mut w = create(&dir, name)?;
+        w.write_all(&bytes)
+            .map_err(|e| write_error(&dir, name, e))?;
+        finish(&dir, w, name)?;
+    }
+    let mut timings = out.timings.clone();
+    timings.load_s = load_s;
+    if opts.plots {
+        let t = Instant::now();
+        #[cfg(feature = "plots")]
+        {
+            crate::io::plot::utility::draw(dir.staging(), &out.utility)
+                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+            crate::io::plot::gossip::draw(dir.staging(), &out.by_distance, &out.two_schools)
+                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+        }
+        timings.plots_s = t.elapsed().as_secs_f64();
+    }
+    timings.total_s = t0.elapsed().as_secs_f64();
+    write_json(&dir, "timings.json", &timings)?;
+    dir.commit()?;
+    Ok((out.summary, timings))
+}
+
+/// Reads the `config` object of a `summary.json` written by `gossip`.
+pub fn gossip_config_from_summary(path: &std::path::Path) -> Result<GossipConfig> {
+    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
+    let cfg = v
+        .get("config")
+        .cloned()
+        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
+    serde_json::from_value(cfg).map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+}
