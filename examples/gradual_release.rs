@@ -6,7 +6,8 @@
 //! reaches the same total ε = 4 with a larger error.
 //! Run: `cargo run --release --example gradual_release`
 
-use privdiffuse::{GradualRelease, Norm, ReleaseNoise};
+use privdiffuse::process::ReleaseNoise;
+use privdiffuse::{GradualRelease, Norm};
 use privdiffuse::{Purpose, rng_for};
 
 fn main() -> privdiffuse::Result<()> {

@@ -9,7 +9,8 @@
 //! estimate: f̂ = (mean r − (1 − p)) / (2p − 1).
 //! Run: `cargo run --release --example rappor`
 
-use privdiffuse::{GradualRelease, Norm, ReleaseNoise};
+use privdiffuse::process::ReleaseNoise;
+use privdiffuse::{GradualRelease, Norm};
 use privdiffuse::{Purpose, rng_for};
 use rand::RngExt;
 

@@ -46,10 +46,7 @@
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
 //! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
 //! * [`Relay`] — the decentralised protocol, each owner's path passed on
-//!   between friends by trimming relays ([`RelayOutput`]); as `relay`;
-//! * [`run_gossip`] — the other school: private gossip averaging
-//!   (Muffliato) with its pairwise privacy, the reference code's accounting
-//!   next to the exact loss, beside diffusion ([`GossipOutput`]); as `gossip`.
+//!   between friends by trimming relays ([`RelayOutput`]); as `relay`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!
@@ -138,123 +135,81 @@
 //! floating-point-safe differentially private release (see Mironov, CCS 2012).
 
 #![warn(missing_docs)]
-// Without `internals` the rooms are crate-private: items that only this
-// crate's tests, benches and Python extension use (and the re-exports that
-// name them) are then unused in the library itself, which is expected.
-#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
-// The modules are the crate's rooms, not its API: a user reaches what they
-// need from the root (re-exported below, documented there), and the rooms
-// are `pub(crate)`. The feature `internals` (off by default; this crate's
-// integration tests, benches, fuzz targets and Python extension turn it on)
-// opens them, hidden from the documentation and not a stable interface, so
-// that those can test internals.
-macro_rules! rooms {
-    ($($(#[$attr:meta])* $name:ident;)*) => {$(
-        $(#[$attr])*
-        #[cfg(feature = "internals")]
-        #[doc(hidden)]
-        pub mod $name;
-        $(#[$attr])*
-        #[cfg(not(feature = "internals"))]
-        pub(crate) mod $name;
-    )*};
-}
+// The modules, in the order data flows through them (petgraph's habit: a
+// module per concept, each documented; the root re-exports what most
+// programs start from). Leaf utilities first.
+pub mod control;
+pub mod error;
+pub mod limits;
+pub mod rng;
+pub mod special;
+pub mod util;
 
-rooms! {
-    #[cfg(feature = "distributed")]
-    cluster;
-    collusion;
-    control;
-    distance;
-    epsilon;
-    error;
-    #[cfg(feature = "store")]
-    evolve;
-    exec;
-    #[cfg(feature = "distributed")]
-    fingerprint;
-    gossip;
-    graph;
-    io;
-    limits;
-    mechanism;
-    paths;
-    post;
-    process;
-    relay;
-    release;
-    rng;
-    sim;
-    sink;
-    special;
-    #[cfg(feature = "store")]
-    store;
-    sweep;
-    util;
-    utility;
-    value_models;
-    values;
-}
+pub mod distance;
+pub mod epsilon;
+pub mod graph;
+pub mod mechanism;
+pub mod post;
+pub mod process;
+pub mod value_models;
+pub mod values;
+
+pub mod exec;
+pub mod sink;
+
+pub mod collusion;
+#[cfg(feature = "store")]
+pub mod evolve;
+pub mod gossip;
+pub mod paths;
+pub mod relay;
+pub mod release;
+pub mod sim;
+#[cfg(feature = "store")]
+pub mod store;
+pub mod sweep;
+pub mod utility;
+
+pub mod io;
+
+#[cfg(feature = "distributed")]
+pub mod cluster;
+#[cfg(feature = "distributed")]
+pub mod fingerprint;
 
 /// The `privdiffuse` command line (feature `cli`): the binary's `main` calls
-/// [`cli::main`]; the rest of the module is internal.
+/// [`cli::main`]; the rest of the module is the binary's own.
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
 
-// Errors, control, randomness, limits.
-pub use control::{CancelToken, Control, Progress};
+// The root: what most programs start from (~40 items). Everything else is
+// reached through its module (`privdiffuse::sim::ByDistanceRow`, …).
+pub use control::{CancelToken, Control};
 pub use error::{Error, Result};
-pub use limits::{BudgetSource, MemoryBudget, memory_budget, set_memory_budget};
-pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
+pub use rng::{Purpose, rng_for};
 // Graphs, distances, privacy maps, values.
-pub use distance::{Direction, DistanceKind, DistanceOptions, Distances, Workspace};
+pub use distance::{DistanceKind, DistanceOptions, Distances};
 pub use epsilon::EpsilonMap;
-pub use graph::generate::{barabasi_albert, erdos_renyi, geometric, watts_strogatz};
-pub use graph::{Dropped, GeometricParam, Graph, GraphStats, GraphView, LoadOptions, NodeIds};
-pub use mechanism::{Mechanism, MechanismChoice};
+pub use graph::{Graph, GraphView, LoadOptions};
+pub use mechanism::MechanismChoice;
 pub use post::Post;
-pub use value_models::ValueModel;
-pub use values::{GivenValues, ValueSpec, Values};
-// The lazy process and its exact samplers.
-pub use process::discrete::{
-    DiscreteNoise, DiscretePath, DiscreteWalk, Grid as DiscreteGrid, Ladder, OsRng, PrivacyLoss,
-    Ratio, RngSource, Rung,
-};
-pub use process::{
-    AnchoredPath, BrownianPath, Calibration, GradualRelease, Jump, NoisePath, Norm, PathSampler,
-    ReleaseNoise, ReleaseState, Released,
-};
-// The engines: configurations, runners, results, row types.
-pub use collusion::{
-    Accounting, AuditRow, Coalition, CoalitionMembers, CoalitionRow, Collusion, CollusionConfig,
-    CollusionOutput, CollusionSummary, Estimator, LossSummary, correlated_loss, gaussian_loss,
-    independent_loss,
-};
+pub use values::ValueSpec;
+// The noise: the lazy process, its families and gradual release.
+pub use process::family::NoiseFamily;
+pub use process::{GradualRelease, NoisePath, Norm, PathSampler};
+// The engines.
+pub use collusion::{Coalition, Collusion, CollusionConfig, Estimator};
 #[cfg(feature = "store")]
-pub use evolve::{Evolve, EvolveOutput, HeldOut, hold_out, read_events};
-pub use exec::{ChunkJob, Executor, Local};
-pub use gossip::{
-    CoalitionLossRow, GossipConfig, GossipOutput, GossipScheme, GossipSummary,
-    PrivacyByDistanceRow, PrivacyRow, TwoSchoolsRow, run_gossip,
-};
-pub use paths::{PathSampleRow, PathSamples};
-pub use relay::{Relay, RelayConfig, RelayOutput};
-pub use release::{AccuracyRow, ReleaseRow, ReleaseTrials};
-pub use sim::{
-    ByDistanceRow, EgoRow, JumpRow, KeptRow, OwnerRow, Owners, PathRow, ResponseRow, Rows,
-    SimConfig, SimOutput, SimSummary, Simulation, Unreachable,
-};
-pub use sink::RecordSink;
+pub use evolve::Evolve;
+pub use paths::PathSamples;
+pub use relay::{Relay, RelayConfig};
+pub use release::ReleaseTrials;
+pub use sim::{Owners, SimConfig, SimOutput, Simulation};
 #[cfg(feature = "store")]
-pub use store::{AnswerFilter, AnswerRow, EdgeEvent, Store, StoreAnswer, StoreConfig, TimelineRow};
-pub use sweep::{Grid, Point, SweepRow};
-pub use utility::{Scheme, Utility, UtilityConfig, UtilityResult, UtilityRow, UtilitySummary};
-// Files: runs written as the command line writes them.
-#[cfg(feature = "plots")]
-pub use io::plot::{Kind as PlotKind, PlotOptions};
-pub use io::{
-    OutputOptions, SweepOptions, SweepReport, collude_to_dir, run_sweep, save_release,
-    simulate_to_dir, utility_to_dir, write_edge_list,
-};
+pub use store::Store;
+pub use sweep::Grid;
+pub use utility::{Utility, UtilityConfig};
+// Runs written as the command line writes them.
+pub use io::{OutputOptions, run_sweep, simulate_to_dir};

@@ -4,7 +4,8 @@
 
 use crate::errors::{blocking, param_err, parse, to_py};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use privdiffuse::{CancelToken, DistanceKind, DistanceOptions, Distances, Error, Graph, NodeIds};
+use privdiffuse::graph::NodeIds;
+use privdiffuse::{CancelToken, DistanceKind, DistanceOptions, Distances, Error, Graph};
 use pyo3::exceptions::{PyFileExistsError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;

@@ -9,7 +9,7 @@
 //! the graph, preparing distances, writing, drawing figures) draws a spinner
 //! with its name once it has lasted a second.
 
-use crate::{Control, Progress};
+use crate::{Control, control::Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};

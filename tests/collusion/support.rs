@@ -1,7 +1,7 @@
 //! Test-only view samplers for the collusion tests (memo §1a, §5).
 #![allow(dead_code)]
 
-use privdiffuse::PrivRng;
+use privdiffuse::rng::PrivRng;
 use privdiffuse::process::laplace::{exp1, laplace};
 
 /// 1-D correlated views: the backward jump sampler of memo §1a. From the top

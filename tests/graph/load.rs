@@ -431,7 +431,8 @@ fn facebook_combined_if_present() {
 mod round_trip {
     use super::*;
     use privdiffuse::io::write_edge_list;
-    use privdiffuse::{Graph, NodeIds};
+    use privdiffuse::Graph;
+    use privdiffuse::graph::NodeIds;
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 

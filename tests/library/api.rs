@@ -2,8 +2,9 @@
 //! gives the same numbers, value for value, with nothing written to disk.
 
 use privdiffuse::io::write_by_distance;
+use privdiffuse::sim::Rows;
 use privdiffuse::{
-    Coalition, Collusion, EpsilonMap, Error, Estimator, Graph, MechanismChoice, Norm, Owners, Rows,
+    Coalition, Collusion, EpsilonMap, Error, Estimator, Graph, MechanismChoice, Norm, Owners,
     Simulation,
 };
 use std::path::{Path, PathBuf};
@@ -303,7 +304,7 @@ fn invalid_descriptions_fail_at_run_naming_the_parameter() {
     assert_eq!(name(s().delta(2.0).run()), "delta");
     assert_eq!(name(s().eps_clamp(Some(2.0), Some(1.0)).run()), "eps_min");
     assert_eq!(
-        name(s().unreachable(privdiffuse::Unreachable::Floor).run()),
+        name(s().unreachable(privdiffuse::sim::Unreachable::Floor).run()),
         "unreachable"
     );
     assert_eq!(

@@ -8,9 +8,10 @@ use privdiffuse::distance::Distances;
 use privdiffuse::io::{PlotSpec, SweepOptions, run_sweep};
 use privdiffuse::sim::{Plan, SimConfig};
 use privdiffuse::sweep::Grid;
+use privdiffuse::sim::Unreachable;
 use privdiffuse::{
     Coalition, Collusion, DistanceKind, DistanceOptions, EpsilonMap, Error, Estimator, Graph,
-    LoadOptions, MechanismChoice, Norm, Owners, Post, Simulation, Unreachable, ValueSpec,
+    LoadOptions, MechanismChoice, Norm, Owners, Post, Simulation, ValueSpec,
 };
 use std::path::{Path, PathBuf};
 

@@ -21,7 +21,8 @@ use privdiffuse::process::discrete::theory::{atom, variance};
 use privdiffuse::process::discrete::{DiscreteNoise, Grid, NoiseKind, NoiseOptions, RngSource};
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
-use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec, rng_for_stream};
+use privdiffuse::rng::rng_for_stream;
+use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec};
 use std::path::{Path, PathBuf};
 
 const SEEDS: u64 = 1500;

@@ -14,7 +14,8 @@ use privdiffuse::evolve::Evolve;
 use privdiffuse::process::sample_marginal;
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
-use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec, rng_for_stream};
+use privdiffuse::rng::rng_for_stream;
+use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec};
 use std::path::PathBuf;
 
 const SEEDS: u64 = 2000;
