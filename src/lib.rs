@@ -10,24 +10,25 @@
 //! # Layers and data flow
 //!
 //! Data flows one way — graph → distances → ε → path → responses →
-//! evaluation → output — and each stage is a module that imports only the
-//! stages before it. The modules are the crate's internal rooms: everything a
-//! user needs is re-exported at the crate root, listed below by stage.
+//! evaluation → output — and each stage is a public module that imports only
+//! the stages before it (each documented on its own page). The root
+//! re-exports the ~40 items most programs start from; everything else is
+//! reached through its module.
 //!
 //! | stage | module | what it gives |
 //! |---|---|---|
-//! | graph | `graph` | [`Graph`]: compressed sparse rows, [`Graph::load`] (edge lists, `.gz`, any ids), generators |
-//! | distances | `distance` | [`Distances`]: hop, weighted, resistance (exact or sketched) from an owner to everyone |
-//! | privacy map | `epsilon` | [`EpsilonMap`]: ε(d), validated non-increasing |
-//! | noise | `process` | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`] |
-//! | answers | `mechanism`, `values`, `post` | correlated / independent / Gaussian noise on the owners' values |
-//! | runs | `sim`, `collusion`, `utility`, `sweep` | the engines: builders run in memory, typed rows handed to a [`RecordSink`] |
-//! | files | `io` | CSV writers and readers, summaries, resume files, the runs written to directories as the CLI does, and (feature `plots`) figures |
+//! | graph | [`graph`] | [`Graph`]: compressed sparse rows, [`Graph::load`] (edge lists, `.gz`, any ids), generators |
+//! | distances | [`distance`] | [`Distances`]: hop, weighted, resistance (exact or sketched) from an owner to everyone |
+//! | privacy map | [`epsilon`] | [`EpsilonMap`]: ε(d), validated non-increasing |
+//! | noise | [`process`] | [`PathSampler`] → [`NoisePath`]: one lazy Laplace path per owner, read at every ε; [`GradualRelease`]; the noise families ([`NoiseFamily`]: Laplace, Gaussian, the exact discrete chain) every engine is written over |
+//! | answers | [`mechanism`], [`values`], [`post`] | correlated / independent noise on the owners' values |
+//! | runs | [`sim`], [`collusion`], [`utility`], [`relay`], [`sweep`] | the engines: builders run in memory, typed rows handed to a [`sink::RecordSink`] |
+//! | files | [`io`] | CSV writers and readers, summaries, resume files, the runs written to directories as the CLI does, and (feature `plots`) figures |
 //!
-//! Beside the pipeline: `exec` (chunk jobs and the executors that run
-//! them), `util` (leaf: number formatting, CSV rows, atomic files),
-//! `rng` (random streams), `control` (cancel and progress), `limits`
-//! (size caps, memory budget), `error`.
+//! Beside the pipeline: [`exec`] (chunk jobs and the executors that run
+//! them), [`util`] (leaf: number formatting, CSV rows, atomic files),
+//! [`rng`] (random streams), [`control`] (cancel and progress), [`limits`]
+//! (size caps, memory budget), [`error`].
 //!
 //! A run is described by typed values, each validated when built
 //! ([`EpsilonMap::exp`], [`Owners::Count`], [`Coalition::far`], …; every one
@@ -39,14 +40,14 @@
 //!   mechanism and distance ([`SimOutput::by_distance`]), optionally every
 //!   jump, path and answer as typed rows ([`SimOutput::rows`]); as `simulate`;
 //! * [`Collusion`] — coalitions pool their answers: estimator gains, exact
-//!   privacy loss, a distinguishing attack ([`CollusionOutput`]); as `collude`;
+//!   privacy loss, a distinguishing attack ([`collusion::CollusionOutput`]); as `collude`;
 //! * [`GradualRelease`] — one secret released at levels in any order, and
 //!   [`ReleaseTrials`] — many trials of it with the accuracy table and the
 //!   composition baseline (`relax`);
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
 //! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
 //! * [`Relay`] — the decentralised protocol, each owner's path passed on
-//!   between friends by trimming relays ([`RelayOutput`]); as `relay`.
+//!   between friends by trimming relays ([`relay::RelayOutput`]); as `relay`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!
