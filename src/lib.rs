@@ -199,7 +199,7 @@ pub use post::Post;
 pub use values::ValueSpec;
 // The noise: the lazy process, its families and gradual release.
 pub use process::family::NoiseFamily;
-pub use process::{GradualRelease, NoisePath, Norm, PathSampler};
+pub use process::{GradualRelease, NoisePath, Norm, PathSampler, ReleaseNoise};
 // The engines.
 pub use collusion::{Coalition, Collusion, CollusionConfig, Estimator};
 #[cfg(feature = "store")]

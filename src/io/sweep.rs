@@ -351,7 +351,8 @@ fn side_outputs(out: &Path, plot: bool) -> Vec<PathBuf> {
 ///
 /// ```
 /// use privdiffuse::util::table::{CsvRow, Reader};
-/// use privdiffuse::{Grid, SweepOptions, run_sweep};
+/// use privdiffuse::io::SweepOptions;
+/// use privdiffuse::{Grid, run_sweep};
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// // Fixed options, then the axes: 2 dimensions × 2 seeds = 4 points.
 /// let mut grid = Grid::new();
