@@ -47,7 +47,10 @@
 //! * [`PathSamples`] — independent sample paths as rows (`path`);
 //! * [`Grid`] and [`run_sweep`] — parameter sweeps into one CSV (`sweep`);
 //! * [`Relay`] — the decentralised protocol, each owner's path passed on
-//!   between friends by trimming relays ([`relay::RelayOutput`]); as `relay`.
+//!   between friends by trimming relays ([`relay::RelayOutput`]); as `relay`;
+//! * [`gossip::run_gossip`] — the other school: private gossip averaging
+//!   (Muffliato) with its pairwise privacy, the reference code's accounting
+//!   next to the exact loss, beside diffusion; as `gossip`.
 //!
 //! # Example: graph → distances → ε → simulate → rows
 //!

@@ -3,10 +3,10 @@
 //! distinguishing attack. The losses themselves are the noise families'
 //! closed forms ([`crate::process::family::loss`], re-exported here).
 
+use super::stats::{clopper_pearson, quantile_sorted};
 pub use crate::process::family::loss::{
     FullChain, correlated_loss, correlated_loss_full_chain, gaussian_loss, independent_loss,
 };
-use super::stats::{clopper_pearson, quantile_sorted};
 
 /// Mean, 99% quantile and maximum of per-trial losses.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

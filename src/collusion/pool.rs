@@ -148,7 +148,6 @@ pub fn audit_rows(plan: &Plan<'_>, results: &[CoalitionResult]) -> Vec<AuditRow>
     rows
 }
 
-
 /// Pools the per-owner results (owners with an empty coalition are left out).
 pub fn pool(
     plan: &Plan<'_>,

@@ -42,9 +42,7 @@ use serde::Serialize;
 use super::accounting::{Accounting, gaussian_sigma as smallest_sigma};
 use super::audit::{DistinguishingBound, LossSummary, distinguishing_lower_bound};
 use super::coalition::{Coalition, Member};
-use super::estimators::{
-    Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimate,
-};
+use super::estimators::{Estimator, EstimatorPanel, EstimatorScratch, MemberNoise, View, estimate};
 use super::stats::GainSummary;
 use crate::control::Control;
 use crate::distance::Workspace;

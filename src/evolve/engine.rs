@@ -16,8 +16,6 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-
-
 /// The coarsest grid `evolve` takes: 2·(53 + 400) + 40 < 1023.
 const GRID_EXPONENT_MAX: i32 = 400;
 
@@ -113,7 +111,12 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         let mut uhat = vec![0i64; ev.dim];
         for &o in &owners {
             let u = &table[o as usize * ev.dim..(o as usize + 1) * ev.dim];
-            crate::sim::discrete_bound::round_secret(noise, u, &mut uhat, &ids.label(o).to_string())?;
+            crate::sim::discrete_bound::round_secret(
+                noise,
+                u,
+                &mut uhat,
+                &ids.label(o).to_string(),
+            )?;
         }
     }
     let requested = StoreConfig {

@@ -36,8 +36,8 @@
 
 mod config;
 mod engine;
-mod graph;
 mod events;
+mod graph;
 mod holdout;
 mod pairs;
 mod resume;

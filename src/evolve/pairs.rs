@@ -120,7 +120,13 @@ pub(crate) struct OwnerState {
 }
 
 impl OwnerState {
-    pub fn new(owner: u32, nodes: usize, path: OwnerPath, u: Vec<f64>, round_sq: f64) -> OwnerState {
+    pub fn new(
+        owner: u32,
+        nodes: usize,
+        path: OwnerPath,
+        u: Vec<f64>,
+        round_sq: f64,
+    ) -> OwnerState {
         let n = path.dim();
         OwnerState {
             owner,

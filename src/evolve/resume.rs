@@ -70,7 +70,6 @@ impl Totals {
     }
 }
 
-
 /// The state after batch `last` without replaying batch 0, or `None` when
 /// the store does not allow it (see the module docs).
 pub(super) fn rebuild(

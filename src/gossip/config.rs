@@ -94,7 +94,11 @@ impl GossipConfig {
             ));
         }
         if !(self.alpha.is_finite() && self.alpha > 1.0) {
-            return Err(Error::param("alpha", self.alpha, "a finite Rényi order > 1"));
+            return Err(Error::param(
+                "alpha",
+                self.alpha,
+                "a finite Rényi order > 1",
+            ));
         }
         if !(self.delta > 0.0 && self.delta < 1.0) {
             return Err(Error::param("delta", self.delta, "a number in (0, 1)"));

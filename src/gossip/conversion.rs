@@ -123,7 +123,10 @@ mod tests {
         for mu in [0.05, 0.3, 1.0, 2.0, 5.0, 10.0] {
             let el = matched_laplace_eps(mu);
             let closed = -2.0 * (2.0 * normal_cdf(-mu / 2.0)).ln();
-            assert!((el - closed).abs() <= 1e-9 * closed, "μ={mu}: {el} vs {closed}");
+            assert!(
+                (el - closed).abs() <= 1e-9 * closed,
+                "μ={mu}: {el} vs {closed}"
+            );
             for i in 0..=4000 {
                 let e = 3.0 * el * i as f64 / 4000.0;
                 assert!(laplace_delta(e, el) <= analytic_delta(e, 1.0 / mu) + 1e-12);

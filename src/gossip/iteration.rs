@@ -182,7 +182,10 @@ mod tests {
         assert_eq!(t, 505);
         // σ² < 1/4 lengthens it: ln(n/(4σ²)).
         let t = mixing_steps(4039, 0.1, 2.7058e-4, GossipScheme::Accelerated).unwrap();
-        assert_eq!(t, ((4039.0f64 / 0.04).ln() / 2.7058e-4f64.sqrt()).ceil() as u64);
+        assert_eq!(
+            t,
+            ((4039.0f64 / 0.04).ln() / 2.7058e-4f64.sqrt()).ceil() as u64
+        );
         // Simple gossip uses 1/λ₂ (about 30,700 steps on facebook).
         let s = mixing_steps(4039, 1.0, 2.7058e-4, GossipScheme::Simple).unwrap();
         assert_eq!(s, (4039.0f64.ln() / 2.7058e-4).ceil() as u64);

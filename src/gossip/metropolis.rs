@@ -183,7 +183,12 @@ mod tests {
         assert!(e.contains("2 connected components"), "{e}");
         assert!(!e.contains('\n'));
         let dir = Graph::from_index_edges(2, &[(0, 1)], None, true).unwrap();
-        assert!(Metropolis::new(&dir).unwrap_err().to_string().contains("undirected"));
+        assert!(
+            Metropolis::new(&dir)
+                .unwrap_err()
+                .to_string()
+                .contains("undirected")
+        );
         let one = Graph::from_index_edges(1, &[], None, false).unwrap();
         assert!(Metropolis::new(&one).is_err());
     }

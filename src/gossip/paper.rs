@@ -56,13 +56,19 @@ impl<'a> PaperAccounting<'a> {
         s.r.resize(n, 0.0);
         let norms = self.norms;
         let r = &mut s.r;
-        self.rec
-            .walk(self.w, self.steps, &mut s.z, &mut s.prev, &mut s.next, |t, z| {
+        self.rec.walk(
+            self.w,
+            self.steps,
+            &mut s.z,
+            &mut s.prev,
+            &mut s.next,
+            |t, z| {
                 let d = &norms[t as usize * n..(t as usize + 1) * n];
                 for ((ri, zi), di) in r.iter_mut().zip(z).zip(d) {
                     *ri += zi * zi / di;
                 }
-            });
+            },
+        );
         out.clear();
         out.resize(n, 0.0);
         self.w.adjacency_sum(r, out);

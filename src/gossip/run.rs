@@ -147,7 +147,10 @@ fn secrets(config: &GossipConfig, graph: &Graph, lo: f64, hi: f64) -> Result<Vec
         crate::values::ValueSpec::Auto => crate::values::ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
         s => s.clone(),
     };
-    let path = graph.source().map(|p| p.to_path_buf()).unwrap_or_else(|| config.graph.clone());
+    let path = graph
+        .source()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_else(|| config.graph.clone());
     let values = Values::resolve(&spec, graph, &path, 1, config.seed)?;
     let mut x = vec![0.0; graph.n()];
     let mut one = [0.0];
@@ -187,15 +190,20 @@ fn pairs_by_hop(graph: &Graph) -> Result<Vec<u64>> {
     let d = Distances::new(graph, DistanceKind::Hop, &DistanceOptions::default())?;
     let all: Vec<u32> = (0..graph.n() as u32).collect();
     let mut hist: Vec<u64> = Vec::new();
-    d.hop_levels(&all, &mut d.workspace(), |_| false, |_, lv| {
-        let h = lv.hist();
-        if hist.len() < h.len() {
-            hist.resize(h.len(), 0);
-        }
-        for (a, b) in hist.iter_mut().zip(h) {
-            *a += b;
-        }
-    })?;
+    d.hop_levels(
+        &all,
+        &mut d.workspace(),
+        |_| false,
+        |_, lv| {
+            let h = lv.hist();
+            if hist.len() < h.len() {
+                hist.resize(h.len(), 0);
+            }
+            for (a, b) in hist.iter_mut().zip(h) {
+                *a += b;
+            }
+        },
+    )?;
     Ok(hist)
 }
 

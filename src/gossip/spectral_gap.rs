@@ -161,9 +161,10 @@ mod tests {
     fn lanczos_gap_matches_the_dense_spectrum() {
         let karate =
             Graph::load(concat!(env!("CARGO_MANIFEST_DIR"), "/data/karate.edges")).unwrap();
-        let geo = crate::graph::generate::geometric(300, crate::GeometricParam::Radius(0.12), 4)
-            .unwrap()
-            .0;
+        let geo =
+            crate::graph::generate::geometric(300, crate::graph::GeometricParam::Radius(0.12), 4)
+                .unwrap()
+                .0;
         for g in [karate, geo] {
             let (c, _) = g.components();
             if c > 1 {

@@ -83,7 +83,10 @@ fn path_a_b_c_at_two_steps_observer_c_paper_one_third_exact_one() {
 fn paper_accounting_equals_the_brute_force_sum_over_messages() {
     let g = karate();
     let w = Metropolis::new(&g).unwrap();
-    for (scheme, steps) in [(GossipScheme::Simple, 5usize), (GossipScheme::Accelerated, 7)] {
+    for (scheme, steps) in [
+        (GossipScheme::Simple, 5usize),
+        (GossipScheme::Accelerated, 7),
+    ] {
         let rec = Recursion::new(scheme, 0.13);
         let p = dense_p(&w, &rec, steps);
         let fast = paper_rows(&w, rec, steps as u64);
@@ -140,7 +143,11 @@ fn exact_loss_is_the_same_for_simple_and_accelerated_gossip_and_grows_with_t() {
         let e = exact_loss(&w, &[v as u32], steps as u64, &mut ExactScratch::default());
         for u in (0..n).filter(|&u| u != v) {
             let pi: f64 = basis.iter().map(|b| b[u] * b[u]).sum();
-            assert!((pi - e.pi[u]).abs() < 1e-10, "{scheme} u={u}: {pi} vs {}", e.pi[u]);
+            assert!(
+                (pi - e.pi[u]).abs() < 1e-10,
+                "{scheme} u={u}: {pi} vs {}",
+                e.pi[u]
+            );
         }
     }
     // Non-decreasing in T, for every observer and source.
@@ -236,7 +243,7 @@ fn rank_mod_p(g: &Graph, view: &[u32], steps: usize) -> usize {
 #[test]
 fn the_trace_of_pi_is_the_rank_computed_exactly_modulo_a_prime() {
     let karate = karate();
-    let geo = crate::graph::generate::geometric(60, crate::GeometricParam::Radius(0.25), 3)
+    let geo = crate::graph::generate::geometric(60, crate::graph::GeometricParam::Radius(0.25), 3)
         .unwrap()
         .0;
     let mut s = ExactScratch::default();
@@ -369,7 +376,11 @@ fn the_log_likelihood_ratio_of_the_view_is_normal_mu2_over_2_mu2() {
     let var = llr.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (trials as f64 - 1.0);
     let se_mean = mu2.sqrt() / (trials as f64).sqrt();
     let se_var = mu2 * (2.0 / (trials as f64 - 1.0)).sqrt();
-    assert!((m - mu2 / 2.0).abs() < 5.0 * se_mean, "mean {m} vs {}", mu2 / 2.0);
+    assert!(
+        (m - mu2 / 2.0).abs() < 5.0 * se_mean,
+        "mean {m} vs {}",
+        mu2 / 2.0
+    );
     assert!((var - mu2).abs() < 5.0 * se_var, "var {var} vs {mu2}");
     assert!(mu2 > 0.1, "a case with a visible loss: {mu2}");
 }

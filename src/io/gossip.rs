@@ -18,8 +18,7 @@ use std::io::Write;
 use std::time::Instant;
 
 /// The header of `privacy.csv`.
-pub const PRIVACY_HEADER: &str =
-    "source,observer,distance,rdp_paper,rdp_exact,eps_paper,eps_exact";
+pub const PRIVACY_HEADER: &str = "source,observer,distance,rdp_paper,rdp_exact,eps_paper,eps_exact";
 
 fn num(x: f64) -> std::io::Result<String> {
     if x.is_finite() {
@@ -246,5 +245,6 @@ pub fn gossip_config_from_summary(path: &std::path::Path) -> Result<GossipConfig
         .get("config")
         .cloned()
         .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    serde_json::from_value(cfg).map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+    serde_json::from_value(cfg)
+        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
 }

@@ -19,7 +19,7 @@
 
 use crate::error::{Error, Result};
 use crate::limits::{self, bytes_of};
-use crate::process::discrete::{DiscretePath, DiscreteNoise, DiscreteSummary, NoiseOptions};
+use crate::process::discrete::{DiscreteNoise, DiscretePath, DiscreteSummary, NoiseOptions};
 use crate::process::family::{Discrete, Laplace, Noise, NoiseFamily, StreamKey, Visit};
 use crate::process::{NoisePath, PathSampler};
 use crate::rng::{Purpose, rng_for};
@@ -261,7 +261,11 @@ impl PathSamples {
     ) -> Result<()> {
         let levels = self.levels_of(fam)?;
         let at = match &self.at {
-            Some(l) => Some(l.iter().map(|&e| Ok((e, fam.level(e)?))).collect::<Result<Vec<_>>>()?),
+            Some(l) => Some(
+                l.iter()
+                    .map(|&e| Ok((e, fam.level(e)?)))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
             None => None,
         };
         let chunk = self.chunk_size();

@@ -11,8 +11,8 @@ use crate::epsilon::EpsilonMap;
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::mechanism::MechanismChoice;
 use crate::process::Norm;
-use crate::process::family::Discrete;
 use crate::process::discrete::{DiscreteNoise, Grid, NoiseKind, RngSource};
+use crate::process::family::Discrete;
 use crate::sim::{Rows, SimConfig, Simulation};
 use crate::values::ValueSpec;
 use std::collections::HashMap;
@@ -290,7 +290,11 @@ fn discrete_relay_never_shows_a_secret() {
     std::fs::write(&file, text).unwrap();
     let mut sim = config(DistanceKind::Hop, "exp:a=3,b=1", 1, -10, 32);
     sim.values = ValueSpec::File(file);
-    for engine in [RelayEngine::Auto, RelayEngine::Rounds, RelayEngine::Exchange] {
+    for engine in [
+        RelayEngine::Auto,
+        RelayEngine::Rounds,
+        RelayEngine::Exchange,
+    ] {
         let e = Relay::with_config(
             &g,
             RelayConfig {
@@ -303,7 +307,10 @@ fn discrete_relay_never_shows_a_secret() {
         .unwrap_err()
         .to_string();
         assert!(e.contains("owner 5") && e.contains("not shown"), "{e}");
-        assert!(!e.contains("123456789012345") && !e.contains("1.2345678"), "{e}");
+        assert!(
+            !e.contains("123456789012345") && !e.contains("1.2345678"),
+            "{e}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -120,7 +120,10 @@ impl RelayPlan<'_> {
         impl<E: RoundExecutor> Visit for Run<'_, '_, E> {
             type Out = Result<Option<RunStats>>;
             fn run<F: NoiseFamily>(self, fam: &F) -> Self::Out {
-                let d = Diffusion { plan: self.plan, fam };
+                let d = Diffusion {
+                    plan: self.plan,
+                    fam,
+                };
                 d.run_on(self.exec, self.engine, self.control)
             }
         }
@@ -155,7 +158,10 @@ impl RelayPlan<'_> {
         impl Visit for Trace<'_, '_, '_> {
             type Out = Result<RelayTrace>;
             fn run<F: NoiseFamily>(self, fam: &F) -> Self::Out {
-                let d = Diffusion { plan: self.plan, fam };
+                let d = Diffusion {
+                    plan: self.plan,
+                    fam,
+                };
                 d.trace(self.owner, self.relays, self.engine)
             }
         }

@@ -142,7 +142,9 @@ impl<F: NoiseFamily> Signal<F> {
         let (a, b) = y.split_at_mut(n);
         self.answer_into(fam, r, a)
             && self.answer_into(fam, fam.read(&self.path, 0, level), b)
-            && a.iter().zip(b.iter()).all(|(x, z)| x.to_bits() == z.to_bits())
+            && a.iter()
+                .zip(b.iter())
+                .all(|(x, z)| x.to_bits() == z.to_bits())
     }
 
     /// The breakpoints in privacy levels and value units, ascending.

@@ -483,7 +483,12 @@ impl SimConfig {
             return Ok(Noise::Discrete(Discrete::new(noise, self.norm, self.rng)));
         }
         Ok(if self.mechanism == MechanismChoice::Gaussian {
-            Noise::Gaussian(Gaussian::new(self.dim, self.norm, self.sensitivity, self.delta)?)
+            Noise::Gaussian(Gaussian::new(
+                self.dim,
+                self.norm,
+                self.sensitivity,
+                self.delta,
+            )?)
         } else {
             Noise::Laplace(Laplace::new(self.dim, self.norm, self.sensitivity)?)
         })

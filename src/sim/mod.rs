@@ -28,8 +28,8 @@ pub mod config;
 pub mod discrete_bound;
 mod owner;
 pub(crate) mod plan;
-pub mod rows;
 mod replicate;
+pub mod rows;
 pub mod run;
 pub mod summary;
 

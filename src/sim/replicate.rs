@@ -361,7 +361,8 @@ impl Plan<'_> {
         let mut need = limits::bytes_of(&[limits::path_bytes(b, self.model.dim), t]);
         if rows {
             // 64 bytes per jumps.csv row, 64 owners per chunk, 4t chunks.
-            need = need.saturating_add(limits::bytes_of(&[b, 64, crate::exec::CHUNK as u64, 4 * t]));
+            need =
+                need.saturating_add(limits::bytes_of(&[b, 64, crate::exec::CHUNK as u64, 4 * t]));
         }
         if need <= self.budget.bytes {
             return Ok(());

@@ -323,15 +323,14 @@ impl Plan<'_> {
         } else {
             self.distances.batch(owners, ws, |i, row| {
                 if err.is_none()
-                    && let Err(e) =
-                        self.process_owner(
-                            family,
-                            s,
-                            wants,
-                            (start + i, owners[i]),
-                            Dist::Row(row),
-                            &mut out,
-                        )
+                    && let Err(e) = self.process_owner(
+                        family,
+                        s,
+                        wants,
+                        (start + i, owners[i]),
+                        Dist::Row(row),
+                        &mut out,
+                    )
                 {
                     err = Some(e);
                 }

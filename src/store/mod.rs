@@ -181,16 +181,20 @@ impl StoreConfig {
                     levels_per_doubling: m,
                     rng,
                 };
-                let noise = options
-                    .discrete(1.0, self.dim, self.norm)?
-                    .ok_or_else(|| Error::Numerical("a discrete family without its chain".into()))?;
+                let noise = options.discrete(1.0, self.dim, self.norm)?.ok_or_else(|| {
+                    Error::Numerical("a discrete family without its chain".into())
+                })?;
                 let top = noise.rung_of(self.top).map_err(|e| self.name_the_top(e))?;
                 Ok(Family::Discrete { noise, top, rng })
             }
             (f @ (NOISE_LAPLACE | NOISE_DISCRETE), _) => Err(Error::Numerical(format!(
                 "a store of noise family '{f}' with granularity, levels_per_doubling and rng \
                  {}",
-                if f == NOISE_LAPLACE { "given" } else { "missing" }
+                if f == NOISE_LAPLACE {
+                    "given"
+                } else {
+                    "missing"
+                }
             ))),
             (f, _) => Err(Error::Numerical(format!(
                 "paths of noise family '{f}'; this privdiffuse stores '{NOISE_LAPLACE}' and \
@@ -202,7 +206,11 @@ impl StoreConfig {
     /// A refusal of the paths' top, naming what set it: `eps_max`, or
     /// `eps` (the top is ε(1) of the map for hop distances).
     pub(crate) fn name_the_top(&self, e: Error) -> Error {
-        let name = if self.eps_max.is_some() { "eps_max" } else { "eps" };
+        let name = if self.eps_max.is_some() {
+            "eps_max"
+        } else {
+            "eps"
+        };
         match e {
             Error::Parameter {
                 value, expected, ..
@@ -447,7 +455,11 @@ impl Store {
         let config: StoreConfig = serde_json::from_str(&text)
             .map_err(|e| Error::input(&path, 0, format!("invalid stored configuration: {e}")))?;
         if let Err(e) = config.family() {
-            return Err(Error::input(&path, 0, format!("invalid stored configuration: {e}")));
+            return Err(Error::input(
+                &path,
+                0,
+                format!("invalid stored configuration: {e}"),
+            ));
         }
         self.config = Some(config);
         Ok(())

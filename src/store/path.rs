@@ -260,14 +260,18 @@ impl OwnerPath {
         let bad = || Error::Numerical("a stored answer of the wrong length".into());
         match self {
             OwnerPath::Laplace(_) => {
-                let v = blob_to_f64s(blob).filter(|v| v.len() == out.len()).ok_or_else(bad)?;
+                let v = blob_to_f64s(blob)
+                    .filter(|v| v.len() == out.len())
+                    .ok_or_else(bad)?;
                 for ((y, a), b) in out.iter_mut().zip(u).zip(&v) {
                     *y = a + b;
                 }
                 Ok(())
             }
             OwnerPath::Discrete(p) => {
-                let x = blob_to_i64s(blob).filter(|v| v.len() == out.len()).ok_or_else(bad)?;
+                let x = blob_to_i64s(blob)
+                    .filter(|v| v.len() == out.len())
+                    .ok_or_else(bad)?;
                 discrete_answer(p.noise(), u, &x, out)
             }
         }

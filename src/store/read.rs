@@ -1,8 +1,8 @@
 //! Reading a store back: nodes and values, the graph at any batch, paths,
 //! the timeline.
 
-use super::write::{EdgeEvent, TimelineRow};
 use super::path::{WORD_POS_OS, blob_to_i64s};
+use super::write::{EdgeEvent, TimelineRow};
 use super::{Family, OwnerPath, Store, blob_to_f64s, db_error};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeIds};

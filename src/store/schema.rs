@@ -163,4 +163,3 @@ CREATE TRIGGER batch_totals_with_timeline BEFORE INSERT ON batch_totals
 WHEN NEW.batch IS NOT (SELECT max(batch) FROM timeline)
 BEGIN SELECT RAISE(ABORT, 'batch_totals: the sums of the batch whose timeline row is written'); END;
 "#;
-

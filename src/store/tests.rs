@@ -311,7 +311,8 @@ fn a_discrete_store_keeps_integer_paths_and_refuses_other_noise() {
     // The path's own value is accepted once; any other integer is refused.
     let e = rows[1].eps;
     let v = back.blob_at(e).unwrap();
-    s.write_batch(|w| w.insert_answer(0, 2, e, 1, 2.0, &v)).unwrap();
+    s.write_batch(|w| w.insert_answer(0, 2, e, 1, 2.0, &v))
+        .unwrap();
     let x = super::path::blob_to_i64s(&v).unwrap()[0];
     let other = super::path::i64s_to_blob(&[x + 1]);
     let m = refused(&mut s, |w| w.insert_answer(0, 3, e, 1, 2.0, &other));
@@ -333,7 +334,10 @@ fn a_discrete_store_keeps_integer_paths_and_refuses_other_noise() {
         .unwrap();
     }
     let e = Store::open(&db).unwrap_err().to_string();
-    assert!(e.contains("invalid stored configuration") && !e.contains('\n'), "{e}");
+    assert!(
+        e.contains("invalid stored configuration") && !e.contains('\n'),
+        "{e}"
+    );
 }
 
 fn rows_timeline_at(batch: u64) -> TimelineRow {

@@ -1,10 +1,10 @@
 //! [`BatchWriter`]: everything a batch writes, in one transaction.
 
+use super::OwnerPath;
 use super::schema::{APPLICATION_ID, CREATE, SCHEMA_VERSION};
 use super::{StoreConfig, db_error, f64s_to_blob};
 use crate::error::{Error, Result};
 use crate::graph::NodeIds;
-use super::OwnerPath;
 use rusqlite::{Transaction, params};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

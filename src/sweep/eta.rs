@@ -80,8 +80,16 @@ impl Fit {
                 return (a, b);
             }
         }
-        let only_a = if self.aa > 0.0 { (self.at / self.aa).max(0.0) } else { 0.0 };
-        let only_b = if self.bb > 0.0 { (self.bt / self.bb).max(0.0) } else { 0.0 };
+        let only_a = if self.aa > 0.0 {
+            (self.at / self.aa).max(0.0)
+        } else {
+            0.0
+        };
+        let only_b = if self.bb > 0.0 {
+            (self.bt / self.bb).max(0.0)
+        } else {
+            0.0
+        };
         // Residual sums of squares less Σt² (common to both): −c²·Σx².
         if only_a * only_a * self.aa >= only_b * only_b * self.bb {
             (only_a, 0.0)
@@ -138,7 +146,10 @@ mod tests {
             f.add(w(x, y), 3e-8 * x + 5e-7 * y);
         }
         let (a, b) = f.coefficients();
-        assert!((a - 3e-8).abs() < 1e-15 && (b - 5e-7).abs() < 1e-13, "{a} {b}");
+        assert!(
+            (a - 3e-8).abs() < 1e-15 && (b - 5e-7).abs() < 1e-13,
+            "{a} {b}"
+        );
         // No pooled work (simulation points): the time per answer alone.
         let mut f = Fit::default();
         f.add(w(1e6, 0.0), 2.0);
@@ -160,7 +171,9 @@ mod tests {
         // the 8 cheapest points (m = 2, 3 and part of 5), the learned time
         // left is the true one within 5 %; a rate of points per second
         // read from those points says a fifth of it.
-        let sizes = [2, 3, 5, 8, 10, 13, 16, 20, 25, 32, 40, 50, 63, 80, 100, 126, 160, 200];
+        let sizes = [
+            2, 3, 5, 8, 10, 13, 16, 20, 25, 32, 40, 50, 63, 80, 100, 126, 160, 200,
+        ];
         let (owners, nodes, mech, trials) = (20.0, 4039.0, 2.0, 1000.0);
         let works: Vec<(Work, f64)> = sizes
             .iter()

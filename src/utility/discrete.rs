@@ -33,8 +33,8 @@
 //!
 //! [`bit_flip_probabilities`]: crate::process::discrete::DiscreteNoise::bit_flip_probabilities
 
-use super::engine::{ACCESS_ONE, Accumulators, ChunkPartial};
 use super::discrete_scratch::DiscreteScratch;
+use super::engine::{ACCESS_ONE, Accumulators, ChunkPartial};
 use super::fixed::Fixed;
 use super::{Scheme, UtilityPlan};
 use crate::distance::{LevelVisitor, SubsetSums};

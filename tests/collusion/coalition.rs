@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use privdiffuse::collusion::{Coalition, Member};
 use privdiffuse::Error;
+use privdiffuse::collusion::{Coalition, Member};
 use privdiffuse::graph::NodeIds;
 
 /// Six nodes with ids 10..60; node 0 is the owner, node 4 unreachable.

@@ -1,8 +1,8 @@
 //! Test-only view samplers for the collusion tests (memo §1a, §5).
 #![allow(dead_code)]
 
-use privdiffuse::rng::PrivRng;
 use privdiffuse::process::laplace::{exp1, laplace};
+use privdiffuse::rng::PrivRng;
 
 /// 1-D correlated views: the backward jump sampler of memo §1a. From the top
 /// level V = Lap(1/λ_top); walking down, gaps in ln λ are Exp(rate 2) and a jump

@@ -430,9 +430,9 @@ fn facebook_combined_if_present() {
 
 mod round_trip {
     use super::*;
-    use privdiffuse::io::write_edge_list;
     use privdiffuse::Graph;
     use privdiffuse::graph::NodeIds;
+    use privdiffuse::io::write_edge_list;
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 

@@ -6,9 +6,9 @@
 use privdiffuse::collusion::{CollusionOptions, collude};
 use privdiffuse::distance::Distances;
 use privdiffuse::io::{PlotSpec, SweepOptions, run_sweep};
+use privdiffuse::sim::Unreachable;
 use privdiffuse::sim::{Plan, SimConfig};
 use privdiffuse::sweep::Grid;
-use privdiffuse::sim::Unreachable;
 use privdiffuse::{
     Coalition, Collusion, DistanceKind, DistanceOptions, EpsilonMap, Error, Estimator, Graph,
     LoadOptions, MechanismChoice, Norm, Owners, Post, Simulation, ValueSpec,

@@ -19,9 +19,9 @@ use privdiffuse::distance::DistanceKind;
 use privdiffuse::evolve::{Evolve, EvolveOutput};
 use privdiffuse::process::discrete::theory::{atom, variance};
 use privdiffuse::process::discrete::{DiscreteNoise, Grid, NoiseKind, NoiseOptions, RngSource};
+use privdiffuse::rng::rng_for_stream;
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
-use privdiffuse::rng::rng_for_stream;
 use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec};
 use std::path::{Path, PathBuf};
 

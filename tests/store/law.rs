@@ -12,9 +12,9 @@
 use privdiffuse::distance::DistanceKind;
 use privdiffuse::evolve::Evolve;
 use privdiffuse::process::sample_marginal;
+use privdiffuse::rng::rng_for_stream;
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
-use privdiffuse::rng::rng_for_stream;
 use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec};
 use std::path::PathBuf;
 

@@ -83,11 +83,24 @@ impl Figure for GossipFigure {
         root.fill(&WHITE)?;
         let pts = || self.curves.iter().flat_map(|c| c.3.iter());
         let (xlo, xhi, ylo, yhi) = pts().fold(
-            (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY),
+            (
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+            ),
             |(a, b, c, d), p| (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1)),
         );
-        let (xlo, xhi) = if xlo.is_finite() { (xlo, xhi) } else { (1.0, 2.0) };
-        let (ylo, yhi) = if ylo.is_finite() { (ylo, yhi) } else { (0.1, 1.0) };
+        let (xlo, xhi) = if xlo.is_finite() {
+            (xlo, xhi)
+        } else {
+            (1.0, 2.0)
+        };
+        let (ylo, yhi) = if ylo.is_finite() {
+            (ylo, yhi)
+        } else {
+            (0.1, 1.0)
+        };
         let (x0, x1) = style::pad_range(xlo, xhi, 0.05);
         // Room above the curves for the legend.
         let (y0, y1) = style::pad_log_range(ylo, yhi * 4.0, 1.3);

@@ -258,7 +258,14 @@ mod tests {
                     .flat_map(|k| a.segment(k).1.to_vec())
                     .collect();
                 let b = DiscreteAnchored::restore(
-                    &nz, top, 3, owner, &his, vals, a.bottom(), a.word_pos(),
+                    &nz,
+                    top,
+                    3,
+                    owner,
+                    &his,
+                    vals,
+                    a.bottom(),
+                    a.word_pos(),
                 )
                 .unwrap();
                 assert_eq!(b.walk, a.walk, "owner {owner}, request {i}");
@@ -283,10 +290,13 @@ mod tests {
         // Not the ceiling; a level off the ladder; rows not decreasing.
         assert!(DiscreteAnchored::restore(&nz, top, 1, 0, &[t], vec![3], t, Some(0)).is_err());
         assert!(
-            DiscreteAnchored::restore(&nz, top, 1, 0, &[c, 1.01], vec![3, 4], 0.5, Some(0)).is_err()
+            DiscreteAnchored::restore(&nz, top, 1, 0, &[c, 1.01], vec![3, 4], 0.5, Some(0))
+                .is_err()
         );
         let b = nz.eps_of(Rung(top.0 - 3));
-        assert!(DiscreteAnchored::restore(&nz, top, 1, 0, &[c, b], vec![3, 4], t, Some(0)).is_err());
+        assert!(
+            DiscreteAnchored::restore(&nz, top, 1, 0, &[c, b], vec![3, 4], t, Some(0)).is_err()
+        );
         // A change one rung below the top: its row holds up to the top, exclusive.
         assert!(DiscreteAnchored::restore(&nz, top, 1, 0, &[c, t], vec![3, 4], b, Some(0)).is_ok());
         // Above the top is not a level of this path.

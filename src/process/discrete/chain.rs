@@ -155,7 +155,12 @@ impl DiscretePath {
 
     /// A path from its rows (the store's segments): `rungs[j]` the lowest
     /// rung of row j, strictly decreasing from `top`, `dim` values per row.
-    pub(crate) fn from_rows(dim: usize, top: Rung, rungs: Vec<i32>, values: Vec<i64>) -> Result<Self> {
+    pub(crate) fn from_rows(
+        dim: usize,
+        top: Rung,
+        rungs: Vec<i32>,
+        values: Vec<i64>,
+    ) -> Result<Self> {
         DiscretePath::try_from(PathParts {
             dim,
             top,

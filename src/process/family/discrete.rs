@@ -172,8 +172,12 @@ impl NoiseFamily for Discrete {
             .sum())
     }
 
-
-    fn sample_path(&self, levels: &[Rung], rng: &mut NoiseRng, path: &mut DiscretePath) -> Result<()> {
+    fn sample_path(
+        &self,
+        levels: &[Rung],
+        rng: &mut NoiseRng,
+        path: &mut DiscretePath,
+    ) -> Result<()> {
         let top = levels.iter().copied().max().unwrap_or_default();
         let bottom = levels.iter().copied().min().unwrap_or_default();
         self.noise.sample_path_into(top, bottom, rng, path)
@@ -461,7 +465,12 @@ impl Discrete {
         )
     }
 
-    fn loss_of(&self, mech: Mechanism, secret: &[i64], view: &[MemberView<'_>]) -> Result<PrivacyLoss> {
+    fn loss_of(
+        &self,
+        mech: Mechanism,
+        secret: &[i64],
+        view: &[MemberView<'_>],
+    ) -> Result<PrivacyLoss> {
         if mech == Mechanism::Correlated {
             self.noise.correlated_loss(secret, view)
         } else {

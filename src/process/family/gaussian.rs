@@ -6,12 +6,12 @@
 use super::laplace::seeded;
 use super::loss::gaussian_loss;
 use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range};
-use crate::process::gaussian::BrownianPath;
 use crate::error::{Error, Result};
+use crate::process::Norm;
 use crate::process::calibration::{Calibration, normal_cdf};
+use crate::process::gaussian::BrownianPath;
 use crate::process::laplace::std_normal;
 use crate::process::mechanism::Mechanism;
-use crate::process::Norm;
 use crate::rng::{PrivRng, Purpose};
 use rand::Rng;
 
@@ -145,7 +145,6 @@ impl NoiseFamily for Gaussian {
         secret.extend_from_slice(u);
         Ok(0.0)
     }
-
 
     fn sample_path(
         &self,

@@ -225,7 +225,10 @@ impl NoiseFamily for Laplace {
             });
             (l, chain)
         } else {
-            (independent_loss(v.answers, n, v.params, v.u, delta, norm), None)
+            (
+                independent_loss(v.answers, n, v.params, v.u, delta, norm),
+                None,
+            )
         };
         Ok(ViewLoss {
             loss,

@@ -159,8 +159,12 @@ pub trait NoiseFamily: Send + Sync {
     fn read<'a>(&'a self, path: &'a Self::Path, k: usize, level: Self::Level) -> &'a [Self::Coord];
 
     /// Fresh noise at `level` into `out` (the independent baseline).
-    fn sample_fresh(&self, level: Self::Level, rng: &mut Self::Rng, out: &mut [Self::Coord])
-    -> Result<()>;
+    fn sample_fresh(
+        &self,
+        level: Self::Level,
+        rng: &mut Self::Rng,
+        out: &mut [Self::Coord],
+    ) -> Result<()>;
 
     /// The answer `y` to the value `u` (prepared as `secret`) under `noise`;
     /// returns its squared error ‖y − u‖² as the family accounts it.
@@ -181,8 +185,7 @@ pub trait NoiseFamily: Send + Sync {
     /// breakpoint (level·Δ, the rung's ε): the path as a step function of
     /// the level, what a lazy jump process is (memo §1–2; discrete §4). A
     /// family whose path is no step function (the Brownian path) refuses.
-    fn steps(&self, path: &Self::Path, f: &mut OnStep<'_, Self::Level, Self::Coord>)
-    -> Result<()>;
+    fn steps(&self, path: &Self::Path, f: &mut OnStep<'_, Self::Level, Self::Coord>) -> Result<()>;
 
     /// `noise` in value units into `out`: itself for the f64 families, X·γ
     /// for the discrete chain (exact; refused at 2⁵³ grid steps and beyond,
@@ -334,7 +337,9 @@ pub fn release_range(eps: f64, sensitivity: f64) -> Result<f64> {
         Err(Error::param(
             "epsilon",
             eps,
-            format!("ε/Δ between {LEVEL_MIN:e} and {LEVEL_MAX:e} (noise must stay within f64 range)"),
+            format!(
+                "ε/Δ between {LEVEL_MIN:e} and {LEVEL_MAX:e} (noise must stay within f64 range)"
+            ),
         ))
     }
 }

@@ -60,7 +60,9 @@ fn check_marginals<F: NoiseFamily>(fam: &F, eps: &[f64], fresh: bool) {
         }
         coupling.push((first[lo] - first[hi]) * first[hi]);
         if fresh {
-            let mut rng = fam.generator(StreamKey::new(3, t, 0, Purpose::Independent)).unwrap();
+            let mut rng = fam
+                .generator(StreamKey::new(3, t, 0, Purpose::Independent))
+                .unwrap();
             for (k, &l) in levels.iter().enumerate() {
                 fam.sample_fresh(l, &mut rng, &mut noise).unwrap();
                 sq_fresh[k].push(fam.answer(&u, &secret, &noise, &mut y).unwrap());
@@ -81,7 +83,10 @@ fn check_marginals<F: NoiseFamily>(fam: &F, eps: &[f64], fresh: bool) {
         }
     }
     let (m, se) = mean_se(&coupling);
-    assert!(m.abs() < 6.0 * se, "one path read at two levels: {m} (se {se})");
+    assert!(
+        m.abs() < 6.0 * se,
+        "one path read at two levels: {m} (se {se})"
+    );
 }
 
 #[test]
@@ -106,12 +111,24 @@ fn levels_and_the_eps_used() {
     assert_eq!(gau.mse(Sigma(s)), 2.0 * (s * s));
     assert_eq!(gau.path_mechanism(), Mechanism::Gaussian);
     assert_eq!(gau.path_purpose(), Purpose::Gaussian);
-    assert!(gau.sample_fresh(Sigma(s), &mut gau.generator(StreamKey::new(1, 1, 1, Purpose::Independent)).unwrap(), &mut [0.0, 0.0]).is_err());
+    assert!(
+        gau.sample_fresh(
+            Sigma(s),
+            &mut gau
+                .generator(StreamKey::new(1, 1, 1, Purpose::Independent))
+                .unwrap(),
+            &mut [0.0, 0.0]
+        )
+        .is_err()
+    );
     // Discrete: the rung at or below ε, never more than asked.
     for e in [0.5, 1.0, 2.7, 15.0] {
         let k = dis.level(e).unwrap();
         let used = dis.eps_used(e, k);
-        assert!(used <= e && used > e / 2f64.powf(1.0 / 16.0) * 0.999_999, "{e} → {used}");
+        assert!(
+            used <= e && used > e / 2f64.powf(1.0 / 16.0) * 0.999_999,
+            "{e} → {used}"
+        );
     }
     assert!(dis.level(1e-300).is_err());
 }
@@ -128,8 +145,14 @@ fn secrets_are_prepared_without_showing_them() {
     assert_eq!(h, vec![19, -128]);
     assert_eq!(r, (0.296875f64 - 0.3).powi(2));
     let secret = 9.87654321e300;
-    let e = dis.prepare(&[secret, 0.0], &mut h, "42").unwrap_err().to_string();
-    assert!(e.contains("owner 42") && !e.contains("9.87") && !e.contains("987"), "{e}");
+    let e = dis
+        .prepare(&[secret, 0.0], &mut h, "42")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("owner 42") && !e.contains("9.87") && !e.contains("987"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -157,7 +180,9 @@ fn check_steps<F: NoiseFamily>(fam: &F, eps: &[f64]) {
     let mut path = F::Path::default();
     let mut changes = 0;
     for t in 0..300 {
-        let mut rng = fam.generator(StreamKey::new(5, t, 0, Purpose::Path)).unwrap();
+        let mut rng = fam
+            .generator(StreamKey::new(5, t, 0, Purpose::Path))
+            .unwrap();
         fam.sample_path(&levels, &mut rng, &mut path).unwrap();
         let mut seen: Vec<(F::Level, f64, Vec<F::Coord>)> = Vec::new();
         fam.steps(&path, &mut |l, e, x| seen.push((l, e, x.to_vec())))
@@ -166,7 +191,9 @@ fn check_steps<F: NoiseFamily>(fam: &F, eps: &[f64]) {
         assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "ascending");
         changes += seen.len() - 1;
         let mut listed = Vec::new();
-        fam.breakpoints(&path, &levels, eps, &mut |e, v| listed.push((e, v.to_vec())));
+        fam.breakpoints(&path, &levels, eps, &mut |e, v| {
+            listed.push((e, v.to_vec()))
+        });
         assert_eq!(listed.len(), seen.len());
         for ((l, e, x), (e2, v)) in seen.iter().zip(&listed) {
             assert_eq!(fam.read(&path, 0, *l), &x[..]);
@@ -176,7 +203,10 @@ fn check_steps<F: NoiseFamily>(fam: &F, eps: &[f64]) {
             assert_eq!(&w, v);
         }
     }
-    assert!(changes > 100, "{changes}: paths that never jump test nothing");
+    assert!(
+        changes > 100,
+        "{changes}: paths that never jump test nothing"
+    );
 }
 
 #[test]
@@ -186,7 +216,9 @@ fn step_families_list_their_paths_as_steps() {
     check_steps(&dis, &[0.8, 3.0]);
     let s = gau.level(1.0).unwrap();
     let mut path = Default::default();
-    let mut rng = gau.generator(StreamKey::new(5, 0, 0, Purpose::Gaussian)).unwrap();
+    let mut rng = gau
+        .generator(StreamKey::new(5, 0, 0, Purpose::Gaussian))
+        .unwrap();
     gau.sample_path(&[s], &mut rng, &mut path).unwrap();
     let e = gau.steps(&path, &mut |_, _, _| {}).unwrap_err().to_string();
     assert!(e.contains("gaussian") && !e.contains('\n'), "{e}");

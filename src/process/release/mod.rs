@@ -258,7 +258,6 @@ pub struct Released {
     pub value: Vec<f64>,
 }
 
-
 /// A secret released gradually at privacy levels requested in any order.
 /// See the module documentation.
 ///

@@ -249,7 +249,11 @@ impl Visit for Restore<'_> {
     type Out = std::result::Result<Lazies, StateError>;
 
     fn run<F: NoiseFamily>(self, fam: &F) -> Self::Out {
-        let Restore { g, mut noise, history } = self;
+        let Restore {
+            g,
+            mut noise,
+            history,
+        } = self;
         let own = F::lazy_slot(&mut noise).take();
         let mech = g.mechanism;
         if noise.discrete.is_some() {
@@ -267,7 +271,8 @@ impl Visit for Restore<'_> {
             ));
         }
         if let Some(l) = &own {
-            fam.check_lazy(l).map_err(|(key, m)| state_err(key, None, m))?;
+            fam.check_lazy(l)
+                .map_err(|(key, m)| state_err(key, None, m))?;
         }
         let n = g.dim();
         for (k, r) in history.iter().enumerate() {

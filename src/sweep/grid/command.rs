@@ -273,8 +273,18 @@ mod tests {
     #[test]
     fn command_follows_the_old_rule_when_absent_and_refuses_contradictions() {
         let sim = SimConfig::default();
-        assert!(command_point(&[], &sim, false, &[]).unwrap().utility.is_none());
-        assert!(command_point(&[], &sim, true, &[]).unwrap().utility.is_none());
+        assert!(
+            command_point(&[], &sim, false, &[])
+                .unwrap()
+                .utility
+                .is_none()
+        );
+        assert!(
+            command_point(&[], &sim, true, &[])
+                .unwrap()
+                .utility
+                .is_none()
+        );
         assert!(
             command_point(&[("command", "simulate")], &sim, false, &[])
                 .unwrap()
