@@ -232,7 +232,7 @@ pub fn decode_rgb(bytes: &[u8]) -> (u32, u32, Vec<[u8; 3]>) {
     let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
         .read_info()
         .expect("PNG header decodes");
-    let mut buf = vec![0; reader.output_buffer_size().expect("a sane size")];
+    let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).expect("PNG decodes");
     assert_eq!(info.bit_depth, png::BitDepth::Eight);
     let step = match info.color_type {
