@@ -131,6 +131,9 @@ pub fn load(input: &Path) -> Result<ErrorFigure> {
     })
 }
 
+/// A theory curve: its legend text, colour and points.
+type TheoryCurve = (String, RGBColor, Vec<(f64, f64)>);
+
 /// Legend text of the arrowheads.
 const ARROW: &str = "95% CI reaching below the axis (lower end ≤ 0 or off scale)";
 
@@ -178,7 +181,7 @@ impl ErrorFigure {
     /// Theory curves, mechanisms with identical curves (correlated and
     /// independent share their marginals) merged into one black line
     /// instead of hiding each other: (label, colour, points).
-    fn theory_groups(&self) -> Vec<(String, RGBColor, Vec<(f64, f64)>)> {
+    fn theory_groups(&self) -> Vec<TheoryCurve> {
         let theory_of = |s: &ErrorSeries| -> Vec<(f64, f64)> {
             s.points
                 .iter()
