@@ -44,7 +44,7 @@
 //! | `eps` (relax, [`GradualRelease`](crate::GradualRelease)) | each extension of the noise path: its new and its extended breakpoints, [`path_bytes`] each | relax |
 //! | `n`, `m`, `k`, `edges`, `radius` (generate) | n ≤ 2³² − 2, edges ≤ 2³² − 1 and [`graph_bytes`] 40 · N + 48 · M plus: er 24 · M, ba 8 · M, ws 24 · M + 8 · N, geometric 36 · N + 36 · M | generate |
 //! | sweep points | ≤ 1,000,000 points, ranges ≤ 100,000 values, and [`sweep_bytes`]: points · (2 KiB + 64 · axes) | sweep |
-//! | `width`, `height` (plot) | 100 ..= 10,000 pixels, and [`image_bytes`]: 6 · width · height | plot |
+//! | `width`, `height` (plot) | 100 ..= 10,000 pixels, and [`image_bytes`]: 7 · width · height | plot |
 //! | edge lengths | weighted: w ≤ f64::MAX / (N − 1) (every path length finite); resistance: also w ≥ (N − 1) / f64::MAX (sums of conductances 1/w finite); resistance-approx: w in [[`APPROX_LENGTH_MIN`], [`APPROX_LENGTH_MAX`]] (the sketch stores √R as `f32`). The first edge outside is named by its ids | weighted and resistance distances |
 //! | ε, ε/Δ | ε ∈ [[`EPS_MIN`], [`EPS_MAX`]], ε/Δ ∈ [[`LEVEL_MIN`], [`LEVEL_MAX`]] at every distance of the run (next section) | every mechanism |
 //!
@@ -297,10 +297,11 @@ pub fn sweep_bytes(points: usize, axes: usize) -> u64 {
     bytes_of(&[w(points), 2048u64.saturating_add(bytes_of(&[64, w(axes)]))])
 }
 
-/// A figure of `width × height` pixels: the RGB canvas and the encoder's
-/// copy.
+/// A figure of `width × height` pixels: the RGBA canvas resvg renders
+/// into (4 bytes a pixel; made RGB in place) and the encoded PNG (at most
+/// the 3 bytes of its pixels).
 pub fn image_bytes(width: u32, height: u32) -> u64 {
-    bytes_of(&[6, u64::from(width), u64::from(height)])
+    bytes_of(&[7, u64::from(width), u64::from(height)])
 }
 
 /// The most worker threads a call may ask for.

@@ -78,11 +78,13 @@ mod graph {
 /// Figures: rendering, bad inputs, and the statistics behind the jump figure.
 mod plot {
     mod bounds;
-    mod common;
+    pub(crate) mod common;
     mod figures;
     mod inputs;
     mod jump_stats;
+    mod layout;
     mod readable;
+    mod redraw;
     mod replicates;
 }
 
