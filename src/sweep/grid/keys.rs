@@ -357,6 +357,14 @@ pub(super) fn toml_text(key: &str, v: &toml::Value) -> Result<String> {
 /// "invalid type: string \"abc\", expected f64" → "a number".
 pub(super) fn serde_expectation(msg: &str) -> String {
     let msg = msg.split(" at line").next().unwrap_or(msg);
+    // A value's own parser already said "invalid KEY 'V': expected …":
+    // its expectation, once (issue 33 item 9).
+    if let Some((_, wanted)) = msg
+        .strip_prefix("invalid ")
+        .and_then(|m| m.split_once("': expected "))
+    {
+        return wanted.to_string();
+    }
     let Some((_, wanted)) = msg.rsplit_once(", expected ") else {
         return msg.to_string();
     };
