@@ -49,6 +49,8 @@ pub struct EvolveArgs {
     /// File of node ids that exist from the start (nodes that appear only on later events)
     #[arg(long, value_name = "FILE")]
     nodes: Option<PathBuf>,
+    #[command(flatten)]
+    header: super::common::HeaderArgs,
     /// Events: header time,u,v,op[,w]; op add | remove; rows in time order
     #[arg(long, value_name = "EVENTS.csv")]
     events: PathBuf,
@@ -136,6 +138,7 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         return Err(crate::Error::io(&out, e).into());
     }
     let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
+        .header(a.header.get())
         .eps_max(a.eps_max)
         .resume(a.resume)
         .on_batch(timeline_writer(out.clone()));

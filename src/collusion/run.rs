@@ -550,9 +550,7 @@ fn prepare_members(plan: &Plan<'_>, s: &mut Scratch) -> Result<()> {
     for m in &s.members {
         let e = plan.map().eps(m.distance);
         // Inside the range where the statistics stay finite (limits).
-        if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
-            || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
-        {
+        if !limits::level_in_range(e, delta) {
             let at = format!("member distance {}", limits::fmt_num(m.distance));
             if let Some(err) = limits::level_error(&plan.map().spec(), e, &at, delta) {
                 return Err(err);
