@@ -174,15 +174,17 @@ class Graph:
 
     # ------------------------------------------------------------ builders
     @classmethod
-    def load(cls, path: str | os.PathLike, directed: bool = False, nodes: str | os.PathLike | None = None) -> "Graph":
+    def load(cls, path: str | os.PathLike, directed: bool = False, nodes: str | os.PathLike | None = None, header: str = "auto") -> "Graph":
         """Reads an edge list with the command line's loader (``--graph``).
 
         Whitespace- or comma-separated ``u v [weight]`` lines, ``#``/``%``
         comments, ``.gz``, any ids. ``nodes`` names a file of extra node ids
-        (isolated nodes). Raises FileNotFoundError, or ValueError naming the
-        file and line.
+        (isolated nodes). ``header`` (``"auto"``, ``"yes"`` or ``"no"``, as
+        ``--header``) says whether the first data line is a header; a line
+        skipped as one is reported as a ``UserWarning``. Raises
+        FileNotFoundError, or ValueError naming the file and line.
         """
-        return cls(_n.Graph.load(os.fspath(path), directed, None if nodes is None else os.fspath(nodes)))
+        return cls(_n.Graph.load(os.fspath(path), directed, None if nodes is None else os.fspath(nodes), header))
 
     @classmethod
     def from_edges(cls, u, v, weights=None, directed: bool = False, nodes=None) -> "Graph":
