@@ -286,6 +286,65 @@ impl GradualRelease {
         Ok(())
     }
 
+    /// A seeded walk replayed (issue 33 item 7): the stream of this
+    /// release's seed and stream, from word 0, walked from the top down to
+    /// the lowest rung of the history, must give the stored walk and word
+    /// position exactly — so an edited seed, stream, walk or `word_pos` (a
+    /// stream rewound to draw the same secret's noise again) is refused. A
+    /// walk of `rng` = os has no stream to replay (see `ReleaseState::sha256`).
+    /// Called once the walk and the history are restored.
+    pub(super) fn check_replay(&self) -> std::result::Result<(), String> {
+        let ReleaseNoise::Discrete {
+            rng: RngSource::Seeded,
+            ..
+        } = self.mechanism
+        else {
+            return Ok(());
+        };
+        let Noise::Discrete { walk, word_pos } = &self.noise else {
+            return Ok(());
+        };
+        let (noise, top) = match self.discrete_noise() {
+            Ok(Some(c)) => c,
+            Ok(None) => return Err("a discrete walk under a non-discrete mechanism".into()),
+            Err(e) => return Err(e.to_string()),
+        };
+        let lowest = self
+            .history
+            .iter()
+            .map(|r| answer_rung(&noise, top, r.eps))
+            .collect::<Result<Vec<Rung>>>()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .min()
+            .ok_or("a discrete walk without any answer released from it")?;
+        let replayed = || -> Result<(DiscreteWalk, Option<u64>)> {
+            let mut rng = generator(self.seed, self.stream, RngSource::Seeded, 0)?;
+            let mut w = DiscreteWalk::start(&noise, top, &mut rng)?;
+            w.extend_to(lowest, &mut rng)?;
+            Ok((w, position(&rng)?))
+        };
+        let (w, pos) = replayed().map_err(|e| e.to_string())?;
+        if w != *walk {
+            return Err(format!(
+                "the walk is not the one seed {} and stream {} draw down to the history's \
+                 lowest rung: a seeded state replays exactly (was its seed, stream or walk \
+                 edited?)",
+                self.seed, self.stream
+            ));
+        }
+        if pos != *word_pos {
+            return Err(format!(
+                "word_pos {}: expected {} (the seeded stream replayed from seed {} and the \
+                 history)",
+                word_pos.map_or_else(|| "none".into(), |p| p.to_string()),
+                pos.map_or_else(|| "none".into(), |p| p.to_string()),
+                self.seed
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether a stored answer is the one the walk gives at its level: the
     /// level a rung at or below the top, reached by the walk, and the value
     /// (û + X)·γ bit for bit.
