@@ -164,7 +164,7 @@ pub(super) fn run_mechanism(
         Mechanism::Correlated => (acc.eps_max, None),
         _ => (acc.eps_sum, Some(acc.eps_advanced)),
     };
-    let mut panel = EstimatorPanel::new(&opts.estimators);
+    let mut panel = EstimatorPanel::with_scale(&opts.estimators, gain_scale(noise.grid()));
     let pitman_in_panel = opts.estimators.contains(&Estimator::Pitman);
     let trials = opts.trials as u64;
     s.losses.clear();
@@ -264,6 +264,19 @@ pub(super) fn run_mechanism(
             distinguishing,
         }),
     })
+}
+
+/// The unit of the squared errors a coalition's gain accumulates on grid
+/// γ = 2^e (issue 33 item 8). An answer's squared error is at most about
+/// (2^53·γ)² = 2^(106+2e), and a rounding-only one about u² (u of order 1);
+/// their co-moments are summed over up to 2^31 trials. Divided by
+/// 2^(2e−374) the largest is at most 2^480, so its square times 2^31 stays
+/// below 2^991, while u² becomes 2^(374−2e) ≥ 2^−426 (e ≤ 400), whose
+/// square is still a normal number. Grids up to 2^187 need no unit (1: the
+/// exact bits of every grid the command took before).
+fn gain_scale(grid: crate::process::discrete::Grid) -> f64 {
+    let e = grid.exponent();
+    if e > 187 { 2f64.powi(2 * e - 374) } else { 1.0 }
 }
 
 #[cfg(test)]
