@@ -14,7 +14,8 @@ use crate::exec::{Local, RoundExecutor};
 use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
 use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
-use crate::sim::SimConfig;
+use crate::sim::{ResponseRow, SimConfig};
+use super::csv::CsvSink;
 use crate::util::table::{self, CsvRow};
 use serde::Serialize;
 use std::io::Write;
@@ -33,6 +34,9 @@ pub struct RelayTimings {
     pub plan_s: f64,
     /// Every owner's diffusion.
     pub relay_s: f64,
+    /// `responses.csv` (with `responses`; absent otherwise).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub responses_s: f64,
     /// Figures.
     pub plots_s: f64,
     /// Everything.
@@ -40,6 +44,10 @@ pub struct RelayTimings {
 }
 
 const WHAT: &str = "a row of the relay's output";
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 
 /// Loads the graph, runs the relay in this process and writes every output
 /// into `opts.out` atomically.
@@ -96,6 +104,16 @@ pub fn relay_to_dir_on(
         .run_on(exec, RelayEngine::Auto, &opts.control)?
         .ok_or_else(|| Error::Unsupported("peer 0 merges the relay's counts".into()))?;
     timings.relay_s = t.elapsed().as_secs_f64();
+    if config.sim.responses {
+        // Every recipient's read-out, in simulate's rows and writer (issue
+        // 33 item 13): computed here, where the outputs are written.
+        let t = Instant::now();
+        let n = config.sim.dim;
+        let mut rows = CsvSink::<ResponseRow>::create(&dir, "responses.csv", WHAT, n, &[])?;
+        plan.responses_into(&mut rows, &opts.control)?;
+        rows.finish()?;
+        timings.responses_s = t.elapsed().as_secs_f64();
+    }
     let (files, by_distance) = relay_files(&plan, &stats)?;
     for (name, bytes) in &files {
         let mut w = create(&dir, name)?;
