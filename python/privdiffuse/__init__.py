@@ -582,7 +582,8 @@ class UtilityResult(_Result):
 
 class RelayResult(_Result):
     """What :func:`relay` returns: ``relay.csv`` (one row per owner and
-    untrimmed fraction) and ``relay_by_distance.csv``."""
+    untrimmed fraction), ``relay_by_distance.csv`` and, with
+    ``responses=True``, ``responses.csv``."""
 
     @property
     def relay(self):
@@ -593,6 +594,11 @@ class RelayResult(_Result):
     def relay_by_distance(self):
         """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``)."""
         return self._table("relay_by_distance.csv")
+
+    @property
+    def responses(self):
+        """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None."""
+        return self._table("responses.csv")
 
 
 class SweepResult(_Result):

@@ -25,11 +25,11 @@ def test_a_musae_header_is_a_warning_and_header_chooses(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         g = pdf.Graph.load(m)
-    assert g.n == 3
+    assert len(g) == 3
     texts = [str(w.message) for w in caught]
     assert any("skipped 'id_1,id_2' as a header" in t for t in texts), texts
-    assert pdf.Graph.load(m, header="no").n == 5
-    assert pdf.Graph.load(m, header="yes").n == 3
+    assert len(pdf.Graph.load(m, header="no")) == 5
+    assert len(pdf.Graph.load(m, header="yes")) == 3
     with pytest.raises(ValueError, match="header"):
         pdf.Graph.load(m, header="maybe")
 
@@ -57,3 +57,12 @@ def test_a_fifo_store_is_refused_at_once(tmp_path):
     t.join(10)
     assert not t.is_alive(), "Store(FIFO).answers() blocked"
     assert "not a regular file" in result.get("error", ""), result
+
+
+def test_relay_responses_are_simulates(tmp_path):
+    karate = str(Path(__file__).resolve().parents[2] / "data" / "karate.edges")
+    opts = dict(eps="exp:a=3,b=1", dim=1, norm="l1", seed=3)
+    r = pdf.relay(karate, responses=True, **opts)
+    s = pdf.simulate(karate, mechanism="correlated", responses=True, **opts)
+    assert r.csv("responses.csv") == s.csv("responses.csv")
+    assert "responses.csv" not in pdf.relay(karate, **opts).files

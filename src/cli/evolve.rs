@@ -25,8 +25,9 @@ use std::path::PathBuf;
 ///
 /// Each batch is one transaction: after a crash (SIGKILL included) run the
 /// same command with --resume; answers and timeline.csv are those of an
-/// uninterrupted run, whatever --threads. One writer at a time (FILE.db.lock);
-/// `privdiffuse answers` reads beside it.
+/// uninterrupted run, whatever --threads. One writer at a time (a lock on
+/// FILE.db itself; FILE.db is created 0600); `privdiffuse answers` reads
+/// beside it. A file that is not a release store is refused, never written.
 ///
 /// Output (DIR, default <store without .db>-evolve): timeline.csv (one row
 /// per batch: batch,time,events,pairs_closer,pairs_farther,answers,pairs,
@@ -34,6 +35,11 @@ use std::path::PathBuf;
 /// resample_eps_spent — fresh noise at each new ε, pooled — frozen_mse,
 /// frozen_eps_spent — the first answer only), summary.json, timings.json,
 /// timeline.png/.svg.
+///
+/// A pair whose ε is out of range (0 or underflowed, below 1e-60, below the
+/// smallest rung of --noise discrete) gets no answer: on START the map is
+/// refused; a pair an event puts there is skipped and counted (timeline.csv
+/// gains a column pairs_skipped once a batch skipped one).
 ///
 /// Examples:
 ///   privdiffuse generate events --graph data/facebook_ego0.edges --hold-out 0.1 --seed 1 --out /tmp/ego.edges

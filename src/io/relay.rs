@@ -9,6 +9,7 @@ use super::simulate::at_destination;
 use super::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
 use super::{check_plots_available, simulate::sim_default_out_dir};
 use crate::distance::Distances;
+use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::exec::{Local, RoundExecutor};
 use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
@@ -158,18 +159,29 @@ pub fn relay_files(
         .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
     summary.push(b'\n');
     let files = vec![
-        ("relay.csv", csv_bytes("relay.csv", &rows)?),
+        ("relay.csv", csv_bytes("relay.csv", 0, &rows)?),
         (
             "relay_by_distance.csv",
-            csv_bytes("relay_by_distance.csv", &by_distance)?,
+            csv_bytes("relay_by_distance.csv", 0, &by_distance)?,
         ),
         ("summary.json", summary),
     ];
     Ok((files, by_distance))
 }
 
-/// The header of `R` and its rows, as the run's CSV writers format them.
-fn csv_bytes<R: CsvRow>(name: &str, rows: &[R]) -> Result<Vec<u8>> {
+/// `responses.csv` of a relay run in memory (the Python package's
+/// `responses=True`): the rows of [`RelayPlan::responses_into`], formatted
+/// as `relay --responses` and `simulate --responses` write them.
+pub fn relay_responses_csv(plan: &RelayPlan<'_>, control: &Control) -> Result<NamedFile> {
+    let mut rows: Vec<ResponseRow> = Vec::new();
+    plan.responses_into(&mut rows, control)?;
+    let n = plan.config().sim.dim;
+    Ok(("responses.csv", csv_bytes("responses.csv", n, &rows)?))
+}
+
+/// The header of `R` (vectors of `n` columns) and its rows, as the run's
+/// CSV writers format them.
+fn csv_bytes<R: CsvRow>(name: &str, n: usize, rows: &[R]) -> Result<Vec<u8>> {
     let fail = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::InvalidData {
             Error::Numerical(format!("{name}: {e} ({WHAT} is not a finite number)"))
@@ -178,7 +190,7 @@ fn csv_bytes<R: CsvRow>(name: &str, rows: &[R]) -> Result<Vec<u8>> {
         }
     };
     let mut w =
-        table::Writer::with_header(Vec::new(), table::columns::<R>(0, &[])).map_err(fail)?;
+        table::Writer::with_header(Vec::new(), table::columns::<R>(n, &[])).map_err(fail)?;
     for r in rows {
         w.row(r).map_err(fail)?;
     }
