@@ -194,5 +194,32 @@ fn every_command_that_loads_a_graph_takes_header() {
                 .unwrap();
         assert_eq!(s["graph"]["nodes"], nodes, "{mode}: {s}");
     }
+    // A sweep key too.
+    let csv = dir.join("sweep.csv");
+    ok(&bin()
+        .args([
+            "sweep",
+            "--set",
+            "header=no,auto",
+            "--set",
+            "dim=1",
+            "--set",
+            "values=const:0",
+        ])
+        .arg("--set")
+        .arg(format!("graph={}", m.display()))
+        .arg("--out")
+        .arg(&csv)
+        .output()
+        .unwrap());
+    let t = std::fs::read_to_string(&csv).unwrap();
+    assert!(t.starts_with("header,"), "{t}");
+    // Both points ran (`no` on 5 nodes, `auto` on 3).
+    let col = |mode: &str| {
+        t.lines()
+            .filter(|l| l.starts_with(&format!("{mode},")))
+            .count()
+    };
+    assert!(col("no") > 0 && col("auto") > 0, "{t}");
     let _ = std::fs::remove_dir_all(&dir);
 }

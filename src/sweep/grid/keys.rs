@@ -174,6 +174,8 @@ pub(super) fn default_json() -> Map<String, Value> {
             m.entry("view").or_insert(Value::Null);
             // Likewise left out when 1 (as `simulate --replicates`).
             m.entry("replicates").or_insert(Value::from(1));
+            // And `header`, left out when `auto` (issue 33 item 12).
+            m.entry("header").or_insert(Value::from("auto"));
             // The noise options, left out at their defaults (issue 25):
             // keys all the same (`noise = "discrete"` in [base] or [grid]).
             let noise = crate::process::discrete::NoiseOptions::default();
@@ -412,6 +414,7 @@ pub(super) fn parse_spec(key: &str, text: &str) -> Result<()> {
         "post" => t.parse::<Post>().map(drop),
         "owners" => t.parse::<Owners>().map(drop),
         "view" if t != "none" => t.parse::<crate::graph::GraphView>().map(drop),
+        "header" => t.parse::<crate::graph::HeaderMode>().map(drop),
         _ => Ok(()),
     }
 }
