@@ -212,7 +212,9 @@ pub use rng::{PrivRng, Purpose, rng_for, rng_for_stream};
 pub use distance::{Direction, DistanceKind, DistanceOptions, Distances, Workspace};
 pub use epsilon::EpsilonMap;
 pub use graph::generate::{barabasi_albert, erdos_renyi, geometric, watts_strogatz};
-pub use graph::{Dropped, GeometricParam, Graph, GraphStats, GraphView, LoadOptions, NodeIds};
+pub use graph::{
+    Dropped, GeometricParam, Graph, GraphStats, GraphView, HeaderMode, LoadOptions, NodeIds,
+};
 pub use mechanism::{Mechanism, MechanismChoice};
 pub use post::Post;
 pub use value_models::ValueModel;

@@ -325,6 +325,19 @@ pub fn check_threads(threads: usize) -> Result<()> {
     Ok(())
 }
 
+/// Whether privacy level `eps` with sensitivity `sensitivity` lies in the
+/// range every command answers at (the module docs, "The range of privacy
+/// levels"): ε in [[`EPS_MIN`], [`EPS_MAX`]] and ε/Δ in [[`LEVEL_MIN`],
+/// [`LEVEL_MAX`]] — so not 0, not underflowed, not NaN. The one rule of
+/// every command (issue 33 item 5): a level outside is refused when the
+/// graph already has its distance ([`level_error`] says why), and gets no
+/// answer — skipped and counted — when a later change of the graph creates
+/// it (`evolve`).
+#[inline]
+pub fn level_in_range(eps: f64, sensitivity: f64) -> bool {
+    (EPS_MIN..=EPS_MAX).contains(&eps) && (LEVEL_MIN..=LEVEL_MAX).contains(&(eps / sensitivity))
+}
+
 /// Why privacy level `eps` at `where_` (e.g. `distance 3`) with sensitivity
 /// `sensitivity` is outside the accepted range, as the parameter error to
 /// report (`None`: inside). `spec` is the privacy map's spec. ε itself
@@ -358,7 +371,7 @@ pub fn level_error(spec: &str, eps: f64, where_: &str, sensitivity: f64) -> Opti
         ));
     }
     let level = eps / sensitivity;
-    if (LEVEL_MIN..=LEVEL_MAX).contains(&level) {
+    if level_in_range(eps, sensitivity) {
         return None;
     }
     let expected = format!(
@@ -380,15 +393,7 @@ pub fn level_error(spec: &str, eps: f64, where_: &str, sensitivity: f64) -> Opti
     })
 }
 
-/// A number for a message: shortest round-trip form, with an exponent when
-/// it is very large or small (`1e-90`, `1.5e309` → `inf`, not 90 zeros).
-pub fn fmt_num(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
+pub use crate::util::num::fmt_num;
 
 /// A spec for a message, its long numbers in exponent form: canonical specs
 /// print numbers in full (`table:1=0.000…0001`, 90 zeros), messages

@@ -176,15 +176,17 @@ class Graph:
 
     # ------------------------------------------------------------ builders
     @classmethod
-    def load(cls, path: str | os.PathLike, directed: bool = False, nodes: str | os.PathLike | None = None) -> "Graph":
+    def load(cls, path: str | os.PathLike, directed: bool = False, nodes: str | os.PathLike | None = None, header: str = "auto") -> "Graph":
         """Reads an edge list with the command line's loader (``--graph``).
 
         Whitespace- or comma-separated ``u v [weight]`` lines, ``#``/``%``
         comments, ``.gz``, any ids. ``nodes`` names a file of extra node ids
-        (isolated nodes). Raises FileNotFoundError, or ValueError naming the
-        file and line.
+        (isolated nodes). ``header`` (``"auto"``, ``"yes"`` or ``"no"``, as
+        ``--header``) says whether the first data line is a header; a line
+        skipped as one is reported as a ``UserWarning``. Raises
+        FileNotFoundError, or ValueError naming the file and line.
         """
-        return cls(_n.Graph.load(os.fspath(path), directed, None if nodes is None else os.fspath(nodes)))
+        return cls(_n.Graph.load(os.fspath(path), directed, None if nodes is None else os.fspath(nodes), header))
 
     @classmethod
     def from_edges(cls, u, v, weights=None, directed: bool = False, nodes=None) -> "Graph":
@@ -612,7 +614,8 @@ class GossipResult(_Result):
 
 class RelayResult(_Result):
     """What :func:`relay` returns: ``relay.csv`` (one row per owner and
-    untrimmed fraction) and ``relay_by_distance.csv``."""
+    untrimmed fraction), ``relay_by_distance.csv`` and, with
+    ``responses=True``, ``responses.csv``."""
 
     @property
     def relay(self):
@@ -623,6 +626,11 @@ class RelayResult(_Result):
     def relay_by_distance(self):
         """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``)."""
         return self._table("relay_by_distance.csv")
+
+    @property
+    def responses(self):
+        """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None."""
+        return self._table("responses.csv")
 
 
 class SweepResult(_Result):

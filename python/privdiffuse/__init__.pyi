@@ -15,7 +15,7 @@ _Table = Any
 
 class Graph:
     @classmethod
-    def load(cls, path: _PathLike, directed: bool = ..., nodes: _PathLike | None = ...) -> Graph: ...
+    def load(cls, path: _PathLike, directed: bool = ..., nodes: _PathLike | None = ..., header: str = ...) -> Graph: ...
     @classmethod
     def from_edges(
         cls,

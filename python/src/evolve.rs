@@ -89,7 +89,7 @@ impl PyStore {
 #[pymethods]
 impl PyStore {
     /// Opens `path`: for reading (beside a writer), or with `write` as the
-    /// writer (holds `FILE.lock`; `answer` may release).
+    /// writer (holds the store's lock; `answer` may release).
     #[new]
     #[pyo3(signature = (path, write=false))]
     fn new(py: Python<'_>, path: PathBuf, write: bool) -> PyResult<PyStore> {

@@ -108,6 +108,7 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
 
 #[pymodule]
 fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::collect_warnings();
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<epsilon::PyEpsilonMap>()?;
     m.add_class::<noise::PyNoisePath>()?;
