@@ -36,8 +36,9 @@ pub enum Error {
         another_run: bool,
     },
     /// Malformed content in an input file: names the file, the 1-based line,
-    /// the offending text and what was expected there.
-    #[error("{}:{line}: {message}", file.display())]
+    /// the offending text and what was expected there. A problem tied to no
+    /// line (`line` 0) names the file alone: `FILE: message`, never `FILE:0:`.
+    #[error("{}{}: {message}", file.display(), at_line(*line))]
     Input {
         /// The input file.
         file: PathBuf,
@@ -146,9 +147,27 @@ impl From<crate::util::TableError> for Error {
     }
 }
 
+/// `:LINE` of an [`Error::Input`], empty for line 0 (no line).
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}")
+    }
+}
+
 /// `text` with control characters escaped (see [`util::lines::one_line`](crate::util::lines::one_line)).
 fn one_line(text: String) -> String {
     match crate::util::lines::one_line(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(s) => s,
+    }
+}
+
+/// `text` with long decimal expansions of numbers in exponent form
+/// ([`util::num::shorten_numbers`](crate::util::num::shorten_numbers)).
+fn short(text: String) -> String {
+    match crate::util::num::shorten_numbers(&text) {
         std::borrow::Cow::Borrowed(_) => text,
         std::borrow::Cow::Owned(s) => s,
     }
@@ -160,7 +179,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Builds a [`Error::Parameter`].
     /// Control characters in the value (a newline inside an option) are
-    /// escaped, so the message stays on one line.
+    /// escaped, so the message stays on one line; a number's long decimal
+    /// expansion is printed in exponent form, as a user types it (`1e308`,
+    /// not its 309 digits).
     pub fn param(
         name: impl Into<String>,
         value: impl std::fmt::Display,
@@ -168,8 +189,8 @@ impl Error {
     ) -> Self {
         Error::Parameter {
             name: name.into(),
-            value: one_line(value.to_string()),
-            expected: one_line(expected.into()),
+            value: short(one_line(value.to_string())),
+            expected: short(one_line(expected.into())),
         }
     }
 

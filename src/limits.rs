@@ -44,7 +44,7 @@
 //! | `eps` (relax, [`GradualRelease`](crate::GradualRelease)) | each extension of the noise path: its new and its extended breakpoints, [`path_bytes`] each | relax |
 //! | `n`, `m`, `k`, `edges`, `radius` (generate) | n ≤ 2³² − 2, edges ≤ 2³² − 1 and [`graph_bytes`] 40 · N + 48 · M plus: er 24 · M, ba 8 · M, ws 24 · M + 8 · N, geometric 36 · N + 36 · M | generate |
 //! | sweep points | ≤ 1,000,000 points, ranges ≤ 100,000 values, and [`sweep_bytes`]: points · (2 KiB + 64 · axes) | sweep |
-//! | `width`, `height` (plot) | 100 ..= 10,000 pixels, and [`image_bytes`]: 6 · width · height | plot |
+//! | `width`, `height` (plot) | 100 ..= 10,000 pixels, and [`image_bytes`]: 7 · width · height | plot |
 //! | edge lengths | weighted: w ≤ f64::MAX / (N − 1) (every path length finite); resistance: also w ≥ (N − 1) / f64::MAX (sums of conductances 1/w finite); resistance-approx: w in [[`APPROX_LENGTH_MIN`], [`APPROX_LENGTH_MAX`]] (the sketch stores √R as `f32`). The first edge outside is named by its ids | weighted and resistance distances |
 //! | ε, ε/Δ | ε ∈ [[`EPS_MIN`], [`EPS_MAX`]], ε/Δ ∈ [[`LEVEL_MIN`], [`LEVEL_MAX`]] at every distance of the run (next section) | every mechanism |
 //!
@@ -297,10 +297,11 @@ pub fn sweep_bytes(points: usize, axes: usize) -> u64 {
     bytes_of(&[w(points), 2048u64.saturating_add(bytes_of(&[64, w(axes)]))])
 }
 
-/// A figure of `width × height` pixels: the RGB canvas and the encoder's
-/// copy.
+/// A figure of `width × height` pixels: the RGBA canvas resvg renders
+/// into (4 bytes a pixel; made RGB in place) and the encoded PNG (at most
+/// the 3 bytes of its pixels).
 pub fn image_bytes(width: u32, height: u32) -> u64 {
-    bytes_of(&[6, u64::from(width), u64::from(height)])
+    bytes_of(&[7, u64::from(width), u64::from(height)])
 }
 
 /// The most worker threads a call may ask for.
@@ -322,6 +323,19 @@ pub fn check_threads(threads: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether privacy level `eps` with sensitivity `sensitivity` lies in the
+/// range every command answers at (the module docs, "The range of privacy
+/// levels"): ε in [[`EPS_MIN`], [`EPS_MAX`]] and ε/Δ in [[`LEVEL_MIN`],
+/// [`LEVEL_MAX`]] — so not 0, not underflowed, not NaN. The one rule of
+/// every command (issue 33 item 5): a level outside is refused when the
+/// graph already has its distance ([`level_error`] says why), and gets no
+/// answer — skipped and counted — when a later change of the graph creates
+/// it (`evolve`).
+#[inline]
+pub fn level_in_range(eps: f64, sensitivity: f64) -> bool {
+    (EPS_MIN..=EPS_MAX).contains(&eps) && (LEVEL_MIN..=LEVEL_MAX).contains(&(eps / sensitivity))
 }
 
 /// Why privacy level `eps` at `where_` (e.g. `distance 3`) with sensitivity
@@ -357,7 +371,7 @@ pub fn level_error(spec: &str, eps: f64, where_: &str, sensitivity: f64) -> Opti
         ));
     }
     let level = eps / sensitivity;
-    if (LEVEL_MIN..=LEVEL_MAX).contains(&level) {
+    if level_in_range(eps, sensitivity) {
         return None;
     }
     let expected = format!(
@@ -379,15 +393,7 @@ pub fn level_error(spec: &str, eps: f64, where_: &str, sensitivity: f64) -> Opti
     })
 }
 
-/// A number for a message: shortest round-trip form, with an exponent when
-/// it is very large or small (`1e-90`, `1.5e309` → `inf`, not 90 zeros).
-pub fn fmt_num(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
+pub use crate::util::num::fmt_num;
 
 /// A spec for a message, its long numbers in exponent form: canonical specs
 /// print numbers in full (`table:1=0.000…0001`, 90 zeros), messages

@@ -359,6 +359,10 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
     // The first few unknown ids (for the message) and how many there were.
     let mut unknown: Vec<String> = Vec::new();
     let mut unknown_count = 0usize;
+    // The line that names the node column: the header, or else the first
+    // line with an unknown id (never "line 0").
+    let mut header_line: Option<usize> = None;
+    let mut first_unknown = 0usize;
     let mut rows = 0usize;
     while let Some((line_no, raw)) = lines.next_line()? {
         let line = raw.trim();
@@ -369,6 +373,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
         // A first line whose values are not numbers is a header.
         if rows == 0 && fields.len() > 1 && fields[1].parse::<f64>().is_err() {
             rows += 1;
+            header_line = Some(line_no);
             continue;
         }
         rows += 1;
@@ -384,6 +389,9 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             ));
         }
         let Some(node) = graph.ids().index_of(fields[0]) else {
+            if unknown_count == 0 {
+                first_unknown = line_no;
+            }
             unknown_count += 1;
             if unknown.len() < 5 {
                 unknown.push(fields[0].to_string());
@@ -414,11 +422,15 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
         }
     }
     if !unknown.is_empty() && graph.view_of().is_none() {
+        let column = match header_line {
+            Some(_) => "the header's first column must hold the graph's node ids",
+            None => "the first column must hold the graph's node ids",
+        };
         return Err(Error::input(
             path,
-            0,
+            header_line.unwrap_or(first_unknown),
             format!(
-                "{unknown_count} node(s) not in the graph, e.g. {}",
+                "{unknown_count} node(s) not in the graph, e.g. {} ({column})",
                 unknown.join(", ")
             ),
         ));

@@ -29,7 +29,7 @@ import json
 import os
 import re
 import tempfile
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -176,15 +176,17 @@ class Graph:
 
     # ------------------------------------------------------------ builders
     @classmethod
-    def load(cls, path: str | os.PathLike, directed: bool = False, nodes: str | os.PathLike | None = None) -> "Graph":
+    def load(cls, path: str | os.PathLike, directed: bool = False, nodes: str | os.PathLike | None = None, header: str = "auto") -> "Graph":
         """Reads an edge list with the command line's loader (``--graph``).
 
         Whitespace- or comma-separated ``u v [weight]`` lines, ``#``/``%``
         comments, ``.gz``, any ids. ``nodes`` names a file of extra node ids
-        (isolated nodes). Raises FileNotFoundError, or ValueError naming the
-        file and line.
+        (isolated nodes). ``header`` (``"auto"``, ``"yes"`` or ``"no"``, as
+        ``--header``) says whether the first data line is a header; a line
+        skipped as one is reported as a ``UserWarning``. Raises
+        FileNotFoundError, or ValueError naming the file and line.
         """
-        return cls(_n.Graph.load(os.fspath(path), directed, None if nodes is None else os.fspath(nodes)))
+        return cls(_n.Graph.load(os.fspath(path), directed, None if nodes is None else os.fspath(nodes), header))
 
     @classmethod
     def from_edges(cls, u, v, weights=None, directed: bool = False, nodes=None) -> "Graph":
@@ -612,7 +614,8 @@ class GossipResult(_Result):
 
 class RelayResult(_Result):
     """What :func:`relay` returns: ``relay.csv`` (one row per owner and
-    untrimmed fraction) and ``relay_by_distance.csv``."""
+    untrimmed fraction), ``relay_by_distance.csv`` and, with
+    ``responses=True``, ``responses.csv``."""
 
     @property
     def relay(self):
@@ -623,6 +626,11 @@ class RelayResult(_Result):
     def relay_by_distance(self):
         """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``)."""
         return self._table("relay_by_distance.csv")
+
+    @property
+    def responses(self):
+        """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None."""
+        return self._table("responses.csv")
 
 
 class SweepResult(_Result):
@@ -740,40 +748,105 @@ def sweep(base: Mapping[str, Any] | None = None, grid: Mapping[str, Any] | None 
 
 
 # ------------------------------------------------------------------ plots
+_PLOT_KINDS = ("jumps", "ego", "error", "path", "coalition", "sweep", "utility", "relay", "timeline")
+
+
+def _default_kind(result) -> str:
+    """The figure a result's command draws first."""
+    if isinstance(result, CollusionResult):
+        return "coalition"
+    if isinstance(result, UtilityResult):
+        return "utility"
+    if isinstance(result, RelayResult):
+        return "relay"
+    if isinstance(result, SweepResult):
+        return "sweep"
+    if isinstance(result, EvolveResult):
+        return "timeline"
+    return "jumps"
+
+
 def plot(
-    result_or_dir: "SimulationResult | CollusionResult | UtilityResult | str | os.PathLike",
-    kind: str = "jumps",
+    result_or_dir: "SimulationResult | CollusionResult | UtilityResult | RelayResult | SweepResult | EvolveResult | str | os.PathLike",
+    kind: str | None = None,
     out: str | os.PathLike = "fig.png",
     width: int = 1200,
     height: int = 800,
     owner: str | int | None = None,
     edges: bool = False,
+    *,
+    x: str | None = None,
+    metric: "str | Sequence[str] | None" = None,
+    only: "Mapping[str, Any] | Sequence[str] | None" = None,
+    at_distance: "float | Sequence[float] | None" = None,
+    log_x: bool = False,
+    per_seed: bool = False,
 ) -> str:
-    """Draws the command line's figure ``kind`` (``jumps``, ``ego``,
-    ``error``, ``coalition``, ``path``, ``utility``, ``sweep``) of a result
-    or a run directory (or file) into ``out`` (``.png`` or ``.svg``);
-    returns ``out``.
+    """Draws the command line's figure ``kind`` of a result or of a run
+    directory (or file) into ``out`` (``.png`` or ``.svg``), the same bytes
+    as ``privdiffuse plot --kind KIND`` draws from the saved files; returns
+    ``out``. Kinds: ``jumps``, ``ego``, ``error``, ``path`` (a
+    :func:`simulate` result or run), ``coalition`` (:func:`collude`),
+    ``sweep`` (:func:`sweep`, or a sweep CSV), ``utility``
+    (:func:`utility`), ``relay`` (:func:`relay`), ``timeline``
+    (:func:`evolve`); the default is the first figure of the result's
+    command (``jumps`` for a directory).
 
     ``edges`` (``ego``): draws the friendships among the members faintly,
     as ``plot --edges``; for a run directory they come from the graph its
     ``summary.json`` names, for a result from the graph it ran on (in-memory
-    graphs included)."""
+    graphs included). ``sweep`` only: ``x`` (the key column on the x axis),
+    ``metric`` (one or several, a panel each; default ``gain_median`` for a
+    sweep with coalitions, else ``mse``), ``only`` (``{column: value}`` or
+    ``["column=value"]``), ``at_distance``, ``log_x``, ``per_seed``, as the
+    command line's flags."""
+    kind = _default_kind(result_or_dir) if kind is None else str(kind)
+    if kind not in _PLOT_KINDS:
+        raise ValueError(f"kind: expected one of {', '.join(_PLOT_KINDS)}, found {kind!r}")
     out = os.fspath(out)
     own = None if owner is None else str(owner)
     size = (int(width), int(height))
-    if isinstance(result_or_dir, _Result):
+    metrics = [] if metric is None else [metric] if isinstance(metric, str) else list(metric)
+    metrics = [m.strip() for ms in metrics for m in str(ms).split(",") if m.strip()]
+    if only is None:
+        pairs = []
+    elif isinstance(only, Mapping):
+        pairs = [(str(k), str(v)) for k, v in only.items()]
+    else:
+        pairs = []
+        for o in [only] if isinstance(only, str) else only:
+            if "=" not in str(o):
+                raise ValueError(f"only: expected COLUMN=VALUE, found {o!r}")
+            c, v = str(o).split("=", 1)
+            pairs.append((c.strip(), v.strip()))
+    if at_distance is None:
+        at = []
+    elif isinstance(at_distance, (int, float)):
+        at = [float(at_distance)]
+    else:
+        at = [float(d) for d in at_distance]
+    sweep_args = dict(x=x, metrics=metrics, only=pairs, at=at, log_x=bool(log_x), per_seed=bool(per_seed))
+
+    def draw(path: str) -> None:
+        _n._plot(path, kind, out, size, own, bool(edges), **sweep_args)
+
+    if isinstance(result_or_dir, (_Result, EvolveResult)):
         with tempfile.TemporaryDirectory(prefix="privdiffuse-plot-") as tmp:
             run = os.path.join(tmp, "run")
             if isinstance(result_or_dir, SweepResult):
                 run = os.path.join(tmp, "sweep.csv")
                 result_or_dir.save(run)
+            elif isinstance(result_or_dir, EvolveResult):
+                os.makedirs(run)
+                with open(os.path.join(run, "timeline.csv"), "w", encoding="utf-8", newline="") as f:
+                    f.write(result_or_dir.csv())
             else:
                 result_or_dir.save(run, plots=False)
             if edges and isinstance(result_or_dir, SimulationResult):
                 _point_summary_at_saved_graph(result_or_dir, run, os.path.join(tmp, "graph.edges"))
-            _n._plot(run, kind, out, size, own, bool(edges))
+            draw(run)
     else:
-        _n._plot(os.fspath(result_or_dir), kind, out, size, own, bool(edges))
+        draw(os.fspath(result_or_dir))
     return out
 
 

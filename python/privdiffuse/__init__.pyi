@@ -15,7 +15,7 @@ _Table = Any
 
 class Graph:
     @classmethod
-    def load(cls, path: _PathLike, directed: bool = ..., nodes: _PathLike | None = ...) -> Graph: ...
+    def load(cls, path: _PathLike, directed: bool = ..., nodes: _PathLike | None = ..., header: str = ...) -> Graph: ...
     @classmethod
     def from_edges(
         cls,
@@ -211,19 +211,27 @@ def relay(graph: _GraphArg = ..., options: Mapping[str, Any] | None = ..., /, *,
 def gossip(graph: _GraphArg = ..., options: Mapping[str, Any] | None = ..., /, *, threads: int | None = ..., **kwargs: Any) -> GossipResult: ...
 def sweep(base: Mapping[str, Any] | None = ..., grid: Mapping[str, Any] | None = ..., *, threads: int | None = ...) -> SweepResult: ...
 def plot(
-    result_or_dir: _Result | SweepResult | _PathLike,
-    kind: str = ...,
+    result_or_dir: _Result | SweepResult | EvolveResult | _PathLike,
+    kind: str | None = ...,
     out: _PathLike = ...,
     width: int = ...,
     height: int = ...,
     owner: str | int | None = ...,
     edges: bool = ...,
+    *,
+    x: str | None = ...,
+    metric: str | Sequence[str] | None = ...,
+    only: Mapping[str, Any] | Sequence[str] | None = ...,
+    at_distance: float | Sequence[float] | None = ...,
+    log_x: bool = ...,
+    per_seed: bool = ...,
 ) -> str: ...
 
 # ------------------------------------------------------------ evolve (issue 24)
 class EvolveResult:
     timeline: Any
     summary: dict
+    def csv(self, name: str = ...) -> str: ...
     @property
     def store(self) -> str: ...
 

@@ -41,9 +41,17 @@ class EvolveResult:
     or a dict of columns without pandas: the columns of ``timeline.csv``)
     and the run's ``summary`` (configuration as stored, counts)."""
 
-    def __init__(self, timeline, summary: dict):
+    def __init__(self, timeline, summary: dict, csv: str = ""):
         self.timeline = _frame(timeline)
         self.summary = summary
+        self._csv = csv
+
+    def csv(self, name: str = "timeline.csv") -> str:
+        """The text of ``timeline.csv`` as the command line writes it, byte
+        for byte (the only file this result holds)."""
+        if name != "timeline.csv":
+            raise ValueError(f"file: expected timeline.csv, found {name!r}")
+        return self._csv
 
     @property
     def store(self) -> str:
@@ -76,10 +84,10 @@ def evolve(options: Mapping[str, Any] | None = None, /, *, out: "str | os.PathLi
     for k in ("graph", "events", "store", "nodes"):
         if opts.get(k) is not None:
             opts[k] = os.fspath(opts[k])
-    cols, summary = _n._evolve(opts, None if out is None else os.fspath(out), bool(plots), threads)
+    cols, summary, csv = _n._evolve(opts, None if out is None else os.fspath(out), bool(plots), threads)
     summary = json.loads(summary)
     summary["store"] = opts.get("store", "")
-    return EvolveResult(cols, summary)
+    return EvolveResult(cols, summary, csv)
 
 
 class Store:

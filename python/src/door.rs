@@ -309,6 +309,13 @@ pub fn run_graph(
                     "no `nodes` file with a Graph given (it has its nodes)",
                 ));
             }
+            if keys.contains_key("header") {
+                return Err(Error::param(
+                    "header",
+                    sim.header,
+                    "no `header` with a Graph given (it is loaded already)",
+                ));
+            }
             if keys.contains_key("directed") && sim.directed != g.is_directed() {
                 return Err(Error::param(
                     "directed",
@@ -327,6 +334,7 @@ pub fn run_graph(
             &LoadOptions {
                 directed: sim.directed,
                 nodes_file: sim.nodes.clone(),
+                header: sim.header,
                 ..LoadOptions::default()
             },
         )?),

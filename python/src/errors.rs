@@ -84,6 +84,7 @@ pub fn blocking<T: Send>(
         if let Some(e) = interrupted {
             return Err(e);
         }
+        emit_warnings(py)?;
         match joined {
             Ok(r) => r.map_err(to_py),
             Err(panic) => {
@@ -98,6 +99,32 @@ pub fn blocking<T: Send>(
             }
         }
     })
+}
+
+/// The library's warnings (`privdiffuse::util::notes`: a skipped header
+/// line, say), kept while a call runs without the GIL.
+static WARNINGS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Sends the library's warnings here (at import).
+pub fn collect_warnings() {
+    privdiffuse::util::notes::set_sink(Some(Box::new(|m| {
+        WARNINGS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(m.to_string());
+    })));
+}
+
+/// Raises the warnings collected so far as Python `UserWarning`s, once the
+/// call holds the GIL again.
+fn emit_warnings(py: Python<'_>) -> PyResult<()> {
+    let pending = std::mem::take(&mut *WARNINGS.lock().unwrap_or_else(|e| e.into_inner()));
+    for m in pending {
+        let text = std::ffi::CString::new(m.replace('\0', " ")).unwrap_or_default();
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(py, &category, &text, 1)?;
+    }
+    Ok(())
 }
 
 /// Runs `f` with the GIL released and no cancellation (short calls).

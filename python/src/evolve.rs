@@ -18,7 +18,8 @@ use std::sync::Mutex;
 
 /// Internal: runs (or with `resume`, continues) an evolving release; writes
 /// the command line's `DIR` files into `out` when given. Returns
-/// `(timeline columns, summary numbers)`.
+/// `(timeline columns, summary numbers, timeline.csv's text)` (the text:
+/// `plot` draws the figure from it, as from the file).
 #[pyfunction]
 #[pyo3(signature = (options, out=None, plots=true, threads=None))]
 pub fn _evolve<'py>(
@@ -27,7 +28,7 @@ pub fn _evolve<'py>(
     out: Option<PathBuf>,
     plots: bool,
     threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyDict>, String)> {
+) -> PyResult<(Bound<'py, PyDict>, String, String)> {
     let door::Options { given, values } = door::options(options)?;
     if values.is_some() {
         return Err(crate::errors::param_err(
@@ -56,7 +57,8 @@ pub fn _evolve<'py>(
         });
         Ok((timeline_csv(&run.timeline)?, summary.to_string()))
     })?;
-    Ok((csv_columns(py, &String::from_utf8_lossy(&csv))?, summary))
+    let text = String::from_utf8_lossy(&csv).into_owned();
+    Ok((csv_columns(py, &text)?, summary, text))
 }
 
 /// A release store (see `privdiffuse.Store`).
@@ -87,7 +89,7 @@ impl PyStore {
 #[pymethods]
 impl PyStore {
     /// Opens `path`: for reading (beside a writer), or with `write` as the
-    /// writer (holds `FILE.lock`; `answer` may release).
+    /// writer (holds the store's lock; `answer` may release).
     #[new]
     #[pyo3(signature = (path, write=false))]
     fn new(py: Python<'_>, path: PathBuf, write: bool) -> PyResult<PyStore> {

@@ -121,23 +121,27 @@ fn compact_int_ids(
 
 #[pymethods]
 impl PyGraph {
-    /// Graph.load(path, directed=False, nodes=None) -> Graph
+    /// Graph.load(path, directed=False, nodes=None, header="auto") -> Graph
     ///
     /// Reads an edge list exactly as the command line's `--graph` does
     /// (whitespace or comma separated, optional weights, `.gz`, any ids;
-    /// `nodes` names a file of extra node ids). Raises FileNotFoundError
-    /// or ValueError naming the file and line.
+    /// `nodes` names a file of extra node ids; `header` "yes", "no" or
+    /// "auto" as `--header`: a skipped header line is a UserWarning). Raises
+    /// FileNotFoundError or ValueError naming the file and line.
     #[staticmethod]
-    #[pyo3(signature = (path, directed=false, nodes=None))]
+    #[pyo3(signature = (path, directed=false, nodes=None, header="auto"))]
     fn load(
         py: Python<'_>,
         path: PathBuf,
         directed: bool,
         nodes: Option<PathBuf>,
+        header: &str,
     ) -> PyResult<Self> {
+        let header: privdiffuse::graph::HeaderMode = header.parse().map_err(to_py)?;
         let opts = privdiffuse::LoadOptions {
             directed,
             nodes_file: nodes,
+            header,
             ..Default::default()
         };
         let g = blocking(py, &CancelToken::new(), None, || {

@@ -32,14 +32,16 @@ mod utility;
 
 use errors::{param_err, parse, quick};
 use privdiffuse::DistanceOptions;
+use privdiffuse::io::PlotSpec;
 use privdiffuse::io::plot::{Kind, PlotOptions};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// Internal: draws figure `kind` from a run directory or file into `out`
-/// (see `privdiffuse.plot`).
+/// (see `privdiffuse.plot`); the sweep arguments describe `kind = sweep`.
 #[pyfunction]
-#[pyo3(signature = (input, kind, out, size=(1200, 800), owner=None, edges=false))]
+#[pyo3(signature = (input, kind, out, size=(1200, 800), owner=None, edges=false, x=None, metrics=Vec::new(), only=Vec::new(), at=Vec::new(), log_x=false, per_seed=false))]
+#[allow(clippy::too_many_arguments)]
 fn _plot(
     py: Python<'_>,
     input: PathBuf,
@@ -48,6 +50,12 @@ fn _plot(
     size: (u32, u32),
     owner: Option<String>,
     edges: bool,
+    x: Option<String>,
+    metrics: Vec<String>,
+    only: Vec<(String, String)>,
+    at: Vec<f64>,
+    log_x: bool,
+    per_seed: bool,
 ) -> PyResult<()> {
     let kind: Kind = parse(kind)?;
     let (width, height) = size;
@@ -56,6 +64,14 @@ fn _plot(
         height,
         owner,
         edges,
+        sweep: PlotSpec {
+            x: x.unwrap_or_default(),
+            metrics,
+            at,
+            only,
+            log_x,
+            per_seed,
+        },
     };
     quick(py, || {
         privdiffuse::io::plot::draw(kind, Path::new(&input), &out, &opts)
@@ -92,6 +108,7 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
 
 #[pymodule]
 fn _privdiffuse(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::collect_warnings();
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<epsilon::PyEpsilonMap>()?;
     m.add_class::<noise::PyNoisePath>()?;

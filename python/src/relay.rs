@@ -8,7 +8,7 @@ use crate::graph::PyGraph;
 use crate::tables::csv_columns;
 use privdiffuse::io::OutputOptions;
 use privdiffuse::io::memory::{SavedFigures, save_files};
-use privdiffuse::io::relay::{RelayTimings, relay_files};
+use privdiffuse::io::relay::{RelayTimings, relay_files, relay_responses_csv};
 use privdiffuse::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use privdiffuse::util::table::fields;
 use privdiffuse::{CancelToken, Control, Distances, Error, SimConfig};
@@ -167,7 +167,10 @@ pub fn _relay(
         let plan = RelayPlan::new(&config, &run, &distances)?;
         let control = Control::new().with_cancel(token.clone());
         let stats = plan.run_local(RelayEngine::Auto, &control)?;
-        let (files, by_distance) = relay_files(&plan, &stats)?;
+        let (mut files, by_distance) = relay_files(&plan, &stats)?;
+        if config.sim.responses {
+            files.push(relay_responses_csv(&plan, &control)?);
+        }
         Ok::<_, Error>((files, by_distance, rayon::current_num_threads()))
     })?;
     Ok(PyRelayOutput {

@@ -139,6 +139,7 @@ def _option_values(tmp_path) -> dict:
         "nodes": (str(nodes), str(nodes)),
         "view": (f"subgraph:{sub}", f"subgraph:{sub}"),
         "directed": (True, True),
+        "header": ("no", "no"),
         "distance": ("resistance", "resistance"),
         "distance_options": ({"approx_k": 50}, {"resistance_cap": 20000, "approx_k": 50, "approx_tol": 1e-4, "seed": 0}),
         "bins": (5, 5),
@@ -178,7 +179,7 @@ def test_every_simulate_option_is_reachable_by_its_summary_name(tmp_path):
         given, echoed = values[key]
         extra = needs.get(key, {})
         opts = {"owners": 2, "dim": 1, **extra, key: given}
-        if key == "directed":
+        if key in ("directed", "header"):
             res = pdf.simulate(str(KARATE), **opts)
         else:
             res = pdf.simulate(pdf.Graph.load(str(KARATE)) if key not in ("graph", "nodes") else None, **opts)

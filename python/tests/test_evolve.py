@@ -136,3 +136,18 @@ def test_discrete_evolve_is_the_command_line_and_on_the_grid(tmp_path):
     with pytest.raises(ValueError, match="noise"):
         pdf.evolve({**opts, "noise": "laplace", "granularity": "2^-10", "levels_per_doubling": 32},
                    store=tmp_path / "py.db", resume=True, plots=False, **files)
+
+
+def test_plot_timeline_from_the_result_is_evolves_figure(tmp_path):
+    """plot(EvolveResult) draws `timeline` from the result's timeline.csv:
+    the bytes of the figure evolve drew into its out directory (issue 34)."""
+    cli = _cli()
+    if cli is None:
+        pytest.skip(f"no privdiffuse binary under {REPO / 'target'} (cargo build --release first)")
+    files = _split(cli, tmp_path)
+    res = pdf.evolve({"eps": "exp:a=3,b=1", "dim": 1, "norm": "l1", "seed": 7, "batch": 4},
+                     store=tmp_path / "t.db", out=tmp_path / "run", **files)
+    assert res.csv() == (tmp_path / "run" / "timeline.csv").read_text()
+    for ext in ("png", "svg"):
+        out = pdf.plot(res, out=tmp_path / f"t.{ext}")
+        assert Path(out).read_bytes() == (tmp_path / "run" / f"timeline.{ext}").read_bytes(), ext

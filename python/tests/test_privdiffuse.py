@@ -287,6 +287,49 @@ def test_ego_figure_with_edges_equals_the_command_lines(tmp_path):
     assert (tmp_path / "mem.png").read_bytes() == Path(with_edges).read_bytes()
 
 
+def test_plot_draws_every_kind_from_a_result_as_the_command_line_does(tmp_path):
+    """plot() takes every kind the command line's `plot --kind` takes, from
+    the result of the command that draws it; each figure is the bytes
+    `plot --kind KIND` draws from the saved files (issue 34)."""
+    g = pdf.Graph.load(KARATE)
+    common = dict(eps="exp:a=3,b=1", dim=1, norm="l1", seed=2)
+    results = {
+        "simulate": pdf.simulate(g, owners=3, **common),
+        "collude": pdf.collude(g, coalitions=["nearest:m=3"], trials=30, owners=2, **common),
+        "utility": pdf.utility(g, **common),
+        "relay": pdf.relay(g, untrimmed=[0, 0.2], **common),
+        "sweep": pdf.sweep({"graph": str(KARATE), "coalition": "random:m={m}", "trials": 20},
+                           {"m": [2, 4], "seed": [1, 2]}),
+    }
+    kinds = [("simulate", k) for k in ("jumps", "ego", "error", "path")] + [
+        ("collude", "coalition"), ("utility", "utility"), ("relay", "relay"), ("sweep", "sweep")]
+    cli = _cli()
+    for command, kind in kinds:
+        res = results[command]
+        extra = {"x": "m", "metric": "gain_median"} if kind == "sweep" else {}
+        out = pdf.plot(res, kind=kind, out=tmp_path / f"{kind}.png", **extra)
+        assert Path(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", kind
+        if cli is None:
+            continue
+        if kind == "sweep":
+            saved = tmp_path / "s.csv"
+            if not saved.exists():
+                res.save(saved)
+            flags = ["--x", "m", "--metric", "gain_median"]
+        else:
+            saved = tmp_path / command
+            if not saved.exists():
+                res.save(saved, plots=False)
+            flags = []
+        again = tmp_path / f"cli-{kind}.png"
+        subprocess.run([str(cli), "plot", "--kind", kind, "--input", str(saved), "--out", str(again), *flags],
+                       check=True, capture_output=True)
+        assert again.read_bytes() == Path(out).read_bytes(), kind
+    # The default kind is the first figure of the result's command.
+    assert pdf.plot(results["collude"], out=tmp_path / "d.svg") == str(tmp_path / "d.svg")
+    assert "gain" in (tmp_path / "d.svg").read_text()
+
+
 def test_collude_and_gradual_release(tmp_path):
     g = pdf.Graph.load(KARATE)
     r = pdf.collude(g, coalitions=["nearest:m=3", "far:min-d=2"], trials=50, owners=3, eps="exp:a=3,b=1", dim=1, norm="l1", seed=2)

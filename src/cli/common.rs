@@ -139,6 +139,27 @@ pub struct ViewArgs {
     /// line, as --nodes), ids kept
     #[arg(long, value_name = "FILE", display_order = 14)]
     pub subgraph: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub header: HeaderArgs,
+}
+
+/// `--header yes|no|auto`: on every command that loads an edge list (in
+/// [`ViewArgs`], and beside `--graph` where there is no view).
+#[derive(Debug, Default, clap::Args)]
+pub struct HeaderArgs {
+    /// Whether the edge list's first data line is a header: yes | no |
+    /// auto (header words such as source,target, or text ids where every
+    /// other line has numbers, as SNAP's id_1,id_2); a skipped line is
+    /// reported [default: auto]
+    #[arg(long = "header", value_name = "WHEN", display_order = 16)]
+    pub mode: Option<crate::graph::HeaderMode>,
+}
+
+impl HeaderArgs {
+    /// The mode asked for (`auto` when none).
+    pub fn get(&self) -> crate::graph::HeaderMode {
+        self.mode.unwrap_or_default()
+    }
 }
 
 impl ViewArgs {
@@ -151,9 +172,14 @@ impl ViewArgs {
         }
     }
 
-    /// Loads `graph` as the loader options say and cuts the view out.
+    /// Loads `graph` as the loader options say (`--header` given here
+    /// taking precedence) and cuts the view out.
     pub fn load(&self, graph: &Path, opts: &crate::LoadOptions) -> crate::Result<crate::Graph> {
-        let g = crate::graph::load_graph(graph, opts)?;
+        let opts = crate::LoadOptions {
+            header: self.header.mode.unwrap_or(opts.header),
+            ..opts.clone()
+        };
+        let g = crate::graph::load_graph(graph, &opts)?;
         match self.view() {
             Some(v) => v.apply(&g),
             None => Ok(g),

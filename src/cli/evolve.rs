@@ -25,8 +25,9 @@ use std::path::PathBuf;
 ///
 /// Each batch is one transaction: after a crash (SIGKILL included) run the
 /// same command with --resume; answers and timeline.csv are those of an
-/// uninterrupted run, whatever --threads. One writer at a time (FILE.db.lock);
-/// `privdiffuse answers` reads beside it.
+/// uninterrupted run, whatever --threads. One writer at a time (a lock on
+/// FILE.db itself; FILE.db is created 0600); `privdiffuse answers` reads
+/// beside it. A file that is not a release store is refused, never written.
 ///
 /// Output (DIR, default <store without .db>-evolve): timeline.csv (one row
 /// per batch: batch,time,events,pairs_closer,pairs_farther,answers,pairs,
@@ -34,6 +35,11 @@ use std::path::PathBuf;
 /// resample_eps_spent — fresh noise at each new ε, pooled — frozen_mse,
 /// frozen_eps_spent — the first answer only), summary.json, timings.json,
 /// timeline.png/.svg.
+///
+/// A pair whose ε is out of range (0 or underflowed, below 1e-60, below the
+/// smallest rung of --noise discrete) gets no answer: on START the map is
+/// refused; a pair an event puts there is skipped and counted (timeline.csv
+/// gains a column pairs_skipped once a batch skipped one).
 ///
 /// Examples:
 ///   privdiffuse generate events --graph data/facebook_ego0.edges --hold-out 0.1 --seed 1 --out /tmp/ego.edges
@@ -49,6 +55,8 @@ pub struct EvolveArgs {
     /// File of node ids that exist from the start (nodes that appear only on later events)
     #[arg(long, value_name = "FILE")]
     nodes: Option<PathBuf>,
+    #[command(flatten)]
+    header: super::common::HeaderArgs,
     /// Events: header time,u,v,op[,w]; op add | remove; rows in time order
     #[arg(long, value_name = "EVENTS.csv")]
     events: PathBuf,
@@ -136,6 +144,7 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         return Err(crate::Error::io(&out, e).into());
     }
     let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
+        .header(a.header.get())
         .eps_max(a.eps_max)
         .resume(a.resume)
         .on_batch(timeline_writer(out.clone()));

@@ -16,6 +16,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("ego", "--ego"),
     ("subgraph", "--subgraph"),
     ("directed", "--directed"),
+    ("header", "--header"),
     ("distance", "--distance"),
     ("bins", "--bins"),
     ("eps", "--eps"),
@@ -194,6 +195,15 @@ pub fn in_cli_words(subcommand: &str, e: Error) -> Error {
         },
         other => other,
     }
+}
+
+/// Warnings of the library ([`crate::util::notes`]) on standard error, in
+/// the words of `subcommand`'s command line.
+pub fn warn_in_cli_words(subcommand: &'static str) {
+    crate::util::notes::set_sink(Some(Box::new(move |m| {
+        let text = rewrite(m, &pairs(subcommand));
+        eprintln!("warning: {}", crate::util::lines::one_line(&text));
+    })));
 }
 
 /// An error of a command run, library errors in the command line's words.

@@ -18,6 +18,8 @@ pub struct EventsArgs {
     /// File of node ids of G that are on no edge line
     #[arg(long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
+    #[command(flatten)]
+    pub header: super::common::HeaderArgs,
     /// Fraction of G's edges held out of START and added back as events (random order)
     #[arg(long, value_name = "FRACTION")]
     pub hold_out: f64,
@@ -44,6 +46,7 @@ pub fn run(a: &EventsArgs) -> anyhow::Result<()> {
         &a.graph,
         &LoadOptions {
             nodes_file: a.nodes.clone(),
+            header: a.header.get(),
             ..LoadOptions::default()
         },
     )?;

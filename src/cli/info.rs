@@ -51,18 +51,33 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         eprintln!("{w}");
     }
     let s = g.stats();
+    // Ids that are text (a header read as an edge shows here: issue 33
+    // item 12); reported when there are any.
+    let text_ids = g.ids().text_count();
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &s)?;
+        #[derive(serde::Serialize)]
+        struct WithText<'a> {
+            #[serde(flatten)]
+            stats: &'a GraphStats,
+            text_ids: usize,
+        }
+        if text_ids > 0 {
+            let stats = &s;
+            serde_json::to_writer_pretty(&mut out, &WithText { stats, text_ids })?;
+        } else {
+            serde_json::to_writer_pretty(&mut out, &s)?;
+        }
         writeln!(out)?;
     } else {
-        write!(out, "{}", human(&args.graph.display().to_string(), &s))?;
+        let file = args.graph.display().to_string();
+        write!(out, "{}", human(&file, &s, text_ids))?;
     }
     Ok(())
 }
 
 /// Aligned `name  value` lines.
-fn human(file: &str, s: &GraphStats) -> String {
+fn human(file: &str, s: &GraphStats, text_ids: usize) -> String {
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let mut rows: Vec<(&str, String)> = vec![("file", file.to_string())];
     if let Some(v) = &s.view {
@@ -94,6 +109,9 @@ fn human(file: &str, s: &GraphStats) -> String {
         ("duplicates dropped", s.duplicates_dropped.to_string()),
         ("conflicting weights", s.conflicting_weights.to_string()),
     ]);
+    if text_ids > 0 {
+        rows.push(("text ids", format!("{text_ids} of {}", s.nodes)));
+    }
     let mut text = String::new();
     for (k, v) in &rows {
         text.push_str(&format!("{k:<20} {v}\n"));

@@ -111,6 +111,7 @@ impl Command {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     let name = cli.command.name();
     crate::limits::set_memory_budget(cli.memory_budget);
+    flags::warn_in_cli_words(name);
     dispatch(cli).map_err(|e| flags::anyhow_in_cli_words(name, e))
 }
 

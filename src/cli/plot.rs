@@ -1,11 +1,15 @@
 //! `privdiffuse plot`: draws one figure from a run directory (or a CSV file)
-//! to PNG or SVG.
+//! to PNG or SVG — any figure a command draws, the same bytes as the
+//! command drew from the same files.
 
+use crate::Error;
+use crate::io::PlotSpec;
 use crate::io::plot::{self, Kind, PlotOptions};
+use crate::sweep::metrics::canonical_metric;
 use crate::util::Existing;
 use std::path::PathBuf;
 
-/// Figure kinds on the command line.
+/// Figure kinds on the command line: every figure a command draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum KindArg {
     /// (a) answer error against distance for up to 4 owners, markers at jumps;
@@ -18,33 +22,46 @@ pub enum KindArg {
     /// Empirical RMSE per distance with 95% intervals against theory, per
     /// mechanism, log y. Reads by_distance.csv.
     Error,
-    /// Coalition gain per estimator, one panel per mechanism, log y, line at
-    /// gain = 1. Reads coalition.csv.
-    Coalition,
     /// Sample paths against ε (log x), y = arctan(V). Reads a `privdiffuse
     /// path` CSV (--input FILE) or paths.csv of a run directory.
     Path,
+    /// Coalition gain per estimator, one panel per mechanism, log y, line at
+    /// gain = 1. Reads coalition.csv (collude).
+    Coalition,
     /// A finished sweep CSV (--input FILE.csv): --metric against --x, mean
     /// over seeds with a 95% band (--per-seed: one line per seed), one line
     /// per combination of the columns that vary after --only (at most 12).
     Sweep,
+    /// RMSE of the recipients' estimates of their network mean against
+    /// degree, per scheme. Reads utility.csv (utility).
+    Utility,
+    /// Privacy learned relative to one's own against distance, per
+    /// untrimmed fraction. Reads relay_by_distance.csv (relay).
+    Relay,
+    /// Privacy spent and error against batch for the three release
+    /// policies. Reads timeline.csv (evolve).
+    Timeline,
 }
 
 impl KindArg {
-    /// The run figure this kind draws (None: the sweep figure).
-    fn kind(self) -> Option<Kind> {
+    /// The figure this kind draws.
+    fn kind(self) -> Kind {
         match self {
-            KindArg::Jumps => Some(Kind::Jumps),
-            KindArg::Ego => Some(Kind::Ego),
-            KindArg::Error => Some(Kind::Error),
-            KindArg::Coalition => Some(Kind::Coalition),
-            KindArg::Path => Some(Kind::Path),
-            KindArg::Sweep => None,
+            KindArg::Jumps => Kind::Jumps,
+            KindArg::Ego => Kind::Ego,
+            KindArg::Error => Kind::Error,
+            KindArg::Path => Kind::Path,
+            KindArg::Coalition => Kind::Coalition,
+            KindArg::Sweep => Kind::Sweep,
+            KindArg::Utility => Kind::Utility,
+            KindArg::Relay => Kind::Relay,
+            KindArg::Timeline => Kind::Timeline,
         }
     }
 }
 
-/// Draw a figure (PNG or SVG) from the output of `simulate`, `collude` or `path`.
+/// Draw any figure (PNG or SVG) again from the files a command wrote
+/// (simulate, collude, path, sweep, utility, relay, evolve).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   privdiffuse plot --input runs/geometric150 --kind jumps
@@ -52,10 +69,13 @@ impl KindArg {
   privdiffuse plot --input runs/geometric150 --kind ego --width 1600 --height 1000
   privdiffuse path --dim 1 --norm l1 --eps-lo 0.1 --eps-hi 100 --samples 5 --out p.csv
   privdiffuse plot --input p.csv --kind path          # writes p_path.png
-  privdiffuse plot --input results/thesis/coalition_size.csv --kind sweep --x m --metric gain_median --log-x --out runs/coalition_size.png")]
+  privdiffuse plot --input results/thesis/coalition_size.csv --kind sweep --x m --metric gain_median --log-x --out runs/coalition_size.png
+  privdiffuse plot --input results/geometric150-utility --kind utility --out utility.svg")]
 pub struct PlotArgs {
-    /// Run directory written by `simulate`/`collude`, or a CSV file (a `path`
-    /// CSV for --kind path; by_distance.csv / coalition.csv also work directly).
+    /// Run directory written by a command, or a CSV file (a `path` CSV for
+    /// --kind path, a sweep CSV for --kind sweep; by_distance.csv,
+    /// coalition.csv, utility.csv, relay_by_distance.csv and timeline.csv
+    /// also work directly).
     #[arg(long, value_name = "DIR|FILE")]
     pub input: PathBuf,
     /// Which figure to draw.
@@ -112,29 +132,25 @@ pub struct PlotArgs {
 /// Runs `privdiffuse plot`.
 pub fn run(args: PlotArgs) -> anyhow::Result<()> {
     let existing = Existing::for_out(args.out.is_some(), args.force);
-    let Some(kind) = args.kind.kind() else {
-        return sweep(args, existing);
-    };
+    let kind = args.kind.kind();
     let out = args
         .out
+        .clone()
         .unwrap_or_else(|| plot::default_output(kind, &args.input));
     let opts = PlotOptions {
         width: args.width,
         height: args.height,
-        owner: args.owner,
+        owner: args.owner.clone(),
         edges: args.edges,
+        sweep: sweep_spec(&args)?,
     };
     plot::draw_with(kind, &args.input, &out, &opts, existing)?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }
 
-/// `plot --kind sweep`.
-#[cfg(feature = "plots")]
-fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
-    use crate::Error;
-    use crate::io::PlotSpec;
-    use crate::sweep::metrics::canonical_metric;
+/// What `--kind sweep` draws, from the sweep flags.
+fn sweep_spec(args: &PlotArgs) -> Result<PlotSpec, Error> {
     let only = args
         .only
         .iter()
@@ -155,24 +171,12 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
             .collect::<Result<Vec<f64>, Error>>()?,
         None => Vec::new(),
     };
-    let metric = match &args.metric {
-        Some(m) => m.clone(),
-        None => {
-            let t = crate::io::sweep_summary::SweepTable::read_drawable(
-                &args.input,
-                Some(crate::io::figure_input::MAX_ROWS),
-            )?;
-            if t.rows.iter().any(|(_, r)| r.metric == "gain_median") {
-                "gain_median".into()
-            } else {
-                "mse".into()
-            }
-        }
-    };
-    let spec = PlotSpec {
+    Ok(PlotSpec {
         x: args.x.clone().unwrap_or_default(),
-        metrics: metric
-            .split(',')
+        metrics: args
+            .metric
+            .iter()
+            .flat_map(|m| m.split(','))
             .map(|m| canonical_metric(m.trim()).to_string())
             .filter(|m| !m.is_empty())
             .collect(),
@@ -180,25 +184,5 @@ fn sweep(args: PlotArgs, existing: Existing) -> anyhow::Result<()> {
         only,
         log_x: args.log_x,
         per_seed: args.per_seed,
-    };
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stem = args
-            .input
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "sweep".into());
-        args.input.with_file_name(format!("{stem}_sweep.png"))
-    });
-    let size = (args.width != plot::DEFAULT_SIZE.0 || args.height != plot::DEFAULT_SIZE.1)
-        .then_some((args.width, args.height));
-    crate::io::plot::sweep::draw_sweep_to(&args.input, &spec, &out, size, existing)?;
-    eprintln!("wrote {}", out.display());
-    Ok(())
-}
-
-/// Without the `plots` feature there is no figure.
-#[cfg(not(feature = "plots"))]
-fn sweep(_args: PlotArgs, _existing: Existing) -> anyhow::Result<()> {
-    crate::io::check_plots_available()?;
-    Ok(())
+    })
 }

@@ -20,7 +20,9 @@ use std::path::PathBuf;
 /// simulate's, largest learned ε relative to one's own; default DIR
 /// runs/<graph stem>-relay), relay_by_distance.csv,
 /// summary.json (totals next to the central scheme's cost), timings.json,
-/// relay.png/.svg.
+/// relay.png/.svg; with --responses, responses.csv (every recipient's
+/// read-out: the file `simulate --mechanism correlated --responses` writes,
+/// byte for byte, when the answers are identical).
 ///
 /// The --mechanism, --delta and --unreachable skip options of simulate are
 /// accepted but unused (the relay is the correlated mechanism).
@@ -44,6 +46,11 @@ pub struct RelayArgs {
         display_order = 165
     )]
     untrimmed: Option<Vec<f64>>,
+    /// Also write responses.csv: every recipient's answer as read from the
+    /// signal it holds (first --untrimmed fraction), the columns and bytes
+    /// of `simulate --mechanism correlated --responses` (large)
+    #[arg(long, display_order = 200)]
+    responses: bool,
     /// Output directory, new unless --force (claimed at once) [default:
     /// runs/<graph stem>-relay, replaced]
     #[arg(long, value_name = "DIR", display_order = 220)]
@@ -80,6 +87,9 @@ impl RelayArgs {
         }
         if let Some(f) = &self.untrimmed {
             c.untrimmed = f.clone();
+        }
+        if self.responses {
+            c.sim.responses = true;
         }
         Ok(c)
     }

@@ -140,5 +140,8 @@ impl SimOptions {
         if let Some(v) = self.view.view() {
             c.view = Some(v);
         }
+        if let Some(h) = self.view.header.mode {
+            c.header = h;
+        }
     }
 }

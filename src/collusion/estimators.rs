@@ -555,9 +555,15 @@ pub struct EstimatorPanel {
 impl EstimatorPanel {
     /// A panel for `ests` (in output order).
     pub fn new(ests: &[Estimator]) -> Self {
+        Self::with_scale(ests, 1.0)
+    }
+
+    /// A panel whose squared errors are accumulated in units of `scale`
+    /// ([`GainAccumulator::with_scale`]).
+    pub fn with_scale(ests: &[Estimator], scale: f64) -> Self {
         EstimatorPanel {
             ests: ests.to_vec(),
-            acc: vec![GainAccumulator::new(); ests.len()],
+            acc: vec![GainAccumulator::with_scale(scale); ests.len()],
             out: Vec::new(),
             best: Vec::new(),
             scratch: EstimatorScratch::new(),

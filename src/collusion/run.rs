@@ -535,9 +535,7 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
         for m in &s.members {
             let e = plan.map().eps(m.distance);
             // Inside the range where the statistics stay finite (limits).
-            if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
-                || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
-            {
+            if !limits::level_in_range(e, delta) {
                 let at = format!("member distance {}", limits::fmt_num(m.distance));
                 if let Some(err) = limits::level_error(&plan.map().spec(), e, &at, delta) {
                     return Err(err);
@@ -663,7 +661,7 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
             plan.check_path_memory(s.unit_eps[0], s.unit_eps[units - 1], b, false)?;
         }
         let bound = fam.loss_bound(mech, &s.secret, &s.levels)?;
-        let mut panel = EstimatorPanel::new(&opts.estimators);
+        let mut panel = EstimatorPanel::with_scale(&opts.estimators, fam.error_scale());
         let pitman_in_panel = opts.estimators.contains(&Estimator::Pitman);
         let trials = opts.trials as u64;
         let key = |t: u64| {

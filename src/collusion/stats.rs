@@ -15,7 +15,14 @@ pub fn squared_error(est: &[f64], u: &[f64]) -> f64 {
 /// produces MSEs, the gain MSE(best)/MSE(estimator) with a 95% CI, and the win
 /// rate. O(1) per trial (Welford-style co-moments, numerically stable);
 /// mergeable, so parallel partial results combine exactly (Chan et al.).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+///
+/// The moments are kept in units of `scale` (issue 33 item 8): squared
+/// errors on a coarse grid γ are of order γ² and their co-moments of order
+/// γ⁴, which overflow f64 on grids above 2^187; divided by `scale` (a power
+/// of two: exact, see the discrete coalition runner) they stay finite, and
+/// the summary multiplies the MSEs back. The gain and its interval are
+/// ratios: scale-free.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GainAccumulator {
     n: u64,
     mean_b: f64,
@@ -24,6 +31,22 @@ pub struct GainAccumulator {
     m2_e: f64,
     c_be: f64,
     wins: u64,
+    scale: f64,
+}
+
+impl Default for GainAccumulator {
+    fn default() -> Self {
+        GainAccumulator {
+            n: 0,
+            mean_b: 0.0,
+            mean_e: 0.0,
+            m2_b: 0.0,
+            m2_e: 0.0,
+            c_be: 0.0,
+            wins: 0,
+            scale: 1.0,
+        }
+    }
 }
 
 /// What a [`GainAccumulator`] reports. NaN where undefined (no trials; CI
@@ -59,11 +82,21 @@ impl GainAccumulator {
         Self::default()
     }
 
+    /// No trials yet; squared errors are accumulated in units of `scale`
+    /// (a power of two, e.g. γ² of a coarse grid; see the type's docs).
+    pub fn with_scale(scale: f64) -> Self {
+        GainAccumulator {
+            scale,
+            ..Self::default()
+        }
+    }
+
     /// Adds one trial: squared errors of the best member's answer and of the
     /// estimator (same trial, so the pair is correlated — that is what makes the
     /// interval tight).
     #[inline]
     pub fn push(&mut self, se_best: f64, se_est: f64) {
+        let (se_best, se_est) = (se_best / self.scale, se_est / self.scale);
         self.n += 1;
         let nf = self.n as f64;
         let db = se_best - self.mean_b;
@@ -76,8 +109,10 @@ impl GainAccumulator {
         self.wins += u64::from(se_est < se_best);
     }
 
-    /// Combines another accumulator's trials into this one.
+    /// Combines another accumulator's trials into this one (of the same
+    /// scale).
     pub fn merge(&mut self, o: &GainAccumulator) {
+        debug_assert_eq!(self.scale, o.scale, "merging accumulators of two scales");
         if o.n == 0 {
             return;
         }
@@ -129,12 +164,13 @@ impl GainAccumulator {
         } else {
             var_log.max(0.0).sqrt()
         };
+        let k = self.scale;
         GainSummary {
             trials: self.n,
-            mse_best: mb,
-            mse_best_se: (vb / t).sqrt(),
-            mse: me,
-            mse_se: (ve / t).sqrt(),
+            mse_best: mb * k,
+            mse_best_se: (vb / t).sqrt() * k,
+            mse: me * k,
+            mse_se: (ve / t).sqrt() * k,
             gain,
             gain_se: gain * se_log,
             gain_lo: gain * (-Z975 * se_log).exp(),

@@ -6,6 +6,7 @@
 use super::Evolve;
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
+use crate::graph::HeaderMode;
 use crate::process::Norm;
 use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
 use crate::sim::Owners;
@@ -23,6 +24,10 @@ pub struct EvolveConfig {
     pub graph: PathBuf,
     /// Node ids that exist from the start.
     pub nodes: Option<PathBuf>,
+    /// Whether START's first data line is a header (see [`HeaderMode`];
+    /// absent while `auto`).
+    #[serde(skip_serializing_if = "HeaderMode::is_auto")]
+    pub header: HeaderMode,
     /// The events file.
     pub events: PathBuf,
     /// The release store (SQLite).
@@ -69,6 +74,7 @@ impl EvolveConfig {
         EvolveConfig {
             graph: e.graph.clone(),
             nodes: e.nodes.clone(),
+            header: e.header,
             events: e.events.clone(),
             store: e.store.clone(),
             distance: e.distance,
@@ -92,6 +98,7 @@ impl EvolveConfig {
     /// [`Evolve::control`] before [`Evolve::run`]).
     pub fn evolve(&self) -> Evolve {
         let mut e = Evolve::new(&self.graph, &self.events, &self.store)
+            .header(self.header)
             .eps(self.eps.clone())
             .eps_max(self.eps_max)
             .distance(self.distance)

@@ -3,7 +3,9 @@
 
 use super::events::read_events;
 use super::graph::{Edges, graph_of};
-use super::pairs::{Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release, rounding_sq};
+use super::pairs::{
+    Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release, rounding_sq, skipped_pairs,
+};
 use super::{Evolve, EvolveOutput, Timings};
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::epsilon::EpsilonMap;
@@ -16,8 +18,6 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-/// The coarsest grid `evolve` takes: 2·(53 + 400) + 40 < 1023.
-const GRID_EXPONENT_MAX: i32 = 400;
 
 pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     if ev.batch == 0 {
@@ -60,6 +60,7 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         &ev.graph,
         &LoadOptions {
             nodes_file: ev.nodes.clone(),
+            header: ev.header,
             ..LoadOptions::default()
         },
     )?;
@@ -85,18 +86,6 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     let discrete = ev.noise.discrete(1.0, ev.dim, ev.norm)?;
     if let Some(noise) = &discrete {
         crate::sim::discrete_bound::check_public_range(&ev.values, noise)?;
-        // The timeline sums squared errors (each below (2^53·γ)², over up to
-        // 2^40 pairs): a coarser grid would make them infinite mid-run.
-        if noise.grid().exponent() > GRID_EXPONENT_MAX {
-            return Err(Error::param(
-                "granularity",
-                noise.grid(),
-                format!(
-                    "a grid of at most 2^{GRID_EXPONENT_MAX} for `evolve` (its timeline sums \
-                     squared errors, which would overflow)"
-                ),
-            ));
-        }
     }
     let values = Values::resolve(&ev.values, &g0, &ev.graph, ev.dim, ev.seed)?;
     if let Some(noise) = &discrete {
@@ -149,17 +138,18 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     // files it created.
     let existed: Vec<bool> = ["", "-wal", "-shm"]
         .iter()
-        .map(|ext| sidecar(&ev.store, ext).symlink_metadata().is_ok())
+        .map(|ext| crate::store::sidecar(&ev.store, ext).symlink_metadata().is_ok())
         .collect();
     let mut store = open_store(ev)?;
     let t0 = Instant::now();
     let mut timings = Timings::default();
-    ev.control.phase(if store.is_initialised() {
+    let resumed = store.is_initialised();
+    ev.control.phase(if resumed {
         "reading the store"
     } else {
         "batch 0: every reachable pair"
     });
-    let (mut states, mut totals, mut cur, config, last) = if store.is_initialised() {
+    let (mut states, mut totals, mut cur, config, last) = if resumed {
         let config = store.config()?.clone();
         check_same(&store, &config, &requested, &ids, &start, &events)?;
         let last = store.last_batch()?.unwrap_or(0);
@@ -178,12 +168,11 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
             Err(e) => {
                 // Nothing was committed: leave no empty store behind (but
                 // never remove a file that was there before the run).
-                drop(store);
-                for (ext, was) in ["", "-wal", "-shm"].iter().zip(&existed) {
-                    if !was {
-                        let _ = std::fs::remove_file(sidecar(&ev.store, ext));
-                    }
-                }
+                let created: Vec<(&str, bool)> = ["", "-wal", "-shm"]
+                    .into_iter()
+                    .zip(existed.iter().map(|was| !was))
+                    .collect();
+                store.remove_created(&created);
                 return Err(e);
             }
         }
@@ -199,6 +188,14 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         norm: config.norm,
         dim: config.dim,
     };
+    if resumed {
+        // Pairs out of range are not stored: counted on the current graph.
+        let counts = states
+            .par_iter()
+            .map(|st| skipped_pairs(&ctx, st))
+            .collect::<Result<Vec<u64>>>()?;
+        totals.skipped = counts.iter().sum();
+    }
     let t1 = Instant::now();
     let started_at = last + 1;
     ev.control.phase("applying batches");
@@ -287,13 +284,6 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         store_bytes: store.size_bytes(),
         seconds: timings,
     })
-}
-
-/// `store` with `ext` appended (SQLite's `-wal` and `-shm` files).
-fn sidecar(store: &std::path::Path, ext: &str) -> std::path::PathBuf {
-    let mut p = store.as_os_str().to_os_string();
-    p.push(ext);
-    p.into()
 }
 
 /// A new store, or the store to continue (`resume`): a file holding no
@@ -410,10 +400,12 @@ fn batch_zero(
     let map = if requested.needs_resolution() {
         let (lo, hi) = observed(&dist, owners);
         if !lo.is_finite() {
-            return Err(Error::Unsupported(
-                "no owner reaches any node of START: a range: map needs at least one finite \
-                 distance"
-                    .into(),
+            return Err(Error::param(
+                "eps",
+                &requested,
+                "a map of its own (exp:, recip:, power: or table:) when no owner reaches any \
+                 node of START (an edgeless START, say): a range: map is resolved on START's \
+                 distances",
             ));
         }
         let (a, b) = requested

@@ -50,6 +50,7 @@ use crate::control::Control;
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
 use crate::error::Result;
+use crate::graph::HeaderMode;
 use crate::process::Norm;
 use crate::process::discrete::NoiseOptions;
 use crate::sim::Owners;
@@ -77,6 +78,7 @@ use std::path::{Path, PathBuf};
 pub struct Evolve {
     pub(crate) graph: PathBuf,
     pub(crate) nodes: Option<PathBuf>,
+    pub(crate) header: HeaderMode,
     pub(crate) events: PathBuf,
     pub(crate) store: PathBuf,
     pub(crate) eps: EpsilonMap,
@@ -151,6 +153,7 @@ impl Evolve {
         Evolve {
             graph: graph.as_ref().to_path_buf(),
             nodes: None,
+            header: HeaderMode::Auto,
             events: events.as_ref().to_path_buf(),
             store: store.as_ref().to_path_buf(),
             eps: EpsilonMap::range(0.5, 15.0).expect("the default map is valid"),
@@ -175,6 +178,13 @@ impl Evolve {
     /// on later events).
     pub fn nodes(mut self, nodes: impl AsRef<Path>) -> Self {
         self.nodes = Some(nodes.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether START's first data line is a header (default `auto`: see
+    /// [`HeaderMode`]).
+    pub fn header(mut self, header: HeaderMode) -> Self {
+        self.header = header;
         self
     }
 

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::process::discrete::DiscreteNoise;
 use crate::process::{Norm, sample_marginal};
 use crate::rng::{Purpose, rng_for_stream};
-use crate::store::{Levels, OwnerPath, TimelineRow};
+use crate::store::{Level, Levels, OwnerPath, TimelineRow};
 
 /// What a release needs besides the pair: the levels (map, top, family),
 /// the stream seed, the norm and dimension.
@@ -25,11 +25,18 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// The level answered at distance `d` (0: unreachable; for the
-    /// discrete family a rung level).
+    /// The level answered at distance `d` (0: no answer — unreachable, or
+    /// out of range; for the discrete family a rung level).
     #[inline]
     pub fn eps(&self, d: f64) -> Result<f64> {
         self.levels.at(d)
+    }
+
+    /// Whether distance `d` puts a pair out of the answerable range
+    /// ([`Levels::level`]).
+    #[inline]
+    pub fn skipped(&self, d: f64) -> Result<bool> {
+        Ok(matches!(self.levels.level(d)?, Level::OutOfRange(_)))
     }
 
     /// The expected ‖y − u‖² of an answer at level `e` of an owner whose
@@ -168,6 +175,8 @@ pub(crate) struct Delta {
     pub pooled_sq: f64,
     pub first_sq: f64,
     pub first_eps: f64,
+    /// Change of the pairs out of range (issue 33 item 5).
+    pub skipped: i64,
 }
 
 /// Running sums over every pair released so far.
@@ -181,6 +190,9 @@ pub(crate) struct Totals {
     pub pooled_sq: f64,
     pub first_sq: f64,
     pub first_eps: f64,
+    /// Reachable pairs whose level is out of range now (not stored in
+    /// `batch_totals`: a resume counts them on the current graph).
+    pub skipped: u64,
 }
 
 impl Totals {
@@ -193,6 +205,7 @@ impl Totals {
         self.pooled_sq += d.pooled_sq;
         self.first_sq += d.first_sq;
         self.first_eps += d.first_eps;
+        self.skipped = self.skipped.saturating_add_signed(d.skipped);
     }
 
     /// The timeline row of a batch with these totals.
@@ -213,6 +226,7 @@ impl Totals {
             resample_eps_spent: mean(self.resample_eps),
             frozen_mse: mean(self.first_sq),
             frozen_eps_spent: mean(self.first_eps),
+            pairs_skipped: (self.skipped > 0).then_some(self.skipped),
         }
     }
 }
@@ -230,6 +244,7 @@ impl Delta {
         self.pooled_sq += d.pooled_sq;
         self.first_sq += d.first_sq;
         self.first_eps += d.first_eps;
+        self.skipped += d.skipped;
     }
 }
 
@@ -336,7 +351,20 @@ pub(crate) fn advance(
         if r == owner {
             continue;
         }
-        let (e_old, e) = (ctx.eps(old)?, ctx.eps(d)?);
+        // A level out of range gets no answer (0, as if unreachable) and is
+        // counted; on START, whose distances are known before anything is
+        // written, it is the map's mistake and refused (issue 33 item 5).
+        let (l_old, l_new) = (ctx.levels.level(old)?, ctx.levels.level(d)?);
+        let out = |l: Level| matches!(l, Level::OutOfRange(_));
+        if batch == 0 && out(l_new) {
+            return Err(ctx.levels.refusal(d));
+        }
+        delta.skipped += i64::from(out(l_new)) - i64::from(out(l_old));
+        let level = |l: Level| match l {
+            Level::At(e) => e,
+            Level::Unreachable | Level::OutOfRange(_) => 0.0,
+        };
+        let (e_old, e) = (level(l_old), level(l_new));
         if e > e_old {
             delta.closer += 1;
         } else if e < e_old {
@@ -351,6 +379,18 @@ pub(crate) fn advance(
         }
     }
     Ok(delta)
+}
+
+/// The pairs of `st` out of range at its current distances (a resumed
+/// run's count; a live run keeps it by [`Delta::skipped`]).
+pub(crate) fn skipped_pairs(ctx: &Ctx<'_>, st: &OwnerState) -> Result<u64> {
+    let mut n = 0;
+    for (r, &d) in st.dist.iter().enumerate() {
+        if r != st.owner as usize && d.is_finite() && ctx.skipped(d)? {
+            n += 1;
+        }
+    }
+    Ok(n)
 }
 
 /// What rebuilds a resumed pair's pooling sums when it is released again.

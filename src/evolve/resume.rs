@@ -66,6 +66,8 @@ impl Totals {
             pooled_sq,
             first_sq,
             first_eps,
+            // Counted on the current graph by the caller.
+            skipped: 0,
         }
     }
 }

@@ -47,6 +47,23 @@ pub(super) fn file_digest(param: &str, path: &Path) -> Result<String> {
     Ok(hex(&hasher.finalize()))
 }
 
+/// The SHA-256 of the running executable, computed once per process.
+/// Linux: `/proc/self/exe`, the file this process runs even if its path was
+/// replaced since it started.
+pub(super) fn executable_digest() -> Result<String> {
+    static DIGEST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(d) = DIGEST.get() {
+        return Ok(d.clone());
+    }
+    let exe = if cfg!(target_os = "linux") {
+        std::path::PathBuf::from("/proc/self/exe")
+    } else {
+        std::env::current_exe().map_err(|e| Error::io("<the running executable>", e))?
+    };
+    let d = file_digest("binary", &exe)?;
+    Ok(DIGEST.get_or_init(|| d).clone())
+}
+
 fn unreadable(e: &std::io::Error) -> String {
     format!("unreadable ({})", e.kind())
 }

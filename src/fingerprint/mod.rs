@@ -2,8 +2,11 @@
 //! (feature `distributed`; issue 22 item 6): an ordered list of `(key,
 //! value)` strings —
 //!
-//! 1. `command` (`simulate`, `collude`, `utility`, `relay`) and `version` (the crate
-//!    version and, built from a checkout, its git commit: `0.1.0 (git …)`);
+//! 1. `command` (`simulate`, `collude`, `utility`, `relay`), `version` (the crate
+//!    version and, built from a checkout, its git commit: `0.1.0 (git …)`)
+//!    and `binary.sha256`, the running executable's content (issue 33 item
+//!    14: a peer built from another commit, from a tree with uncommitted
+//!    changes, or outside a checkout, where `version` alone would agree);
 //! 2. the configuration as `summary.json` records it (the serde form of
 //!    [`SimConfig`], [`CollusionConfig`] or [`UtilityConfig`]) flattened to
 //!    dotted keys in field order (`seed`, `distance_options.approx_k`,
@@ -103,6 +106,7 @@ impl Fingerprint {
                 "version".to_string(),
                 env!("PRIVDIFFUSE_VERSION").to_string(),
             ),
+            ("binary.sha256".to_string(), hash::executable_digest()?),
         ];
         for (key, value) in flat::flatten(config)? {
             match replace.iter().position(|(k, _)| *k == key) {

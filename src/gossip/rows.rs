@@ -1,6 +1,6 @@
 //! What a gossip run produces: typed rows of `privacy.csv`,
 //! `privacy_by_distance.csv`, `coalition.csv` and `two_schools.csv` (the
-//! `utility.csv` rows are `utility`'s own [`UtilityRow`](crate::UtilityRow)).
+//! `utility.csv` rows are `utility`'s own [`UtilityRow`](crate::utility::UtilityRow)).
 
 use serde::Serialize;
 

@@ -101,6 +101,18 @@ impl NodeIds {
         self.len() == 0
     }
 
+    /// How many ids are text: not made of ASCII digits only (`info`
+    /// reports it, issue 33 item 12: a header read as an edge shows there).
+    pub fn text_count(&self) -> usize {
+        match &self.labels {
+            Labels::Token(v) => v
+                .iter()
+                .filter(|s| s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()))
+                .count(),
+            Labels::Range(_) | Labels::Integer(_) => 0,
+        }
+    }
+
     /// Whether ids are integers (as opposed to string tokens).
     pub fn is_integer(&self) -> bool {
         !matches!(self.labels, Labels::Token(_))

@@ -44,7 +44,7 @@ pub mod view;
 
 pub use generate::GeometricParam;
 pub use ids::NodeIds;
-pub use load::{LoadOptions, load_graph};
+pub use load::{HeaderMode, LoadOptions, load_graph};
 pub use stats::GraphStats;
 pub use view::{GraphView, ViewOf};
 

@@ -36,9 +36,20 @@ pub fn timeline_csv(rows: &[TimelineRow]) -> Result<Vec<u8>> {
 }
 
 fn write_timeline_to(out: &mut dyn Write, rows: &[TimelineRow]) -> std::io::Result<()> {
-    let mut w = Writer::with_header(out, columns::<TimelineRow>(0, &[]))?;
+    // `pairs_skipped` only once a batch skipped a pair (0 in the rows
+    // before it): the timeline of a run that skips none keeps its bytes.
+    let skipped = rows.iter().any(|r| r.pairs_skipped.is_some());
+    let leave_out: &[&str] = if skipped { &[] } else { &["pairs_skipped"] };
+    let mut w = Writer::with_header(out, columns::<TimelineRow>(0, leave_out))?;
     for r in rows {
-        w.row(r)?;
+        if skipped && r.pairs_skipped.is_none() {
+            w.row(&TimelineRow {
+                pairs_skipped: Some(0),
+                ..r.clone()
+            })?;
+        } else {
+            w.row(r)?;
+        }
     }
     w.into_inner()?;
     Ok(())
@@ -66,6 +77,12 @@ pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> 
         },
         "store_bytes": out.store_bytes,
     });
+    // Pairs out of range (issue 33 item 5): recorded only when there are.
+    if let Some(n) = last.and_then(|r| r.pairs_skipped)
+        && let Some(m) = summary.as_object_mut()
+    {
+        m.insert("pairs_skipped".into(), n.into());
+    }
     // A discrete store's record: γ, m, Δ_Z and the entropy (issue 25).
     if let Ok(crate::store::Family::Discrete { noise, rng, .. }) = out.config.family()
         && let Some(m) = summary.as_object_mut()

@@ -5,11 +5,12 @@
 //! **The state is updated by one run at a time** (issue 23.A1): a
 //! [`StateFile`] holds an OS lock on `STATE.lock` (a lock on the state
 //! itself would be lost when the new state is renamed over it) from before
-//! the state is read until the new one is in place; a second run fails at
-//! once with `STATE is in use by another run`. And an answer is shown only
-//! once it is recorded: with a state, the rows are written after the new
-//! state is committed, so no answer can be printed that a later run would
-//! not find — the same secret is never released twice with different noise.
+//! the state is read until the new one is in place, and removes it with the
+//! lock; a second run fails at once with `STATE is in use by another run`.
+//! And an answer is shown only once it is recorded: with a state, the rows
+//! are written after the new state is committed, so no answer can be
+//! printed that a later run would not find — the same secret is never
+//! released twice with different noise.
 
 use super::stream::{CsvStream, OutFile};
 use crate::error::{Error, Result};

@@ -9,12 +9,14 @@ use super::simulate::at_destination;
 use super::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
 use super::{check_plots_available, simulate::sim_default_out_dir};
 use crate::distance::Distances;
+use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::exec::{Local, RoundExecutor};
 use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
 use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
-use crate::sim::SimConfig;
+use crate::sim::{ResponseRow, SimConfig};
+use super::csv::CsvSink;
 use crate::util::table::{self, CsvRow};
 use serde::Serialize;
 use std::io::Write;
@@ -33,6 +35,9 @@ pub struct RelayTimings {
     pub plan_s: f64,
     /// Every owner's diffusion.
     pub relay_s: f64,
+    /// `responses.csv` (with `responses`; absent otherwise).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub responses_s: f64,
     /// Figures.
     pub plots_s: f64,
     /// Everything.
@@ -40,6 +45,10 @@ pub struct RelayTimings {
 }
 
 const WHAT: &str = "a row of the relay's output";
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 
 /// Loads the graph, runs the relay in this process and writes every output
 /// into `opts.out` atomically.
@@ -101,6 +110,16 @@ pub fn relay_to_dir_on(
         .run_on(exec, RelayEngine::Auto, &opts.control)?
         .ok_or_else(|| Error::Unsupported("peer 0 merges the relay's counts".into()))?;
     timings.relay_s = t.elapsed().as_secs_f64();
+    if config.sim.responses {
+        // Every recipient's read-out, in simulate's rows and writer (issue
+        // 33 item 13): computed here, where the outputs are written.
+        let t = Instant::now();
+        let n = config.sim.dim;
+        let mut rows = CsvSink::<ResponseRow>::create(&dir, "responses.csv", WHAT, n, &[])?;
+        plan.responses_into(&mut rows, &opts.control)?;
+        rows.finish()?;
+        timings.responses_s = t.elapsed().as_secs_f64();
+    }
     control.phase("writing outputs");
     let (files, by_distance) = relay_files(&plan, &stats)?;
     for (name, bytes) in &files {
@@ -147,18 +166,29 @@ pub fn relay_files(
         .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
     summary.push(b'\n');
     let files = vec![
-        ("relay.csv", csv_bytes("relay.csv", &rows)?),
+        ("relay.csv", csv_bytes("relay.csv", 0, &rows)?),
         (
             "relay_by_distance.csv",
-            csv_bytes("relay_by_distance.csv", &by_distance)?,
+            csv_bytes("relay_by_distance.csv", 0, &by_distance)?,
         ),
         ("summary.json", summary),
     ];
     Ok((files, by_distance))
 }
 
-/// The header of `R` and its rows, as the run's CSV writers format them.
-fn csv_bytes<R: CsvRow>(name: &str, rows: &[R]) -> Result<Vec<u8>> {
+/// `responses.csv` of a relay run in memory (the Python package's
+/// `responses=True`): the rows of [`RelayPlan::responses_into`], formatted
+/// as `relay --responses` and `simulate --responses` write them.
+pub fn relay_responses_csv(plan: &RelayPlan<'_>, control: &Control) -> Result<NamedFile> {
+    let mut rows: Vec<ResponseRow> = Vec::new();
+    plan.responses_into(&mut rows, control)?;
+    let n = plan.config().sim.dim;
+    Ok(("responses.csv", csv_bytes("responses.csv", n, &rows)?))
+}
+
+/// The header of `R` (vectors of `n` columns) and its rows, as the run's
+/// CSV writers format them.
+fn csv_bytes<R: CsvRow>(name: &str, n: usize, rows: &[R]) -> Result<Vec<u8>> {
     let fail = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::InvalidData {
             Error::Numerical(format!("{name}: {e} ({WHAT} is not a finite number)"))
@@ -167,7 +197,7 @@ fn csv_bytes<R: CsvRow>(name: &str, rows: &[R]) -> Result<Vec<u8>> {
         }
     };
     let mut w =
-        table::Writer::with_header(Vec::new(), table::columns::<R>(0, &[])).map_err(fail)?;
+        table::Writer::with_header(Vec::new(), table::columns::<R>(n, &[])).map_err(fail)?;
     for r in rows {
         w.row(r).map_err(fail)?;
     }

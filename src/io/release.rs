@@ -17,7 +17,8 @@ pub fn save_release(release: &GradualRelease, path: &Path) -> Result<()> {
 /// ([`Existing::Refuse`] for a new state file, so that two runs creating
 /// one do not silently overwrite each other).
 pub fn save_release_with(release: &GradualRelease, path: &Path, existing: Existing) -> Result<()> {
-    let mut f = crate::util::AtomicFile::create_with(path, existing)?;
+    // A state holds the secret: private (issue 33 item 7).
+    let mut f = crate::util::AtomicFile::create_private(path, existing)?;
     let text = release.to_json()?;
     f.write_all(text.as_bytes())
         .and_then(|_| f.write_all(b"\n"))

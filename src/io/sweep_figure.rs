@@ -21,9 +21,11 @@
 //!   in distinct shades (dark: correlated, light: independent), with their
 //!   own marker too; when only the mechanism splits them, each mechanism
 //!   has its colour of every other figure.
-//! * A panel of collusion rows names its estimator in its caption and the
-//!   title (`gain_mean (estimator ivw)`), or says the lines are per
-//!   estimator.
+//! * Metrics and keys are named in words ([`metric_label`], [`key_label`]:
+//!   `mean gain of the coalition`, not `gain_mean`). A panel of collusion
+//!   rows names its estimator in its caption (`…, estimator ivw`), or says
+//!   the lines are per estimator; a figure of one panel shows no caption
+//!   (its title names the metric) and says it in the note.
 //! * The metric's `_theory` companion (when the CSV has one) is dashed in the
 //!   same colour.
 //! * Numbers are checked as every figure's inputs are: `NaN` only as a
@@ -37,7 +39,8 @@
 //!   every value is positive.
 //!
 //! Same look as the plot module: DejaVu Sans, Okabe–Ito colours, PNG + SVG
-//! written atomically; the legend sits beside the panels, off the data.
+//! written atomically; legends off the data, one per panel when the colours
+//! mean different things in different panels ([`crate::io::plot::sweep`]).
 
 use super::sweep_summary::{POOLED_KEYS, SweepTable, aggregate, t975};
 use crate::error::{Error, Result};
@@ -58,7 +61,8 @@ pub struct PlotSpec {
     /// derived `KEY.PARAM` column); empty: the first numeric key column that
     /// varies, other than the seed.
     pub x: String,
-    /// Metrics, one panel each (e.g. `mse`, `gain`).
+    /// Metrics, one panel each (e.g. `mse`, `gain`); empty when drawing a
+    /// finished sweep: `gain_median` when it has collusion rows, else `mse`.
     pub metrics: Vec<String>,
     /// Keep only distance buckets containing one of these distances
     /// (per-bucket metrics; empty = every bucket).
@@ -151,8 +155,11 @@ pub(crate) struct Series {
 #[cfg_attr(not(feature = "plots"), allow(dead_code))]
 pub(crate) struct Panel {
     pub(crate) metric: String,
-    /// The metric and what it is of: `gain_mean (estimator ivw)`.
+    /// The metric in words and what it is of: `mean gain of the coalition,
+    /// estimator ivw`.
     pub(crate) caption: String,
+    /// The y axis: the metric in words.
+    pub(crate) y_label: String,
     pub(crate) log: bool,
     pub(crate) series: Vec<Series>,
 }
@@ -167,6 +174,8 @@ pub struct SweepFigure {
     pub(crate) x_label: String,
     /// x position (log10 with `log_x`) and tick text of each distinct value.
     pub(crate) x_ticks: Vec<(f64, String)>,
+    /// The x values are whole numbers on a linear axis.
+    pub(crate) x_integer: bool,
     pub(crate) panels: Vec<Panel>,
 }
 
@@ -288,11 +297,20 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
             "a sweep CSV with at least one key column (this sweep had no grid axis)",
         ));
     }
-    let metrics: Vec<String> = spec
-        .metrics
-        .iter()
-        .map(|m| crate::sweep::metrics::canonical_metric(m).to_string())
-        .collect();
+    // No metric named: the collusion gain when the sweep has collusion
+    // rows, else the MSE.
+    let metrics: Vec<String> = if spec.metrics.is_empty() {
+        if t.rows.iter().any(|(_, r)| r.metric == "gain_median") {
+            vec!["gain_median".into()]
+        } else {
+            vec!["mse".into()]
+        }
+    } else {
+        spec.metrics
+            .iter()
+            .map(|m| crate::sweep::metrics::canonical_metric(m).to_string())
+            .collect()
+    };
     let pooled_names = |i: usize| POOLED_KEYS.contains(&keys[i].as_str());
     // The x column: named, or the first numeric key column that varies.
     let distinct_of = |i: usize| {
@@ -561,7 +579,7 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                         id,
                         Series {
                             label: if parts.is_empty() {
-                                metric.clone()
+                                metric_label(metric)
                             } else {
                                 parts.join(" · ")
                             },
@@ -667,30 +685,37 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                 estimators.push(&a.row.estimator);
             }
         }
+        let words = metric_label(metric);
         let caption = match estimators.as_slice() {
-            [] => metric.clone(),
-            [e] => format!("{metric} (estimator {e})"),
-            _ => format!("{metric} (one line per estimator)"),
+            [] => words.clone(),
+            [e] => format!("{words}, estimator {e}"),
+            _ => format!("{words}, one line per estimator"),
         };
         panels.push(Panel {
             metric: metric.clone(),
             caption,
+            y_label: words,
             log,
             series,
         });
     }
     let x_label = if prefix.is_empty() {
-        keys[xi].clone()
+        key_label(&keys[xi])
     } else {
-        format!("{} = {prefix}…", keys[xi])
+        format!("{} = {prefix}…", key_label(&keys[xi]))
     };
     let x_label = if spec.log_x {
         format!("{x_label} (log scale)")
     } else {
         x_label
     };
-    let captions: Vec<&str> = panels.iter().map(|p: &Panel| p.caption.as_str()).collect();
-    let mut title = format!("{} against {}", captions.join(", "), keys[xi]);
+    // The title names the metrics in words; what a panel is of (its
+    // estimator) stays in its caption, or with one panel in the note.
+    let words: Vec<&str> = panels.iter().map(|p: &Panel| p.y_label.as_str()).collect();
+    let mut title = format!("{} against the {}", words.join(" and "), key_label(&keys[xi]));
+    if let Some(c) = title.get(..1) {
+        title = c.to_uppercase() + &title[1..];
+    }
     if !spec.at.is_empty() {
         let ds: Vec<String> = spec
             .at
@@ -724,13 +749,72 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
     } else {
         String::new()
     };
+    // One panel shows no caption: its remark (`estimator ivw`) leads the note.
+    let note = match panels.as_slice() {
+        [p] if p.caption != p.y_label => {
+            let remark = p.caption[p.y_label.len()..].trim_start_matches(", ");
+            if note.is_empty() {
+                remark.to_string()
+            } else {
+                format!("{remark}; {note}")
+            }
+        }
+        _ => note,
+    };
+    let x_integer = !spec.log_x
+        && numeric
+        && x_ticks
+            .iter()
+            .all(|t| t.0.fract() == 0.0 && t.1.trim().parse::<f64>().is_ok());
     Ok(SweepFigure {
         title,
         note,
         x_label,
         x_ticks,
+        x_integer,
         panels,
     })
+}
+
+/// A metric in words (the y axis and the caption of its panel; the CSV
+/// column keeps its name, see [`crate::sweep::metrics`]).
+pub fn metric_label(metric: &str) -> String {
+    if let Some(m) = metric.strip_suffix("_theory") {
+        return format!("{} (theory)", metric_label(m));
+    }
+    if let Some(m) = metric.strip_suffix("_se") {
+        return format!("standard error of the {}", metric_label(m));
+    }
+    match metric {
+        "mse" => "MSE of the answers".into(),
+        "mse_all" => "MSE over all answers".into(),
+        "jumps_per_path" => "jumps per path".into(),
+        "gain_mean" => "mean gain of the coalition".into(),
+        "gain_median" => "median gain of the coalition".into(),
+        "coalition_mse" => "MSE of the coalition's estimate".into(),
+        "eps_max" => "largest ε in the coalition".into(),
+        "eps_sum" => "sum of ε in the coalition".into(),
+        "coalition_size" => "coalition size".into(),
+        "utility_mse" => "MSE of the recipients' estimates per degree bucket".into(),
+        "utility_mse_all" => "MSE of every recipient's estimate".into(),
+        other => other.replace('_', " "),
+    }
+}
+
+/// A key column in words (the x axis).
+pub fn key_label(key: &str) -> String {
+    match key.trim_end_matches("_spec") {
+        "eps" => "privacy map ε".into(),
+        "dim" => "dimension n".into(),
+        "m" => "coalition size m".into(),
+        "b" => "decay b".into(),
+        "norm" => "norm".into(),
+        "distance" => "distance kind".into(),
+        "coalition" => "coalition".into(),
+        "owners" => "owners".into(),
+        "values" => "value model".into(),
+        other => other.replace('_', " "),
+    }
 }
 
 /// `FILE.csv` → `FILE.<suffix>` beside it.

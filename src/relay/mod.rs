@@ -73,9 +73,10 @@
 //! ([`RelayEngine`] picks one).
 //!
 //! Entry points: [`Relay`] (the builder, in memory), [`RelayPlan::run_on`]
-//! (on any [`RoundExecutor`](crate::exec::RoundExecutor)); the command's
-//! files are written by [`crate::io::relay`]. No file is read or written
-//! here.
+//! (on any [`RoundExecutor`](crate::exec::RoundExecutor)),
+//! [`RelayPlan::responses_into`] (every recipient's read-out, as
+//! `simulate`'s `responses.csv` rows); the command's files are written by
+//! [`crate::io::relay`]. No file is read or written here.
 
 mod batch;
 mod builder;
@@ -86,6 +87,7 @@ mod hop;
 pub mod job;
 mod levels;
 pub mod plan;
+mod responses;
 pub mod rows;
 mod run;
 pub mod signal;

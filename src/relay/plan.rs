@@ -131,9 +131,7 @@ impl<'a> RelayPlan<'a> {
     /// levels").
     pub(crate) fn check_level(&self, eps: f64, d: f64) -> Result<()> {
         let delta = self.model().sensitivity;
-        if (limits::EPS_MIN..=limits::EPS_MAX).contains(&eps)
-            && (limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(eps / delta))
-        {
+        if limits::level_in_range(eps, delta) {
             return Ok(());
         }
         let at = format!("distance {}", limits::fmt_num(d));

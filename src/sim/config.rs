@@ -5,7 +5,7 @@
 use crate::distance::{DistanceKind, DistanceOptions};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
-use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
+use crate::graph::{Graph, GraphView, HeaderMode, LoadOptions, load_graph};
 use crate::mechanism::{MechanismChoice, NoiseModel};
 use crate::post::Post;
 use crate::process::Norm;
@@ -242,6 +242,10 @@ pub struct SimConfig {
     pub view: Option<GraphView>,
     /// Arcs are one-way.
     pub directed: bool,
+    /// Whether the edge list's first data line is a header (default `auto`,
+    /// absent from `summary.json`: see [`HeaderMode`]).
+    #[serde(skip_serializing_if = "HeaderMode::is_auto")]
+    pub header: HeaderMode,
     /// Distance kind.
     pub distance: DistanceKind,
     /// Options of the distance routes (resistance cap, sketch size, seed).
@@ -327,6 +331,7 @@ impl Default for SimConfig {
             nodes: None,
             view: None,
             directed: false,
+            header: HeaderMode::Auto,
             distance: DistanceKind::Hop,
             distance_options: DistanceOptions::default(),
             bins: 20,
@@ -417,6 +422,7 @@ impl SimConfig {
             &LoadOptions {
                 directed: self.directed,
                 nodes_file: self.nodes.clone(),
+                header: self.header,
                 ..LoadOptions::default()
             },
         )?;

@@ -213,9 +213,7 @@ impl Plan<'_> {
         // (limits: "The range of privacy levels").
         let delta = self.model.sensitivity;
         for (k, &e) in s.unit_eps.iter().enumerate() {
-            if !(limits::EPS_MIN..=limits::EPS_MAX).contains(&e)
-                || !(limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&(e / delta))
-            {
+            if !limits::level_in_range(e, delta) {
                 let d = s.unit_d[k];
                 let at = if d.is_finite() {
                     format!("distance {}", limits::fmt_num(d))

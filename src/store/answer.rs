@@ -126,6 +126,18 @@ impl Store {
             });
         }
         let Some((h, b)) = held else {
+            if let super::Level::OutOfRange(e) = levels.level(d)? {
+                return Err(Error::param(
+                    "recipient",
+                    recipient,
+                    format!(
+                        "a node whose ε from {owner} is in the range answered: at distance {} \
+                         it is {}, out of range (no answer is released there)",
+                        crate::limits::fmt_num(d),
+                        crate::limits::fmt_num(e)
+                    ),
+                ));
+            }
             return Err(Error::param(
                 "recipient",
                 recipient,

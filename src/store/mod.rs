@@ -14,9 +14,21 @@
 //! extended, answers, timeline row, events applied — all or nothing), rows
 //! inserted in key order. A path's new segments are written in the same
 //! transaction as the first answer read from them, so no answer is ever
-//! durable without its path. One writer at a time ([`crate::util::lock`],
-//! `FILE.lock`); readers ([`Store::open`]) run beside a writer and see the
-//! last committed batch.
+//! durable without its path. One writer at a time ([`crate::util::lock`]:
+//! a lock on the store file itself, so nothing is left beside it); readers
+//! ([`Store::open`]) never write, run beside a writer and see the last
+//! committed batch — or, without write access, read a store whose commits
+//! are all checkpointed into the file. A store's file is created private
+//! (0600: it holds the owners' values); its `-wal` and `-shm` files take
+//! its permissions.
+//!
+//! # What is refused (issue 33)
+//! Nothing is ever written into a file that is not a store: an existing
+//! file is continued or started afresh only when it is empty or carries the
+//! store's `application_id` (set before anything else is written), else
+//! `not a privdiffuse release store: FILE`. A schema version this build does
+//! not know — in `PRAGMA user_version` or the `meta` row, or the two
+//! disagreeing — is refused naming it; so is anything but a regular file.
 //!
 //! # Schema (version [`SCHEMA_VERSION`]; `PRAGMA user_version`, `application_id` "PDIF")
 //! | table | key | holds |
@@ -89,7 +101,7 @@ mod write;
 
 pub use answer::StoreAnswer;
 pub use listing::{AnswerFilter, AnswerRow};
-pub use path::{Family, Levels, OwnerPath};
+pub use path::{Family, Level, Levels, OwnerPath};
 pub use read::graph_of;
 pub use resume::BatchTotals;
 pub use schema::SCHEMA_VERSION;
@@ -278,7 +290,7 @@ impl StoreConfig {
 /// ```no_run
 /// use privdiffuse::store::Store;
 /// # fn main() -> Result<(), privdiffuse::Error> {
-/// // A writer (holds FILE.lock): answers a pair now, recording a new release.
+/// // A writer (holds the store's lock): answers a pair now, recording a new release.
 /// let mut store = Store::open_writer("fb.db")?;
 /// let a = store.answer("0", "17")?;
 /// println!("batch {} ε {} y {:?} (new: {})", a.batch, a.eps, a.y, a.released);
@@ -308,40 +320,49 @@ pub(crate) fn db_error(path: &Path, e: rusqlite::Error) -> Error {
 }
 
 impl Store {
-    /// Creates a new store at `path` for a writer: takes `FILE.lock`, refuses
-    /// a file that holds a committed store (continue it with
-    /// [`Store::open_writer`]) and starts an empty one; its schema and
-    /// configuration are committed with batch 0 (`BatchWriter::create`).
-    /// A file left by a run killed before its first commit holds no store
-    /// and is started afresh.
+    /// Creates a new store at `path` for a writer: locks the file itself
+    /// (created empty and private, 0600, if missing), refuses a file that
+    /// holds a committed store (continue it with [`Store::open_writer`]) and
+    /// any file that is not a privdiffuse store — never writing into it —
+    /// and starts an empty one; its schema and configuration are committed
+    /// with batch 0 (`BatchWriter::create`). A file left by a run killed
+    /// before its first commit (empty, or marked as a store and holding no
+    /// batch) is started afresh.
     pub fn create(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
-        if let Ok(m) = std::fs::metadata(&path)
-            && !m.is_file()
-        {
-            return Err(Error::io(
-                &path,
-                std::io::Error::other(
-                    "not a regular file (a release store is a file this run creates or continues)",
-                ),
-            ));
-        }
-        let lock = FileLock::acquire(&path)?;
-        if path.exists() {
-            let conn = open_conn(&path, false)?;
-            let has_store: bool = conn
-                .query_row(
-                    "SELECT count(*) FROM sqlite_master WHERE name = 'meta'",
-                    [],
-                    |r| r.get::<_, i64>(0),
-                )
-                .map_err(|e| db_error(&path, e))?
-                > 0;
-            if has_store {
+        let existed = regular_or_missing(&path)?;
+        let lock = FileLock::on_file(&path, Some(0o600))?;
+        let claim = || -> Result<Connection> {
+            let conn = open_conn(&path, Access::Write)?;
+            let (app, pages) = identity(&conn).map_err(|_| not_a_store(&path))?;
+            if pages > 0 && app != schema::APPLICATION_ID {
+                return Err(not_a_store(&path));
+            }
+            if pages == 0 {
+                // Marked before anything else is written (the journal is
+                // not WAL yet: a kill rolls the mark back to an empty file).
+                conn.execute_batch(&format!(
+                    "PRAGMA application_id = {};",
+                    schema::APPLICATION_ID
+                ))
+                .map_err(|e| db_error(&path, e))?;
+            } else if has_meta(&conn).map_err(|e| db_error(&path, e))? {
                 return Err(Error::output_exists(&path, crate::util::Refusal::Exists));
             }
-        }
-        let conn = open_conn(&path, false)?;
+            set_wal(&conn, &path)?;
+            Ok(conn)
+        };
+        let conn = match claim() {
+            Ok(c) => c,
+            Err(e) => {
+                // The empty file the lock created is removed, still locked.
+                if !existed {
+                    let _ = std::fs::remove_file(&path);
+                }
+                drop(lock);
+                return Err(e);
+            }
+        };
         Ok(Store {
             conn,
             path,
@@ -352,18 +373,20 @@ impl Store {
         })
     }
 
-    /// Opens a store for reading (no lock: it may run beside a writer and
-    /// sees the last committed batch). Refuses a file that is not a store,
-    /// or a store of another schema version, with one line.
+    /// Opens a store for reading: never writes, and leaves nothing beside
+    /// the file (issue 33 item 4). With write access to the file and its
+    /// folder it runs beside a writer and sees the last committed batch;
+    /// without, it reads the file as it is (SQLite's `immutable`), which
+    /// needs every commit checkpointed into it: a `FILE-wal` beside it is
+    /// refused, naming it. Refuses a file that is not a store, a store of a
+    /// schema version this build does not know, and anything but a regular
+    /// file (a FIFO would block), each with one line.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
-        if !path.exists() {
-            return Err(Error::io(
-                &path,
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            ));
+        if !regular_or_missing(&path)? {
+            return Err(missing(&path));
         }
-        let conn = open_conn(&path, true)?;
+        let conn = open_conn(&path, Access::Read)?;
         let mut s = Store {
             conn,
             path,
@@ -376,19 +399,20 @@ impl Store {
         Ok(s)
     }
 
-    /// Opens an existing store for writing: takes `FILE.lock` (a second
-    /// writer fails at once with `FILE is in use by another run`), checks the
-    /// version as [`Store::open`] does.
+    /// Opens an existing store for writing: locks the file itself (a second
+    /// writer fails at once with `FILE is in use by another run`), checks it
+    /// as [`Store::open`] does before writing anything.
     pub fn open_writer(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref().to_path_buf();
-        let lock = FileLock::acquire(&path)?;
-        if !path.exists() {
-            return Err(Error::io(
-                &path,
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            ));
+        if !regular_or_missing(&path)? {
+            return Err(missing(&path));
         }
-        let conn = open_conn(&path, false)?;
+        let lock = FileLock::on_file(&path, None)?;
+        let conn = open_conn(&path, Access::Write)?;
+        let (app, _) = identity(&conn).map_err(|_| not_a_store(&path))?;
+        if app != schema::APPLICATION_ID {
+            return Err(not_a_store(&path));
+        }
         let mut s = Store {
             conn,
             path,
@@ -398,6 +422,7 @@ impl Store {
             cache: answer::Cache::default(),
         };
         s.load_meta()?;
+        set_wal(&s.conn, &s.path)?;
         let version: i64 = s
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
@@ -408,6 +433,24 @@ impl Store {
         Ok(s)
     }
 
+    /// Closes the store and removes the files named by `created` (the store
+    /// and its `-wal`, `-shm`: `(suffix, created by this run)`) while the
+    /// writer's lock is still held, so that no other writer can have opened
+    /// them in between — then releases the lock. For a run that fails
+    /// before its first commit.
+    pub fn remove_created(self, created: &[(&str, bool)]) {
+        let Store {
+            conn, path, lock, ..
+        } = self;
+        drop(conn);
+        for (suffix, ours) in created {
+            if *ours {
+                let _ = std::fs::remove_file(sidecar(&path, suffix));
+            }
+        }
+        drop(lock);
+    }
+
     /// Whether the file holds a committed store (batch 0 at least).
     pub fn is_initialised(&self) -> bool {
         self.config.is_some()
@@ -415,43 +458,44 @@ impl Store {
 
     fn load_meta(&mut self) -> Result<()> {
         let path = self.path.clone();
-        let not_store = || {
-            Error::input(
-                &path,
-                0,
-                "not a privdiffuse release store (or no batch committed yet)",
-            )
-        };
-        let app: i64 = self
-            .conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(|_| not_store())?;
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|_| not_store())?;
+        let (app, _) = identity(&self.conn).map_err(|_| not_a_store(&path))?;
         if app != schema::APPLICATION_ID {
-            return Err(not_store());
+            return Err(not_a_store(&path));
         }
-        if !(schema::SCHEMA_VERSION_MIN..=SCHEMA_VERSION).contains(&version) {
+        let db = |e| db_error(&path, e);
+        if !has_meta(&self.conn).map_err(db)? {
             return Err(Error::input(
                 &path,
                 0,
-                format!(
-                    "a release store of schema version {version}; this privdiffuse reads \
-                     versions {} to {SCHEMA_VERSION} only",
-                    schema::SCHEMA_VERSION_MIN
-                ),
+                "a release store with no batch committed yet (its first run is under way, or \
+                 was stopped before batch 0 was committed)",
             ));
         }
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(db)?;
+        let recorded: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)?;
+        schema::check_version(version, recorded.as_deref())
+            .map_err(|m| Error::input(&path, 0, m))?;
         let text: Option<String> = self
             .conn
             .query_row("SELECT value FROM meta WHERE key = 'config'", [], |r| {
                 r.get(0)
             })
             .optional()
-            .map_err(|e| db_error(&path, e))?;
-        let text = text.ok_or_else(not_store)?;
+            .map_err(db)?;
+        let text = text.ok_or_else(|| {
+            Error::input(&path, 0, "corrupt store: no configuration in its meta table")
+        })?;
         let config: StoreConfig = serde_json::from_str(&text)
             .map_err(|e| Error::input(&path, 0, format!("invalid stored configuration: {e}")))?;
         if let Err(e) = config.family() {
@@ -497,9 +541,7 @@ impl Store {
 
     /// The file's size in bytes (database, WAL included).
     pub fn size_bytes(&self) -> u64 {
-        let mut wal = self.path.as_os_str().to_os_string();
-        wal.push("-wal");
-        [self.path.clone(), PathBuf::from(wal)]
+        [self.path.clone(), sidecar(&self.path, "-wal")]
             .iter()
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
@@ -552,27 +594,151 @@ impl Store {
     }
 }
 
-/// Opens the connection: WAL, `synchronous=FULL`, a busy timeout so a
-/// reader waits out a writer's checkpoint instead of failing.
-fn open_conn(path: &Path, read_only: bool) -> Result<Connection> {
-    let flags = if read_only {
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
-    } else {
-        OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+/// The one refusal of a file that is not a release store (issue 33 item 1).
+fn not_a_store(path: &Path) -> Error {
+    Error::Unsupported(format!(
+        "not a privdiffuse release store: {}",
+        path.display()
+    ))
+}
+
+/// A store that is not there, as the operating system says it ("No such
+/// file or directory").
+fn missing(path: &Path) -> Error {
+    match std::fs::metadata(path) {
+        Err(e) => Error::io(path, e),
+        Ok(_) => Error::io(path, std::io::Error::from_raw_os_error(2)),
+    }
+}
+
+/// Whether `path` exists (as a regular file); a directory, FIFO, socket or
+/// device is refused at once (a FIFO would block the first read).
+fn regular_or_missing(path: &Path) -> Result<bool> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(true),
+        Ok(_) => Err(Error::io(
+            path,
+            std::io::Error::other("not a regular file: expected a release store (an SQLite file)"),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// `path` with `suffix` appended (SQLite's `-wal` and `-shm` files).
+pub(crate) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_os_string();
+    p.push(suffix);
+    p.into()
+}
+
+/// The file's `application_id` and its pages (0: an empty file).
+fn identity(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+    let app = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let pages = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    Ok((app, pages))
+}
+
+/// Whether the schema (its `meta` table) is committed.
+fn has_meta(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// How a connection may touch the file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// A writer's (the file exists: [`FileLock::on_file`] created it).
+    Write,
+    /// A reader's: see [`Store::open`].
+    Read,
+}
+
+/// Whether this process may write `path` (no descriptor is opened: closing
+/// one would drop SQLite's POSIX locks on the file).
+fn writable(path: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: a NUL-terminated path; access(2) reads it only.
+        unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
+    }
+}
+
+/// `path` as an SQLite URI (`file:` and the path percent-encoded).
+fn uri(path: &Path) -> String {
+    let mut out = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Opens the connection (never creating the file), with a busy timeout so
+/// a reader waits out a writer's checkpoint instead of failing. A reader
+/// with write access opens the file for writing but never writes (`PRAGMA
+/// query_only`): SQLite then shares a live writer's log and removes the
+/// `-wal` and `-shm` files it needed when it closes. A reader without write
+/// access opens the file `immutable` (no lock, no `-shm`), which is exact
+/// only when no `-wal` holds commits: one beside the file is refused.
+fn open_conn(path: &Path, access: Access) -> Result<Connection> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
+    let can_write = access == Access::Write || (writable(path) && writable(folder));
+    let conn = if can_write {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?
+    } else {
+        let wal = sidecar(path, "-wal");
+        if wal.symlink_metadata().is_ok() {
+            return Err(Error::io(
+                &wal,
+                std::io::Error::other(
+                    "a write-ahead log beside a store this process cannot write: its commits \
+                     cannot be read without write access to the store and its folder (a \
+                     writer's next run checkpoints it into the store)",
+                ),
+            ));
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        Connection::open_with_flags(format!("{}?immutable=1", uri(path)), flags)
+            .map_err(|e| db_error(path, e))?
+    };
     conn.busy_timeout(std::time::Duration::from_secs(10))
         .map_err(|e| db_error(path, e))?;
-    if !read_only {
-        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
-            .map_err(|e| db_error(path, e))?;
-        // 64 MiB of page cache: a batch's look-ups stay in memory.
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;")
+    if access == Access::Read && can_write {
+        conn.execute_batch("PRAGMA query_only = ON;")
             .map_err(|e| db_error(path, e))?;
     }
     Ok(conn)
+}
+
+/// A writer's journal: WAL, `synchronous=FULL`, 64 MiB of page cache (a
+/// batch's look-ups stay in memory).
+fn set_wal(conn: &Connection, path: &Path) -> Result<()> {
+    conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+        .map_err(|e| db_error(path, e))?;
+    conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;")
+        .map_err(|e| db_error(path, e))
 }
 
 /// n f64 as little-endian bytes (the encoding of values, segments, noise).

@@ -17,6 +17,7 @@
 use super::{StoreConfig, blob_to_f64s, f64s_to_blob};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::process::AnchoredPath;
 use crate::process::discrete::{DiscreteAnchored, DiscreteNoise, Rung};
 
@@ -35,6 +36,18 @@ pub enum Family {
         /// Seeded (reproducible) or the operating system's.
         rng: crate::process::discrete::RngSource,
     },
+}
+
+/// Where a distance puts a pair ([`Levels::level`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Level {
+    /// No path to the recipient: no answer.
+    Unreachable,
+    /// ε(d) out of the range any command answers at (issue 33 item 5): no
+    /// answer — the pair is skipped and counted (`pairs_skipped`).
+    OutOfRange(f64),
+    /// The level answered.
+    At(f64),
 }
 
 /// The level answered at a distance: `min(ε(d), top)`, then, for the
@@ -56,22 +69,72 @@ impl Levels {
         })
     }
 
-    /// The level at distance `d` (0 for an unreachable recipient). For
-    /// the discrete family, a level below the smallest rung the grid allows
-    /// is returned as it is: it compares below every rung (a pair whose ε
-    /// falls there keeps what it holds), and a release at it fails naming
-    /// the smallest allowed ε.
+    /// Where distance `d` puts a pair (issue 33 item 5): unreachable, out
+    /// of the answerable range, or answered at a level — `min(ε(d), top)`,
+    /// for the discrete family the rung at or below it. Out of range is a
+    /// level outside [`limits::level_in_range`] (0 or underflowed, NaN,
+    /// beyond 1e-60 … 1e60: the rule of every command) or, for the discrete
+    /// family, below the smallest rung the grid allows.
     #[inline]
-    pub fn at(&self, d: f64) -> Result<f64> {
+    pub fn level(&self, d: f64) -> Result<Level> {
+        if !d.is_finite() {
+            return Ok(Level::Unreachable);
+        }
         let e = StoreConfig::eps_at(&self.map, self.top, d);
+        if !limits::level_in_range(e, 1.0) {
+            return Ok(Level::OutOfRange(e));
+        }
         match &self.family {
-            Family::Laplace => Ok(e),
-            Family::Discrete { noise, .. } if e < noise.eps_of(noise.min_rung()) => Ok(e),
+            Family::Laplace => Ok(Level::At(e)),
+            Family::Discrete { noise, .. } if e < noise.eps_of(noise.min_rung()) => {
+                Ok(Level::OutOfRange(e))
+            }
             Family::Discrete { noise, top, .. } => {
                 let k = noise.rung_of(e)?.min(*top);
-                Ok(noise.eps_of(k))
+                Ok(Level::At(noise.eps_of(k)))
             }
         }
+    }
+
+    /// The level answered at distance `d`, or 0 for no answer (an
+    /// unreachable recipient, or a level out of range: see [`Levels::level`]).
+    /// A pair is (re)answered only when this rises above every level it
+    /// was released at; a pair whose level falls out of range keeps what it
+    /// holds.
+    #[inline]
+    pub fn at(&self, d: f64) -> Result<f64> {
+        Ok(match self.level(d)? {
+            Level::At(e) => e,
+            Level::Unreachable | Level::OutOfRange(_) => 0.0,
+        })
+    }
+
+    /// The refusal of a level out of range at distance `d` of START (the
+    /// graph a store is created from: its distances are known before
+    /// anything is written, so an out-of-range level there is the map's
+    /// mistake, refused as `simulate` refuses it).
+    pub fn refusal(&self, d: f64) -> Error {
+        let spec = self.map.spec();
+        let spec = spec.as_str();
+        let e = StoreConfig::eps_at(&self.map, self.top, d);
+        let at = format!("distance {} of START", limits::fmt_num(d));
+        if let Some(err) = limits::level_error(spec, e, &at, 1.0) {
+            return err;
+        }
+        let floor = match &self.family {
+            Family::Discrete { noise, .. } => noise.eps_of(noise.min_rung()),
+            Family::Laplace => 0.0,
+        };
+        Error::param(
+            "eps",
+            limits::readable(spec),
+            format!(
+                "ε ≥ {} at every distance of START (the smallest rung of the grid), got ε = {} \
+                 at {at}",
+                limits::fmt_num(floor),
+                limits::fmt_num(e)
+            ),
+        )
     }
 
     /// The family of the paths.

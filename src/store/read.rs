@@ -259,11 +259,14 @@ impl Store {
         }
         let mut st = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT batch, time, events, pairs_closer, pairs_farther, answers, pairs, mse, \
                  mse_theory, eps_spent, resample_mse, resample_eps_spent, frozen_mse, \
-                 frozen_eps_spent FROM timeline ORDER BY batch",
-            )
+                 frozen_eps_spent, \
+                 (SELECT value FROM meta WHERE key = '{}' || timeline.batch) \
+                 FROM timeline ORDER BY batch",
+                super::write::SKIPPED_KEY
+            ))
             .map_err(|e| db_error(&self.path, e))?;
         st.query_map([], |r| {
             Ok(TimelineRow {
@@ -281,6 +284,9 @@ impl Store {
                 resample_eps_spent: r.get(11)?,
                 frozen_mse: r.get(12)?,
                 frozen_eps_spent: r.get(13)?,
+                pairs_skipped: r
+                    .get::<_, Option<String>>(14)?
+                    .and_then(|v| v.parse().ok()),
             })
         })
         .and_then(|rows| rows.collect())

@@ -12,8 +12,38 @@ pub const SCHEMA_VERSION: i64 = 2;
 pub const SCHEMA_VERSION_MIN: i64 = 1;
 
 /// `PRAGMA application_id`: "PDIF", so that `file` and other tools can tell
-/// a release store from any SQLite file.
+/// a release store from any SQLite file. A new store's file carries it from
+/// its first write on, before anything else is written (issue 33 item 1):
+/// a file without it that holds any page is someone else's and is never
+/// written.
 pub const APPLICATION_ID: i64 = 0x5044_4946;
+
+/// Refuses a schema version this build does not know (issue 33 item 2):
+/// `PRAGMA user_version` must lie in [`SCHEMA_VERSION_MIN`] ..=
+/// [`SCHEMA_VERSION`] and the `meta` row `schema_version` must say the same
+/// number — a store whose two records disagree was edited, and this build
+/// cannot tell which one it is. The message names the version found.
+pub(super) fn check_version(user_version: i64, meta: Option<&str>) -> Result<(), String> {
+    let reads =
+        format!("this privdiffuse reads versions {SCHEMA_VERSION_MIN} to {SCHEMA_VERSION} only");
+    if !(SCHEMA_VERSION_MIN..=SCHEMA_VERSION).contains(&user_version) {
+        return Err(format!(
+            "a release store of schema version {user_version}; {reads}"
+        ));
+    }
+    match meta {
+        Some(m) if m == user_version.to_string() => Ok(()),
+        Some(m) => Err(format!(
+            "a release store of schema version '{}' (its meta schema_version; PRAGMA \
+             user_version says {user_version}); {reads}",
+            crate::util::lines::one_line(&m.chars().take(40).collect::<String>())
+        )),
+        None => Err(format!(
+            "a release store without a meta schema_version (PRAGMA user_version says \
+             {user_version}); {reads}"
+        )),
+    }
+}
 
 /// Every table and trigger, created in one transaction with the store.
 pub const CREATE: &str = r#"

@@ -50,6 +50,7 @@ fn small(dir: &Path) -> (PathBuf, AnchoredPath) {
         resample_eps_spent: Some(1.0),
         frozen_mse: Some(1.0),
         frozen_eps_spent: Some(1.0),
+        pairs_skipped: None,
     };
     s.write_batch(|w| {
         w.create(
@@ -257,6 +258,7 @@ fn rows_timeline() -> TimelineRow {
         resample_eps_spent: None,
         frozen_mse: None,
         frozen_eps_spent: None,
+        pairs_skipped: None,
     }
 }
 

@@ -60,11 +60,22 @@ pub struct TimelineRow {
     pub frozen_mse: Option<f64>,
     /// `frozen`: mean of each pair's first ε.
     pub frozen_eps_spent: Option<f64>,
+    /// Reachable ordered pairs whose ε at their current distance is out of
+    /// the range any answer is given at (0 or underflowed, below 1e-60, or
+    /// below the smallest rung): they get no answer there (issue 33 item 5).
+    /// Absent (and no column in `timeline.csv`) while there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs_skipped: Option<u64>,
 }
 
 impl crate::util::CsvRow for TimelineRow {
-    const OPTIONAL: &'static [&'static str] = &[];
+    const OPTIONAL: &'static [&'static str] = &["pairs_skipped"];
 }
+
+/// The `meta` keys of the batches' `pairs_skipped`: this prefix and the
+/// batch (one row per batch that skipped any pair, so that the schema stays
+/// version 2; read back by `Store::timeline`).
+pub(super) const SKIPPED_KEY: &str = "pairs_skipped.";
 
 /// The writes of one batch, inside one transaction ([`Store::write_batch`](super::Store::write_batch)).
 pub struct BatchWriter<'a> {
@@ -282,8 +293,15 @@ impl<'a> BatchWriter<'a> {
                 r.frozen_eps_spent
             ],
         )
-        .map(|_| ())
-        .map_err(|e| self.err(e))
+        .map_err(|e| self.err(e))?;
+        if let Some(n) = r.pairs_skipped {
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                params![format!("{SKIPPED_KEY}{}", r.batch), n.to_string()],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     /// Runs raw SQL inside the batch (tests: writing around the code to see

@@ -10,7 +10,7 @@ use crate::collusion::DEFAULT_OWNERS;
 use crate::control::Control;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::error::{Error, Result};
-use crate::graph::{Graph, GraphView, LoadOptions, load_graph};
+use crate::graph::{Graph, GraphView, HeaderMode};
 use crate::sim::{Plan, SimConfig};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -54,11 +54,17 @@ pub struct Estimate {
     pub seconds: f64,
 }
 
-/// The graph a point loads: (graph, nodes, directed, view).
-type GraphKey = (PathBuf, Option<PathBuf>, bool, Option<GraphView>);
+/// The graph a point loads: (graph, nodes, directed, header, view).
+type GraphKey = (PathBuf, Option<PathBuf>, bool, HeaderMode, Option<GraphView>);
 
 fn graph_key(c: &SimConfig) -> GraphKey {
-    (c.graph.clone(), c.nodes.clone(), c.directed, c.view.clone())
+    (
+        c.graph.clone(),
+        c.nodes.clone(),
+        c.directed,
+        c.header,
+        c.view.clone(),
+    )
 }
 
 /// The distinct graphs (with their views) of `points`, each loaded once, and
@@ -73,19 +79,17 @@ fn load_graphs<'a>(points: impl Iterator<Item = &'a Point>) -> Result<(Vec<Graph
     }
     let graphs = gkeys
         .iter()
-        .map(|(path, nodes, directed, view)| {
-            let g = load_graph(
-                path,
-                &LoadOptions {
-                    directed: *directed,
-                    nodes_file: nodes.clone(),
-                    ..LoadOptions::default()
-                },
-            )?;
-            match view {
-                Some(v) => v.apply(&g),
-                None => Ok(g),
+        .map(|(path, nodes, directed, header, view)| {
+            // The configuration's own loading, with only these options.
+            SimConfig {
+                graph: path.clone(),
+                nodes: nodes.clone(),
+                directed: *directed,
+                header: *header,
+                view: view.clone(),
+                ..SimConfig::default()
             }
+            .load_graph()
         })
         .collect::<Result<_>>()?;
     Ok((gkeys, graphs))

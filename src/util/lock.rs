@@ -1,20 +1,33 @@
-//! An advisory OS lock on a separate file `FILE.lock` beside the file it
-//! guards: one writer at a time for files that are updated in place or
-//! replaced by rename (the release store, a `relax --state` file).
+//! One writer at a time, leaving nothing behind (issue 33 item 11): an
+//! advisory OS lock that a second writer finds taken at once.
 //!
-//! The lock sits on its own file because a lock on the guarded file itself is
-//! lost when that file is replaced by a rename. The writer takes it when it
-//! opens the guarded file and holds it until it is dropped (or the process
-//! dies: the kernel releases `flock` locks with the last descriptor, so a
-//! SIGKILL never leaves a stale lock behind). A second writer fails at once —
-//! no waiting — with [`LockError::InUse`], whose message is
-//! `FILE is in use by another run` with FILE as the caller wrote it.
-//! Readers do not take the lock. The `.lock` file is left in place (removing
-//! it would race with a writer that has just opened it).
+//! Two forms, one rule:
+//! * [`FileLock::on_file`] locks the guarded file itself — for files that
+//!   are updated in place and never replaced by a rename (the release store:
+//!   SQLite's own locks are POSIX record locks, which `flock` does not touch
+//!   on Linux). Nothing is created beside the file.
+//! * [`FileLock::acquire`] locks a lock file `FILE.lock` beside the guarded
+//!   file — for files replaced by a rename (a `relax --state` file, the
+//!   outputs of `generate events`), where a lock on the file itself would be
+//!   lost with the old inode. The lock file is removed when the lock is
+//!   released.
+//!
+//! Both are race-free against a writer that unlinks: after `flock` the
+//! holder checks that the descriptor it locked is still the file at the
+//! path (`fstat(fd)` equals `stat(path)`), and retries otherwise; a lock file
+//! is unlinked while its lock is still held. So two writers never both
+//! believe they hold the lock, and a lock file left by a killed process (the
+//! kernel releases `flock` locks with the last descriptor: a SIGKILL never
+//! leaves a lock *held*) is taken over and removed by the next writer.
+//!
+//! A second writer fails at once — no waiting — with [`LockError::InUse`],
+//! whose message is `FILE is in use by another run` with FILE as the caller
+//! wrote it. Readers do not take the lock.
 //!
 //! Linux: `flock(LOCK_EX | LOCK_NB)`. Elsewhere a fallback that compiles
 //! everywhere: the lock file is created exclusively (`O_EXCL`) and removed on
-//! drop — a killed process leaves it behind, and the message says so.
+//! drop — a killed process leaves it behind, and the message says so; a
+//! lock on the file itself is then a lock file too.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -49,56 +62,143 @@ pub fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// An exclusive lock on `FILE.lock`, held while this value lives.
+/// An exclusive lock, held while this value lives.
 #[derive(Debug)]
 pub struct FileLock {
     /// Kept open: closing the last descriptor releases a `flock`.
-    _file: File,
+    file: File,
+    /// The file locked (the guarded file itself, or its lock file).
     lock: PathBuf,
+    /// Whether `lock` is a lock file of ours, removed on release.
+    remove: bool,
 }
+
+/// How many times a writer re-opens a file another writer unlinked or
+/// replaced between its `open` and its `flock` before giving up.
+#[cfg(target_os = "linux")]
+const RETRIES: usize = 64;
 
 impl FileLock {
     /// Takes the writer's lock of `path` (the guarded file; it need not
-    /// exist yet), failing at once if another writer holds it.
+    /// exist yet) on the lock file `FILE.lock`, failing at once if another
+    /// writer holds it. The lock file is removed when the lock is dropped.
     pub fn acquire(path: &Path) -> Result<FileLock, LockError> {
         let lock = lock_path(path);
-        let file = open_locked(&lock, path)?;
-        Ok(FileLock { _file: file, lock })
+        let file = open_locked(&lock, path, None)?;
+        Ok(FileLock {
+            file,
+            lock,
+            remove: true,
+        })
     }
 
-    /// The lock file.
+    /// Takes the writer's lock on `path` itself, creating the file (empty,
+    /// with permissions `mode` less the umask) when `create` and it does not
+    /// exist; fails at once if another writer holds it. Nothing is created
+    /// beside `path`, nothing removed on drop.
+    pub fn on_file(path: &Path, create: Option<u32>) -> Result<FileLock, LockError> {
+        let file = open_locked(path, path, Some(create))?;
+        #[cfg(not(target_os = "linux"))]
+        {
+            // Without flock: the exclusive lock file stands for the lock.
+            let lock = lock_path(path);
+            open_locked(&lock, path, None)?;
+            return Ok(FileLock {
+                file,
+                lock,
+                remove: true,
+            });
+        }
+        #[cfg(target_os = "linux")]
+        Ok(FileLock {
+            file,
+            lock: path.to_path_buf(),
+            remove: false,
+        })
+    }
+
+    /// The file locked: `FILE.lock`, or the guarded file itself.
     pub fn lock_file(&self) -> &Path {
         &self.lock
     }
+
+    /// The locked file, open for reading and writing.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
 }
 
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Unlinked while still held: a writer that opened this lock file
+        // before the unlink finds, once it gets the lock, that the path no
+        // longer names it, and starts again (see `open_locked`).
+        if self.remove {
+            let _ = std::fs::remove_file(&self.lock);
+        }
+    }
+}
+
+/// Opens `lock` (a lock file, created; or with `own` the guarded file
+/// itself, created only when `own` holds `Some(mode)`) and locks it,
+/// retrying while the path stops naming the file locked.
 #[cfg(target_os = "linux")]
-fn open_locked(lock: &Path, guarded: &Path) -> Result<File, LockError> {
+fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<File, LockError> {
     use std::os::fd::AsRawFd;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(lock)
-        .map_err(|e| LockError::Io(super::PathIoError::io(lock, e)))?;
-    // SAFETY: flock on a descriptor we own; no memory is shared.
-    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if r == 0 {
-        return Ok(file);
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let io = |e: std::io::Error| LockError::Io(super::PathIoError::io(lock, e));
+    for _ in 0..RETRIES {
+        let mut o = std::fs::OpenOptions::new();
+        o.read(true).write(true);
+        match own {
+            None => {
+                o.create(true).truncate(false).mode(0o600);
+            }
+            Some(Some(mode)) => {
+                o.create(true).truncate(false).mode(mode);
+            }
+            Some(None) => {}
+        }
+        let file = o.open(lock).map_err(io)?;
+        // SAFETY: flock on a descriptor we own; no memory is shared.
+        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if r != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+                LockError::InUse {
+                    path: guarded.to_path_buf(),
+                }
+            } else {
+                io(e)
+            });
+        }
+        let held = file.metadata().map_err(io)?;
+        match std::fs::metadata(lock) {
+            Ok(now) if (now.dev(), now.ino()) == (held.dev(), held.ino()) => return Ok(file),
+            // Unlinked (or replaced) by the writer we waited for: again.
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io(e)),
+        }
     }
-    let e = std::io::Error::last_os_error();
-    if e.kind() == std::io::ErrorKind::WouldBlock {
-        Err(LockError::InUse {
-            path: guarded.to_path_buf(),
-        })
-    } else {
-        Err(LockError::Io(super::PathIoError::io(lock, e)))
-    }
+    Err(io(std::io::Error::other(
+        "the file kept being replaced while this run tried to lock it",
+    )))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn open_locked(lock: &Path, guarded: &Path) -> Result<File, LockError> {
+fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<File, LockError> {
+    let io = |e: std::io::Error| LockError::Io(super::PathIoError::io(lock, e));
+    if let Some(create) = own {
+        // The guarded file itself, opened (created if asked); its lock is
+        // the lock file `FileLock::on_file` takes next.
+        let mut o = std::fs::OpenOptions::new();
+        o.read(true).write(true);
+        if create.is_some() {
+            o.create(true).truncate(false);
+        }
+        return o.open(lock).map_err(io);
+    }
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -108,14 +208,7 @@ fn open_locked(lock: &Path, guarded: &Path) -> Result<File, LockError> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(LockError::InUse {
             path: guarded.to_path_buf(),
         }),
-        Err(e) => Err(LockError::Io(super::PathIoError::io(lock, e))),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-impl Drop for FileLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.lock);
+        Err(e) => Err(io(e)),
     }
 }
 
@@ -148,5 +241,68 @@ mod tests {
         let _held = FileLock::acquire(&db).unwrap();
         let e = FileLock::acquire(&db).unwrap_err();
         assert!(matches!(&e, LockError::InUse { path } if path == &db));
+    }
+
+    #[test]
+    fn a_lock_file_is_gone_once_released_and_a_stale_one_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o.edges");
+        let held = FileLock::acquire(&out).unwrap();
+        assert!(dir.path().join("o.edges.lock").exists());
+        drop(held);
+        assert!(!dir.path().join("o.edges.lock").exists());
+        // A lock file left by a killed writer holds no lock.
+        std::fs::write(dir.path().join("o.edges.lock"), b"").unwrap();
+        let held = FileLock::acquire(&out).unwrap();
+        drop(held);
+        assert!(!dir.path().join("o.edges.lock").exists());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_lock_on_the_file_itself_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("s.db");
+        let held = FileLock::on_file(&db, Some(0o600)).unwrap();
+        assert_eq!(held.lock_file(), db);
+        let e = FileLock::on_file(&db, None).unwrap_err();
+        assert!(matches!(&e, LockError::InUse { path } if path == &db));
+        drop(held);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "only the file itself");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&db).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "created private: {mode:o}");
+        // Not created when asked not to.
+        let missing = dir.path().join("missing.db");
+        assert!(matches!(
+            FileLock::on_file(&missing, None),
+            Err(LockError::Io(_))
+        ));
+    }
+
+    /// The race the unlink must not open: a writer that opened the lock
+    /// file just before its holder released (and removed) it must not
+    /// believe it holds a lock on the removed file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_writer_that_opened_a_removed_lock_file_starts_again() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("st.json");
+        let first = FileLock::acquire(&out).unwrap();
+        // The second writer's open, before the first one's release.
+        let early = std::fs::File::open(lock_path(&out)).unwrap();
+        drop(first);
+        // It gets the flock on the unlinked inode …
+        let r = unsafe { libc::flock(early.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        assert_eq!(r, 0);
+        // … while a third writer creates and locks the path anew: both
+        // cannot hold "the" lock, and the path names the third one's.
+        let third = FileLock::acquire(&out).unwrap();
+        let at_path = std::fs::metadata(lock_path(&out)).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_ne!(at_path.ino(), early.metadata().unwrap().ino());
+        drop(third);
     }
 }

@@ -14,8 +14,10 @@
 //! * [`atomic`] — files and directories that appear only when complete
 //!   (written under a temporary name, renamed into place; removed if the
 //!   call fails or is interrupted).
-//! * [`lock`] — one writer at a time: an OS lock on `FILE.lock` beside a
-//!   guarded file (`FILE is in use by another run`).
+//! * [`lock`] — one writer at a time: an OS lock on the guarded file, or on
+//!   `FILE.lock` beside it, removed on release (`FILE is in use by another
+//!   run`).
+//! * [`notes`] — warnings beside a result (standard error, or a face's sink).
 //! * [`average`] — mean and median of a sample.
 //! * [`space`] — free space of a file system (`statvfs`), for writers that
 //!   check a projected output size before streaming.
@@ -25,6 +27,7 @@ pub mod average;
 mod file_error;
 pub mod lines;
 pub mod lock;
+pub mod notes;
 pub mod num;
 pub mod space;
 pub(crate) mod spec;

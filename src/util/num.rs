@@ -18,6 +18,56 @@ pub fn fmt_f64(x: f64) -> String {
     s
 }
 
+/// A number for a message: shortest round-trip form, with an exponent when
+/// it is very large or small (`1e-90`, `1.5e309` → `inf`, not 90 zeros).
+pub fn fmt_num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// `text` for a message with every long decimal expansion of an f64 in
+/// [`fmt_num`]'s exponent form (issue 33 item 9): `1e308` typed by a user
+/// is printed `1e308`, not the 309 digits of its `Display`. Only a run of
+/// digits and dots standing alone (not part of a word or an id) is
+/// rewritten, and only when it is more than 40 characters long (a `u64` id
+/// has at most 20 digits; 2^-30 in full has 32 characters and stays).
+pub fn shorten_numbers(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let is_num = |c: u8| c.is_ascii_digit() || c == b'.';
+    let mut out: Option<String> = None;
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if !is_num(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && is_num(b[i]) {
+            i += 1;
+        }
+        let run = &text[start..i];
+        let alone = (start == 0 || !b[start - 1].is_ascii_alphanumeric() && b[start - 1] != b'_')
+            && (i == b.len() || !b[i].is_ascii_alphanumeric() && b[i] != b'_');
+        let long = run.len() > 40;
+        if let (true, true, Ok(x)) = (alone, long, run.parse::<f64>()) {
+            let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            o.push_str(&text[copied..start]);
+            o.push_str(&fmt_num(x));
+            copied = i;
+        }
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+    }
+}
+
 /// A short human-readable number for tick labels and notes.
 pub fn short(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
@@ -74,6 +124,26 @@ mod tests {
             prop_assume!(x.is_finite());
             let back: f64 = fmt_f64(x).parse().unwrap();
             prop_assert_eq!(back.to_bits(), x.to_bits());
+        }
+    }
+
+    #[test]
+    fn long_expansions_are_shortened_and_ids_are_not() {
+        let big = format!("{}", 1e308);
+        assert_eq!(shorten_numbers(&format!("invalid '{big}'")), "invalid '1e308'");
+        let tiny = format!("{}", 3.8725919148493183e-121);
+        assert_eq!(
+            shorten_numbers(&format!("got ε = {tiny} at 2")),
+            "got ε = 3.8725919148493183e-121 at 2"
+        );
+        for kept in [
+            "18446744073709551615",
+            "node 123456789012345678901234567890",
+            "ε ≥ 0.0000000009313225746154785",
+            "x1000000000000000000000000000000000000",
+            "0.1 and 15",
+        ] {
+            assert_eq!(shorten_numbers(kept), kept);
         }
     }
 

@@ -384,8 +384,7 @@ impl<'a> UtilityPlan<'a> {
                 ));
             }
             prev = eps;
-            let ok = (limits::EPS_MIN..=limits::EPS_MAX).contains(&eps)
-                && (limits::LEVEL_MIN..=limits::LEVEL_MAX).contains(&model.level(eps));
+            let ok = limits::level_in_range(eps, model.sensitivity);
             if ok {
                 floor_lambda = floor_lambda.min(model.level(eps));
                 top = top.max(model.level(eps));

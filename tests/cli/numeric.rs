@@ -221,6 +221,8 @@ const NUMERIC: &[(&str, &[&str])] = &[
 /// Options that take a value that is not a number (paths, specs, names).
 const NOT_NUMERIC: &[&str] = &[
     "graph",
+    // yes | no | auto
+    "header",
     // graph views: `ID[:R]` (driven with numbers under `subgraph`) and a file
     "ego",
     "subgraph",

@@ -646,3 +646,102 @@ fn relay_processes_that_differ_stop_both_naming_the_difference() {
         "process 1 has sim.eps = exp:a=3,b=2 where process 0 has sim.eps = exp:a=3,b=1",
     );
 }
+
+/// `simulate` on the bundled graph started as processes 0 and 1 of a fresh
+/// host file, process `p` running the executable `exes[p]`; each process's
+/// exit code and standard error.
+fn pair_of_binaries(d: &Path, exes: [&Path; 2]) -> Vec<(Option<i32>, String)> {
+    let (hosts, _) = hostfile(d, 2);
+    let children: Vec<Child> = (0..2)
+        .map(|p| {
+            Command::new(exes[p])
+                .env_remove("RUST_BACKTRACE")
+                .args(sim(&["--cluster-timeout", "20"]))
+                .arg("--cluster")
+                .arg(&hosts)
+                .args(["--process", &p.to_string(), "--out"])
+                .arg(d.join(format!("o{p}")))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| {
+            let (o, _) = wait_bounded(c, Duration::from_secs(60));
+            (o.status.code(), stderr(&o))
+        })
+        .collect()
+}
+
+/// A copy of this build's binary at `to`, executable, edited by `edit`.
+fn edited_binary(to: &Path, edit: impl FnOnce(&mut Vec<u8>) -> bool) -> bool {
+    let mut bytes = fs::read(env!("CARGO_BIN_EXE_privdiffuse")).unwrap();
+    if !edit(&mut bytes) {
+        return false;
+    }
+    fs::write(to, bytes).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(to, fs::Permissions::from_mode(0o755)).unwrap();
+    true
+}
+
+/// Issue 33 item 14: peers running different binaries are refused, never
+/// merged — one built from another commit (its version says so), and one
+/// whose version agrees but whose code differs (a tree with uncommitted
+/// changes, a build outside a checkout): the executable's SHA-256 is part
+/// of the fingerprint.
+#[test]
+fn peers_running_different_binaries_stop_both() {
+    let d = scratch("binaries");
+    let ours = PathBuf::from(env!("CARGO_BIN_EXE_privdiffuse"));
+    // Same version, other bytes (trailing bytes: the ELF still runs).
+    let other = d.join("privdiffuse-other");
+    assert!(edited_binary(&other, |b| {
+        b.extend_from_slice(b"another build");
+        true
+    }));
+    let outs = pair_of_binaries(&d, [&ours, &other]);
+    for (p, (code, e)) in outs.iter().enumerate() {
+        assert_eq!(*code, Some(1), "process {p}: {e}");
+        assert!(
+            e.starts_with("error: cluster: process 1 has binary.sha256 = "),
+            "process {p}: {e}"
+        );
+        assert!(!d.join(format!("o{p}")).exists(), "process {p} wrote");
+    }
+    assert_eq!(outs[0].1, outs[1].1);
+    // Another commit: the version's git hash differs.
+    let commit = d.join("privdiffuse-commit");
+    let patched = edited_binary(&commit, |b| {
+        // Every copy of "(git HASH)" (the version is embedded in several
+        // places), the hash rewritten.
+        let at: Vec<usize> = b
+            .windows(5)
+            .enumerate()
+            .filter(|(_, w)| *w == b"(git ")
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &at {
+            for c in &mut b[i + 5..i + 15] {
+                *c = if *c == b'0' { b'1' } else { b'0' };
+            }
+        }
+        !at.is_empty()
+    });
+    if patched {
+        let outs = pair_of_binaries(&d, [&ours, &commit]);
+        for (p, (code, e)) in outs.iter().enumerate() {
+            assert_eq!(*code, Some(1), "process {p}: {e}");
+            assert!(
+                e.starts_with("error: cluster: process 1 has version = 0.1.0 (git "),
+                "process {p}: {e}"
+            );
+        }
+    } else {
+        eprintln!("SKIPPED: built outside a git checkout: no commit in the version");
+    }
+    let _ = fs::remove_dir_all(&d);
+}

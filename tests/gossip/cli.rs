@@ -116,7 +116,7 @@ fn writes_the_contract_files_identically_on_one_and_two_threads() {
 fn refuses_bad_input_in_one_line() {
     let d = scratch("bad");
     let two = d.join("two.edges");
-    fs::write(&two, "0 1\n2 3\n").unwrap();
+    fs::write(&two, "0 1\n1 4\n2 3\n3 5\n").unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["--graph", two.to_str().unwrap(), "--sigma", "1"],

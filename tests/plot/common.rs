@@ -226,24 +226,43 @@ pub fn png_size(bytes: &[u8]) -> (u32, u32) {
     (w, h)
 }
 
+/// Decodes a PNG (8-bit RGB or RGBA, as the figures are written) with the
+/// `png` crate: (width, height, RGB pixels row by row).
+pub fn decode_rgb(bytes: &[u8]) -> (u32, u32, Vec<[u8; 3]>) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("PNG header decodes");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG decodes");
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let step = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        other => panic!("unexpected colour type {other:?}"),
+    };
+    let px = buf[..info.buffer_size()]
+        .chunks_exact(step)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, info.height, px)
+}
+
 /// Decodes a PNG and returns (width, height, variance of the luma, share of
 /// non-white pixels).
 pub fn png_stats(path: &Path) -> (u32, u32, f64, f64) {
     let bytes = std::fs::read(path).unwrap();
     let (w0, h0) = png_size(&bytes);
-    let img = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
-        .expect("PNG decodes")
-        .to_luma8();
-    let (w, h) = img.dimensions();
+    let (w, h, px) = decode_rgb(&bytes);
     assert_eq!((w, h), (w0, h0));
-    let n = (w * h) as f64;
-    let mean = img.pixels().map(|p| p.0[0] as f64).sum::<f64>() / n;
-    let var = img
-        .pixels()
-        .map(|p| (p.0[0] as f64 - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    let ink = img.pixels().filter(|p| p.0[0] < 250).count() as f64 / n;
+    // Rec. 709 luma.
+    let luma: Vec<f64> = px
+        .iter()
+        .map(|p| 0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64)
+        .collect();
+    let n = luma.len() as f64;
+    let mean = luma.iter().sum::<f64>() / n;
+    let var = luma.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / n;
+    let ink = luma.iter().filter(|l| **l < 250.0).count() as f64 / n;
     (w, h, var, ink)
 }
 

@@ -10,8 +10,7 @@ fn opts(w: u32, h: u32) -> PlotOptions {
     PlotOptions {
         width: w,
         height: h,
-        owner: None,
-        edges: false,
+        ..PlotOptions::default()
     }
 }
 
@@ -64,11 +63,7 @@ fn every_kind_renders_png_and_svg() {
         Kind::Jumps,
         1200,
         800,
-        &[
-            hops,
-            "jumps per bin (count)",
-            "answer error ‖y − u‖₂ (n = 2)",
-        ],
+        &[hops, "jumps per bin", "answer error ‖y − u‖₂ (n = 2)"],
     );
     check_kind(
         &dir,
@@ -93,8 +88,8 @@ fn every_kind_renders_png_and_svg() {
         800,
         450,
         &[
-            "coalition (m = members), ordered by size",
-            "gain = MSE(best member) / MSE(estimator), log",
+            "coalition, ordered by size (m: members)",
+            "gain = MSE(best member) / MSE(estimator), log scale",
         ],
     );
     check_kind(
@@ -103,7 +98,7 @@ fn every_kind_renders_png_and_svg() {
         Kind::Path,
         640,
         420,
-        &["privacy level ε (log scale)", "arctan(V_ε) (rad)"],
+        &["privacy level ε (log scale)", "arctan(V_ε)"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -253,7 +248,9 @@ fn jumps_axis_turns_asinh_when_errors_span_decades() {
     plot::draw(Kind::Jumps, &dir, &out, &opts(600, 400)).unwrap();
     let texts = svg_texts(&std::fs::read_to_string(&out).unwrap());
     assert!(
-        texts.iter().any(|t| t == "error ‖y − u‖₂, n = 2 (asinh)"),
+        texts
+            .iter()
+            .any(|t| t == "answer error ‖y − u‖₂, n = 2 (asinh scale)"),
         "{texts:?}"
     );
     // Decade ticks, not a crowd of linear ones.

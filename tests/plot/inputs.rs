@@ -10,8 +10,7 @@ fn small() -> PlotOptions {
     PlotOptions {
         width: 300,
         height: 200,
-        owner: None,
-        edges: false,
+        ..PlotOptions::default()
     }
 }
 
@@ -163,16 +162,18 @@ fn empty_inputs_and_bad_requests() {
         e.is_usage() && e.to_string().contains(".png or .svg"),
         "{e}"
     );
-    // A PNG into a directory that does not exist: an I/O error naming the
-    // file, not an encoder's debug dump.
+    // A figure into a directory that does not exist: the directory is made,
+    // as for every command's output file (PNG and SVG alike: one writer).
     let missing = dir.join("no-such-dir").join("x.png");
-    let e = draw_err(Kind::Coalition, &dir, &missing);
+    plot::draw(Kind::Coalition, &dir, &missing, &small()).unwrap();
+    assert!(missing.is_file());
+    // Under a file, where no directory can be: an I/O error naming the
+    // figure, not an encoder's debug dump.
+    let under_file = dir.join("coalition.csv").join("x.png");
+    let e = draw_err(Kind::Coalition, &dir, &under_file);
     let msg = e.to_string();
     assert!(matches!(e, Error::Io { .. }), "{e:?}");
-    assert!(
-        msg.contains("no-such-dir") && !msg.contains("ImageError"),
-        "{msg}"
-    );
+    assert!(msg.contains("coalition.csv/x.png"), "{msg}");
     let mut o = small();
     o.width = 5;
     let e = plot::draw(Kind::Coalition, &dir, &out, &o).unwrap_err();

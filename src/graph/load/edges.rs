@@ -74,6 +74,8 @@ pub(super) struct EdgeBuf {
     /// Edges the file's size suggests.
     pub(super) hint: usize,
     pub(super) budget: MemoryBudget,
+    /// Compactions so far (the buffer keeps file order until the first).
+    pub(super) compactions: u32,
 }
 
 impl EdgeBuf {
@@ -88,6 +90,7 @@ impl EdgeBuf {
             compact_min: COMPACT_MIN,
             hint: 0,
             budget,
+            compactions: 0,
         }
     }
 
@@ -254,6 +257,7 @@ impl EdgeBuf {
     /// Drops self-loops and repeated edges (counting them as
     /// [`Graph::from_edges`] would), keeping each edge's first weight.
     pub(super) fn compact(&mut self) {
+        self.compactions += 1;
         let directed = self.directed;
         let norm = move |(a, b): (u32, u32)| if !directed && a > b { (b, a) } else { (a, b) };
         if !self.weighted {

@@ -228,6 +228,39 @@ impl Ids {
         *self = Ids::Tok(t);
     }
 
+    /// Turns the ids into string tokens with the ends of a first edge line
+    /// read late (a line held back as a possible header, then found to be
+    /// an edge of a text-id file: issue 33 item 12) numbered right after the
+    /// first `listed` ids (the node list's), where their first appearance
+    /// puts them. Returns `perm[old index] = new index` and the two ends'
+    /// indices. `first` holds text already checked.
+    pub(super) fn tokens_with_first(
+        &mut self,
+        listed: usize,
+        first: [&[u8]; 2],
+    ) -> (Vec<u32>, [u32; 2]) {
+        let old: Vec<String> = match self {
+            Ids::Int(x) => std::mem::take(&mut x.ids)
+                .into_iter()
+                .map(|id| id.to_string())
+                .collect(),
+            Ids::Tok(t) => std::mem::take(&mut t.names),
+        };
+        let mut t = TokIds::default();
+        t.map.reserve(old.len() + 2);
+        t.names.reserve(old.len() + 2);
+        for name in &old[..listed.min(old.len())] {
+            t.get(name);
+        }
+        let mut ends = [0u32; 2];
+        for (end, tok) in ends.iter_mut().zip(first) {
+            *end = t.get(&String::from_utf8_lossy(canonical_id(tok)));
+        }
+        let perm = old.iter().map(|name| t.get(name)).collect();
+        *self = Ids::Tok(t);
+        (perm, ends)
+    }
+
     /// Index of the id spelled `tok`; `Ok(None)` = not an integer in integer mode.
     #[inline]
     pub(super) fn intern(

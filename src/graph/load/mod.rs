@@ -12,8 +12,11 @@
 //! * The first non-comment line is a header, and skipped, when its columns are
 //!   header words (case-insensitive): first one of `source src from u node1 id1`,
 //!   second one of `target dst to v node2 id2`, optional third one of
-//!   `weight w length distance resistance cost`. A genuine first edge between
-//!   nodes literally called `u` and `v` would be taken for a header — rename them.
+//!   `weight w length distance resistance cost` — or when its ids are text
+//!   where every other line's are numbers (SNAP's `id_1,id_2`). Every line
+//!   skipped is reported as a warning; [`LoadOptions::header`] (`--header
+//!   yes|no|auto`) decides instead (`no` keeps the first line as an edge,
+//!   between nodes literally called `u` and `v` say). See [`HeaderMode`].
 //! * A UTF-8 byte-order mark at the start of the file is ignored.
 //! * gzip input (by `.gz` extension or by the gzip magic bytes) is decompressed
 //!   transparently, as SNAP ships it.
@@ -35,7 +38,9 @@
 //! [`LoadOptions::nodes_file`] names a file with one id per line (comments and blank
 //! lines allowed; further columns, e.g. a name in `id,name`, are ignored; a first
 //! line whose first column is `id`, `node` or `name` is a header). It adds nodes
-//! that appear on no edge line (isolated nodes).
+//! that appear on no edge line (isolated nodes). With a node list naming at
+//! least one node, the edge list may hold no edge at all (the START of an
+//! evolving release that holds out every edge).
 //!
 //! # Bounds
 //! Any input ends, valid or not, in bounded memory and with a message naming
@@ -73,11 +78,14 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 mod edges;
+mod header;
 mod ids;
 mod lex;
 mod source;
 
 use edges::*;
+pub use header::HeaderMode;
+use header::Held;
 pub(crate) use ids::*;
 use lex::*;
 use source::*;
@@ -92,6 +100,9 @@ pub struct LoadOptions {
     /// Refuse inputs with more distinct nodes than this (default and upper
     /// limit `u32::MAX`, the most a `u32` index can address).
     pub max_nodes: usize,
+    /// Whether the first data line is a header (default `auto`: see
+    /// [`HeaderMode`]).
+    pub header: HeaderMode,
 }
 
 impl Default for LoadOptions {
@@ -100,6 +111,7 @@ impl Default for LoadOptions {
             directed: false,
             nodes_file: None,
             max_nodes: u32::MAX as usize,
+            header: HeaderMode::Auto,
         }
     }
 }
@@ -144,6 +156,7 @@ fn node_list_from(
         split_columns(text.as_bytes(), &mut cols);
         let tok = cols[0];
         if std::mem::take(&mut first) && one_of(tok, &["id", "node", "name"]) {
+            header::skipped(path, line_no, &quote(text.as_bytes()), "a node list's header word");
             continue;
         }
         // `tok` is a slice of valid UTF-8 cut at ASCII separators.
@@ -161,6 +174,8 @@ struct Loader<'a> {
     opts: &'a LoadOptions,
     ids: Ids,
     buf: EdgeBuf,
+    /// Ids the node list gave (numbered first).
+    listed: usize,
 }
 
 impl<'a> Loader<'a> {
@@ -173,10 +188,12 @@ impl<'a> Loader<'a> {
             opts,
             ids: Ids::Int(IntIds::new()),
             buf: EdgeBuf::new(opts.directed, budget),
+            listed: 0,
         };
         if let Some(nodes) = &opts.nodes_file {
             l.read_nodes(nodes)?;
         }
+        l.listed = l.ids.len();
         let (edges, weights, dropped) = l.read_edges(path)?;
         let mut g = match l.ids {
             Ids::Tok(t) => Graph::from_edges(
@@ -253,6 +270,7 @@ impl<'a> Loader<'a> {
             debug_assert!(count >= 1);
             let tok = cols[0];
             if std::mem::take(&mut first) && one_of(tok, &["id", "node", "name"]) {
+                header::skipped(path, line_no, &quote(&buf), "a node list's header word");
                 continue;
             }
             if self.ids.intern(tok, path, line_no, &buf)?.is_none() {
@@ -329,9 +347,17 @@ impl<'a> Loader<'a> {
             size_hint / 12
         }
         .min(1 << 28) as usize;
+        let mode = self.opts.header;
         // Column count of the first edge line and where it was.
         let mut shape: Option<(usize, usize)> = None;
         let mut seen_data = false;
+        // The first data line: where, as quoted, and whether it was kept
+        // as an edge (for the `auto` mode's lonely-line warning).
+        let mut first: Option<(usize, String, bool)> = None;
+        // A first line of text ids held back (`auto`), and whether another
+        // data line came, all of numbers.
+        let mut held: Option<Held> = None;
+        let mut others = false;
         let mut buf = Vec::with_capacity(256);
         let mut tokens = self.ids_are_tokens();
         let mut pending: Vec<(u64, u64, usize)> = Vec::with_capacity(BATCH);
@@ -346,8 +372,44 @@ impl<'a> Loader<'a> {
             }
             let mut cols: [&[u8]; 4] = [&[]; 4];
             let count = split_columns(&buf, &mut cols);
-            if !std::mem::replace(&mut seen_data, true) && is_edge_header(&cols[..count]) {
-                continue;
+            if !std::mem::replace(&mut seen_data, true) {
+                let text = quote(&buf);
+                match mode {
+                    HeaderMode::Yes => {
+                        check_text(path, line_no, &buf)?;
+                        header::skipped(path, line_no, &text, "`header` = yes");
+                        continue;
+                    }
+                    HeaderMode::Auto if is_edge_header(&cols[..count]) => {
+                        header::skipped(
+                            path,
+                            line_no,
+                            &text,
+                            "its columns are header words; `header` = no keeps it as an edge",
+                        );
+                        continue;
+                    }
+                    HeaderMode::Auto
+                        if (count == 2 || count == 3) && !header::numeric_ids(&cols[..count]) =>
+                    {
+                        check_text(path, line_no, &buf)?;
+                        held = Some(Held::new(line_no, &cols[..count], &buf));
+                        first = Some((line_no, text, false));
+                        continue;
+                    }
+                    _ => first = Some((line_no, text, true)),
+                }
+            } else if held.is_some() && count >= 2 {
+                if header::numeric_ids(&cols[..count]) {
+                    others = true;
+                } else if let Some(h) = held.take() {
+                    // Text ids on another line too: the held line is the
+                    // first edge of a text-id file.
+                    self.reinstate(&h, src, &mut shape, hint, &mut pending, &mut pending_w)?;
+                    first = Some((h.line, h.text, true));
+                    tokens = true;
+                    check_text(path, line_no, &buf)?;
+                }
             }
             if !(count == 2 || count == 3) {
                 check_text(path, line_no, &buf)?;
@@ -362,60 +424,9 @@ impl<'a> Loader<'a> {
                     ),
                 ));
             }
-            match shape {
-                None => {
-                    shape = Some((count, line_no));
-                    self.buf.start(count == 3, hint, self.ids.mem());
-                    if count == 3 {
-                        pending_w.reserve(BATCH);
-                    }
-                }
-                Some((c, first)) if c != count => {
-                    check_text(path, line_no, &buf)?;
-                    let expected = if c == 3 { "`u v w`" } else { "`u v`" };
-                    return Err(Error::input(
-                        path,
-                        line_no,
-                        format!(
-                            "{} has {count} columns but the first edge line ({first}) has {c}: expected every line to be {expected} (a file is weighted on all lines or none){}",
-                            quote(&buf),
-                            cr_hint(&buf)
-                        ),
-                    ));
-                }
-                Some(_) => {}
-            }
+            self.check_shape(&mut shape, count, line_no, &buf, path, hint)?;
             let weight = if count == 3 {
-                let tok = cols[2];
-                let w = std::str::from_utf8(tok)
-                    .ok()
-                    .and_then(|s| s.parse::<f64>().ok());
-                match w {
-                    Some(w) if w.is_finite() && w > 0.0 => Some(w),
-                    Some(_) => {
-                        return Err(Error::input(
-                            path,
-                            line_no,
-                            format!(
-                                "weight {} in {}: expected a finite number > 0 (an edge length)",
-                                quote(tok),
-                                quote(&buf)
-                            ),
-                        ));
-                    }
-                    None => {
-                        check_text(path, line_no, &buf)?;
-                        return Err(Error::input(
-                            path,
-                            line_no,
-                            format!(
-                                "weight {} in {} is not a number: expected a finite number > 0 (an edge length)",
-                                quote(tok),
-                                quote(&buf)
-                            ),
-                        ));
-                    }
-                }
+                Some(weight_of(cols[2], &buf, path, line_no)?)
             } else {
                 None
             };
@@ -463,7 +474,32 @@ impl<'a> Loader<'a> {
         if !tokens {
             self.flush(&mut pending, &mut pending_w, src)?;
         }
-        if self.buf.len() == 0 && self.buf.dropped.self_loops == 0 {
+        if let Some(h) = held.take() {
+            if others {
+                header::skipped(
+                    path,
+                    h.line,
+                    &h.text,
+                    "its ids are text where every other line's are numbers; `header` = no keeps \
+                     it as an edge",
+                );
+            } else {
+                // The only data line: an edge.
+                self.reinstate(&h, src, &mut shape, hint, &mut pending, &mut pending_w)?;
+                first = Some((h.line, h.text, true));
+            }
+        }
+        if mode == HeaderMode::Auto
+            && let Some((line, text, true)) = &first
+            && self.lonely_first_edge()
+        {
+            header::lonely_first_line(path, *line, text);
+        }
+        // An edgeless graph is a graph of the node list's nodes (a START
+        // that holds out every edge, issue 33 item 6); without one, a file
+        // with no edge is a mistake.
+        let listed = self.opts.nodes_file.is_some() && self.ids.len() > 0;
+        if self.buf.len() == 0 && self.buf.dropped.self_loops == 0 && !listed {
             let what = if src.line == 0 {
                 "the file is empty"
             } else {
@@ -479,6 +515,134 @@ impl<'a> Loader<'a> {
         let fresh = EdgeBuf::new(self.opts.directed, self.buf.budget);
         let buf = std::mem::replace(&mut self.buf, fresh);
         buf.finish(self.ids.mem(), &at)
+    }
+
+    /// Checks an edge line's column count against the first edge line's
+    /// (which sets whether the file is weighted).
+    fn check_shape(
+        &mut self,
+        shape: &mut Option<(usize, usize)>,
+        count: usize,
+        line_no: usize,
+        raw: &[u8],
+        path: &Path,
+        hint: usize,
+    ) -> Result<()> {
+        match *shape {
+            None => {
+                *shape = Some((count, line_no));
+                self.buf.start(count == 3, hint, self.ids.mem());
+                Ok(())
+            }
+            Some((c, first)) if c != count => {
+                check_text(path, line_no, raw)?;
+                let expected = if c == 3 { "`u v w`" } else { "`u v`" };
+                Err(Error::input(
+                    path,
+                    line_no,
+                    format!(
+                        "{} has {count} columns but the first edge line ({first}) has {c}: expected every line to be {expected} (a file is weighted on all lines or none){}",
+                        quote(raw),
+                        cr_hint(raw)
+                    ),
+                ))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Puts a first line held back as a possible header (`auto`) in as the
+    /// first edge: its ids numbered after the node list's, as their first
+    /// appearance says; its columns checked as any edge line's.
+    fn reinstate(
+        &mut self,
+        h: &Held,
+        src: &Source<'_>,
+        shape: &mut Option<(usize, usize)>,
+        hint: usize,
+        pending: &mut Vec<(u64, u64, usize)>,
+        pending_w: &mut Vec<f64>,
+    ) -> Result<()> {
+        let path = src.path;
+        let raw = h.cols.join(&b' ');
+        let count = h.cols.len();
+        if !self.ids_are_tokens() {
+            self.flush(pending, pending_w, src)?;
+        }
+        // The held line's shape is the file's, or is checked against the
+        // lines read after it.
+        self.check_shape(shape, count, h.line, &raw, path, hint)?;
+        let weight = if count == 3 {
+            Some(weight_of(&h.cols[2], &raw, path, h.line)?)
+        } else {
+            None
+        };
+        let (perm, ends) = self
+            .ids
+            .tokens_with_first(self.listed, [h.cols[0].as_slice(), h.cols[1].as_slice()]);
+        for e in self.buf.edges.iter_mut() {
+            *e = (perm[e.0 as usize], perm[e.1 as usize]);
+        }
+        for tok in &h.cols[..2] {
+            self.check_cap(path, h.line, tok)?;
+        }
+        if !self.buf.has_room(1) {
+            let at = At::of("graph", src, self.ids.len());
+            self.buf.make_room(1, self.ids.mem(), &at)?;
+        }
+        self.buf.edges.insert(0, (ends[0], ends[1]));
+        if let Some(w) = weight {
+            self.buf.weights.insert(0, w);
+        }
+        Ok(())
+    }
+
+    /// Whether the first edge's ends occur on no other edge and in no node
+    /// list (the buffer in file order: before any compaction).
+    fn lonely_first_edge(&self) -> bool {
+        if self.buf.compactions > 0 {
+            return false;
+        }
+        let Some(&(a, b)) = self.buf.edges.first() else {
+            return false;
+        };
+        let listed = self.listed as u32;
+        a >= listed
+            && b >= listed
+            && !self.buf.edges[1..]
+                .iter()
+                .any(|&(u, v)| u == a || u == b || v == a || v == b)
+    }
+}
+
+/// The weight column `tok` of edge line `raw`: a finite length > 0.
+fn weight_of(tok: &[u8], raw: &[u8], path: &Path, line_no: usize) -> Result<f64> {
+    let w = std::str::from_utf8(tok)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok());
+    match w {
+        Some(w) if w.is_finite() && w > 0.0 => Ok(w),
+        Some(_) => Err(Error::input(
+            path,
+            line_no,
+            format!(
+                "weight {} in {}: expected a finite number > 0 (an edge length)",
+                quote(tok),
+                quote(raw)
+            ),
+        )),
+        None => {
+            check_text(path, line_no, raw)?;
+            Err(Error::input(
+                path,
+                line_no,
+                format!(
+                    "weight {} in {} is not a number: expected a finite number > 0 (an edge length)",
+                    quote(tok),
+                    quote(raw)
+                ),
+            ))
+        }
     }
 }
 

@@ -3,8 +3,11 @@
 //! One panel per mechanism (correlated, independent, gaussian — as present),
 //! sharing a log y axis of gain = MSE(best member) / MSE(estimator); x = the
 //! coalitions of `coalition.csv` ordered by size (label and member count on
-//! the ticks); one colour per estimator, and the line gain = 1 (no better than
-//! the best member).
+//! the ticks, on two lines); one colour and marker per estimator, dodged
+//! within each coalition and not joined (the coalitions are kinds, not a
+//! scale), and the line gain = 1 (no better than the best member), which
+//! is also a tick. One legend for the panels (the colours mean the same in
+//! each), where it covers no marker.
 //!
 //! Aggregation over owners, per (mechanism, coalition, estimator): with one
 //! owner the point is its gain and the whisker its 95% interval
@@ -13,10 +16,13 @@
 //! spread across owners, which contains the per-owner sampling noise).
 
 use super::data::{CoalitionRow, read_coalition};
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -51,16 +57,24 @@ pub struct CoalitionSlot {
 impl CoalitionSlot {
     /// Tick text: label and member count (a median when owners differ). A
     /// spec that already names its size (`m=M`) and has it for every owner is
-    /// printed alone, so that neighbouring ticks do not collide.
+    /// printed alone.
     pub fn tick(&self) -> String {
-        let names_size = self.label.contains(&format!("m={}", self.size_min))
-            || self.label.contains(&format!("m={},", self.size_min));
+        match self.tick_lines() {
+            (l, Some(m)) => format!("{l} ({m})"),
+            (l, None) => l,
+        }
+    }
+
+    /// The tick on two lines: the spec, and its member count when the spec
+    /// does not name it (`m = 65`, or `m ≈ 65`: the median over owners).
+    pub fn tick_lines(&self) -> (String, Option<String>) {
+        let names_size = self.label.contains(&format!("m={}", self.size_min));
         if self.size_min == self.size_max && names_size {
-            self.label.clone()
+            (self.label.clone(), None)
         } else if self.size_min == self.size_max {
-            format!("{} (m={})", self.label, self.size_min)
+            (self.label.clone(), Some(format!("m = {}", self.size_min)))
         } else {
-            format!("{} (m≈{})", self.label, self.size_median)
+            (self.label.clone(), Some(format!("m ≈ {}", self.size_median)))
         }
     }
 }
@@ -218,6 +232,18 @@ pub fn load(input: &Path) -> Result<CoalitionFigure> {
     Ok(fig)
 }
 
+/// Legend text of the reference line.
+const ONE: &str = "gain = 1: no better than the best member";
+
+/// The estimator legend text of the whiskers.
+fn whisker_text(owners: usize) -> String {
+    if owners <= 1 {
+        "whisker: 95% confidence interval of the gain".into()
+    } else {
+        format!("marker: median over {owners} owners; whisker: their range")
+    }
+}
+
 impl CoalitionFigure {
     fn y_range(&self) -> (f64, f64) {
         let mut lo: f64 = 1.0;
@@ -235,101 +261,116 @@ impl CoalitionFigure {
         style::pad_log_range(lo, hi, 1.6)
     }
 
-    fn draw_panel<DB: DrawingBackend>(
+    fn axes(&self) -> Axes {
+        let k = self.coalitions.len();
+        let (y0, y1) = self.y_range();
+        let ticks: Vec<(f64, String)> = self
+            .coalitions
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as f64, c.tick()))
+            .collect();
+        Axes {
+            x: Scale::categories(-0.5, k as f64 - 0.5, &ticks, true),
+            y: Scale::log_with(y0, y1, 1.0),
+            x_desc: "coalition, ordered by size (m: members)".into(),
+            y_desc: "gain = MSE(best member) / MSE(estimator), log scale".into(),
+        }
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e = vec![Entry::dashed(ONE, style::OI_BLACK, 2)];
+        for (i, name) in self.estimators.iter().enumerate() {
+            e.push(Entry::marker(name.clone(), marker(i), style::series_color(i), false));
+        }
+        e.push(Entry::new(
+            whisker_text(self.owners),
+            Swatch::Whisker(style::MID_GREY),
+        ));
+        e
+    }
+}
+
+/// The marker of estimator `i`: a shape of its own besides its colour.
+fn marker(i: usize) -> usize {
+    [0, 1, 2, 6, 4, 5, 7, 3][i % 8]
+}
+
+/// One mechanism's panel.
+struct CoalitionPanel<'a> {
+    fig: &'a CoalitionFigure,
+    mechanism: &'a str,
+    per_est: &'a [Vec<GainPoint>],
+}
+
+impl Panel for CoalitionPanel<'_> {
+    fn chart<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
-        mechanism: &str,
-        per_est: &[Vec<GainPoint>],
-        first: bool,
-    ) -> DrawResult<DB> {
-        let k = self.coalitions.len();
-        let (y0, y1) = self.y_range();
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!("{mechanism} mechanism"),
-                style::regular(fonts.caption),
-            )
-            .margin(12)
-            .x_label_area_size((fonts.axis * 3.0) as u32)
-            .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(-0.5..k as f64 - 0.5, style::log_axis(y0, y1))?;
-        let xfmt = |v: &f64| {
-            let i = v.round();
-            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < k {
-                self.coalitions[i as usize].tick()
-            } else {
-                String::new()
+    ) -> PanelResult<DB> {
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
+        let fig = self.fig;
+        let k = fig.coalitions.len();
+        let axes = fig.axes();
+        let (y0, y1) = axes.y.bounds();
+        let caption = format!("{} mechanism", self.mechanism);
+        let mut chart = chart::build_with(area, fonts, Some(caption.as_str()), &axes, 2.6, 2.0)?;
+        // The tick labels are drawn below by hand, on two lines.
+        let mut bare = axes.clone();
+        bare.x = Scale::categories(-0.5, k as f64 - 0.5, &[], true);
+        chart::mesh(&mut chart, fonts, &bare, true)?;
+        let plot = chart.plotting_area().get_pixel_range();
+        let below = area.get_base_pixel();
+        let f = style::regular(fonts.label).pos(Pos::new(HPos::Center, VPos::Top));
+        for (i, c) in fig.coalitions.iter().enumerate() {
+            let (x, _) = chart::px(&chart, (i as f64, y0));
+            let y = plot.1.end - below.1 + (fonts.label * 0.5) as i32;
+            let (first, second) = c.tick_lines();
+            area.draw(&Text::new(first, (x - below.0, y), f.clone()))?;
+            if let Some(s) = second {
+                let y2 = y + (fonts.label * 1.25) as i32;
+                area.draw(&Text::new(s, (x - below.0, y2), f.clone()))?;
             }
-        };
-        let yfmt = |v: &f64| style::log_tick(*v);
-        chart
-            .configure_mesh()
-            .x_desc("coalition (m = members), ordered by size")
-            .y_desc("gain = MSE(best member) / MSE(estimator), log")
-            // k labels over a width of k: plotters' tick search lands on the
-            // integers (the slots); anything else prints blank.
-            .x_labels(k)
-            .x_label_formatter(&xfmt)
-            .y_label_formatter(&yfmt)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(
-                fonts.label * if k > 3 { 0.72 } else { 0.85 },
-            ))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        let ref_style = style::OI_BLACK.stroke_width(2);
-        let s = chart.draw_series(DashedLineSeries::new(
-            vec![(-0.5, 1.0), (k as f64 - 0.5, 1.0)],
+        }
+        let mut marks = Vec::new();
+        let one = vec![(-0.5, 1.0), (k as f64 - 0.5, 1.0)];
+        chart.draw_series(DashedLineSeries::new(
+            one.clone(),
             10,
             6,
-            ref_style,
+            style::OI_BLACK.stroke_width(2),
         ))?;
-        if first {
-            s.label("gain = 1: no better than the best member")
-                .legend(move |(x, y)| {
-                    DashedPathElement::new(vec![(x, y), (x + 24, y)], 5, 3, ref_style)
-                });
-        }
-        let m = self.estimators.len() as f64;
-        let half = 0.12 / m.max(1.0);
-        let r = (fonts.label * 0.3).max(2.0) as u32;
-        for (e, pts) in per_est.iter().enumerate() {
+        let mut m = Mark::new(ONE);
+        m.line(chart::pxs(&chart, one));
+        marks.push(m);
+        let n = fig.estimators.len() as f64;
+        let half = 0.12 / n.max(1.0);
+        let r = legend::marker_radius(fonts);
+        for (e, pts) in self.per_est.iter().enumerate() {
             let c = style::series_color(e);
-            let dx = |slot: usize| slot as f64 + 0.5 * (e as f64 - (m - 1.0) / 2.0) / m.max(1.0);
-            chart.draw_series(LineSeries::new(
-                pts.iter().map(|p| (dx(p.slot), p.gain)),
-                c.stroke_width(2),
-            ))?;
-            chart.draw_series(pts.iter().flat_map(|p| {
-                style::whisker(
-                    dx(p.slot),
-                    p.lo.max(y0),
-                    p.hi.min(y1),
-                    half,
-                    c.stroke_width(2),
-                )
-            }))?;
-            let s = chart.draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((dx(p.slot), p.gain), r, c.filled())),
-            )?;
-            if first {
-                s.label(self.estimators[e].clone())
-                    .legend(move |(x, y)| Circle::new((x + 12, y), r, c.filled()));
+            // Dodged sideways within the slot; no line: the coalitions are
+            // kinds, not points of a scale.
+            let dx = |slot: usize| slot as f64 + 0.5 * (e as f64 - (n - 1.0) / 2.0) / n.max(1.0);
+            let mut m = Mark::new(fig.estimators[e].clone());
+            for p in pts {
+                let (lo, hi) = (p.lo.max(y0), p.hi.min(y1));
+                chart.draw_series(style::whisker(dx(p.slot), lo, hi, half, c.stroke_width(2)))?;
+                m.line(chart::pxs(&chart, [(dx(p.slot), lo), (dx(p.slot), hi)]));
             }
+            for p in pts {
+                super::markers::draw_marker(
+                    chart.plotting_area(),
+                    (dx(p.slot), p.gain),
+                    marker(e),
+                    r,
+                    c,
+                )?;
+            }
+            m.points(chart::pxs(&chart, pts.iter().map(|p| (dx(p.slot), p.gain))), r);
+            marks.push(m);
         }
-        if first {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .label_font(style::regular(fonts.label))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()?;
-        }
-        Ok(())
+        Ok(chart::layout(&chart, &caption, &axes, marks))
     }
 }
 
@@ -338,12 +379,9 @@ impl Figure for CoalitionFigure {
         let fonts = Fonts::for_size(root.dim_in_pixel());
         root.fill(&WHITE)?;
         let how = if self.owners <= 1 {
-            "one owner; whiskers: 95% confidence interval of the gain".to_string()
+            "one owner".to_string()
         } else {
-            format!(
-                "median over {} owners, whiskers: range over owners",
-                self.owners
-            )
+            format!("median over {} owners", self.owners)
         };
         style::draw_title(
             root,
@@ -352,11 +390,16 @@ impl Figure for CoalitionFigure {
             &fonts,
         )?;
         let body = root.margin(style::title_height(&fonts, true), 0, 0, 0);
-        let panels = body.split_evenly((1, self.panels.len().max(1)));
-        for (i, ((mech, per), area)) in self.panels.iter().zip(&panels).enumerate() {
-            self.draw_panel(area, &fonts, mech, per, i == 0)?;
-        }
-        Ok(())
+        let panels: Vec<CoalitionPanel<'_>> = self
+            .panels
+            .iter()
+            .map(|(m, per)| CoalitionPanel {
+                fig: self,
+                mechanism: m,
+                per_est: per,
+            })
+            .collect();
+        legend::with_shared_legend(&body, &fonts, &panels, &self.entries())
     }
 }
 
@@ -392,8 +435,8 @@ mod tests {
         ];
         let f = aggregate(&rows);
         assert_eq!(f.coalitions[0].label, "small");
-        assert_eq!(f.coalitions[0].tick(), "small (m≈6)");
-        assert_eq!(f.coalitions[1].tick(), "big (m=50)");
+        assert_eq!(f.coalitions[0].tick(), "small (m ≈ 6)");
+        assert_eq!(f.coalitions[1].tick(), "big (m = 50)");
         let (m, per) = &f.panels[0];
         assert_eq!(m, "independent");
         let small = per[0].iter().find(|p| p.slot == 0).unwrap();

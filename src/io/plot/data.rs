@@ -207,6 +207,49 @@ pub fn read_ego(file: &Path) -> Result<Vec<EgoRow>> {
     read_all(file)
 }
 
+/// Reads `relay_by_distance.csv`.
+pub fn read_relay_by_distance(file: &Path) -> Result<Vec<crate::relay::RelayByDistanceRow>> {
+    read_all(file)
+}
+
+/// Reads `timeline.csv` (what `evolve` writes).
+#[cfg(feature = "store")]
+pub fn read_timeline(file: &Path) -> Result<Vec<crate::store::TimelineRow>> {
+    read_all(file)
+}
+
+/// One row of `utility.csv` as the file spells it (the columns of
+/// [`crate::io::utility::UTILITY_HEADER`]; empty degrees: the row of all
+/// recipients).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct UtilityCsvRow {
+    scheme: String,
+    degree_lo: Option<u64>,
+    degree_hi: Option<u64>,
+    recipients: u64,
+    mse: f64,
+    mse_se: Option<f64>,
+    mse_theory: Option<f64>,
+}
+
+impl CsvRow for UtilityCsvRow {}
+
+/// Reads `utility.csv` as the rows a utility run produces.
+pub fn read_utility(file: &Path) -> Result<Vec<crate::utility::UtilityRow>> {
+    Ok(read_all::<UtilityCsvRow>(file)?
+        .into_iter()
+        .map(|r| crate::utility::UtilityRow {
+            scheme: r.scheme,
+            degree_lo: r.degree_lo,
+            degree_hi: r.degree_hi,
+            recipients: r.recipients,
+            mse: r.mse,
+            mse_se: r.mse_se,
+            mse_theory: r.mse_theory,
+        })
+        .collect())
+}
+
 /// Reads `coalition.csv`.
 pub fn read_coalition(file: &Path) -> Result<Vec<CoalitionRow>> {
     read_all(file)
@@ -255,6 +298,12 @@ impl RunSummary {
     pub fn jump_rate(&self) -> Option<f64> {
         let c = self.config();
         Some(c.norm?.jump_rate(c.dim?))
+    }
+
+    /// Whether distances are whole numbers (hops): their axes get whole
+    /// ticks.
+    pub fn whole_distances(&self) -> bool {
+        self.config().distance == Some(DistanceKind::Hop)
     }
 
     /// Axis text for distances, with the unit of the distance kind.

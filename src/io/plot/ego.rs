@@ -25,6 +25,9 @@ use super::data::{
     EgoRow, MAX_REPLICATES, RunSummary, read_ego, read_jumps, read_owners, read_summary_if_present,
     resolve_recorded,
 };
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::{Layout, LegendLayout, Mark, PanelLayout, Rect};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -133,6 +136,8 @@ pub struct EgoFigure {
     pub bands_used: usize,
     /// Axis text for distances.
     pub distance_label: String,
+    /// Distances are whole numbers (hops): whole ticks.
+    pub whole: bool,
 }
 
 /// FNV-1a: a stable hash of a recipient id, independent of platform and
@@ -348,6 +353,7 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
         distance_label: summary
             .as_ref()
             .map_or_else(|| super::data::distance_label(None), |s| s.distance_label()),
+        whole: summary.as_ref().is_some_and(RunSummary::whole_distances),
     })
 }
 
@@ -435,28 +441,71 @@ impl EgoFigure {
         self.sorted_errors[i]
     }
 
+    fn recipient_text(&self) -> String {
+        if self.rings.len() > 1 {
+            format!(
+                "recipient (colour = its error, replicate {})",
+                self.rings[0].0
+            )
+        } else {
+            "recipient (colour = its error)".to_string()
+        }
+    }
+
+    fn ring_text(&self, rep: u32) -> String {
+        if self.rings.len() > 1 {
+            format!("jump distances, replicate {rep}")
+        } else {
+            "distance of a jump of the path".to_string()
+        }
+    }
+
+    fn wrong_text(&self) -> String {
+        let wrong = self
+            .points
+            .iter()
+            .filter(|p| p.correct == Some(false))
+            .count();
+        format!(
+            "bit wrong ({wrong} of {}{})",
+            self.points.len(),
+            if self.rings.len() > 1 {
+                format!(", replicate {}", self.rings[0].0)
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    fn edges_text(&self) -> String {
+        format!(
+            "friendship ({} drawn faintly)",
+            style::plural(self.edges.len(), "edge")
+        )
+    }
+
     fn draw_disc<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
-    ) -> DrawResult<DB> {
+    ) -> std::result::Result<PanelLayout, chart::DrawError<DB>> {
         let (_, r) = style::safe_range(-self.radius * 1.08, self.radius.max(1e-9) * 1.08);
-        let mut chart = ChartBuilder::on(area)
-            .margin(10)
-            .x_label_area_size((fonts.axis * 2.6) as u32)
-            .y_label_area_size((fonts.axis * 3.6) as u32)
-            .build_cartesian_2d(-r..r, -r..r)?;
-        let fmt = |v: &f64| style::lin_tick(&v.abs());
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_desc(self.distance_label.as_str())
-            .y_desc(self.distance_label.as_str())
-            .x_label_formatter(&fmt)
-            .y_label_formatter(&fmt)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .draw()?;
+        // Ticks on the positive half only: a radius read from the owner out.
+        let half = Scale::linear_or_integer(0.0, r, self.whole);
+        let ticks: Vec<(f64, String)> = half
+            .values()
+            .iter()
+            .map(|v| (*v, half.label(*v)))
+            .collect();
+        let axis = Scale::categories(-r, r, &ticks, self.whole);
+        let axes = Axes {
+            x: axis.clone(),
+            y: axis,
+            x_desc: self.distance_label.clone(),
+            y_desc: self.distance_label.clone(),
+        };
+        let mut chart = chart::build(area, fonts, None, &axes, 2.0)?;
+        chart::mesh(&mut chart, fonts, &axes, false)?;
         // Bands between jump circles, alternately shaded, outermost first.
         let mut edges = self.circles.clone();
         edges.push(self.radius * 1.04);
@@ -464,17 +513,26 @@ impl EgoFigure {
             let fill = if j % 2 == 1 { BAND } else { WHITE };
             chart.draw_series(std::iter::once(Polygon::new(ring(e), fill.filled())))?;
         }
-        for &(a, b) in &self.edges {
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![a, b],
-                style::OI_BLACK.mix(EDGE_ALPHA).stroke_width(1),
-            )))?;
+        let mut marks = Vec::new();
+        if !self.edges.is_empty() {
+            let mut m = Mark::new(self.edges_text());
+            for &(a, b) in &self.edges {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![a, b],
+                    style::OI_BLACK.mix(EDGE_ALPHA).stroke_width(1),
+                )))?;
+                m.line(chart::pxs(&chart, [a, b]));
+            }
+            marks.push(m);
         }
-        for (k, (_, cs)) in self.rings.iter().enumerate() {
+        for (k, (rep, cs)) in self.rings.iter().enumerate() {
             let st = ring_style(k, self.rings.len());
+            let mut m = Mark::new(self.ring_text(*rep));
             for &c in cs {
                 chart.draw_series(DashedLineSeries::new(ring(c), 6, 5, st))?;
+                m.line(chart::pxs(&chart, ring(c)));
             }
+            marks.push(m);
         }
         let size = dot_size(fonts);
         chart.draw_series(
@@ -487,25 +545,41 @@ impl EgoFigure {
                 .iter()
                 .map(|p| Circle::new(p.xy, size, style::OI_BLACK.mix(0.35).stroke_width(1))),
         )?;
+        let mut m = Mark::new(self.recipient_text());
+        m.points(chart::pxs(&chart, self.points.iter().map(|p| p.xy)), size as i32);
+        marks.push(m);
+        let wrong: Vec<(f64, f64)> = self
+            .points
+            .iter()
+            .filter(|p| p.correct == Some(false))
+            .map(|p| p.xy)
+            .collect();
         chart.draw_series(
-            self.points
+            wrong
                 .iter()
-                .filter(|p| p.correct == Some(false))
-                .map(|p| Circle::new(p.xy, size + 3, style::OI_BLACK.stroke_width(2))),
+                .map(|&p| Circle::new(p, size + 3, style::OI_BLACK.stroke_width(2))),
         )?;
+        if self.points.iter().any(|p| p.correct.is_some()) {
+            let mut m = Mark::new(self.wrong_text());
+            m.points(chart::pxs(&chart, wrong), size as i32 + 3);
+            marks.push(m);
+        }
         chart.draw_series(std::iter::once(Cross::new(
             (0.0, 0.0),
             (fonts.label * 0.6) as u32,
             style::OI_VERMILLION.stroke_width(3),
         )))?;
-        Ok(())
+        let mut m = Mark::new(format!("owner {}", self.owner));
+        m.points([chart::px(&chart, (0.0, 0.0))], (fonts.label * 0.6) as i32);
+        marks.push(m);
+        Ok(chart::layout(&chart, "ego", &axes, marks))
     }
 
     fn draw_colorbar<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
-    ) -> DrawResult<DB> {
+    ) -> std::result::Result<(), chart::DrawError<DB>> {
         use plotters::style::text_anchor::{HPos, Pos, VPos};
         // The caption in its own strip above the bar, two lines, with half a
         // label of room below it for the top tick's label (centred on the
@@ -568,7 +642,8 @@ impl EgoFigure {
         &self,
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
-    ) -> DrawResult<DB> {
+    ) -> std::result::Result<LegendLayout, chart::DrawError<DB>> {
+        let mut entries: Vec<String> = Vec::new();
         let step = (fonts.note * 1.5) as i32;
         let x = 12;
         let mut y = 8 + step / 2;
@@ -588,36 +663,24 @@ impl EgoFigure {
             (fonts.note * 0.45) as u32,
             style::OI_VERMILLION.stroke_width(3),
         ))?;
-        area.draw(&text(&format!("owner {}", self.owner), y))?;
+        entries.push(format!("owner {}", self.owner));
+        area.draw(&text(&entries[entries.len() - 1], y))?;
         y += step;
         area.draw(&Circle::new(
             (x + glyph / 2, y),
             dot_size(fonts),
             style::viridis(0.6).filled(),
         ))?;
-        area.draw(&text(
-            &if self.rings.len() > 1 {
-                format!(
-                    "recipient (colour = its error, replicate {})",
-                    self.rings[0].0
-                )
-            } else {
-                "recipient (colour = its error)".to_string()
-            },
-            y,
-        ))?;
+        entries.push(self.recipient_text());
+        area.draw(&text(&entries[entries.len() - 1], y))?;
         y += step;
         for (k, (rep, _)) in self.rings.iter().enumerate() {
             area.draw(&PathElement::new(
                 vec![(x, y), (x + glyph, y)],
                 ring_style(k, self.rings.len()),
             ))?;
-            let what = if self.rings.len() > 1 {
-                format!("jump distances, replicate {rep}")
-            } else {
-                "distance of a jump of the path".to_string()
-            };
-            area.draw(&text(&what, y))?;
+            entries.push(self.ring_text(*rep));
+            area.draw(&text(&entries[entries.len() - 1], y))?;
             y += step;
         }
         if self.rings_left_out > 0 {
@@ -636,23 +699,8 @@ impl EgoFigure {
                 dot_size(fonts) + 3,
                 style::OI_BLACK.stroke_width(2),
             ))?;
-            let wrong = self
-                .points
-                .iter()
-                .filter(|p| p.correct == Some(false))
-                .count();
-            area.draw(&text(
-                &format!(
-                    "bit wrong ({wrong} of {}{})",
-                    self.points.len(),
-                    if self.rings.len() > 1 {
-                        format!(", replicate {}", self.rings[0].0)
-                    } else {
-                        String::new()
-                    }
-                ),
-                y,
-            ))?;
+            entries.push(self.wrong_text());
+            area.draw(&text(&entries[entries.len() - 1], y))?;
             y += step;
         }
         if !self.edges.is_empty() {
@@ -660,13 +708,8 @@ impl EgoFigure {
                 vec![(x, y), (x + glyph, y)],
                 style::OI_BLACK.mix(0.5).stroke_width(1),
             ))?;
-            area.draw(&text(
-                &format!(
-                    "friendship ({} drawn faintly)",
-                    style::plural(self.edges.len(), "edge")
-                ),
-                y,
-            ))?;
+            entries.push(self.edges_text());
+            area.draw(&text(&entries[entries.len() - 1], y))?;
             y += step;
         }
         area.draw(&Rectangle::new(
@@ -690,7 +733,12 @@ impl EgoFigure {
             area.draw(&Text::new(l, (x, y), style::regular(fonts.note)))?;
             y += step;
         }
-        Ok(())
+        let (bx, by) = area.get_base_pixel();
+        let (w, _) = area.dim_in_pixel();
+        Ok(LegendLayout {
+            rect: Rect::new((bx, by), (bx + w as i32, by + y)),
+            entries,
+        })
     }
 }
 
@@ -734,11 +782,15 @@ impl Figure for EgoFigure {
         let (bw, bh) = body.dim_in_pixel();
         let side = bh.min(bw * 2 / 3);
         let (left, right) = body.split_horizontally(side);
-        self.draw_disc(&left, &fonts)?;
         let (_, rh) = right.dim_in_pixel();
         let (bar, key) = right.split_vertically(rh * 55 / 100);
+        let disc = self.draw_disc(&left, &fonts)?;
         self.draw_colorbar(&bar, &fonts)?;
-        self.draw_key(&key, &fonts)
+        let key = self.draw_key(&key, &fonts)?;
+        Ok(Layout {
+            panels: vec![disc],
+            legends: vec![key],
+        })
     }
 }
 

@@ -12,10 +12,13 @@
 //! and the axis says so.
 
 use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -53,6 +56,8 @@ pub struct ErrorFigure {
     pub post: bool,
     /// Axis text for distances.
     pub distance_label: String,
+    /// Every bucket is one whole distance (hops): whole ticks.
+    pub whole: bool,
 }
 
 /// The 95% interval of the RMSE from the MSE and its standard error:
@@ -112,7 +117,12 @@ pub fn load(input: &Path) -> Result<ErrorFigure> {
         });
     }
     let summary = read_summary_if_present(&dir)?;
+    let whole = rows
+        .iter()
+        .filter(|r| r.count > 0 && r.mse.is_finite())
+        .all(|r| r.distance_lo == r.distance_hi && r.distance_lo.fract() == 0.0);
     Ok(ErrorFigure {
+        whole,
         series,
         post: rows.iter().any(|r| r.post_mse.is_some()),
         distance_label: summary
@@ -121,60 +131,57 @@ pub fn load(input: &Path) -> Result<ErrorFigure> {
     })
 }
 
-impl Figure for ErrorFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
-        let pts = || self.series.iter().flat_map(|s| s.points.iter());
-        let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-            (a.min(p.x), b.max(p.x))
-        });
-        // Smallest gap between bucket centres sets the dodge and padding.
-        let mut xs: Vec<f64> = pts().map(|p| p.x).collect();
+/// A theory curve: its legend text, colour and points.
+type TheoryCurve = (String, RGBColor, Vec<(f64, f64)>);
+
+/// Legend text of the arrowheads.
+const ARROW: &str = "95% CI reaching below the axis (lower end ≤ 0 or off scale)";
+
+impl ErrorFigure {
+    /// Smallest gap between bucket centres (the dodge and padding).
+    fn gap(&self) -> f64 {
+        let mut xs: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.x))
+            .collect();
         xs.sort_by(f64::total_cmp);
         xs.dedup();
         let gap = xs
             .windows(2)
             .map(|w| w[1] - w[0])
             .fold(f64::INFINITY, f64::min);
-        let gap = if gap.is_finite() && gap > 0.0 {
+        if gap.is_finite() && gap > 0.0 {
             gap
         } else {
             1.0
-        };
+        }
+    }
+
+    fn axes(&self) -> Axes {
+        let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.x), b.max(p.x))
+        });
+        let gap = self.gap();
         let (x0, x1) = style::safe_range(xlo - 0.6 * gap, xhi + 0.6 * gap);
         let (y0, y1) = self.y_range();
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Error against distance: empirical RMSE (95% CI) vs theory",
-                style::bold(fonts.title * 0.9),
-            )
-            .margin(15)
-            .x_label_area_size((fonts.axis * 2.8) as u32)
-            .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(x0..x1, style::log_axis(y0, y1))?;
-        let fmt = |v: &f64| style::log_tick(*v);
-        chart
-            .configure_mesh()
-            .x_desc(self.distance_label.as_str())
-            .y_desc(if self.post {
-                "RMSE √E‖raw − u‖² before post-processing (log scale)"
+        Axes {
+            x: Scale::linear_or_integer(x0, x1, self.whole),
+            y: Scale::log(y0, y1, false),
+            x_desc: self.distance_label.clone(),
+            y_desc: if self.post {
+                "RMSE √E‖raw − u‖² before post-processing (log scale)".into()
             } else {
-                "RMSE √E‖y − u‖² (log scale)"
-            })
-            .y_label_formatter(&fmt)
-            .x_label_formatter(&style::lin_tick)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        let m = self.series.len() as f64;
-        let half = 0.05 * gap;
-        let r = (fonts.label * 0.32).max(2.0) as u32;
-        let w = (fonts.label * 0.4).max(3.0) as i32;
-        // Theory: mechanisms with identical curves (correlated and independent
-        // share their marginals) get one black line instead of hiding each other.
+                "RMSE √E‖y − u‖² (log scale)".into()
+            },
+        }
+    }
+
+    /// Theory curves, mechanisms with identical curves (correlated and
+    /// independent share their marginals) merged into one black line
+    /// instead of hiding each other: (label, colour, points).
+    fn theory_groups(&self) -> Vec<TheoryCurve> {
         let theory_of = |s: &ErrorSeries| -> Vec<(f64, f64)> {
             s.points
                 .iter()
@@ -190,6 +197,7 @@ impl Figure for ErrorFigure {
                     .all(|(p, q)| p.0 == q.0 && (p.1 - q.1).abs() <= 1e-9 * p.1)
         };
         let mut done = vec![false; curves.len()];
+        let mut out = Vec::new();
         for i in 0..curves.len() {
             if done[i] || curves[i].is_empty() {
                 continue;
@@ -209,64 +217,112 @@ impl Figure for ErrorFigure {
             } else {
                 style::mechanism_color(names[0], i)
             };
-            chart
-                .draw_series(DashedLineSeries::new(
-                    curves[i].clone(),
-                    10,
-                    6,
-                    c.stroke_width(2),
-                ))?
-                .label(format!("theoretical RMSE: {}", names.join(" = ")))
-                .legend(move |(x, y)| {
-                    DashedPathElement::new(vec![(x, y), (x + 24, y)], 5, 3, c.stroke_width(2))
-                });
+            out.push((
+                format!("theoretical RMSE: {}", names.join(" = ")),
+                c,
+                curves[i].clone(),
+            ));
         }
+        out
+    }
+
+    fn label(s: &ErrorSeries) -> String {
+        format!("{}: empirical RMSE ± 95% CI", s.mechanism)
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e: Vec<Entry> = self
+            .theory_groups()
+            .into_iter()
+            .map(|(l, c, _)| Entry::dashed(l, c, 2))
+            .collect();
+        for (i, s) in self.series.iter().enumerate() {
+            let c = style::mechanism_color(&s.mechanism, i);
+            e.push(Entry::marker(Self::label(s), 0, c, false));
+        }
+        let (y0, _) = self.y_range();
+        if self
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .any(|p| p.rmse > 0.0 && p.lo < y0)
+        {
+            e.push(Entry::new(ARROW, Swatch::Arrow(style::MID_GREY)));
+        }
+        e
+    }
+}
+
+impl Panel for ErrorFigure {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let (y0, y1) = axes.y.bounds();
+        let gap = self.gap();
+        let mut chart = chart::build(area, fonts, None, &axes, 2.6)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let m = self.series.len() as f64;
+        let half = 0.05 * gap;
+        let r = legend::marker_radius(fonts);
+        let w = (fonts.label * 0.4).max(3.0) as i32;
+        let mut marks = Vec::new();
+        for (label, c, pts) in self.theory_groups() {
+            chart.draw_series(DashedLineSeries::new(pts.clone(), 10, 6, c.stroke_width(2)))?;
+            let mut mark = Mark::new(label);
+            mark.line(chart::pxs(&chart, pts));
+            marks.push(mark);
+        }
+        let mut arrows = Mark::new(ARROW);
         for (i, s) in self.series.iter().enumerate() {
             let c = style::mechanism_color(&s.mechanism, i);
             let dx = 0.12 * gap * (i as f64 - (m - 1.0) / 2.0);
-            chart.draw_series(s.points.iter().filter(|p| p.rmse > 0.0).flat_map(|p| {
-                style::whisker(
-                    p.x + dx,
-                    p.lo.max(y0),
-                    p.hi.min(y1),
-                    half,
-                    c.stroke_width(2),
-                )
-            }))?;
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .filter(|p| p.rmse > 0.0)
-                        .map(|p| Circle::new((p.x + dx, p.rmse), r, c.filled())),
-                )?
-                .label(format!("{}: empirical RMSE ± 95% CI", s.mechanism))
-                .legend(move |(x, y)| Circle::new((x + 12, y), r, c.filled()));
+            let shown: Vec<&ErrorPoint> = s.points.iter().filter(|p| p.rmse > 0.0).collect();
+            let mut mark = Mark::new(Self::label(s));
+            for p in &shown {
+                let (lo, hi) = (p.lo.max(y0), p.hi.min(y1));
+                chart.draw_series(style::whisker(p.x + dx, lo, hi, half, c.stroke_width(2)))?;
+                mark.line(chart::pxs(&chart, [(p.x + dx, lo), (p.x + dx, hi)]));
+            }
             chart.draw_series(
-                s.points
+                shown
                     .iter()
-                    .filter(|p| p.rmse > 0.0 && p.lo < y0)
-                    .map(|p| {
-                        EmptyElement::at((p.x + dx, y0)) + Polygon::new(arrowhead(w), c.filled())
-                    }),
+                    .map(|p| Circle::new((p.x + dx, p.rmse), r as u32, c.filled())),
             )?;
+            mark.points(chart::pxs(&chart, shown.iter().map(|p| (p.x + dx, p.rmse))), r);
+            marks.push(mark);
+            let low: Vec<(f64, f64)> = shown
+                .iter()
+                .filter(|p| p.lo < y0)
+                .map(|p| (p.x + dx, y0))
+                .collect();
+            chart.draw_series(
+                low.iter()
+                    .map(|&q| EmptyElement::at(q) + Polygon::new(arrowhead(w), c.filled())),
+            )?;
+            arrows.points(chart::pxs(&chart, low), w);
         }
-        if pts().any(|p| p.rmse > 0.0 && p.lo < y0) {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
-                .label("95% CI reaching below the axis (lower end ≤ 0 or off scale)")
-                .legend(move |(x, y)| {
-                    EmptyElement::at((x + 12, y + w))
-                        + Polygon::new(arrowhead(w), style::MID_GREY.filled())
-                });
+        if !arrows.shapes.is_empty() {
+            marks.push(arrows);
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+        Ok(chart::layout(&chart, "error", &axes, marks))
+    }
+}
+
+impl Figure for ErrorFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        style::draw_title(
+            root,
+            "Error against distance: empirical RMSE (95% CI) and theory",
+            None,
+            &fonts,
+        )?;
+        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
+        legend::with_legend(&body, &fonts, self, &self.entries())
     }
 }
 

@@ -5,6 +5,10 @@
 //! same colour), and diffusion's Laplace mechanism matched to them (pure ε,
 //! median and worst). A flat exact line at the cap means no amplification.
 
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::Result;
 use crate::gossip::{PrivacyByDistanceRow, TwoSchoolsRow};
@@ -77,10 +81,8 @@ impl GossipFigure {
     }
 }
 
-impl Figure for GossipFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
+impl GossipFigure {
+    fn axes(&self) -> Axes {
         let pts = || self.curves.iter().flat_map(|c| c.3.iter());
         let (xlo, xhi, ylo, yhi) = pts().fold(
             (
@@ -102,58 +104,80 @@ impl Figure for GossipFigure {
             (0.1, 1.0)
         };
         let (x0, x1) = style::pad_range(xlo, xhi, 0.05);
-        // Room above the curves for the legend.
-        let (y0, y1) = style::pad_log_range(ylo, yhi * 4.0, 1.3);
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Gossip averaging: privacy loss against hop distance",
-                style::bold(fonts.title * 0.9),
-            )
-            .margin(15)
-            .x_label_area_size((fonts.axis * 2.8) as u32)
-            .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(x0..x1, style::log_axis(y0, y1))?;
-        let fmt = |v: &f64| style::log_tick(*v);
-        chart
-            .configure_mesh()
-            .x_desc("hop distance from source to observer")
-            .y_desc("ε at δ (gossip: tight Gaussian curve; Laplace: pure ε)")
-            .x_label_formatter(&style::lin_tick)
-            .y_label_formatter(&fmt)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        let r = (fonts.label * 0.32).max(2.0) as u32;
-        for (name, ci, dashed, ps) in &self.curves {
-            let c = style::series_color(*ci);
-            if *dashed {
-                chart
-                    .draw_series(DashedLineSeries::new(ps.clone(), 10, 6, c.stroke_width(2)))?
-                    .label(name.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c));
-            } else {
-                chart.draw_series(LineSeries::new(ps.clone(), c.stroke_width(2)))?;
-                chart
-                    .draw_series(ps.iter().map(|p| Circle::new(*p, r, c.filled())))?
-                    .label(name.clone())
-                    .legend(move |(x, y)| Circle::new((x + 12, y), r, c.filled()));
-            }
+        let (y0, y1) = style::pad_log_range(ylo, yhi, 1.3);
+        Axes {
+            x: Scale::integer(x0, x1),
+            y: Scale::log(y0, y1, false),
+            x_desc: "hop distance from source to observer".into(),
+            y_desc: "ε at δ (gossip: tight Gaussian curve; Laplace: pure ε)".into(),
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        self.curves
+            .iter()
+            .map(|(name, ci, dashed, _)| {
+                let c = style::series_color(*ci);
+                if *dashed {
+                    Entry::dashed(name.clone(), c, 2)
+                } else {
+                    Entry::marker(name.clone(), 0, c, true)
+                }
+            })
+            .collect()
     }
 }
 
-/// Draws `privacy.png` and `privacy.svg` into `dir`.
+impl Panel for GossipFigure {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let mut chart = chart::build(area, fonts, None, &axes, 3.0)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let r = legend::marker_radius(fonts);
+        let mut marks = Vec::new();
+        for (name, ci, dashed, ps) in &self.curves {
+            let c = style::series_color(*ci);
+            let mut m = Mark::new(name.clone());
+            if *dashed {
+                chart.draw_series(DashedLineSeries::new(ps.clone(), 10, 6, c.stroke_width(2)))?;
+                m.line(chart::pxs(&chart, ps.iter().copied()));
+            } else {
+                chart.draw_series(LineSeries::new(ps.clone(), c.stroke_width(2)))?;
+                chart.draw_series(ps.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
+                m.line(chart::pxs(&chart, ps.iter().copied()));
+                m.points(chart::pxs(&chart, ps.iter().copied()), r);
+            }
+            marks.push(m);
+        }
+        Ok(chart::layout(&chart, "gossip", &axes, marks))
+    }
+}
+
+impl Figure for GossipFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        style::draw_title(
+            root,
+            "Gossip averaging: privacy loss against hop distance",
+            None,
+            &fonts,
+        )?;
+        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
+        legend::with_legend(&body, &fonts, self, &self.entries())
+    }
+}
+
+/// Draws `privacy.png` and `privacy.svg` into `dir` from the run's rows (the
+/// only face of this figure so far: `plot` does not redraw it).
 pub fn draw(dir: &Path, by_distance: &[PrivacyByDistanceRow], two: &[TwoSchoolsRow]) -> Result<()> {
     let fig = GossipFigure::new(by_distance, two);
-    style::render(&fig, &dir.join("privacy.png"), super::DEFAULT_SIZE)?;
-    style::render(&fig, &dir.join("privacy.svg"), super::DEFAULT_SIZE)
+    for ext in ["png", "svg"] {
+        style::render(&fig, &dir.join(format!("privacy.{ext}")), super::DEFAULT_SIZE)?;
+    }
+    Ok(())
 }

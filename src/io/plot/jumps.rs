@@ -25,6 +25,10 @@ use super::data::{
     JumpRow, MAX_REPLICATES, OwnerRow, PathTable, RunSummary, read_jumps, read_owners, read_paths,
     read_summary_if_present,
 };
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::{Mark, Rect};
+use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -81,6 +85,8 @@ pub struct JumpsFigure {
     pub from_map: bool,
     /// Axis text for distances.
     pub distance_label: String,
+    /// Distances are whole numbers (hops): whole ticks.
+    pub whole: bool,
 }
 
 /// The y value drawn for a path value: the value itself in 1-D, else its
@@ -346,6 +352,7 @@ pub fn load(dir: &Path, only: Option<&str>) -> Result<JumpsFigure> {
         distance_label: summary
             .as_ref()
             .map_or_else(|| super::data::distance_label(None), |s| s.distance_label()),
+        whole: summary.as_ref().is_some_and(RunSummary::whole_distances),
     })
 }
 
@@ -363,10 +370,26 @@ impl Figure for JumpsFigure {
         let th = style::title_height(&fonts, false);
         let body = root.margin(th, 0, 0, 0);
         let (top, bottom) = body.split_vertically((h - th) / 2);
-        self.draw_traces(&top, &fonts)?;
-        self.draw_hist(&bottom, &fonts)
+        let mut layout = legend::with_legend(&top, &fonts, &Traces(self), &self.trace_entries())?;
+        layout.extend(legend::with_legend(
+            &bottom,
+            &fonts,
+            &Hist(self),
+            &self.hist_entries(),
+        )?);
+        Ok(layout)
     }
 }
+
+/// Legend text of the envelope.
+const ENVELOPE: &str = "RMS error √E‖V‖² at ε(d) (theory)";
+/// Legend text of the bars.
+const OBSERVED: &str = "observed jumps";
+
+/// Panel (a).
+struct Traces<'a>(&'a JumpsFigure);
+/// Panel (b).
+struct Hist<'a>(&'a JumpsFigure);
 
 impl JumpsFigure {
     fn x_range(&self) -> (f64, f64) {
@@ -382,12 +405,66 @@ impl JumpsFigure {
         style::pad_range(lo, hi, 0.02)
     }
 
-    fn draw_traces<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        fonts: &Fonts,
-    ) -> DrawResult<DB> {
+    fn x_axis(&self) -> Scale {
         let (x0, x1) = self.x_range();
+        Scale::linear_or_integer(x0, x1, self.whole)
+    }
+
+    fn trace_label(t: &OwnerTrace) -> String {
+        format!("{} ({})", t.label, style::plural(t.jumps.len(), "jump"))
+    }
+
+    fn left_out_label(&self) -> String {
+        format!(
+            "+ {} of paths.csv not drawn (at most {MAX_TRACES})",
+            style::plural(self.left_out, "path")
+        )
+    }
+
+    fn trace_entries(&self) -> Vec<Entry> {
+        let mut e = Vec::new();
+        if !self.envelope.is_empty() {
+            e.push(Entry::dashed(ENVELOPE, style::MID_GREY, 2));
+        }
+        for (i, t) in self.traces.iter().enumerate() {
+            e.push(Entry::marker(Self::trace_label(t), 0, style::series_color(i), true));
+        }
+        if self.left_out > 0 {
+            e.push(Entry::new(self.left_out_label(), Swatch::Blank));
+        }
+        e
+    }
+
+    fn expected_label(&self) -> String {
+        let source = if self.from_map {
+            "map of summary.json"
+        } else {
+            "ln ε interpolated"
+        };
+        match self.hist.rate {
+            Some(rate) => format!(
+                "expected: λ·|Δ ln ε|, λ = {} ({source})",
+                style::short(rate)
+            ),
+            None => "expected count per bin".to_string(),
+        }
+    }
+
+    fn hist_entries(&self) -> Vec<Entry> {
+        let mut e = vec![Entry::new(
+            OBSERVED,
+            Swatch::Bar {
+                fill: style::OI_SKY_BLUE,
+                edge: style::OI_BLUE,
+            },
+        )];
+        if !self.hist.expected.is_empty() {
+            e.push(Entry::line(self.expected_label(), style::OI_VERMILLION, 3));
+        }
+        e
+    }
+
+    fn trace_axes(&self) -> Axes {
         let ys = self
             .traces
             .iter()
@@ -420,102 +497,78 @@ impl JumpsFigure {
             .unwrap_or(1.0);
         let top = y0.abs().max(y1.abs());
         let scale = (top > 100.0 * typical).then_some(typical);
-        let axis = style::AsinhAxis::new(y0, y1, scale);
-        let nonlinear = axis.is_asinh();
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                if self.replicates > 1 {
-                    format!(
-                        "(a) answer error along {}: one per owner and replicate, read off at ε(d)",
-                        style::plural(self.traces.len(), "path")
-                    )
-                } else {
-                    format!(
-                        "(a) answer error of {} owner(s): one path, read off at ε(d)",
-                        self.traces.len()
-                    )
-                },
-                style::regular(fonts.caption),
-            )
-            .margin(10)
-            .x_label_area_size((fonts.axis * 2.6) as u32)
-            .y_label_area_size((fonts.axis * 4.2) as u32)
-            .build_cartesian_2d(x0..x1, axis)?;
-        let y_desc = match (self.dim, nonlinear) {
+        let y = Scale::asinh(y0, y1, scale);
+        let y_desc = match (self.dim, y.is_asinh()) {
             (1, false) => "answer error V = y − u".to_string(),
-            (1, true) => "error V = y − u (asinh scale)".to_string(),
+            (1, true) => "answer error V = y − u (asinh scale)".to_string(),
             (n, false) => format!("answer error ‖y − u‖₂ (n = {n})"),
-            (n, true) => format!("error ‖y − u‖₂, n = {n} (asinh)"),
+            (n, true) => format!("answer error ‖y − u‖₂, n = {n} (asinh scale)"),
         };
-        chart
-            .configure_mesh()
-            .x_desc(self.distance_label.as_str())
-            .y_desc(y_desc)
-            .x_label_formatter(&style::lin_tick)
-            .y_label_formatter(&style::lin_tick)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        if !self.envelope.is_empty() {
-            let env = self.envelope.clone();
-            let grey = ShapeStyle::from(&style::MID_GREY).stroke_width(2);
-            chart
-                .draw_series(DashedLineSeries::new(env.clone(), 8, 6, grey))?
-                .label("RMS error √E‖V‖² at ε(d) (theory)")
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], style::MID_GREY.stroke_width(2))
-                });
-            if self.dim == 1 {
-                chart.draw_series(DashedLineSeries::new(
-                    env.into_iter().map(|(d, r)| (d, -r)),
-                    8,
-                    6,
-                    grey,
-                ))?;
-            }
+        Axes {
+            x: self.x_axis(),
+            y,
+            x_desc: self.distance_label.clone(),
+            y_desc,
         }
-        for (i, t) in self.traces.iter().enumerate() {
-            let c = style::series_color(i);
-            chart
-                .draw_series(LineSeries::new(t.steps.clone(), c.stroke_width(2)))?
-                .label(format!(
-                    "{} ({})",
-                    t.label,
-                    style::plural(t.jumps.len(), "jump")
-                ))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
-                });
-            let r = (fonts.label * 0.3).max(2.0) as u32;
-            chart.draw_series(t.jumps.iter().map(|&p| Circle::new(p, r, c.filled())))?;
-        }
-        if self.left_out > 0 {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
-                .label(format!(
-                    "+ {} of paths.csv not drawn (at most {MAX_TRACES})",
-                    style::plural(self.left_out, "path")
-                ))
-                .legend(|(x, y)| EmptyElement::at((x, y)));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
     }
+}
 
-    fn draw_hist<DB: DrawingBackend>(
+impl Panel for Traces<'_> {
+    fn chart<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
-    ) -> DrawResult<DB> {
-        let h = &self.hist;
-        let (x0, x1) = self.x_range();
+    ) -> PanelResult<DB> {
+        let f = self.0;
+        let axes = f.trace_axes();
+        let caption = if f.replicates > 1 {
+            format!(
+                "(a) answer error along {}: one per owner and replicate, read off at ε(d)",
+                style::plural(f.traces.len(), "path")
+            )
+        } else {
+            format!(
+                "(a) answer error of {}: one path each, read off at ε(d)",
+                style::plural(f.traces.len(), "owner")
+            )
+        };
+        let mut chart = chart::build(area, fonts, Some(caption.as_str()), &axes, 2.6)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut marks = Vec::new();
+        if !f.envelope.is_empty() {
+            let grey = ShapeStyle::from(&style::MID_GREY).stroke_width(2);
+            let mut m = Mark::new(ENVELOPE);
+            chart.draw_series(DashedLineSeries::new(f.envelope.clone(), 8, 6, grey))?;
+            m.line(chart::pxs(&chart, f.envelope.iter().copied()));
+            if f.dim == 1 {
+                let lower: Vec<(f64, f64)> = f.envelope.iter().map(|&(d, r)| (d, -r)).collect();
+                chart.draw_series(DashedLineSeries::new(lower.clone(), 8, 6, grey))?;
+                m.line(chart::pxs(&chart, lower));
+            }
+            marks.push(m);
+        }
+        let r = legend::marker_radius(fonts);
+        for (i, t) in f.traces.iter().enumerate() {
+            let c = style::series_color(i);
+            chart.draw_series(LineSeries::new(t.steps.clone(), c.stroke_width(2)))?;
+            chart.draw_series(t.jumps.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
+            let mut m = Mark::new(JumpsFigure::trace_label(t));
+            m.line(chart::pxs(&chart, t.steps.iter().copied()));
+            m.points(chart::pxs(&chart, t.jumps.iter().copied()), r);
+            marks.push(m);
+        }
+        Ok(chart::layout(&chart, &caption, &axes, marks))
+    }
+}
+
+impl Panel for Hist<'_> {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let f = self.0;
+        let h = &f.hist;
         let top = h
             .counts
             .iter()
@@ -523,89 +576,62 @@ impl JumpsFigure {
             .copied()
             .filter(|x| x.is_finite())
             .fold(1.0f64, f64::max);
-        let mut chart = ChartBuilder::on(area)
-            .caption(
-                format!(
-                    "(b) where jumps fall: {} jumps of {}{}, {} bins",
-                    h.counts.iter().sum::<f64>(),
-                    style::plural(self.owners, "owner"),
-                    if self.replicates > 1 {
-                        format!(" × {} replicates", self.replicates)
-                    } else {
-                        String::new()
-                    },
-                    h.counts.len()
-                ),
-                style::regular(fonts.caption),
-            )
-            .margin(10)
-            .x_label_area_size((fonts.axis * 2.6) as u32)
-            .y_label_area_size((fonts.axis * 4.2) as u32)
-            .build_cartesian_2d(x0..x1, 0.0..style::safe_range(0.0, top * 1.18).1)?;
-        chart
-            .configure_mesh()
-            .x_desc(self.distance_label.as_str())
-            .y_desc("jumps per bin (count)")
-            .x_label_formatter(&style::lin_tick)
-            .y_label_formatter(&style::lin_tick)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(RGBColor(0xF4, 0xF4, 0xF4))
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        let bar = style::OI_SKY_BLUE;
-        chart
-            .draw_series(h.counts.iter().enumerate().map(|(i, &c)| {
-                Rectangle::new([(h.edges[i], 0.0), (h.edges[i + 1], c)], bar.filled())
-            }))?
-            .label("observed jumps (jumps.csv)")
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 24, y + 6)], bar.filled()));
-        chart.draw_series(h.counts.iter().enumerate().map(|(i, &c)| {
-            Rectangle::new(
-                [(h.edges[i], 0.0), (h.edges[i + 1], c)],
+        let axes = Axes {
+            x: f.x_axis(),
+            y: Scale::integer(0.0, style::safe_range(0.0, top * 1.12).1),
+            x_desc: f.distance_label.clone(),
+            y_desc: "jumps per bin".into(),
+        };
+        let test = match h.chi_square() {
+            Some(cs) => format!(
+                " (χ² = {:.1}, df = {}, p = {:.3})",
+                cs.statistic, cs.df, cs.p_value
+            ),
+            None => String::new(),
+        };
+        let caption = format!(
+            "(b) where jumps fall: {} jumps of {}{}, {} bins{test}",
+            h.counts.iter().sum::<f64>(),
+            style::plural(f.owners, "owner"),
+            if f.replicates > 1 {
+                format!(" × {} replicates", f.replicates)
+            } else {
+                String::new()
+            },
+            h.counts.len()
+        );
+        let mut chart = chart::build(area, fonts, Some(caption.as_str()), &axes, 2.6)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut bars = Mark::new(OBSERVED);
+        for (i, &c) in h.counts.iter().enumerate() {
+            let (a, b) = ((h.edges[i], 0.0), (h.edges[i + 1], c));
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [a, b],
+                style::OI_SKY_BLUE.filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [a, b],
                 style::OI_BLUE.stroke_width(1),
-            )
-        }))?;
+            )))?;
+            if c > 0.0 {
+                bars.area(Rect::new(chart::px(&chart, a), chart::px(&chart, b)));
+            }
+        }
+        let mut marks = vec![bars];
         if !h.expected.is_empty() {
             let mut line = Vec::with_capacity(2 * h.expected.len());
             for (i, &e) in h.expected.iter().enumerate() {
                 line.push((h.edges[i], e));
                 line.push((h.edges[i + 1], e));
             }
-            let c = style::OI_VERMILLION;
-            let source = if self.from_map {
-                "map of summary.json"
-            } else {
-                "ln ε interpolated from the data"
-            };
-            let label = match (h.rate, h.chi_square()) {
-                (Some(rate), Some(cs)) => format!(
-                    "expected: Σ {} λ·|Δ ln ε| per bin, λ = {} ({source}); χ² = {:.1}, df = {}, p = {:.3}",
-                    if self.replicates > 1 {
-                        "paths"
-                    } else {
-                        "owners"
-                    },
-                    style::short(rate),
-                    cs.statistic,
-                    cs.df,
-                    cs.p_value
-                ),
-                _ => "expected count per bin".to_string(),
-            };
-            chart
-                .draw_series(LineSeries::new(line, c.stroke_width(3)))?
-                .label(label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
-                });
+            chart.draw_series(LineSeries::new(
+                line.clone(),
+                style::OI_VERMILLION.stroke_width(3),
+            ))?;
+            let mut m = Mark::new(f.expected_label());
+            m.line(chart::pxs(&chart, line));
+            marks.push(m);
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+        Ok(chart::layout(&chart, &caption, &axes, marks))
     }
 }

@@ -4,7 +4,7 @@
 //! a circle), hollow circle and triangle, filled and hollow diamond, so that
 //! each utility scheme has a marker of its own.
 
-use super::style::DrawResult;
+use super::chart::DrawError;
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
@@ -16,7 +16,7 @@ pub fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
     code: usize,
     r: i32,
     c: RGBColor,
-) -> DrawResult<DB>
+) -> Result<(), DrawError<DB>>
 where
     CT::From: Clone + 'static,
 {

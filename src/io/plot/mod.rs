@@ -1,18 +1,29 @@
-//! Figures drawn from the CSVs that `simulate` and `collude` write, as PNG or
-//! SVG (by the output's extension), with plotters and no system libraries
-//! (DejaVu Sans from the `dejavu` crate, rendered by `ab_glyph`).
+//! Every figure a command draws, and `plot` draws again from the files the
+//! command wrote — the same bytes. Each kind has one figure type built from
+//! typed rows (from memory in a run, read back from its files by `plot`),
+//! drawn once as SVG by plotters and rasterised for PNG by resvg
+//! ([`raster`]: text shaped with the embedded DejaVu Sans; no system
+//! library or font). Each drawing returns its [`layout::Layout`]: legends
+//! are placed where they cover no data ([`legend`]), axes that count whole
+//! things have whole ticks and every axis one number format ([`axis`]).
 //!
-//! | kind | input | what to see |
-//! |---|---|---|
-//! | [`Kind::Jumps`] | `paths.csv`, `jumps.csv`, `owners.csv` (+ `summary.json`) | (a) the answer error against distance for up to four owners: constant between jumps, jumps (markers) ever larger farther out; (b) the histogram of jump locations over all owners on top of the theoretical count λ·\|Δ ln ε\| per bin |
-//! | [`Kind::Ego`] | `ego.csv`, `jumps.csv` (`owners.csv`) | recipients around their owner at radius = distance, coloured by error; everyone between two jump circles receives the same answer |
-//! | [`Kind::Error`] | `by_distance.csv` | empirical RMSE with 95% intervals on the theoretical curve, per mechanism |
-//! | [`Kind::Coalition`] | `coalition.csv` | gain of pooling against coalition size: ≤ 1 under the correlated mechanism, far above 1 under independent noise |
-//! | [`Kind::Path`] | a `path` CSV or `paths.csv` | sample paths against ε on a log axis, arctan scale |
+//! | kind | drawn by | input | what to see |
+//! |---|---|---|---|
+//! | [`Kind::Jumps`] | `simulate` | `paths.csv`, `jumps.csv`, `owners.csv` (+ `summary.json`) | (a) the answer error against distance for up to four owners: constant between jumps, jumps (markers) ever larger farther out; (b) the histogram of jump locations over all owners on top of the theoretical count λ·\|Δ ln ε\| per bin |
+//! | [`Kind::Ego`] | `simulate` | `ego.csv`, `jumps.csv` (`owners.csv`) | recipients around their owner at radius = distance, coloured by error; everyone between two jump circles receives the same answer |
+//! | [`Kind::Error`] | `simulate` | `by_distance.csv` | empirical RMSE with 95% intervals on the theoretical curve, per mechanism |
+//! | [`Kind::Coalition`] | `collude` | `coalition.csv` | gain of pooling per coalition: ≤ 1 under the correlated mechanism, far above 1 under independent noise |
+//! | [`Kind::Path`] | `simulate` | a `path` CSV or `paths.csv` | sample paths against ε on a log axis, arctan scale |
+//! | [`Kind::Sweep`] | `sweep --plots` | the sweep CSV | metrics against one key column, one panel per metric |
+//! | [`Kind::Utility`] | `utility` | `utility.csv` | RMSE of the recipients' estimates of their network mean against degree, per scheme |
+//! | [`Kind::Relay`] | `relay` | `relay_by_distance.csv` | privacy learned relative to one's own against distance, per untrimmed fraction |
+//! | [`Kind::Timeline`] | `evolve` | `timeline.csv` | privacy spent and error against batch for the three release policies |
 //!
 //! Files are written atomically (temporary sibling, then rename). Missing or
 //! malformed inputs give [`crate::error::Error`]s naming the file and line.
 
+pub mod axis;
+pub mod chart;
 pub mod coalition;
 pub mod data;
 pub mod ego;
@@ -20,8 +31,11 @@ pub mod error;
 pub mod gossip;
 pub mod jump_stats;
 pub mod jumps;
+pub mod layout;
+pub mod legend;
 pub mod markers;
 pub mod path;
+pub mod raster;
 pub mod relay;
 pub mod style;
 pub mod sweep;
@@ -30,9 +44,11 @@ pub mod timeline;
 pub mod utility;
 
 pub use jumps::{JumpHistogram, expected_jump_counts};
+pub use layout::Layout;
 pub use style::{Figure, render, render_with};
 
 use crate::error::{Error, Result};
+use crate::io::sweep_figure::PlotSpec;
 use crate::util::Existing;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -54,16 +70,28 @@ pub enum Kind {
     Coalition,
     /// Sample paths against ε.
     Path,
+    /// A sweep's metrics against one of its keys.
+    Sweep,
+    /// Utility: error of the recipients' estimates against degree.
+    Utility,
+    /// Relay: privacy learned against distance.
+    Relay,
+    /// Evolve: privacy spent and error against batch.
+    Timeline,
 }
 
 impl Kind {
     /// All kinds, in CLI order.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Jumps,
         Kind::Ego,
         Kind::Error,
-        Kind::Coalition,
         Kind::Path,
+        Kind::Coalition,
+        Kind::Sweep,
+        Kind::Utility,
+        Kind::Relay,
+        Kind::Timeline,
     ];
 
     /// CLI spelling, also the default file stem.
@@ -74,10 +102,15 @@ impl Kind {
             Kind::Error => "error",
             Kind::Coalition => "coalition",
             Kind::Path => "path",
+            Kind::Sweep => "sweep",
+            Kind::Utility => "utility",
+            Kind::Relay => "relay",
+            Kind::Timeline => "timeline",
         }
     }
 
-    /// Files this kind needs inside a run directory.
+    /// Files this kind needs inside a run directory (none for `sweep`,
+    /// which reads the sweep's CSV file itself).
     pub fn inputs(self) -> &'static [&'static str] {
         match self {
             Kind::Jumps => &["paths.csv", "jumps.csv", "owners.csv"],
@@ -85,7 +118,17 @@ impl Kind {
             Kind::Error => &["by_distance.csv"],
             Kind::Coalition => &["coalition.csv"],
             Kind::Path => &["paths.csv"],
+            Kind::Sweep => &[],
+            Kind::Utility => &["utility.csv"],
+            Kind::Relay => &["relay_by_distance.csv"],
+            Kind::Timeline => &["timeline.csv"],
         }
+    }
+
+    /// The kinds' names, for messages: `jumps, ego, …, relay or timeline`.
+    pub fn names() -> String {
+        let n: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("{} or {}", n[..n.len() - 1].join(", "), n[n.len() - 1])
     }
 }
 
@@ -101,12 +144,12 @@ impl std::str::FromStr for Kind {
         Kind::ALL
             .into_iter()
             .find(|k| k.as_str() == s.trim())
-            .ok_or_else(|| Error::param("kind", s, "jumps, ego, error, coalition or path"))
+            .ok_or_else(|| Error::param("kind", s, Kind::names()))
     }
 }
 
 /// Options of one drawing.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlotOptions {
     /// Canvas width in pixels.
     pub width: u32,
@@ -118,6 +161,8 @@ pub struct PlotOptions {
     /// `ego`: draw the friendships among the members faintly (reads the
     /// graph `summary.json` names).
     pub edges: bool,
+    /// `sweep`: what to draw (the x key, metrics, filters).
+    pub sweep: PlotSpec,
 }
 
 impl Default for PlotOptions {
@@ -127,6 +172,7 @@ impl Default for PlotOptions {
             height: DEFAULT_SIZE.1,
             owner: None,
             edges: false,
+            sweep: PlotSpec::default(),
         }
     }
 }
@@ -158,6 +204,26 @@ pub enum AnyFigure {
     Coalition(coalition::CoalitionFigure),
     /// Figure 5.
     Path(path::PathFigure),
+    /// A sweep.
+    Sweep(crate::io::sweep_figure::SweepFigure),
+    /// Utility.
+    Utility(utility::UtilityFigure),
+    /// Relay.
+    Relay(relay::RelayFigure),
+    /// Evolve's timeline.
+    #[cfg(feature = "store")]
+    Timeline(timeline::TimelineFigure),
+}
+
+impl AnyFigure {
+    /// The size it is drawn at for `opts`: theirs, except that a sweep
+    /// asked at the default size gets its own (900 px per panel).
+    pub fn size(&self, opts: &PlotOptions) -> (u32, u32) {
+        match self {
+            AnyFigure::Sweep(f) if (opts.width, opts.height) == DEFAULT_SIZE => sweep::size_of(f),
+            _ => (opts.width, opts.height),
+        }
+    }
 }
 
 impl Figure for AnyFigure {
@@ -168,6 +234,11 @@ impl Figure for AnyFigure {
             AnyFigure::Error(f) => f.draw(root),
             AnyFigure::Coalition(f) => f.draw(root),
             AnyFigure::Path(f) => f.draw(root),
+            AnyFigure::Sweep(f) => f.draw(root),
+            AnyFigure::Utility(f) => f.draw(root),
+            AnyFigure::Relay(f) => f.draw(root),
+            #[cfg(feature = "store")]
+            AnyFigure::Timeline(f) => f.draw(root),
         }
     }
 }
@@ -192,8 +263,9 @@ fn needs_dir(kind: Kind, input: &Path) -> Result<()> {
     }
 }
 
-/// Reads the inputs of `kind` from `input` (a run directory, or for `error`,
-/// `coalition` and `path` also the CSV file itself).
+/// Reads the inputs of `kind` from `input` (a run directory, or for every
+/// kind but `jumps` and `ego` also the CSV file itself; `sweep` reads the
+/// sweep CSV `opts.sweep` describes).
 pub fn load(kind: Kind, input: &Path, opts: &PlotOptions) -> Result<AnyFigure> {
     if !input.exists() {
         return Err(Error::io(
@@ -214,6 +286,31 @@ pub fn load(kind: Kind, input: &Path, opts: &PlotOptions) -> Result<AnyFigure> {
         Kind::Error => AnyFigure::Error(error::load(input)?),
         Kind::Coalition => AnyFigure::Coalition(coalition::load(input)?),
         Kind::Path => AnyFigure::Path(path::load(input)?),
+        Kind::Sweep => {
+            if input.is_dir() {
+                return Err(Error::param(
+                    "input",
+                    input.display(),
+                    "the CSV file a sweep wrote (`kind` = sweep)",
+                ));
+            }
+            AnyFigure::Sweep(crate::io::sweep_figure::load_with(
+                input,
+                &opts.sweep,
+                Some(data::MAX_ROWS),
+            )?)
+        }
+        Kind::Utility => AnyFigure::Utility(utility::load(input)?),
+        Kind::Relay => AnyFigure::Relay(relay::load(input)?),
+        #[cfg(feature = "store")]
+        Kind::Timeline => AnyFigure::Timeline(timeline::load(input)?),
+        #[cfg(not(feature = "store"))]
+        Kind::Timeline => {
+            return Err(Error::Unsupported(
+                "this build has no release store (the `store` feature): no timeline figure"
+                    .into(),
+            ));
+        }
     })
 }
 
@@ -237,7 +334,7 @@ pub fn draw_with(
     style::Format::of(out)?;
     crate::util::atomic::check_new(out, existing)?;
     let fig = load(kind, input, opts)?;
-    render_with(&fig, out, (opts.width, opts.height), existing)
+    render_with(&fig, out, fig.size(opts), existing).map(|_| ())
 }
 
 /// Whether `file` exists and holds at least one line after its header (an
@@ -265,7 +362,8 @@ pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> 
     let mut written = Vec::new();
     let opts = PlotOptions::default();
     for &kind in kinds {
-        if !kind.inputs().iter().all(|f| has_rows(&dir.join(f))) {
+        // A sweep's figure is drawn from its CSV by the sweep itself.
+        if kind.inputs().is_empty() || !kind.inputs().iter().all(|f| has_rows(&dir.join(f))) {
             continue;
         }
         if !kind
@@ -281,7 +379,7 @@ pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> 
         };
         for ext in ["png", "svg"] {
             let out = dir.join(format!("{kind}.{ext}"));
-            render(&fig, &out, DEFAULT_SIZE)?;
+            render(&fig, &out, fig.size(&opts))?;
             written.push(out);
         }
     }

@@ -1,7 +1,7 @@
 //! Figure 5 (`--kind path`): sample paths of the lazy Laplace process against
 //! ε (the seed's Fig. 1).
 //!
-//! x = ε on a log axis; y = arctan(V) in radians, so the whole real line fits
+//! x = ε on a log axis; y = arctan(V) (ticks at multiples of π/4), so the whole real line fits
 //! in (−π/2, π/2): at small ε the noise is wide and the path hugs ±π/2, as ε
 //! grows it settles towards 0 in ever rarer jumps. Input: a `privdiffuse path`
 //! CSV (`sample,eps,v1..vn`) or a simulation's `paths.csv` (`owner,eps,...`).
@@ -18,6 +18,10 @@
 //! as points joined by thin lines. For n > 1, coordinate 1 is drawn.
 
 use super::data::{PathTable, read_owners, read_paths};
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -193,10 +197,11 @@ pub fn load(input: &Path) -> Result<PathFigure> {
     Ok(fig)
 }
 
-impl Figure for PathFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
+/// Legend text of the asymptotes.
+const ASYMPTOTES: &str = "±π/2: V = ±∞";
+
+impl PathFigure {
+    fn axes(&self) -> Axes {
         let (lo, hi) = self.eps_range;
         let (x0, x1) = if hi > lo {
             let ratio = hi / lo;
@@ -210,90 +215,106 @@ impl Figure for PathFigure {
         } else {
             style::safe_log_range(lo / 2.0, lo * 2.0)
         };
-        let shown = if self.total > self.traces.len() {
-            format!("first {} of {} paths", self.traces.len(), self.total)
-        } else {
-            format!("{} paths", self.total)
-        };
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("Sample paths of the lazy Laplace process ({shown})"),
-                style::bold(fonts.title * 0.9),
+        let q = FRAC_PI_2 / 2.0;
+        let y_ticks = [
+            (-FRAC_PI_2, "−π/2"),
+            (-q, "−π/4"),
+            (0.0, "0"),
+            (q, "π/4"),
+            (FRAC_PI_2, "π/2"),
+        ]
+        .map(|(v, l)| (v, l.to_string()));
+        Axes {
+            x: Scale::log(x0, x1, false),
+            y: Scale::categories(-1.7, 1.7, &y_ticks, false),
+            x_desc: "privacy level ε (log scale)".into(),
+            y_desc: if self.dim == 1 {
+                "arctan(V_ε)".into()
+            } else {
+                format!("arctan(V₁), first coordinate of n = {}", self.dim)
+            },
+        }
+    }
+
+    fn left_out(&self) -> Option<String> {
+        (self.total > self.traces.len()).then(|| {
+            format!(
+                "+ {} not drawn (at most {MAX_SAMPLES})",
+                style::plural(self.total - self.traces.len(), "more path")
             )
-            .margin(15)
-            .x_label_area_size((fonts.axis * 2.8) as u32)
-            .y_label_area_size((fonts.axis * 4.0) as u32)
-            .build_cartesian_2d(style::log_axis(x0, x1), -1.7..1.7)?;
-        let yfmt = style::lin_tick;
-        // The key points are exactly the ticks of `log_ticks`: label each.
-        let xfmt = |v: &f64| style::short(*v);
-        let y_desc = if self.dim == 1 {
-            "arctan(V_ε) (rad)".to_string()
-        } else {
-            format!("arctan(V₁) (rad), first of n = {}", self.dim)
-        };
-        chart
-            .configure_mesh()
-            .x_desc("privacy level ε (log scale)")
-            .y_desc(y_desc)
-            .x_labels(40)
-            .x_label_formatter(&xfmt)
-            .y_label_formatter(&yfmt)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        // The asymptotes ±π/2 (V = ±∞), labelled.
-        for (b, name) in [(-FRAC_PI_2, "−π/2"), (FRAC_PI_2, "π/2")] {
+        })
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e: Vec<Entry> = self
+            .traces
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Entry::marker(t.label.clone(), 0, style::series_color(i), true))
+            .collect();
+        if let Some(l) = self.left_out() {
+            e.push(Entry::new(l, Swatch::Blank));
+        }
+        e.push(Entry::dashed(ASYMPTOTES, style::MID_GREY, 1));
+        e
+    }
+}
+
+impl Panel for PathFigure {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let (x0, x1) = axes.x.bounds();
+        let mut chart = chart::build(area, fonts, None, &axes, 2.6)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut marks = Vec::new();
+        let mut asym = Mark::new(ASYMPTOTES);
+        for b in [-FRAC_PI_2, FRAC_PI_2] {
+            let line = vec![(x0, b), (x1, b)];
             chart.draw_series(DashedLineSeries::new(
-                vec![(x0, b), (x1, b)],
+                line.clone(),
                 6,
                 6,
                 style::MID_GREY.stroke_width(1),
             ))?;
-            let pos = plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Right,
-                if b > 0.0 {
-                    plotters::style::text_anchor::VPos::Bottom
-                } else {
-                    plotters::style::text_anchor::VPos::Top
-                },
-            );
-            chart.draw_series(std::iter::once(Text::new(
-                name,
-                (x1, b),
-                style::regular(fonts.label).color(&style::MID_GREY).pos(pos),
-            )))?;
+            asym.line(chart::pxs(&chart, line));
         }
-        let r = (fonts.label * 0.22).max(2.0) as u32;
+        marks.push(asym);
+        let r = (fonts.label * 0.22).max(2.0) as i32;
         for (i, t) in self.traces.iter().enumerate() {
             let c = style::series_color(i);
             let width = if self.at_levels { 1 } else { 2 };
-            chart
-                .draw_series(LineSeries::new(t.line.clone(), c.stroke_width(width)))?
-                .label(t.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3))
-                });
-            chart.draw_series(t.marks.iter().map(|&p| Circle::new(p, r, c.filled())))?;
+            chart.draw_series(LineSeries::new(t.line.clone(), c.stroke_width(width)))?;
+            chart.draw_series(t.marks.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
+            let mut m = Mark::new(t.label.clone());
+            m.line(chart::pxs(&chart, t.line.iter().copied()));
+            m.points(chart::pxs(&chart, t.marks.iter().copied()), r);
+            marks.push(m);
         }
-        if self.total > self.traces.len() {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())?
-                .label(format!(
-                    "+ {} not drawn (at most {MAX_SAMPLES})",
-                    style::plural(self.total - self.traces.len(), "more path")
-                ))
-                .legend(|(x, y)| EmptyElement::at((x, y)));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+        Ok(chart::layout(&chart, "path", &axes, marks))
+    }
+}
+
+impl Figure for PathFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        let shown = if self.total > self.traces.len() {
+            format!("first {} of {} paths", self.traces.len(), self.total)
+        } else {
+            style::plural(self.total, "path")
+        };
+        style::draw_title(
+            root,
+            &format!("Sample paths of the lazy Laplace process ({shown})"),
+            None,
+            &fonts,
+        )?;
+        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
+        legend::with_legend(&body, &fonts, self, &self.entries())
     }
 }
 

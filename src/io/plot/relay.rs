@@ -1,11 +1,17 @@
-//! The relay figure (`relay.png` / `.svg`): the privacy level a recipient
-//! actually learned relative to its own, `eps_learned / eps(d)`, against its
-//! distance from the owner (`relay_by_distance.csv`, log y axis), one colour
-//! per untrimmed fraction — the mean as points joined by a line, the largest
-//! dashed in the same colour. Every relay trimming gives the flat line at 1.
+//! The relay figure (`relay.png` / `.svg`, `plot --kind relay`): the
+//! privacy level a recipient actually learned relative to its own,
+//! `eps_learned / eps(d)`, against its distance from the owner
+//! (`relay_by_distance.csv`, log y axis; whole ticks when every bucket is a
+//! whole hop), one colour per untrimmed fraction — the mean as markers
+//! joined by a line, the largest dashed in the same colour. Every relay
+//! trimming gives the flat line at 1.
 
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult};
 use super::style::{self, DrawResult, Figure, Fonts};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::relay::RelayByDistanceRow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,9 +21,15 @@ use std::path::Path;
 type Pt = (f64, f64, f64);
 
 /// The figure's data.
+#[derive(Clone, Debug)]
 pub struct RelayFigure {
     series: Vec<(f64, Vec<Pt>)>,
+    /// Every bucket is one whole distance (hops).
+    whole: bool,
 }
+
+/// Legend text of the dashed lines.
+const LARGEST: &str = "largest in the bucket (dashed, same colour)";
 
 impl RelayFigure {
     /// From `relay_by_distance.csv` rows (a bucket is drawn at its centre).
@@ -31,14 +43,17 @@ impl RelayFigure {
                 None => series.push((r.untrimmed, vec![p])),
             }
         }
-        RelayFigure { series }
+        let whole = rows
+            .iter()
+            .all(|r| r.distance_lo == r.distance_hi && r.distance_lo.fract() == 0.0);
+        RelayFigure { series, whole }
     }
-}
 
-impl Figure for RelayFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
+    fn label(f: f64) -> String {
+        format!("untrimmed fraction {}", crate::util::fmt_f64(f))
+    }
+
+    fn axes(&self) -> Axes {
         let pts = || self.series.iter().flat_map(|s| s.1.iter());
         let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.0), b.max(p.0))
@@ -49,58 +64,103 @@ impl Figure for RelayFigure {
             .fold(1.0, f64::max);
         let (x0, x1) = style::pad_range(xlo, xhi, 0.05);
         let (y0, y1) = style::pad_log_range(1.0, yhi.max(2.0), 1.15);
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Relay: privacy level learned relative to one's own, against distance",
-                style::bold(fonts.title * 0.9),
-            )
-            .margin(15)
-            .x_label_area_size((fonts.axis * 2.8) as u32)
-            .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(x0..x1, style::log_axis(y0, y1))?;
-        let fmt = |v: &f64| style::log_tick(*v);
-        chart
-            .configure_mesh()
-            .x_desc("distance from the owner")
-            .y_desc("eps_learned / eps(d)  (mean; dashed: largest)")
-            .x_label_formatter(&style::lin_tick)
-            .y_label_formatter(&fmt)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        let r = (fonts.label * 0.32).max(2.0) as u32;
-        for (i, (f, ps)) in self.series.iter().enumerate() {
-            let c = style::series_color(i);
-            chart.draw_series(LineSeries::new(
-                ps.iter().map(|p| (p.0, p.1)),
-                c.stroke_width(2),
-            ))?;
-            chart
-                .draw_series(ps.iter().map(|p| Circle::new((p.0, p.1), r, c.filled())))?
-                .label(format!("untrimmed {}", crate::util::fmt_f64(*f)))
-                .legend(move |(x, y)| Circle::new((x + 12, y), r, c.filled()));
-            chart.draw_series(DashedLineSeries::new(
-                ps.iter().map(|p| (p.0, p.2)),
-                10,
-                6,
-                c.stroke_width(1),
-            ))?;
+        Axes {
+            x: Scale::linear_or_integer(x0, x1, self.whole),
+            y: Scale::log_with(y0, y1, 1.0),
+            x_desc: if self.whole {
+                "distance from the owner (hops)".into()
+            } else {
+                "distance from the owner".into()
+            },
+            y_desc: "ε learned / ε(d): mean over the bucket (log scale)".into(),
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e: Vec<Entry> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, (f, _))| Entry::marker(Self::label(*f), 0, style::series_color(i), true))
+            .collect();
+        if !self.series.is_empty() {
+            e.push(Entry::dashed(LARGEST, style::MID_GREY, 2));
+        }
+        e
     }
 }
 
-/// Draws `relay.png` and `relay.svg` into `dir`.
+impl Panel for RelayFigure {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let mut chart = chart::build(area, fonts, None, &axes, 3.0)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let r = legend::marker_radius(fonts);
+        let mut marks = Vec::new();
+        let mut largest = Mark::new(LARGEST);
+        for (i, (f, ps)) in self.series.iter().enumerate() {
+            let c = style::series_color(i);
+            let mean: Vec<(f64, f64)> = ps.iter().map(|p| (p.0, p.1)).collect();
+            let top: Vec<(f64, f64)> = ps.iter().map(|p| (p.0, p.2)).collect();
+            chart.draw_series(DashedLineSeries::new(top.clone(), 10, 6, c.stroke_width(2)))?;
+            largest.line(chart::pxs(&chart, top));
+            chart.draw_series(LineSeries::new(mean.clone(), c.stroke_width(2)))?;
+            chart.draw_series(mean.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
+            let mut m = Mark::new(Self::label(*f));
+            m.line(chart::pxs(&chart, mean.iter().copied()));
+            m.points(chart::pxs(&chart, mean), r);
+            marks.push(m);
+        }
+        if !largest.shapes.is_empty() {
+            marks.push(largest);
+        }
+        Ok(chart::layout(&chart, "relay", &axes, marks))
+    }
+}
+
+impl Figure for RelayFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        style::draw_title(
+            root,
+            "Relay: privacy level learned relative to one's own, against distance",
+            None,
+            &fonts,
+        )?;
+        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
+        legend::with_legend(&body, &fonts, self, &self.entries())
+    }
+}
+
+/// Loads the figure from `relay_by_distance.csv` (`input` is the file or
+/// the run directory holding it).
+pub fn load(input: &Path) -> Result<RelayFigure> {
+    let file = if input.is_dir() {
+        input.join("relay_by_distance.csv")
+    } else {
+        input.to_path_buf()
+    };
+    let rows = super::data::read_relay_by_distance(&file)?;
+    if rows.is_empty() {
+        return Err(Error::NothingToDraw {
+            file,
+            reason: "the file has a header and no rows".into(),
+        });
+    }
+    Ok(RelayFigure::new(&rows))
+}
+
+/// Draws `relay.png` and `relay.svg` into `dir` from the run's rows (the
+/// same bytes as `plot --kind relay` draws from `relay_by_distance.csv`).
 pub fn draw(dir: &Path, rows: &[RelayByDistanceRow]) -> Result<()> {
     let fig = RelayFigure::new(rows);
-    style::render(&fig, &dir.join("relay.png"), super::DEFAULT_SIZE)?;
-    style::render(&fig, &dir.join("relay.svg"), super::DEFAULT_SIZE)
+    for ext in ["png", "svg"] {
+        style::render(&fig, &dir.join(format!("relay.{ext}")), super::DEFAULT_SIZE)?;
+    }
+    Ok(())
 }

@@ -1,9 +1,11 @@
 //! Look and output of every figure: the Okabe–Ito palette, a viridis colour
-//! map, fonts (DejaVu bytes registered once, no system font libraries) and the
-//! PNG/SVG backends with atomic writes.
+//! map, fonts (DejaVu bytes registered once, no system font libraries), tick
+//! arithmetic, and the output: one SVG drawing, written as it is or
+//! rasterised to PNG ([`super::raster`]), with atomic writes.
 
 use crate::error::{Error, Result};
-use crate::util::{AtomicFile, AtomicPath, Existing};
+use super::layout::Layout;
+use crate::util::{AtomicFile, Existing};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
@@ -142,20 +144,21 @@ pub fn ensure_fonts() -> Result<()> {
         .map_err(Error::Unsupported)
 }
 
-/// Result of drawing onto a backend.
-pub type DrawResult<DB> =
-    std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+/// Result of drawing a figure: where everything landed.
+pub type DrawResult<DB> = super::legend::LayoutResult<DB>;
 
 /// A figure that can be drawn onto any plotters backend.
 pub trait Figure {
-    /// Draws the whole figure onto `root` (already sized).
+    /// Draws the whole figure onto `root` (already sized) and returns its
+    /// layout (panels, marks, ticks, legends in canvas pixels).
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
 }
 
-/// The two output formats.
+/// The two output formats: one drawing, the SVG, rasterised for the PNG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// Raster, via plotters' bitmap backend.
+    /// Raster: the SVG rendered by resvg (text shaped with the embedded
+    /// DejaVu Sans), see [`super::raster`].
     Png,
     /// Vector, text kept as `<text>` elements.
     Svg,
@@ -203,11 +206,46 @@ fn check_size((w, h): (u32, u32)) -> Result<()> {
     Ok(())
 }
 
-/// Draws `fig` at `size` into `out` (PNG or SVG by extension). The file
-/// appears only when complete: SVG is rendered to memory and written through
-/// [`AtomicFile`]; PNG is saved by plotters (on `present()`) to the staging
-/// file of an [`AtomicPath`] and moved into place.
-pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<()> {
+/// Draws `fig` at `size` as SVG text and returns it with the layout the
+/// drawing computed. `out` names the file in errors.
+pub fn svg(fig: &impl Figure, size: (u32, u32), out: &Path) -> Result<(String, Layout)> {
+    check_size(size)?;
+    ensure_fonts()?;
+    let mut svg = String::new();
+    let layout = {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let layout = fig.draw(&root).map_err(|e| draw_error(out, e))?;
+        root.present().map_err(|e| draw_error(out, e))?;
+        layout
+    };
+    Ok((svg, layout))
+}
+
+/// The bytes of `fig` at `size` in `format`, and its layout: the SVG, or
+/// that SVG rasterised to PNG — one drawing for both formats.
+pub fn encode(
+    fig: &impl Figure,
+    size: (u32, u32),
+    format: Format,
+    out: &Path,
+) -> Result<(Vec<u8>, Layout)> {
+    check_size(size)?;
+    crate::limits::check_memory(
+        "width",
+        format!("{} (× height {})", size.0, size.1),
+        crate::limits::image_bytes(size.0, size.1),
+    )?;
+    let (text, layout) = svg(fig, size, out)?;
+    let bytes = match format {
+        Format::Svg => text.into_bytes(),
+        Format::Png => super::raster::png(&text, size).map_err(|e| draw_error(out, e))?,
+    };
+    Ok((bytes, layout))
+}
+
+/// Draws `fig` at `size` into `out` (PNG or SVG by extension); the file
+/// appears only when complete ([`AtomicFile`]). Returns the layout.
+pub fn render(fig: &impl Figure, out: &Path, size: (u32, u32)) -> Result<Layout> {
     render_with(fig, out, size, Existing::Replace)
 }
 
@@ -218,41 +256,16 @@ pub fn render_with(
     out: &Path,
     size: (u32, u32),
     existing: Existing,
-) -> Result<()> {
-    check_size(size)?;
-    crate::limits::check_memory(
-        "width",
-        format!("{} (× height {})", size.0, size.1),
-        crate::limits::image_bytes(size.0, size.1),
-    )?;
+) -> Result<Layout> {
     let format = Format::of(out)?;
-    ensure_fonts()?;
-    match format {
-        Format::Svg => {
-            let mut svg = String::new();
-            {
-                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-                fig.draw(&root).map_err(|e| draw_error(out, e))?;
-                root.present().map_err(|e| draw_error(out, e))?;
-            }
-            let mut f = AtomicFile::create_with(out, existing)?;
-            f.write_all(svg.as_bytes()).map_err(|e| Error::io(out, e))?;
-            Ok(f.commit()?)
-        }
-        Format::Png => {
-            // Created up front: plotters reports an unwritable destination
-            // only as a nested encoder error after drawing.
-            let staged = AtomicPath::create_with(out, ".png", existing)?;
-            let drawn = {
-                let root = BitMapBackend::new(staged.staging(), size).into_drawing_area();
-                fig.draw(&root).and_then(|_| root.present())
-            };
-            // A failed draw may still leave a partial image (plotters saves on
-            // drop); dropping `staged` keeps it from the destination.
-            drawn.map_err(|e| draw_error(out, e))?;
-            staged.commit().map_err(Into::into)
-        }
-    }
+    check_size(size)?;
+    // Claimed (and an unwritable destination reported) before drawing; a
+    // failed drawing drops the staged file.
+    let mut f = AtomicFile::create_with(out, existing)?;
+    let (bytes, layout) = encode(fig, size, format, out)?;
+    f.write_all(&bytes).map_err(|e| Error::io(out, e))?;
+    f.commit()?;
+    Ok(layout)
 }
 
 /// Writes `text` centred at the top of `area` in the title style, and
@@ -262,7 +275,7 @@ pub fn draw_title<DB: DrawingBackend>(
     text: &str,
     subtitle: Option<&str>,
     fonts: &Fonts,
-) -> DrawResult<DB> {
+) -> std::result::Result<(), super::chart::DrawError<DB>> {
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let (w, _) = area.dim_in_pixel();
     let top = Pos::new(HPos::Center, VPos::Top);
@@ -330,16 +343,6 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
 }
 
-/// A log axis over `[lo, hi]` with the ticks of [`log_ticks`].
-pub fn log_axis(
-    lo: f64,
-    hi: f64,
-) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
-    use plotters::coord::combinators::BindKeyPoints;
-    let (lo, hi) = safe_log_range(lo, hi);
-    (lo..hi).log_scale().with_key_points(log_ticks(lo, hi))
-}
-
 /// Largest magnitude of an axis end: beyond, a range's width overflows and
 /// plotters' tick search never ends.
 const AXIS_MAX: f64 = 1e300;
@@ -393,93 +396,6 @@ pub fn safe_log_range(lo: f64, hi: f64) -> (f64, f64) {
 /// steps of a well-formed range.
 const MAX_TICKS: usize = 1000;
 
-/// A y axis that is linear near 0 and logarithmic far from it: positions are
-/// proportional to `asinh(v / s)`. Signed answer errors span decades when ε
-/// falls by orders of magnitude across distances; this keeps the small steps
-/// near the owner and the large ones far out both visible, and (being
-/// monotone) keeps steps as steps. Without a scale it is a plain linear axis
-/// with 1-2-5 ticks.
-#[derive(Clone, Debug)]
-pub struct AsinhAxis {
-    lo: f64,
-    hi: f64,
-    scale: Option<f64>,
-    ticks: Vec<f64>,
-}
-
-impl AsinhAxis {
-    /// Axis over `[lo, hi]`; `scale` = s (None: linear).
-    pub fn new(lo: f64, hi: f64, scale: Option<f64>) -> AsinhAxis {
-        let (lo, hi) = if lo.is_finite() && hi.is_finite() && hi > lo {
-            safe_range(lo, hi)
-        } else {
-            (0.0, 1.0)
-        };
-        let scale = scale.filter(|s| s.is_finite() && *s > 0.0);
-        let ticks = match scale {
-            None => linear_ticks(lo, hi, 8),
-            Some(s) => {
-                let top = lo.abs().max(hi.abs());
-                let from = s.min(top / 10.0).max(top * 1e-12);
-                let mut mags = log_ticks(from, top);
-                if mags.len() > 6 {
-                    mags.retain(|m| (m.log10() - m.log10().round()).abs() < 1e-9);
-                }
-                let mut t: Vec<f64> = mags.iter().map(|m| -m).filter(|v| *v >= lo).collect();
-                t.reverse();
-                if lo <= 0.0 && hi >= 0.0 {
-                    t.push(0.0);
-                }
-                t.extend(mags.iter().copied().filter(|v| *v <= hi));
-                t
-            }
-        };
-        AsinhAxis {
-            lo,
-            hi,
-            scale,
-            ticks,
-        }
-    }
-
-    /// Whether the axis is non-linear.
-    pub fn is_asinh(&self) -> bool {
-        self.scale.is_some()
-    }
-
-    fn t(&self, v: f64) -> f64 {
-        match self.scale {
-            Some(s) => (v / s).asinh(),
-            None => v,
-        }
-    }
-}
-
-impl plotters::coord::ranged1d::Ranged for AsinhAxis {
-    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let (a, b) = (self.t(self.lo), self.t(self.hi));
-        let f = (self.t(*v) - a) / (b - a);
-        let len = (limit.1 - limit.0) as f64;
-        let p = limit.0 as f64 + len * f;
-        // `as` saturates (and maps NaN to 0): never a panic on odd data.
-        p.round().clamp(-1e7, 1e7) as i32
-    }
-
-    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.max_num_points() == 0 {
-            return Vec::new();
-        }
-        self.ticks.clone()
-    }
-
-    fn range(&self) -> std::ops::Range<f64> {
-        self.lo..self.hi
-    }
-}
-
 /// About `n` ticks at a 1-2-5 step over `[lo, hi]`.
 pub fn linear_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     if !(hi > lo && lo.is_finite() && hi.is_finite()) {
@@ -505,32 +421,6 @@ pub fn linear_ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
         k += 1.0;
     }
     out
-}
-
-/// Tick text on a log axis: only mantissas 1, 2 and 5 are labelled (ask
-/// plotters for many ticks, e.g. `y_labels(40)`, so every decade has them).
-pub fn log_tick(v: f64) -> String {
-    if !(v.is_finite() && v > 0.0) {
-        return String::new();
-    }
-    let m = v / 10f64.powf(v.log10().floor());
-    if [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .any(|t| (m - t).abs() < 1e-6 * t)
-    {
-        short(v)
-    } else {
-        String::new()
-    }
-}
-
-/// Tick text on a linear axis: short form, no trailing `.0`.
-pub fn lin_tick(v: &f64) -> String {
-    if v.abs() < 1e-12 {
-        "0".into()
-    } else {
-        short(*v)
-    }
 }
 
 /// "1 jump", "3 jumps".
@@ -640,17 +530,10 @@ mod tests {
         assert_eq!(short(0.1234), "0.123");
         assert_eq!(short(123.4), "123");
         assert_eq!(short(2e-5), "2.00e-5");
-        assert_eq!(log_tick(20.0), "20");
-        assert_eq!(log_tick(0.05), "0.05");
-        assert_eq!(log_tick(30.0), "");
-        assert_eq!(lin_tick(&2.0), "2");
         assert_eq!(
             linear_ticks(-0.3, 3.3, 8),
             vec![0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
         );
-        let a = AsinhAxis::new(-150.0, 80.0, Some(0.3));
-        assert!(a.is_asinh());
-        assert_eq!(a.ticks, vec![-100.0, -10.0, -1.0, 0.0, 1.0, 10.0]);
         assert_eq!(
             log_ticks(0.15, 80.0),
             vec![0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]

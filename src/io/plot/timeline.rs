@@ -3,8 +3,14 @@
 //! store's `correlated` answers (one path per owner), `resample` (fresh
 //! noise at each new ε: privacy Σ ε, the pooled answers' error) and `frozen`
 //! (the first answer only) — with the correlated answers' theoretical MSE
-//! dashed. Both y axes are logarithmic.
+//! dashed. Both y axes are logarithmic, the batch axis has whole ticks,
+//! and each panel has its legend where it covers no line. `plot --kind
+//! timeline` draws it again from `timeline.csv`.
 
+use super::axis::{Map, Scale};
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::Result;
 use crate::store::TimelineRow;
@@ -15,6 +21,7 @@ use std::path::Path;
 type Series = (&'static str, RGBColor, Vec<(f64, f64)>);
 
 /// The figure's data: per panel, one series per policy.
+#[derive(Clone, Debug)]
 pub struct TimelineFigure {
     spent: Vec<Series>,
     mse: Vec<Series>,
@@ -50,68 +57,85 @@ impl TimelineFigure {
     }
 }
 
-fn panel<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    fonts: &Fonts,
-    caption: &str,
-    y_desc: &str,
-    series: &[Series],
-    theory: &[(f64, f64)],
-) -> DrawResult<DB> {
-    let all = || series.iter().flat_map(|s| s.2.iter()).chain(theory.iter());
-    let (xhi, ylo, yhi) = all().fold((1.0f64, f64::INFINITY, f64::NEG_INFINITY), |a, p| {
-        (a.0.max(p.0), a.1.min(p.1), a.2.max(p.1))
-    });
-    let (ylo, yhi) = if ylo.is_finite() {
-        (ylo, yhi)
-    } else {
-        (0.1, 1.0)
-    };
-    let (y0, y1) = style::pad_log_range(ylo, yhi, 1.3);
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, style::bold(fonts.caption))
-        .margin(12)
-        .x_label_area_size((fonts.axis * 2.6) as u32)
-        .y_label_area_size((fonts.axis * 4.0) as u32)
-        .build_cartesian_2d(0.0..xhi.max(1.0), y_axis(y0, y1))?;
-    let fmt = |v: &f64| y_label(*v);
-    chart
-        .configure_mesh()
-        .x_desc("batch")
-        .y_desc(y_desc)
-        .y_label_formatter(&fmt)
-        .x_label_formatter(&style::lin_tick)
-        .axis_desc_style(style::regular(fonts.axis))
-        .label_style(style::regular(fonts.label))
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-        .draw()?;
-    for (name, c, ps) in series {
-        let c = *c;
-        chart
-            .draw_series(LineSeries::new(ps.iter().copied(), c.stroke_width(2)))?
-            .label(*name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+/// One panel of the figure: its caption, y axis and series.
+struct TimelinePanel<'a> {
+    caption: &'a str,
+    y_desc: &'a str,
+    series: &'a [Series],
+    theory: &'a [(f64, f64)],
+}
+
+/// Legend text of the theory line.
+const THEORY: &str = "correlated, theory (dashed)";
+
+impl TimelinePanel<'_> {
+    fn axes(&self) -> Axes {
+        let all = || {
+            self.series
+                .iter()
+                .flat_map(|s| s.2.iter())
+                .chain(self.theory.iter())
+        };
+        let (xhi, ylo, yhi) = all().fold((1.0f64, f64::INFINITY, f64::NEG_INFINITY), |a, p| {
+            (a.0.max(p.0), a.1.min(p.1), a.2.max(p.1))
+        });
+        let (ylo, yhi) = if ylo.is_finite() {
+            (ylo, yhi)
+        } else {
+            (0.1, 1.0)
+        };
+        let (y0, y1) = style::pad_log_range(ylo, yhi, 1.3);
+        let (y0, y1) = style::safe_log_range(y0, y1);
+        Axes {
+            x: Scale::integer(0.0, xhi.max(1.0)),
+            y: Scale::with(y0, y1, Map::Log, y_ticks(y0, y1), false),
+            x_desc: "batch".into(),
+            y_desc: format!("{} (log scale)", self.y_desc),
+        }
     }
-    if !theory.is_empty() {
-        let c = style::OI_BLUE;
-        chart
-            .draw_series(DashedLineSeries::new(
-                theory.iter().copied(),
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e: Vec<Entry> = self
+            .series
+            .iter()
+            .map(|(name, c, _)| Entry::line(*name, *c, 2))
+            .collect();
+        if !self.theory.is_empty() {
+            e.push(Entry::dashed(THEORY, style::OI_BLUE, 2));
+        }
+        e
+    }
+}
+
+impl Panel for TimelinePanel<'_> {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let mut chart = chart::build(area, fonts, Some(self.caption), &axes, 3.0)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut marks = Vec::new();
+        for (name, c, ps) in self.series {
+            chart.draw_series(LineSeries::new(ps.iter().copied(), c.stroke_width(2)))?;
+            let mut m = Mark::new(*name);
+            m.line(chart::pxs(&chart, ps.iter().copied()));
+            marks.push(m);
+        }
+        if !self.theory.is_empty() {
+            chart.draw_series(DashedLineSeries::new(
+                self.theory.iter().copied(),
                 8,
                 6,
-                c.stroke_width(1),
-            ))?
-            .label("correlated, theory")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
+                style::OI_BLUE.stroke_width(2),
+            ))?;
+            let mut m = Mark::new(THEORY);
+            m.line(chart::pxs(&chart, self.theory.iter().copied()));
+            marks.push(m);
+        }
+        Ok(chart::layout(&chart, self.caption, &axes, marks))
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(style::regular(fonts.label))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
 }
 
 impl Figure for TimelineFigure {
@@ -127,22 +151,21 @@ impl Figure for TimelineFigure {
             &fonts,
         )?;
         let (l, r) = body.split_horizontally(body.dim_in_pixel().0 / 2);
-        panel(
-            &l,
-            &fonts,
-            "Privacy spent per pair",
-            "mean ε spent",
-            &self.spent,
-            &[],
-        )?;
-        panel(
-            &r,
-            &fonts,
-            "Error of the answer a pair holds",
-            "mean ‖y − u‖²",
-            &self.mse,
-            &self.theory,
-        )
+        let spent = TimelinePanel {
+            caption: "Privacy spent per pair",
+            y_desc: "mean ε spent",
+            series: &self.spent,
+            theory: &[],
+        };
+        let mse = TimelinePanel {
+            caption: "Error of the answer a pair holds",
+            y_desc: "mean ‖y − u‖²",
+            series: &self.mse,
+            theory: &self.theory,
+        };
+        let mut layout = legend::with_legend(&l, &fonts, &spent, &spent.entries())?;
+        layout.extend(legend::with_legend(&r, &fonts, &mse, &mse.entries())?);
+        Ok(layout)
     }
 }
 
@@ -163,28 +186,32 @@ fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
         .collect()
 }
 
-/// The log y axis over `[lo, hi]` with the ticks of [`y_ticks`].
-fn y_axis(
-    lo: f64,
-    hi: f64,
-) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
-    use plotters::coord::combinators::BindKeyPoints;
-    let (lo, hi) = style::safe_log_range(lo, hi);
-    (lo..hi).log_scale().with_key_points(y_ticks(lo, hi))
-}
-
-/// The label of a y tick: every tick of [`y_ticks`] is labelled
-/// ([`style::log_tick`] blanks all but mantissas 1, 2, 5, which left the
-/// privacy axis, ≈ 4–9, with the single label 5).
-fn y_label(v: f64) -> String {
-    style::short(v)
-}
-
-/// Draws `timeline.png` and `timeline.svg` into `dir`.
+/// Draws `timeline.png` and `timeline.svg` into `dir` from the run's rows
+/// (the same bytes as `plot --kind timeline` draws from `timeline.csv`).
 pub fn draw(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
     let fig = TimelineFigure::new(rows);
-    style::render(&fig, &dir.join("timeline.png"), super::DEFAULT_SIZE)?;
-    style::render(&fig, &dir.join("timeline.svg"), super::DEFAULT_SIZE)
+    for ext in ["png", "svg"] {
+        style::render(&fig, &dir.join(format!("timeline.{ext}")), super::DEFAULT_SIZE)?;
+    }
+    Ok(())
+}
+
+/// Loads the figure from `timeline.csv` (`input` is the file or the
+/// `evolve` output directory holding it).
+pub fn load(input: &Path) -> Result<TimelineFigure> {
+    let file = if input.is_dir() {
+        input.join("timeline.csv")
+    } else {
+        input.to_path_buf()
+    };
+    let rows = super::data::read_timeline(&file)?;
+    if rows.is_empty() {
+        return Err(crate::error::Error::NothingToDraw {
+            file,
+            reason: "the file has a header and no rows".into(),
+        });
+    }
+    Ok(TimelineFigure::new(&rows))
 }
 
 #[cfg(test)]
@@ -193,12 +220,14 @@ mod tests {
 
     /// The y labels of a panel whose data span `[lo, hi]`, as drawn.
     fn labels(lo: f64, hi: f64) -> Vec<String> {
-        let (y0, y1) = style::pad_log_range(lo, hi, 1.3);
-        y_ticks(y0, y1)
-            .into_iter()
-            .map(y_label)
-            .filter(|s| !s.is_empty())
-            .collect()
+        let p = TimelinePanel {
+            caption: "",
+            y_desc: "",
+            series: &[("a", style::OI_BLUE, vec![(1.0, lo), (2.0, hi)])],
+            theory: &[],
+        };
+        let y = p.axes().y;
+        y.values().iter().map(|v| y.label(*v)).collect()
     }
 
     #[test]

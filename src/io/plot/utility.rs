@@ -1,11 +1,16 @@
-//! The utility figure (`utility.png` / `.svg`): root-mean-square error of
-//! each recipient's estimate of its network mean against its degree (log₂
-//! degree buckets of `utility.csv`, log-log axes), one colour per scheme (its
-//! fixed colour, [`crate::io::sweep_intervals::SCHEMES`]) —
-//! empirical as points joined by lines (whiskers ± 1.96 se with
-//! replicates), theory dashed in the same colour (none for `access`, whose
-//! error is a deterministic bias).
+//! The utility figure (`utility.png` / `.svg`, `plot --kind utility`):
+//! root-mean-square error of each recipient's estimate of its network mean
+//! against its degree (log₂ degree buckets of `utility.csv`, log-log axes,
+//! whole degrees on the ticks), one colour and marker per scheme (its fixed
+//! style, [`crate::io::sweep_intervals::SCHEMES`]) — empirical as markers
+//! joined by lines (whiskers ± 1.96 se with replicates), theory dashed in
+//! the same colour (none for `access`, whose error is a deterministic
+//! bias), every one of them in the legend.
 
+use super::axis::Scale;
+use super::chart::{self, Axes};
+use super::layout::Mark;
+use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::Result;
 use crate::utility::UtilityRow;
@@ -17,6 +22,7 @@ use std::path::Path;
 type Pt = (f64, f64, f64, f64, Option<f64>);
 
 /// The figure's data.
+#[derive(Clone, Debug)]
 pub struct UtilityFigure {
     series: Vec<(String, Vec<Pt>)>,
 }
@@ -46,10 +52,31 @@ impl UtilityFigure {
     }
 }
 
-impl Figure for UtilityFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
+impl UtilityFigure {
+    fn any_whiskers(&self) -> bool {
+        self.series
+            .iter()
+            .flat_map(|s| &s.1)
+            .any(|p| p.3 > p.2)
+    }
+
+    fn any_theory(&self) -> bool {
+        self.series
+            .iter()
+            .flat_map(|s| &s.1)
+            .any(|p| p.4.is_some_and(|t| t > 0.0))
+    }
+
+    fn color(name: &str, i: usize) -> RGBColor {
+        // The scheme's colour of every utility figure (sweep figures too).
+        style::series_color(crate::io::sweep_intervals::scheme_style(name).map_or(i, |s| s.color))
+    }
+
+    fn marker(name: &str) -> usize {
+        crate::io::sweep_intervals::scheme_style(name).map_or(0, |s| s.marker)
+    }
+
+    fn axes(&self) -> Axes {
         let pts = || self.series.iter().flat_map(|s| s.1.iter());
         let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.0), b.max(p.0))
@@ -72,66 +99,126 @@ impl Figure for UtilityFigure {
         };
         let (x0, x1) = style::pad_log_range(xlo, xhi, 1.5);
         let (y0, y1) = style::pad_log_range(ylo, yhi, 1.4);
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Network-wide mean: estimation error against recipient degree",
-                style::bold(fonts.title * 0.9),
-            )
-            .margin(15)
-            .x_label_area_size((fonts.axis * 2.8) as u32)
-            .y_label_area_size((fonts.axis * 4.4) as u32)
-            .build_cartesian_2d(style::log_axis(x0, x1), style::log_axis(y0, y1))?;
-        let fmt = |v: &f64| style::log_tick(*v);
-        chart
-            .configure_mesh()
-            .x_desc("recipient degree (log₂ buckets; degree 0 at ½)")
-            .y_desc("RMSE of the recipient's estimate of ū_j")
-            .x_label_formatter(&fmt)
-            .y_label_formatter(&fmt)
-            .axis_desc_style(style::regular(fonts.axis))
-            .label_style(style::regular(fonts.label))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xE0, 0xE0, 0xE0))
-            .draw()?;
-        let r = (fonts.label * 0.32).max(2.0) as u32;
+        Axes {
+            x: Scale::log(x0, x1, true),
+            y: Scale::log(y0, y1, false),
+            x_desc: "recipient degree (log₂ buckets; degree 0 drawn at ½)".into(),
+            y_desc: "RMSE of the recipient's estimate of its network mean".into(),
+        }
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        let mut e: Vec<Entry> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| {
+                Entry::marker(name.clone(), Self::marker(name), Self::color(name, i), true)
+            })
+            .collect();
+        if self.any_theory() {
+            e.push(Entry::dashed(THEORY, style::MID_GREY, 2));
+        }
+        if self.any_whiskers() {
+            e.push(Entry::new(WHISKERS, Swatch::Whisker(style::MID_GREY)));
+        }
+        e
+    }
+}
+
+/// Legend text of the dashed theory lines.
+const THEORY: &str = "theory (dashed, the scheme's colour)";
+/// Legend text of the whiskers.
+const WHISKERS: &str = "± 1.96 SE over the replicates";
+
+impl Panel for UtilityFigure {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let (y0, y1) = axes.y.bounds();
+        let mut chart = chart::build(area, fonts, None, &axes, 3.6)?;
+        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let r = legend::marker_radius(fonts);
+        let mut marks = Vec::new();
+        let mut theory = Mark::new(THEORY);
         for (i, (name, ps)) in self.series.iter().enumerate() {
-            // The scheme's colour of every utility figure (sweep figures too).
-            let c = style::series_color(
-                crate::io::sweep_intervals::scheme_style(name).map_or(i, |s| s.color),
-            );
+            let c = Self::color(name, i);
             let good: Vec<&Pt> = ps.iter().filter(|p| p.1 > 0.0).collect();
-            chart.draw_series(LineSeries::new(
-                good.iter().map(|p| (p.0, p.1)),
-                c.stroke_width(2),
-            ))?;
-            chart.draw_series(good.iter().flat_map(|p| {
-                style::whisker(p.0, p.2.max(y0), p.3.min(y1), 0.03 * p.0, c.stroke_width(2))
-            }))?;
-            chart
-                .draw_series(good.iter().map(|p| Circle::new((p.0, p.1), r, c.filled())))?
-                .label(name.clone())
-                .legend(move |(x, y)| Circle::new((x + 12, y), r, c.filled()));
+            let mut m = Mark::new(name.clone());
+            let line: Vec<(f64, f64)> = good.iter().map(|p| (p.0, p.1)).collect();
+            chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
+            m.line(chart::pxs(&chart, line.iter().copied()));
+            for p in &good {
+                let (lo, hi) = (p.2.max(y0), p.3.min(y1));
+                if hi > lo {
+                    chart.draw_series(style::whisker(p.0, lo, hi, 0.03 * p.0, c.stroke_width(2)))?;
+                    m.line(chart::pxs(&chart, [(p.0, lo), (p.0, hi)]));
+                }
+            }
+            for &q in &line {
+                super::markers::draw_marker(chart.plotting_area(), q, Self::marker(name), r, c)?;
+            }
+            m.points(chart::pxs(&chart, line.iter().copied()), r);
+            marks.push(m);
             let th: Vec<(f64, f64)> = ps
                 .iter()
                 .filter_map(|p| p.4.filter(|t| *t > 0.0).map(|t| (p.0, t)))
                 .collect();
             if !th.is_empty() {
-                chart.draw_series(DashedLineSeries::new(th, 10, 6, c.stroke_width(1)))?;
+                chart.draw_series(DashedLineSeries::new(th.clone(), 10, 6, c.stroke_width(2)))?;
+                theory.line(chart::pxs(&chart, th));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(style::regular(fonts.label))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
+        if !theory.shapes.is_empty() {
+            marks.push(theory);
+        }
+        Ok(chart::layout(&chart, "utility", &axes, marks))
     }
 }
 
-/// Draws `utility.png` and `utility.svg` into `dir`.
+impl Figure for UtilityFigure {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let fonts = Fonts::for_size(root.dim_in_pixel());
+        root.fill(&WHITE)?;
+        style::draw_title(
+            root,
+            "Network-wide mean: estimation error against recipient degree",
+            None,
+            &fonts,
+        )?;
+        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
+        legend::with_legend(&body, &fonts, self, &self.entries())
+    }
+}
+
+/// Draws `utility.png` and `utility.svg` into `dir` from the run's rows
+/// (the same bytes as `plot --kind utility` draws from `utility.csv`).
 pub fn draw(dir: &Path, rows: &[UtilityRow]) -> Result<()> {
     let fig = UtilityFigure::new(rows);
-    style::render(&fig, &dir.join("utility.png"), super::DEFAULT_SIZE)?;
-    style::render(&fig, &dir.join("utility.svg"), super::DEFAULT_SIZE)
+    for ext in ["png", "svg"] {
+        style::render(&fig, &dir.join(format!("utility.{ext}")), super::DEFAULT_SIZE)?;
+    }
+    Ok(())
+}
+
+/// Loads the figure from `utility.csv` (`input` is the file or the run
+/// directory holding it).
+pub fn load(input: &Path) -> Result<UtilityFigure> {
+    let file = if input.is_dir() {
+        input.join("utility.csv")
+    } else {
+        input.to_path_buf()
+    };
+    let rows = super::data::read_utility(&file)?;
+    let fig = UtilityFigure::new(&rows);
+    if fig.series.is_empty() {
+        return Err(crate::error::Error::NothingToDraw {
+            file,
+            reason: "no degree bucket rows".into(),
+        });
+    }
+    Ok(fig)
 }

@@ -110,7 +110,7 @@ fn a_missing_se_draws_the_point_without_whisker_and_other_metrics_get_none() {
     rows.push(row(1.0, 1, "correlated", "mse_all_se", "0.1"));
     let (_d, p) = csv(&rows);
     let fig = load(&p, &spec("utility_mse_all")).unwrap();
-    let s = series(&fig, "utility_mse_all");
+    let s = series(&fig, "MSE of every recipient");
     assert_eq!(s.points.len(), 3);
     assert_eq!(s.whiskers.len(), 1);
     assert_eq!(s.whiskers[0].0, 0.5);
@@ -137,7 +137,7 @@ fn pooled_seeds_give_the_band_over_seeds_and_say_so() {
     }
     let (_d, p) = csv(&rows);
     let fig = load(&p, &spec("utility_mse_all")).unwrap();
-    let s = series(&fig, "utility_mse_all");
+    let s = series(&fig, "MSE of every recipient");
     assert!(
         s.whiskers.is_empty(),
         "seeds pooled: the interval is over seeds"

@@ -15,6 +15,12 @@ use std::sync::Arc;
 /// leaves i64 and f64-exact outputs.
 pub const MAX_SCALE_LOG2: i32 = 40;
 
+/// The coarsest grid any command takes, 2^400 (issue 33 item 8: one grid
+/// limit for every command and face): an answer is at most 2^53 grid steps,
+/// so its square stays below 2^(2·(53 + 400)) and a sum of 2^40 of them
+/// (a timeline's squared errors, a coalition's trials) below 2^946 < 2^1023.
+pub const GRID_EXPONENT_MAX: i32 = 400;
+
 /// The configuration of a floating-point-safe release (memo §1, §4): values
 /// on the grid γ, integer sensitivity Δ_Z = ⌈Δ/γ⌉ + n − 1 for ℓ1 in n
 /// coordinates, rungs on the ladder with m levels per doubling, each rung's
@@ -94,9 +100,19 @@ pub(super) enum Step {
 
 impl DiscreteNoise {
     /// Validates and derives Δ_Z = ⌈`sensitivity`/γ⌉ + `dim` − 1 (memo §1):
-    /// `levels_per_doubling` in 1..=1024, `sensitivity` finite > 0, `dim` in
+    /// γ at most 2^400 (`GRID_EXPONENT_MAX`), `levels_per_doubling` in 1..=1024, `sensitivity` finite > 0, `dim` in
     /// 1..=`MAX_DIM`, Δ_Z ≤ 2⁵³.
     pub fn new(grid: Grid, levels_per_doubling: u32, sensitivity: f64, dim: usize) -> Result<Self> {
+        if grid.exponent() > GRID_EXPONENT_MAX {
+            return Err(Error::param(
+                "granularity",
+                grid,
+                format!(
+                    "a grid of at most 2^{GRID_EXPONENT_MAX} (answers' squared errors, summed \
+                     over trials and pairs, would overflow)"
+                ),
+            ));
+        }
         let ladder = Ladder::get(levels_per_doubling)?;
         crate::process::check_dim("dim", dim)?;
         if !(sensitivity.is_finite() && sensitivity > 0.0) {

@@ -147,6 +147,18 @@ impl NoiseFamily for Discrete {
         self.noise.mse(level)
     }
 
+    /// On grid γ = 2^e (issue 33 item 8): an answer's squared error is at
+    /// most about (2^53·γ)² = 2^(106+2e), a rounding-only one about u² (u of
+    /// order 1), and their co-moments are summed over up to 2^31 trials.
+    /// Divided by 2^(2e−374) the largest is at most 2^480, so its square
+    /// times 2^31 stays below 2^991, while u² becomes 2^(374−2e) ≥ 2^−426 (e ≤
+    /// 400), whose square is still a normal number. Grids up to 2^187 need no
+    /// unit (1: the exact bits of every grid the command took before).
+    fn error_scale(&self) -> f64 {
+        let e = self.noise.grid().exponent();
+        if e > 187 { 2f64.powi(2 * e - 374) } else { 1.0 }
+    }
+
     fn correct_prob(&self, level: Rung, u: &[f64]) -> Result<f64> {
         let [f0, f1] = self.noise.bit_flip_probabilities(level)?;
         Ok(u.iter()
@@ -420,6 +432,52 @@ impl NoiseFamily for Discrete {
                 err("word_pos given for rng = os (no stream to continue)".into())
             }
         }
+    }
+
+    /// A seeded walk replays exactly; a walk of `rng` = os has no stream
+    /// to replay (its state keeps a checksum instead, `ReleaseState::sha256`).
+    fn check_replay(
+        &self,
+        d: &DiscreteState,
+        key: StreamKey,
+        levels: &[Rung],
+    ) -> std::result::Result<(), (&'static str, String)> {
+        if self.rng != RngSource::Seeded {
+            return Ok(());
+        }
+        let err = |m: String| Err(("discrete", m));
+        let Some(&lowest) = levels.iter().min() else {
+            return err("a discrete walk without any answer released from it".into());
+        };
+        let replayed = || -> Result<(DiscreteWalk, Option<u64>)> {
+            let mut rng = self.walk_generator(key, 0)?;
+            let mut w = DiscreteWalk::start(&self.noise, self.release_top(), &mut rng)?;
+            w.extend_to(lowest, &mut rng)?;
+            Ok((w, rng.word_pos()?))
+        };
+        let (w, pos) = match replayed() {
+            Ok(r) => r,
+            Err(e) => return err(e.to_string()),
+        };
+        if w != d.walk {
+            return err(format!(
+                "the walk is not the one seed {} and stream {} draw down to the history's \
+                 lowest rung: a seeded state replays exactly (was its seed, stream or walk \
+                 edited?)",
+                key.seed, key.owner
+            ));
+        }
+        if pos != d.word_pos {
+            let show = |p: Option<u64>| p.map_or_else(|| "none".into(), |p| p.to_string());
+            return err(format!(
+                "word_pos {}: expected {} (the seeded stream replayed from seed {} and the \
+                 history)",
+                show(d.word_pos),
+                show(pos),
+                key.seed
+            ));
+        }
+        Ok(())
     }
 
     fn lazy_points(&self, lazy: &DiscreteState) -> u64 {

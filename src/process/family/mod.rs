@@ -176,6 +176,13 @@ pub trait NoiseFamily: Send + Sync {
         y: &mut [f64],
     ) -> Result<f64>;
 
+    /// The unit in which squared errors are accumulated across trials (1:
+    /// value units). Only grids coarse enough to overflow f64's co-moments
+    /// need another (see [`Discrete`]).
+    fn error_scale(&self) -> f64 {
+        1.0
+    }
+
     /// The error's norm ‖y − u‖ (ℓ1 or ℓ2, the family's) of an answer.
     fn error_norm(&self, u: &[f64], y: &[f64], noise: &[Self::Coord]) -> f64;
 
@@ -297,6 +304,22 @@ pub trait NoiseFamily: Send + Sync {
     /// Checks a restored `lazy` against the family (the latent's length, the
     /// walk's configuration); an error names the saved key it concerns.
     fn check_lazy(&self, _lazy: &Self::Lazy) -> std::result::Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// Checks a restored `lazy` drawn from a seeded stream by drawing it
+    /// again (issue 33 item 7): from `key`'s stream at word 0 down to the
+    /// lowest of the history's `levels`, it must be the stored path and
+    /// stream position exactly, so that an edited seed, stream, path or
+    /// position (a stream rewound to draw one secret's noise twice) is
+    /// refused. Families whose saved noise is checked otherwise keep the
+    /// default.
+    fn check_replay(
+        &self,
+        _lazy: &Self::Lazy,
+        _key: StreamKey,
+        _levels: &[Self::Level],
+    ) -> std::result::Result<(), (&'static str, String)> {
         Ok(())
     }
 

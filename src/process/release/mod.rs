@@ -13,7 +13,7 @@
 //! state ([`LazyLaplace`]). For the Gaussian variant: a [`BrownianPath`]
 //! indexed by variance. For the discrete chain (issue 25; memo
 //! `discrete.md` §4): the secret rounded to the grid and one
-//! [`DiscreteWalk`](super::discrete::DiscreteWalk) with a top fixed at
+//! [`super::discrete::DiscreteWalk`] with a top fixed at
 //! creation (the rung of `eps_max`), walked down through every rung as
 //! requests need it and never resampled or walked up; a request at ε is
 //! answered at the largest rung ≤ ε (the top above it), and the level

@@ -1,7 +1,8 @@
 //! The saved form of a [`GradualRelease`] and its validation on load.
 
 use super::{DiscreteState, GradualRelease, ReleaseNoise, Released, answer_of};
-use crate::process::family::{Lazies, LazyLaplace, NoiseFamily, Visit};
+use crate::process::family::{Lazies, LazyLaplace, NoiseFamily, StreamKey, Visit};
+use crate::rng::Purpose;
 use crate::process::gaussian::BrownianPath;
 use crate::process::path::NoisePath;
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,44 @@ pub struct ReleaseState {
     /// states, whose files keep their exact bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discrete: Option<DiscreteState>,
+    /// A SHA-256 (hex) over every other field (their compact JSON), kept by
+    /// a discrete walk of `rng` = os (issue 33 item 7): its noise comes from
+    /// no stream that a load could replay, so an *accidental* edit is caught
+    /// by this checksum — not a deliberate one (anyone who can edit the
+    /// state holds the secret anyway). Seeded walks are replayed instead;
+    /// absent from every other state and from files of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+impl ReleaseState {
+    /// The checksum of [`ReleaseState::sha256`]: over the compact JSON of
+    /// the state without it.
+    fn checksum(&self) -> Result<String, StateError> {
+        use sha2::Digest;
+        let bare = ReleaseState {
+            sha256: None,
+            ..self.clone()
+        };
+        let json = serde_json::to_vec(&bare)
+            .map_err(|e| state_err("sha256", None, format!("serialising the state: {e}")))?;
+        Ok(sha2::Sha256::digest(&json)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect())
+    }
+
+    /// Whether this state keeps [`ReleaseState::sha256`]: a discrete walk
+    /// drawn from the operating system's generator.
+    fn keeps_checksum(&self) -> bool {
+        matches!(
+            self.mechanism,
+            ReleaseNoise::Discrete {
+                rng: crate::process::discrete::RngSource::Os,
+                ..
+            }
+        ) && self.discrete.is_some()
+    }
 }
 
 /// A stored Laplace path: breakpoints (levels in units of ε/Δ, ascending) and
@@ -81,7 +120,7 @@ impl From<GradualRelease> for ReleaseState {
             gaussian,
             discrete,
         } = g.noise;
-        ReleaseState {
+        let mut state = ReleaseState {
             version: 1,
             value: g.value,
             mechanism: g.mechanism,
@@ -101,7 +140,13 @@ impl From<GradualRelease> for ReleaseState {
                 values: p.values().to_vec(),
             }),
             discrete,
+            sha256: None,
+        };
+        if state.keeps_checksum() {
+            // Serialising the fields of a valid state does not fail.
+            state.sha256 = state.checksum().ok();
         }
+        state
     }
 }
 
@@ -202,6 +247,27 @@ impl TryFrom<ReleaseState> for GradualRelease {
                 None,
                 format!("state format version {}: expected 1", st.version),
             ));
+        }
+        match (&st.sha256, st.keeps_checksum()) {
+            (Some(kept), true) => {
+                if *kept != st.checksum()? {
+                    return Err(state_err(
+                        "sha256",
+                        None,
+                        "the state's fields do not match its sha256 (the file was edited or \
+                         damaged)",
+                    ));
+                }
+            }
+            (Some(_), false) => {
+                return Err(state_err(
+                    "sha256",
+                    None,
+                    "a sha256 in a state that keeps none (only discrete walks of rng os do)",
+                ));
+            }
+            // Files written before the checksum.
+            (None, _) => {}
         }
         let mut g = GradualRelease::new(
             std::mem::take(&mut st.value),
@@ -340,6 +406,15 @@ impl Visit for Restore<'_> {
                     ),
                 ));
             }
+        }
+        if let Some(l) = &own {
+            let levels: Vec<F::Level> = history
+                .iter()
+                .filter_map(|r| fam.release_level(r.eps).ok())
+                .collect();
+            let key = StreamKey::new(g.seed, g.stream, 0, Purpose::Release);
+            fam.check_replay(l, key, &levels)
+                .map_err(|(key, m)| state_err(key, None, m))?;
         }
         *F::lazy_slot(&mut noise) = own;
         Ok(noise)

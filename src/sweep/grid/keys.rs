@@ -174,6 +174,8 @@ pub(super) fn default_json() -> Map<String, Value> {
             m.entry("view").or_insert(Value::Null);
             // Likewise left out when 1 (as `simulate --replicates`).
             m.entry("replicates").or_insert(Value::from(1));
+            // And `header`, left out when `auto` (issue 33 item 12).
+            m.entry("header").or_insert(Value::from("auto"));
             // The noise options, left out at their defaults (issue 25):
             // keys all the same (`noise = "discrete"` in [base] or [grid]).
             let noise = crate::process::discrete::NoiseOptions::default();
@@ -357,6 +359,14 @@ pub(super) fn toml_text(key: &str, v: &toml::Value) -> Result<String> {
 /// "invalid type: string \"abc\", expected f64" → "a number".
 pub(super) fn serde_expectation(msg: &str) -> String {
     let msg = msg.split(" at line").next().unwrap_or(msg);
+    // A value's own parser already said "invalid KEY 'V': expected …":
+    // its expectation, once (issue 33 item 9).
+    if let Some((_, wanted)) = msg
+        .strip_prefix("invalid ")
+        .and_then(|m| m.split_once("': expected "))
+    {
+        return wanted.to_string();
+    }
     let Some((_, wanted)) = msg.rsplit_once(", expected ") else {
         return msg.to_string();
     };
@@ -404,6 +414,7 @@ pub(super) fn parse_spec(key: &str, text: &str) -> Result<()> {
         "post" => t.parse::<Post>().map(drop),
         "owners" => t.parse::<Owners>().map(drop),
         "view" if t != "none" => t.parse::<crate::graph::GraphView>().map(drop),
+        "header" => t.parse::<crate::graph::HeaderMode>().map(drop),
         _ => Ok(()),
     }
 }

@@ -47,13 +47,32 @@ pub(super) fn staging_file(
     folder: &Path,
     held: &mut Reservation,
 ) -> Result<NamedTempFile> {
+    staging_file_with(target, dest, suffix, folder, held, false)
+}
+
+/// [`staging_file`], `private` (0600) for a file that holds a secret.
+fn staging_file_with(
+    target: &Path,
+    dest: &Path,
+    suffix: &str,
+    folder: &Path,
+    held: &mut Reservation,
+    private: bool,
+) -> Result<NamedTempFile> {
     let prefix = staging_name(target);
     let mut b = tempfile::Builder::new();
     b.prefix(&prefix).suffix(suffix);
     // What `File::create` would give (0666 less the umask), not
-    // tempfile's private 0600: the file is the output, not a secret.
+    // tempfile's private 0600: the file is the output, not a secret —
+    // unless it is one (a release state: issue 33 item 7).
     #[cfg(unix)]
-    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(if private {
+        0o600
+    } else {
+        0o666
+    }));
+    #[cfg(not(unix))]
+    let _ = private;
     let t = b
         .tempfile_in(folder)
         .map_err(|e| Error::io(dest, without_staging_path(e)))?;
@@ -66,7 +85,7 @@ impl AtomicFile {
     /// exist), replacing `dest` on commit. Symbolic links are followed; a
     /// special file such as `/dev/null` is opened and written in place.
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
-        Self::open(dest.as_ref(), Existing::Replace, false)
+        Self::open(dest.as_ref(), Existing::Replace, false, false)
     }
 
     /// As [`AtomicFile::create`], with the policy `existing` for a
@@ -74,10 +93,22 @@ impl AtomicFile {
     /// [`Existing::Refuse`]), and creating missing parent folders (removed
     /// again if the writer is dropped uncommitted).
     pub fn create_with(dest: impl AsRef<Path>, existing: Existing) -> Result<Self> {
-        Self::open(dest.as_ref(), existing, true)
+        Self::open(dest.as_ref(), existing, true, false)
     }
 
-    pub(super) fn open(dest: &Path, existing: Existing, folders: bool) -> Result<Self> {
+    /// As [`AtomicFile::create_with`] for a file that holds a secret (a
+    /// release state): created private, 0600, whatever the umask allows —
+    /// a file it replaces is replaced by a private one.
+    pub fn create_private(dest: impl AsRef<Path>, existing: Existing) -> Result<Self> {
+        Self::open(dest.as_ref(), existing, true, true)
+    }
+
+    pub(super) fn open(
+        dest: &Path,
+        existing: Existing,
+        folders: bool,
+        private: bool,
+    ) -> Result<Self> {
         let (target, existing) = resolve(dest, existing);
         if target.is_dir() {
             return Err(Error::io(
@@ -99,7 +130,7 @@ impl AtomicFile {
             }
             // Staged first, then claimed: whoever sees the claim also sees
             // the staging that tells it another run is under way.
-            let t = staging_file(&target, dest, "", parent_dir(&target), &mut held);
+            let t = staging_file_with(&target, dest, "", parent_dir(&target), &mut held, private);
             let t = match t {
                 Ok(t) => t,
                 Err(e) => {

@@ -1,0 +1,68 @@
+"""Trust pass 2 (issue 33) in Python: `Graph.load(..., header=...)` and the
+run functions' `header` option, skipped header lines as warnings, and a
+`Store` that refuses a FIFO at once."""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from pathlib import Path
+
+import pytest
+
+import privdiffuse as pdf
+
+
+def _musae(tmp_path: Path) -> Path:
+    m = tmp_path / "m.csv"
+    m.write_text("id_1,id_2\n0,1\n1,2\n")
+    return m
+
+
+def test_a_musae_header_is_a_warning_and_header_chooses(tmp_path):
+    m = _musae(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = pdf.Graph.load(m)
+    assert len(g) == 3
+    texts = [str(w.message) for w in caught]
+    assert any("skipped 'id_1,id_2' as a header" in t for t in texts), texts
+    assert len(pdf.Graph.load(m, header="no")) == 5
+    assert len(pdf.Graph.load(m, header="yes")) == 3
+    with pytest.raises(ValueError, match="header"):
+        pdf.Graph.load(m, header="maybe")
+
+
+def test_the_run_functions_take_header(tmp_path):
+    m = _musae(tmp_path)
+    for header, nodes in (("auto", 3), ("no", 5)):
+        out = pdf.simulate(graph=str(m), header=header, dim=1, values="const:0")
+        assert out.summary["graph"]["nodes"] == nodes, header
+
+
+def test_a_fifo_store_is_refused_at_once(tmp_path):
+    f = tmp_path / "f.db"
+    os.mkfifo(f)
+    result = {}
+
+    def read():
+        try:
+            pdf.Store(f).answers()
+        except Exception as e:  # noqa: BLE001 - the refusal is the result
+            result["error"] = str(e)
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), "Store(FIFO).answers() blocked"
+    assert "not a regular file" in result.get("error", ""), result
+
+
+def test_relay_responses_are_simulates(tmp_path):
+    karate = str(Path(__file__).resolve().parents[2] / "data" / "karate.edges")
+    opts = dict(eps="exp:a=3,b=1", dim=1, norm="l1", seed=3)
+    r = pdf.relay(karate, responses=True, **opts)
+    s = pdf.simulate(karate, mechanism="correlated", responses=True, **opts)
+    assert r.csv("responses.csv") == s.csv("responses.csv")
+    assert "responses.csv" not in pdf.relay(karate, **opts).files

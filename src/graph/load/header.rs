@@ -1,0 +1,103 @@
+//! Header lines of an edge list (issue 33 item 12): what the loader takes
+//! for a header, and that it says so.
+//!
+//! SNAP's MUSAE datasets begin `id_1,id_2`; read as an edge it would add two
+//! text-named nodes and an edge between them, silently. With
+//! [`HeaderMode::Auto`] (the default) the first data line is a header when
+//! its columns are the loader's header words (`source target [weight]`,
+//! `u v`, `id1 id2`, …) or when its ids are text where every other data
+//! line's are numbers; [`HeaderMode::Yes`] skips it whatever it holds and
+//! [`HeaderMode::No`] keeps it as an edge. Every line skipped is reported
+//! ([`crate::util::notes`]), and in `auto` mode a first line kept as an
+//! edge whose ids occur on no other line is reported too (a header the rules
+//! could not tell from an edge, as `name1 name2` above text ids).
+
+use super::lex::{parse_u64, quote};
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Whether an edge list's first data line is a header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeaderMode {
+    /// Header words, or text ids over a file of numbers (see the module).
+    #[default]
+    Auto,
+    /// The first data line is a header.
+    Yes,
+    /// The first data line is an edge.
+    No,
+}
+
+impl HeaderMode {
+    /// Whether this is the default (`auto`): configurations leave it out
+    /// of their JSON, so that existing outputs keep their bytes.
+    pub fn is_auto(&self) -> bool {
+        *self == HeaderMode::Auto
+    }
+}
+
+impl std::str::FromStr for HeaderMode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(HeaderMode::Auto),
+            "yes" | "true" => Ok(HeaderMode::Yes),
+            "no" | "false" => Ok(HeaderMode::No),
+            _ => Err(Error::param("header", s, "yes, no or auto")),
+        }
+    }
+}
+
+impl std::fmt::Display for HeaderMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            HeaderMode::Auto => "auto",
+            HeaderMode::Yes => "yes",
+            HeaderMode::No => "no",
+        })
+    }
+}
+
+/// Whether a line's two id columns are both numbers.
+pub(super) fn numeric_ids(cols: &[&[u8]]) -> bool {
+    cols.len() >= 2 && parse_u64(cols[0]).is_some() && parse_u64(cols[1]).is_some()
+}
+
+/// A first data line held back in `auto` mode: its ids are text, and it is
+/// a header if every other data line's ids are numbers.
+pub(super) struct Held {
+    pub(super) line: usize,
+    /// Its columns (2 or 3), owned.
+    pub(super) cols: Vec<Vec<u8>>,
+    /// The line as a message quotes it.
+    pub(super) text: String,
+}
+
+impl Held {
+    pub(super) fn new(line: usize, cols: &[&[u8]], raw: &[u8]) -> Held {
+        Held {
+            line,
+            cols: cols.iter().map(|c| c.to_vec()).collect(),
+            text: quote(raw),
+        }
+    }
+}
+
+/// Reports a skipped header line; `why` says what made it one.
+pub(super) fn skipped(path: &Path, line: usize, text: &str, why: &str) {
+    crate::util::notes::warn(&format!(
+        "{}:{line}: skipped {text} as a header ({why})",
+        path.display()
+    ));
+}
+
+/// Reports a first line kept as an edge whose ids occur nowhere else.
+pub(super) fn lonely_first_line(path: &Path, line: usize, text: &str) {
+    crate::util::notes::warn(&format!(
+        "{}:{line}: the ids of the first line {text} occur on no other line and in no node \
+         list: if it is a header, load with `header` = yes",
+        path.display()
+    ));
+}
