@@ -2,7 +2,7 @@
 //! forms (with the rounding), debiased bits, the chains are simulate's,
 //! thread/share/CBOR determinism, refusals, the OS generator.
 
-use super::super::*;
+use super::*;
 use crate::control::Control;
 use crate::epsilon::EpsilonMap;
 use crate::mechanism::MechanismChoice;
@@ -187,7 +187,7 @@ fn correlated_answers_are_simulates_chain() {
     c.sim.seed = 11;
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
-    let noise = &plan.discrete_part().unwrap().noise;
+    let noise = plan.noise().discrete().unwrap().noise();
     let mut u = [0.0];
     plan.values().value(0, &mut u);
     let uhat = noise.grid().round(u[0]).unwrap();

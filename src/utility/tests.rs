@@ -294,10 +294,11 @@ fn independent_sums_are_sums_of_laplace_draws() {
         let lambda = 2.0;
         let mut r1 = rng_for(11, k as u64, 0, Purpose::Independent);
         let mut r2 = rng_for(12, k as u64, 0, Purpose::Independent);
-        let (mut v, mut o) = (vec![0.0], vec![0.0]);
+        let mut o = vec![0.0];
+        let gamma = &plan.unit_gammas[cnt as usize - 1];
         let mut a: Vec<f64> = (0..m)
             .map(|_| {
-                plan.independent_sum(cnt, lambda, &mut r1, &mut v, &mut o);
+                super::fresh::laplace_sum(gamma, lambda, &mut r1, &mut o);
                 o[0]
             })
             .collect();
