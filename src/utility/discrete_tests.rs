@@ -356,3 +356,26 @@ fn bits_under_a_steep_map_run() {
     assert!(out[0].sq_err.iter().flatten().all(|x| x.is_finite()));
     assert!(all_row(&rows, "independent-debiased").mse_theory.unwrap() > 1.0);
 }
+
+/// A secret beyond the grid's range, given in memory (no public range to
+/// check first), is refused when its chunk rounds it: the error names its
+/// owner, never the value (683415f printed `invalid value '…'`).
+#[test]
+fn a_refused_secret_names_its_owner_not_its_value() {
+    let g = small_graph();
+    let mut values = vec![0.5; g.n()];
+    values[7] = 9_876_543_210_987_654.0; // beyond 2^52·γ = 2^49
+    let given = crate::values::GivenValues::new(values, 1).unwrap();
+    let c = config(ValueSpec::Given(given), Post::None, 1);
+    let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
+    let plan = UtilityPlan::new(&c, &g, &d).unwrap();
+    let e = plan
+        .run_replicate(0, &Control::new(), &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("owner 7"), "{e}");
+    for shown in ["9876", "9.876", "98765"] {
+        assert!(!e.contains(shown), "the secret is shown: {e}");
+    }
+}

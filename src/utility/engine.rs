@@ -230,7 +230,7 @@ impl ChunkPartial {
 }
 
 /// Per-worker scratch reused across chunks (the family's own buffers are
-/// made per chunk, [`Owners`]).
+/// made per chunk, [`ChunkOwners`]).
 #[derive(Default)]
 pub struct ChunkScratch {
     search: LevelSearch,
@@ -260,13 +260,13 @@ impl ChunkScratch {
 
 /// A chunk's owners under family `F`: their secrets as answered and each
 /// one's walk (with its generator), started at its first level.
-pub(super) struct Owners<'o, F: NoiseFamily> {
-    pub ids: &'o [u32],
+struct ChunkOwners<'o, F: NoiseFamily> {
+    ids: &'o [u32],
     /// `dim` per owner.
-    pub secrets: Vec<F::Coord>,
+    secrets: Vec<F::Coord>,
     walks: Vec<Option<(F::Walk, F::Rng)>>,
     /// Owners whose value's first coordinate is ≥ ½ (their bit is 1).
-    pub ones: u64,
+    ones: u64,
 }
 
 impl UtilityPlan<'_> {
@@ -362,9 +362,9 @@ impl UtilityPlan<'_> {
         fam: &F,
         ids: &'o [u32],
         s: &mut ChunkScratch,
-    ) -> Result<Owners<'o, F>> {
+    ) -> Result<ChunkOwners<'o, F>> {
         let (dim, k) = (self.dim(), ids.len());
-        let mut owners = Owners {
+        let mut owners = ChunkOwners {
             ids,
             secrets: Vec::with_capacity(k * dim),
             walks: Vec::with_capacity(k),
@@ -415,7 +415,7 @@ impl UtilityPlan<'_> {
 struct ChunkVisit<'p, 'a, 's, F: NoiseFamily> {
     plan: &'p UtilityPlan<'a>,
     fam: &'p F,
-    owners: Owners<'s, F>,
+    owners: ChunkOwners<'s, F>,
     replicate: u64,
     /// The run's largest level (the f64 paths' top).
     top: Option<F::Level>,
@@ -512,9 +512,10 @@ impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
         let counted = p.level_counts() > 0;
         // The independent answers of this visit.
         let s = &mut *self.s;
+        let chunk = (&s.u[..], &self.owners.secrets[..], self.owners.ones);
         let ind_ones = self
             .draws
-            .draw(p, (lv, level), &self.owners, m, &s.u, &mut s.fresh)?;
+            .draw(p, (lv, level), m, chunk, &mut s.fresh)?;
         let acc = &mut *self.acc;
         if counted {
             acc.count_level(at.v, at.level, c);

@@ -23,7 +23,6 @@
 //!   whose exact integer samplers cost c geometric draws anyway, and an f64
 //!   Poisson–gamma mixture would not be exact in integers.
 
-use super::engine::Owners;
 use super::levels::LevelInfo;
 use super::{CHUNK, UtilityPlan};
 use crate::distance::SubsetSums;
@@ -137,14 +136,14 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
 
     /// Draws the independent answers of the owners in `mask` at `level`
     /// (its laws `lv`) into `out`; returns the ones among them (projected
-    /// bits). `u` holds the chunk's values.
+    /// bits). The chunk's owners have values `u` and `secrets` as answered
+    /// (`dim` each), and `ones` is the mask of those whose bit is 1.
     pub fn draw(
         &mut self,
         plan: &UtilityPlan<'_>,
         (lv, level): (&LevelInfo, F::Level),
-        owners: &Owners<'_, F>,
         mask: u64,
-        u: &[f64],
+        (u, secrets, ones): (&[f64], &[F::Coord], u64),
         out: &mut Fresh,
     ) -> Result<u64> {
         let (dim, bits) = (plan.dim(), plan.bits());
@@ -152,11 +151,11 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
         out.what = Sum::Deferred;
         out.y.resize(dim, 0.0);
         if plan.on_grid {
-            return self.one_by_one(plan, level, owners, mask, u, out);
+            return self.one_by_one(plan, level, mask, (u, secrets), out);
         }
         let c = mask.count_ones();
         if bits {
-            let c1 = u64::from((mask & owners.ones).count_ones());
+            let c1 = u64::from((mask & ones).count_ones());
             let [f0, f1] = lv.bits.flip;
             return Ok(binomial(&mut self.rng, c1, 1.0 - f1)
                 + binomial(&mut self.rng, u64::from(c) - c1, f0));
@@ -198,7 +197,7 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
                     }
                     None => {
                         self.fam.sample_fresh(level, rng, &mut self.x)?;
-                        let secret = &owners.secrets[at.clone()];
+                        let secret = &secrets[at.clone()];
                         self.fam.answer(&u[at], secret, &self.x, &mut out.y)?;
                         out.answers.extend_from_slice(&out.y);
                     }
@@ -213,9 +212,8 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
         &mut self,
         plan: &UtilityPlan<'_>,
         level: F::Level,
-        owners: &Owners<'_, F>,
         mask: u64,
-        u: &[f64],
+        (u, secrets): (&[f64], &[F::Coord]),
         out: &mut Fresh,
     ) -> Result<u64> {
         let (dim, bits, fam) = (plan.dim(), plan.bits(), self.fam);
@@ -228,7 +226,7 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
             rest &= rest - 1;
             fam.sample_fresh(level, &mut self.rng, &mut self.x)?;
             let at = i * dim..(i + 1) * dim;
-            let secret = &owners.secrets[at.clone()];
+            let secret = &secrets[at.clone()];
             fam.answer(&u[at], secret, &self.x, &mut out.y)?;
             if bits {
                 ones += out.y.iter().filter(|&&y| y >= 0.5).count() as u64;

@@ -445,3 +445,21 @@ fn both_independent_routes_match_the_closed_form() {
         }
     }
 }
+
+/// `mechanism = gaussian` is still read as the Laplace process (the utility
+/// has no Gaussian scheme; issue 32 item 3 will refuse it): the same sums
+/// as `both`.
+#[test]
+fn the_gaussian_mechanism_is_read_as_laplace() {
+    let g = small_graph();
+    let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
+    let c = config(ValueSpec::Uniform { lo: 0.0, hi: 1.0 }, Post::None, Norm::L2, 2);
+    let mut gc = c.clone();
+    gc.sim.mechanism = crate::mechanism::MechanismChoice::Gaussian;
+    let run = |c: &UtilityConfig| {
+        let plan = UtilityPlan::new(c, &g, &d).unwrap();
+        assert!(matches!(plan.noise(), crate::process::family::Noise::Laplace(_)));
+        plan.run_replicate(0, &Control::new(), &|_| {}).unwrap()
+    };
+    assert_eq!(run(&c), run(&gc));
+}

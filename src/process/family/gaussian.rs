@@ -322,8 +322,10 @@ impl NoiseFamily for Gaussian {
         rng: &mut PrivRng,
         walk: &mut BrownianWalk,
     ) -> Result<()> {
+        // σ as √σ², as `brownian_at` draws the first value.
+        let sd = top.var().sqrt();
         walk.value.clear();
-        walk.value.extend((0..self.dim).map(|_| top.0 * std_normal(rng)));
+        walk.value.extend((0..self.dim).map(|_| sd * std_normal(rng)));
         walk.var = Some(top.var());
         Ok(())
     }
