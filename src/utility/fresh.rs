@@ -234,9 +234,11 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
             }
             out.answers.extend_from_slice(&out.y);
             // Bounded: every answer was just checked within 2⁵³ grid steps.
-            for d in 0..dim {
-                self.secret_sum[d] = self.secret_sum[d] + secret[d];
-                self.noise_sum[d] = self.noise_sum[d] + self.x[d];
+            for (a, &b) in self.secret_sum.iter_mut().zip(secret) {
+                *a = *a + b;
+            }
+            for (a, &b) in self.noise_sum.iter_mut().zip(&self.x) {
+                *a = *a + b;
             }
         }
         if !bits {

@@ -340,7 +340,7 @@ impl NoiseFamily for Laplace {
         walk.walk.map_or(0, |w| w.jumps())
     }
 
-    /// ε ∈ [`EPS_MIN`](limits::EPS_MIN), [`EPS_MAX`](limits::EPS_MAX)] and
+    /// ε ∈ [[`EPS_MIN`](limits::EPS_MIN), [`EPS_MAX`](limits::EPS_MAX)] and
     /// ε/Δ ∈ [[`LEVEL_MIN`](limits::LEVEL_MIN), [`LEVEL_MAX`](limits::LEVEL_MAX)].
     fn checked_level(&self, eps: f64, spec: &str, at: &str) -> Result<f64> {
         match limits::level_error(spec, eps, at, self.sensitivity) {
