@@ -369,11 +369,10 @@ fn a_refused_secret_names_its_owner_not_its_value() {
     let c = config(ValueSpec::Given(given), Post::None, 1);
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
-    let e = plan
-        .run_replicate(0, &Control::new(), &|_| {})
-        .err()
-        .unwrap()
-        .to_string();
+    let Err(e) = plan.run_replicate(0, &Control::new(), &|_| {}) else {
+        panic!("a value beyond the grid was answered");
+    };
+    let e = e.to_string();
     assert!(e.contains("owner 7"), "{e}");
     for shown in ["9876", "9.876", "98765"] {
         assert!(!e.contains(shown), "the secret is shown: {e}");

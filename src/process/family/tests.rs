@@ -14,9 +14,14 @@ use crate::process::discrete::{DiscreteNoise, Grid, RngSource};
 const N: u64 = 20_000;
 
 fn families() -> (Laplace, Gaussian, Discrete) {
-    let lap = Laplace::new(2, Norm::L1, 1.5).unwrap();
-    let gau = Gaussian::new(2, Norm::L2, 1.0, 1e-5).unwrap();
-    let noise = DiscreteNoise::new(Grid::from_exponent(-6).unwrap(), 16, 1.0, 2).unwrap();
+    families_of(2)
+}
+
+/// The three families in dimension `dim` (γ = 2^-6: finer than ½).
+fn families_of(dim: usize) -> (Laplace, Gaussian, Discrete) {
+    let lap = Laplace::new(dim, Norm::L1, 1.5).unwrap();
+    let gau = Gaussian::new(dim, Norm::L2, 1.0, 1e-5).unwrap();
+    let noise = DiscreteNoise::new(Grid::from_exponent(-6).unwrap(), 16, 1.0, dim).unwrap();
     let dis = Discrete::new(noise, Norm::L1, RngSource::Seeded);
     (lap, gau, dis)
 }
@@ -337,15 +342,6 @@ fn walks_from_a_higher_top_read_the_marginals() {
     check(&dis);
 }
 
-/// One-dimensional families for the bit law.
-fn families_1d() -> (Laplace, Gaussian, Discrete) {
-    let lap = Laplace::new(1, Norm::L1, 1.0).unwrap();
-    let gau = Gaussian::new(1, Norm::L2, 1.0, 1e-5).unwrap();
-    let noise = DiscreteNoise::new(Grid::from_exponent(-6).unwrap(), 16, 1.0, 1).unwrap();
-    let dis = Discrete::new(noise, Norm::L1, RngSource::Seeded);
-    (lap, gau, dis)
-}
-
 /// `bit_flips`: for bits b ∈ {0, 1} answered as 1{y ≥ ½} (one path per
 /// trial read at one level), the frequency of flips against f_b within 6
 /// binomial standard errors √(f(1 − f)/N), and the debiased answers
@@ -354,7 +350,7 @@ fn families_1d() -> (Laplace, Gaussian, Discrete) {
 /// would see one of them wrong if they were swapped).
 #[test]
 fn bit_flips_are_the_frequencies_of_flipped_bits() {
-    let (lap, gau, dis) = families_1d();
+    let (lap, gau, dis) = families_of(1);
     fn check<F: NoiseFamily>(fam: &F, eps: f64) {
         let level = fam.level(eps).unwrap();
         let law = fam.bit_flips(level).unwrap();
