@@ -588,7 +588,7 @@ impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
             Ok(())
         } else {
             s.shrink
-                .visit_answers(p, shrink, at, &s.tables, s.fresh.answers())
+                .visit_answers(p, shrink, at, &s.tables, s.fresh.shrink_sums())
         }
     }
 }

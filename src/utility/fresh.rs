@@ -57,16 +57,18 @@ enum Sum {
 pub(super) struct Fresh {
     sum: Vec<f64>,
     what: Sum,
-    /// Raw answers for the shrinkage rows, `dim` each in owner-bit order.
-    answers: Vec<f64>,
+    /// Raw answers: the shrinkage rows' sums of the visit's answers
+    /// ([`ShrinkPlan::add_answer`](super::ShrinkPlan::add_answer)).
+    shrink: Vec<f64>,
     /// One answer.
     y: Vec<f64>,
 }
 
 impl Fresh {
-    /// The raw answers drawn for the shrinkage rows (empty without them).
-    pub fn answers(&self) -> &[f64] {
-        &self.answers
+    /// The shrinkage rows' sums of the visit's raw answers (zeros without
+    /// them).
+    pub fn shrink_sums(&self) -> &[f64] {
+        &self.shrink
     }
 
     /// The plain independent mean's term of coordinate `d`: the visit's
@@ -147,9 +149,10 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
         out: &mut Fresh,
     ) -> Result<u64> {
         let (dim, bits) = (plan.dim(), plan.bits());
-        out.answers.clear();
         out.what = Sum::Deferred;
         out.y.resize(dim, 0.0);
+        out.shrink.clear();
+        out.shrink.resize(2 * dim, 0.0);
         if plan.on_grid {
             return self.one_by_one(plan, level, mask, (u, secrets), out);
         }
@@ -182,24 +185,36 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
                 }
             }
         }
-        if let Some(rng) = self.shrink.as_mut() {
+        if let (Some(rng), Some(sp)) = (self.shrink.as_mut(), plan.shrinkage()) {
             let mut rest = mask;
-            while rest != 0 {
-                let i = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let at = i * dim..(i + 1) * dim;
-                match lv.rate {
-                    Some(lambda) => {
-                        let b = 1.0 / lambda;
-                        for &x in &u[at] {
-                            out.answers.push(x + laplace(rng, b));
-                        }
+            match lv.rate {
+                Some(lambda) if dim == 1 => {
+                    // Local sums: this loop is the shrinkage rows' main cost.
+                    let (b, (mut s1, mut s2)) = (1.0 / lambda, (0.0, 0.0));
+                    while rest != 0 {
+                        let i = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let y = u[i] + laplace(rng, b);
+                        s1 += y;
+                        s2 += sp.square(0, y);
                     }
-                    None => {
-                        self.fam.sample_fresh(level, rng, &mut self.x)?;
-                        let secret = &secrets[at.clone()];
-                        self.fam.answer(&u[at], secret, &self.x, &mut out.y)?;
-                        out.answers.extend_from_slice(&out.y);
+                    out.shrink.copy_from_slice(&[s1, s2]);
+                }
+                rate => {
+                    while rest != 0 {
+                        let i = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let at = i * dim..(i + 1) * dim;
+                        if let Some(lambda) = rate {
+                            for (y, &x) in out.y.iter_mut().zip(&u[at]) {
+                                *y = x + laplace(rng, 1.0 / lambda);
+                            }
+                        } else {
+                            self.fam.sample_fresh(level, rng, &mut self.x)?;
+                            let secret = &secrets[at.clone()];
+                            self.fam.answer(&u[at], secret, &self.x, &mut out.y)?;
+                        }
+                        sp.add_answer(&mut out.shrink, &out.y);
                     }
                 }
             }
@@ -219,6 +234,7 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
         let (dim, bits, fam) = (plan.dim(), plan.bits(), self.fam);
         self.secret_sum.clone_from(&self.zeros);
         self.noise_sum.clone_from(&self.zeros);
+        let shrink = plan.shrinkage();
         let mut ones = 0u64;
         let mut rest = mask;
         while rest != 0 {
@@ -232,7 +248,9 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
                 ones += out.y.iter().filter(|&&y| y >= 0.5).count() as u64;
                 continue;
             }
-            out.answers.extend_from_slice(&out.y);
+            if let Some(sp) = shrink {
+                sp.add_answer(&mut out.shrink, &out.y);
+            }
             // Bounded: every answer was just checked within 2⁵³ grid steps.
             for (a, &b) in self.secret_sum.iter_mut().zip(secret) {
                 *a = *a + b;

@@ -164,6 +164,26 @@ impl ShrinkPlan {
         }))
     }
 
+    /// ((y − ū)/unit)² of coordinate `d` of an answer: its term of Q.
+    #[inline]
+    pub(crate) fn square(&self, d: usize, y: f64) -> f64 {
+        let z = (y - self.centre[d]) * self.inv_unit;
+        z * z
+    }
+
+    /// Adds one independent answer `y` (`dim` values) to a visit's sums
+    /// `fresh`: Σ y, then Σ of its [`square`](Self::square)s, `dim` each
+    /// (answers added in owner-bit order: each visit's sums are one term,
+    /// rounded once).
+    #[inline]
+    pub(crate) fn add_answer(&self, fresh: &mut [f64], y: &[f64]) {
+        let (s1, s2) = fresh.split_at_mut(self.dim);
+        for (d, &y) in y.iter().enumerate() {
+            s1[d] += y;
+            s2[d] += self.square(d, y);
+        }
+    }
+
     /// Hop levels with per-level sums (the hop bound).
     pub fn levels(&self) -> usize {
         self.levels
@@ -515,16 +535,16 @@ impl ShrinkScratch {
     }
 
     /// Raw answers: the visit's correlated answers through their sum tables
-    /// `corr`, and its independent answers `answers` (`c` of them, `dim`
-    /// each, in owner-bit order, summed in that order: each visit's sums are
-    /// one term, rounded once).
+    /// `corr`, and its independent answers through their sums `fresh`
+    /// ([`ShrinkPlan::add_answer`]; each visit's sums are one term, rounded
+    /// once).
     pub(crate) fn visit_answers(
         &mut self,
         plan: &UtilityPlan<'_>,
         sums: &mut ShrinkSums,
         at: VisitAt,
         corr: &[SubsetSums<i128>],
-        answers: &[f64],
+        fresh: &[f64],
     ) -> Result<()> {
         let Some(sp) = plan.shrinkage().filter(|_| self.on) else {
             return Ok(());
@@ -539,15 +559,10 @@ impl ShrinkScratch {
             sums.sums[lsum + d] += t.sum(at.mask);
             sums.sums[sq + d] += q.sum(at.mask);
         }
+        let (s1, s2) = fresh.split_at(dim);
         for d in 0..dim {
-            let (mut s1, mut s2) = (0.0, 0.0);
-            for y in answers.iter().skip(d).step_by(dim) {
-                s1 += y;
-                let z = (y - sp.centre[d]) * sp.inv_unit;
-                s2 += z * z;
-            }
-            sums.sums[lsum + dim + d] += plan.fix_value(s1)?;
-            sums.sums[sq + dim + d] += sp.fx_sq.to_fixed(s2).ok_or_else(|| overflow(s2))?;
+            sums.sums[lsum + dim + d] += plan.fix_value(s1[d])?;
+            sums.sums[sq + dim + d] += sp.fx_sq.to_fixed(s2[d]).ok_or_else(|| overflow(s2[d]))?;
         }
         Ok(())
     }
