@@ -18,7 +18,6 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-
 pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     if ev.batch == 0 {
         return Err(Error::param(
@@ -138,7 +137,11 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     // files it created.
     let existed: Vec<bool> = ["", "-wal", "-shm"]
         .iter()
-        .map(|ext| crate::store::sidecar(&ev.store, ext).symlink_metadata().is_ok())
+        .map(|ext| {
+            crate::store::sidecar(&ev.store, ext)
+                .symlink_metadata()
+                .is_ok()
+        })
         .collect();
     let mut store = open_store(ev)?;
     let t0 = Instant::now();

@@ -3,20 +3,20 @@
 //! that replaces DIR only when complete (the rules of `simulate`). The
 //! engine (`crate::relay`) hands over typed rows; this module writes them.
 
+use super::csv::CsvSink;
 use super::run_dir::{create, finish};
 #[cfg(feature = "plots")]
 use super::simulate::at_destination;
 use super::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
 use super::{check_plots_available, simulate::sim_default_out_dir};
-use crate::distance::Distances;
 use crate::control::Control;
+use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Local, RoundExecutor};
 use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
 use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
 use crate::sim::{ResponseRow, SimConfig};
-use super::csv::CsvSink;
 use crate::util::table::{self, CsvRow};
 use serde::Serialize;
 use std::io::Write;

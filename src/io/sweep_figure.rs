@@ -712,7 +712,11 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
     // The title names the metrics in words; what a panel is of (its
     // estimator) stays in its caption, or with one panel in the note.
     let words: Vec<&str> = panels.iter().map(|p: &Panel| p.y_label.as_str()).collect();
-    let mut title = format!("{} against the {}", words.join(" and "), key_label(&keys[xi]));
+    let mut title = format!(
+        "{} against the {}",
+        words.join(" and "),
+        key_label(&keys[xi])
+    );
     if let Some(c) = title.get(..1) {
         title = c.to_uppercase() + &title[1..];
     }

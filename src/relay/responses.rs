@@ -45,7 +45,10 @@ impl RelayPlan<'_> {
         impl Visit for Rows<'_, '_, '_> {
             type Out = Result<()>;
             fn run<F: NoiseFamily>(self, fam: &F) -> Result<()> {
-                let d = Diffusion { plan: self.plan, fam };
+                let d = Diffusion {
+                    plan: self.plan,
+                    fam,
+                };
                 d.responses_into(self.sink, self.control)
             }
         }

@@ -11,7 +11,7 @@ use crate::graph::Graph;
 use crate::limits::{self, MemoryBudget};
 use crate::mechanism::{Mechanism, NoiseModel};
 use crate::post::Post;
-use crate::process::family::{Discrete, Noise};
+use crate::process::family::Noise;
 use crate::rng::{Purpose, rng_for};
 use crate::values::Values;
 use rayon::prelude::*;
@@ -138,11 +138,6 @@ impl<'a> Plan<'a> {
     /// The noise family the owners' answers are drawn from.
     pub fn noise(&self) -> &Noise {
         &self.noise
-    }
-
-    /// The discrete family (`noise = discrete`), or `None`.
-    pub(crate) fn discrete(&self) -> Option<&Discrete> {
-        self.noise.discrete()
     }
 
     /// The private values (`auto` resolved).

@@ -494,7 +494,11 @@ impl Store {
             .optional()
             .map_err(db)?;
         let text = text.ok_or_else(|| {
-            Error::input(&path, 0, "corrupt store: no configuration in its meta table")
+            Error::input(
+                &path,
+                0,
+                "corrupt store: no configuration in its meta table",
+            )
         })?;
         let config: StoreConfig = serde_json::from_str(&text)
             .map_err(|e| Error::input(&path, 0, format!("invalid stored configuration: {e}")))?;

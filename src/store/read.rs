@@ -284,9 +284,7 @@ impl Store {
                 resample_eps_spent: r.get(11)?,
                 frozen_mse: r.get(12)?,
                 frozen_eps_spent: r.get(13)?,
-                pairs_skipped: r
-                    .get::<_, Option<String>>(14)?
-                    .and_then(|v| v.parse().ok()),
+                pairs_skipped: r.get::<_, Option<String>>(14)?.and_then(|v| v.parse().ok()),
             })
         })
         .and_then(|rows| rows.collect())

@@ -55,7 +55,13 @@ pub struct Estimate {
 }
 
 /// The graph a point loads: (graph, nodes, directed, header, view).
-type GraphKey = (PathBuf, Option<PathBuf>, bool, HeaderMode, Option<GraphView>);
+type GraphKey = (
+    PathBuf,
+    Option<PathBuf>,
+    bool,
+    HeaderMode,
+    Option<GraphView>,
+);
 
 fn graph_key(c: &SimConfig) -> GraphKey {
     (

@@ -130,7 +130,10 @@ mod tests {
     #[test]
     fn long_expansions_are_shortened_and_ids_are_not() {
         let big = format!("{}", 1e308);
-        assert_eq!(shorten_numbers(&format!("invalid '{big}'")), "invalid '1e308'");
+        assert_eq!(
+            shorten_numbers(&format!("invalid '{big}'")),
+            "invalid '1e308'"
+        );
         let tiny = format!("{}", 3.8725919148493183e-121);
         assert_eq!(
             shorten_numbers(&format!("got ε = {tiny} at 2")),

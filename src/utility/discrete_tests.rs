@@ -2,7 +2,7 @@
 //! forms (with the rounding), debiased bits, the chains are simulate's,
 //! thread/share/CBOR determinism, refusals, the OS generator.
 
-use super::super::*;
+use super::*;
 use crate::control::Control;
 use crate::epsilon::EpsilonMap;
 use crate::mechanism::MechanismChoice;
@@ -187,7 +187,7 @@ fn correlated_answers_are_simulates_chain() {
     c.sim.seed = 11;
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
-    let noise = &plan.discrete_part().unwrap().noise;
+    let noise = plan.noise().discrete().unwrap().noise();
     let mut u = [0.0];
     plan.values().value(0, &mut u);
     let uhat = noise.grid().round(u[0]).unwrap();
@@ -355,4 +355,26 @@ fn bits_under_a_steep_map_run() {
     let (out, rows) = replicates(&g, &c, 2);
     assert!(out[0].sq_err.iter().flatten().all(|x| x.is_finite()));
     assert!(all_row(&rows, "independent-debiased").mse_theory.unwrap() > 1.0);
+}
+
+/// A secret beyond the grid's range, given in memory (no public range to
+/// check first), is refused when its chunk rounds it: the error names its
+/// owner, never the value (683415f printed `invalid value '…'`).
+#[test]
+fn a_refused_secret_names_its_owner_not_its_value() {
+    let g = small_graph();
+    let mut values = vec![0.5; g.n()];
+    values[7] = 9_876_543_210_987_654.0; // beyond 2^52·γ = 2^49
+    let given = crate::values::GivenValues::new(values, 1).unwrap();
+    let c = config(ValueSpec::Given(given), Post::None, 1);
+    let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
+    let plan = UtilityPlan::new(&c, &g, &d).unwrap();
+    let Err(e) = plan.run_replicate(0, &Control::new(), &|_| {}) else {
+        panic!("a value beyond the grid was answered");
+    };
+    let e = e.to_string();
+    assert!(e.contains("owner 7"), "{e}");
+    for shown in ["9876", "9.876", "98765"] {
+        assert!(!e.contains(shown), "the secret is shown: {e}");
+    }
 }

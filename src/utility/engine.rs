@@ -1,32 +1,30 @@
 //! The engine: owner chunks of 64 → a small [`ChunkPartial`] plus additions
 //! into one per-worker [`Accumulators`] (O(N), exact integer sums) → merge.
+//! Written once over the noise family ([`NoiseFamily`]), chosen once per
+//! chunk ([`Noise::visit`](crate::process::family::Noise::visit)) and
+//! monomorphised.
 //!
 //! Per chunk, one level-by-level bit-parallel BFS ([`LevelSearch`]) meets
 //! every recipient `v` at hop level `L` with the mask `m` of the chunk's
 //! owners first reaching it there. Per (owner, level) the engine computes the
 //! owner's answer once (correlated: the owner's path at ε(L), walked down
-//! level by level with [`DownWalk`]); per (v, L, m) the sums over `m` come
-//! from [`SubsetSums`] tables (eight look-ups). The independent baseline
-//! draws, per (v, L, m), the *sum* of the `c = |m|` fresh answers directly:
-//! Σ of c iid Laplace(b) = Gamma(c, b) − Gamma(c, b) (exact in law: Laplace
-//! = Exp − Exp), per coordinate for ℓ1 (and any norm in one dimension); for
-//! ℓ2 with n > 1 the c answers are drawn one by one (no closed form for the
-//! sum of c uniform-direction Gamma(n) radii). Projected bits: the number of
-//! ones among c answers is Binomial(c₁, 1 − q) + Binomial(c₀, q).
+//! level by level, [`NoiseFamily::walk_to`]); per (v, L, m) the sums over `m`
+//! come from [`SubsetSums`] tables (eight look-ups). The independent
+//! baseline's answers of a visit are drawn in `fresh.rs`: for the f64
+//! families each sum at once from its law, on a grid one by one.
 //!
 //! Every sum is a fixed-point `i128` ([`Fixed`](super::Fixed)): each term is rounded once,
 //! to a multiple of a quantum fixed per run before any term exists, and then
 //! added exactly, so totals do not depend on the order of the additions —
 //! on threads, on workers, or on processes merging partial vectors.
 
-use super::shrinkage::{ShrinkScratch, ShrinkSums};
+use super::fresh::{Fresh, FreshDraws};
+use super::levels::LevelInfo;
+use super::shrinkage::{ShrinkScratch, ShrinkSums, VisitAt};
 use super::{Scheme, UtilityPlan};
 use crate::distance::{LevelSearch, LevelVisitor, SubsetSums};
 use crate::error::{Error, Result};
-use crate::process::DownWalk;
-use crate::process::Norm;
-use crate::rng::{PrivRng, Purpose, rng_for, rng_for_stream};
-use rand_distr::{Binomial, Distribution, StandardNormal};
+use crate::process::family::{NoiseFamily, StreamKey, Visit};
 use std::ops::ControlFlow;
 
 /// Owners per chunk: one bit-parallel search.
@@ -231,24 +229,26 @@ impl ChunkPartial {
     }
 }
 
-/// Per-worker scratch reused across chunks.
+/// Per-worker scratch reused across chunks (the family's own buffers are
+/// made per chunk, [`ChunkOwners`]).
 #[derive(Default)]
 pub struct ChunkScratch {
     search: LevelSearch,
-    walks: Vec<Option<DownWalk>>,
-    rngs: Vec<Option<PrivRng>>,
-    v: Vec<f64>,
-    noise: Vec<f64>,
-    /// Current value of each owner's path (64 × dim).
-    path: Vec<f64>,
+    /// Values (`dim` per owner).
     u: Vec<f64>,
+    /// The owners' correlated answers at the current level (`dim` each).
+    y: Vec<f64>,
+    /// The owners' secrets as answered without noise, in values.
+    rounded: Vec<f64>,
     u_tables: Vec<SubsetSums<i128>>,
+    /// Σ (γ·û_i − u_i) over owner subsets (raw answers on a grid).
+    r_tables: Vec<SubsetSums<i128>>,
     tables: Vec<SubsetSums<i128>>,
     deb_tables: Vec<SubsetSums<i128>>,
     terms: Vec<i128>,
     shrink: ShrinkScratch,
-    /// The discrete engine's buffers (src/utility/discrete.rs).
-    discrete: super::discrete_scratch::DiscreteScratch,
+    /// One visit's fresh answers and sums.
+    pub(super) fresh: Fresh,
 }
 
 impl ChunkScratch {
@@ -256,6 +256,17 @@ impl ChunkScratch {
     pub fn new() -> Self {
         Self::default()
     }
+}
+
+/// A chunk's owners under family `F`: their secrets as answered and each
+/// one's walk (with its generator), started at its first level.
+struct ChunkOwners<'o, F: NoiseFamily> {
+    ids: &'o [u32],
+    /// `dim` per owner.
+    secrets: Vec<F::Coord>,
+    walks: Vec<Option<(F::Walk, F::Rng)>>,
+    /// Owners whose value's first coordinate is ≥ ½ (their bit is 1).
+    ones: u64,
 }
 
 impl UtilityPlan<'_> {
@@ -272,78 +283,70 @@ impl UtilityPlan<'_> {
         acc: &mut Accumulators,
     ) -> Result<ChunkPartial> {
         assert!(owners.len() <= CHUNK);
-        if let Some(d) = self.discrete_part() {
-            return self.run_chunk_discrete(
-                d,
-                chunk,
-                owners,
-                replicate,
-                &mut scratch.discrete,
-                acc,
-            );
+        struct Run<'r, 'a> {
+            plan: &'r UtilityPlan<'a>,
+            at: (u64, &'r [u32], u64),
+            scratch: &'r mut ChunkScratch,
+            acc: &'r mut Accumulators,
         }
-        let dim = self.dim();
-        let k = owners.len();
-        let s = scratch;
-        // Own values, their subset-sum tables, and the mask of owners whose
-        // bit is 1 (projected bits).
-        s.u.clear();
-        s.u.resize(k * dim, 0.0);
-        let mut ones = 0u64;
-        for (i, &o) in owners.iter().enumerate() {
-            self.values().value(o, &mut s.u[i * dim..(i + 1) * dim]);
-            if s.u[i * dim] >= 0.5 {
-                ones |= 1 << i;
+        impl Visit for Run<'_, '_> {
+            type Out = Result<ChunkPartial>;
+            fn run<F: NoiseFamily>(self, fam: &F) -> Result<ChunkPartial> {
+                self.plan
+                    .run_chunk_with(fam, self.at, self.scratch, self.acc)
             }
         }
-        s.u_tables.resize_with(dim, SubsetSums::default);
-        s.terms.clear();
-        s.terms.resize(k, 0);
-        for c in 0..dim {
-            for i in 0..k {
-                s.terms[i] = self.fix_value(s.u[i * dim + c])?;
-            }
-            s.u_tables[c].build(&s.terms);
-        }
-        s.tables.resize_with(dim, SubsetSums::default);
-        s.deb_tables.resize_with(dim, SubsetSums::default);
-        s.walks.clear();
-        s.walks.resize(k, None);
-        s.rngs.clear();
-        s.rngs.resize_with(k, || None);
-        s.path.clear();
-        s.path.resize(k * dim, 0.0);
-        s.v.resize(dim, 0.0);
-        s.noise.resize(dim, 0.0);
-        s.shrink.start_chunk(self, chunk, replicate);
-        let mut vis = Visit {
+        self.noise().visit(Run {
             plan: self,
+            at: (chunk, owners, replicate),
+            scratch,
+            acc,
+        })
+    }
+
+    /// [`run_chunk`](Self::run_chunk) under family `fam`, `(chunk, owners,
+    /// replicate)`.
+    fn run_chunk_with<F: NoiseFamily>(
+        &self,
+        fam: &F,
+        (chunk, ids, replicate): (u64, &[u32], u64),
+        s: &mut ChunkScratch,
+        acc: &mut Accumulators,
+    ) -> Result<ChunkPartial> {
+        let owners = self.prepare_owners(fam, ids, s)?;
+        s.tables.resize_with(self.dim(), SubsetSums::default);
+        s.deb_tables.resize_with(self.dim(), SubsetSums::default);
+        s.y.clear();
+        s.y.resize(ids.len() * self.dim(), 0.0);
+        s.shrink.start_chunk(self);
+        let top = self.top_eps().map(|e| fam.level(e)).transpose()?;
+        let draws = FreshDraws::new(self, fam, chunk, replicate, s.shrink.is_on())?;
+        let mut search = std::mem::take(&mut s.search);
+        let mut vis = ChunkVisit {
+            plan: self,
+            fam,
             owners,
             replicate,
-            ones,
+            top,
+            draws,
             acc,
             partial: ChunkPartial {
-                owners: k as u64,
+                owners: ids.len() as u64,
                 ..ChunkPartial::default()
             },
-            ind_rng: rng_for_stream(self.seed(), chunk, replicate, Purpose::Independent, 1),
             err: None,
-            walks: &mut s.walks,
-            rngs: &mut s.rngs,
-            path: &mut s.path,
-            u: &s.u,
-            v: &mut s.v,
-            noise: &mut s.noise,
-            u_tables: &s.u_tables,
-            tables: &mut s.tables,
-            deb_tables: &mut s.deb_tables,
-            terms: &mut s.terms,
-            shrink: &mut s.shrink,
+            s,
         };
-        let mut search = std::mem::take(&mut s.search);
-        let flow = search.run(self.graph(), owners, &mut vis);
-        let partial = vis.partial;
+        let flow = search.run(self.graph(), ids, &mut vis);
+        let mut partial = vis.partial;
         let err = vis.err.take();
+        partial.jumps = vis
+            .owners
+            .walks
+            .iter()
+            .flatten()
+            .map(|(w, _)| fam.walk_changes(w))
+            .sum();
         s.search = search;
         if let Some(e) = err {
             return Err(e);
@@ -351,193 +354,245 @@ impl UtilityPlan<'_> {
         debug_assert!(flow.is_continue());
         Ok(partial)
     }
-}
 
-struct Visit<'p, 'a, 's> {
-    plan: &'p UtilityPlan<'a>,
-    owners: &'s [u32],
-    replicate: u64,
-    ones: u64,
-    acc: &'s mut Accumulators,
-    partial: ChunkPartial,
-    ind_rng: PrivRng,
-    err: Option<Error>,
-    walks: &'s mut Vec<Option<DownWalk>>,
-    rngs: &'s mut Vec<Option<PrivRng>>,
-    path: &'s mut Vec<f64>,
-    u: &'s [f64],
-    v: &'s mut Vec<f64>,
-    noise: &'s mut Vec<f64>,
-    u_tables: &'s [SubsetSums<i128>],
-    tables: &'s mut Vec<SubsetSums<i128>>,
-    deb_tables: &'s mut Vec<SubsetSums<i128>>,
-    terms: &'s mut Vec<i128>,
-    shrink: &'s mut ShrinkScratch,
-}
-
-impl Visit<'_, '_, '_> {
-    fn level_inner(&mut self, level: u32, nodes: &[u32], masks: &[u64]) -> Result<()> {
-        let p = self.plan;
-        let dim = p.dim();
-        let k = self.owners.len();
-        let lv = p.level_info(level)?;
-        self.partial.max_level = self.partial.max_level.max(level);
-        let active = masks.iter().fold(0u64, |a, &m| a | m);
-        // Correlated: each active owner's path at this level, once.
-        for i in 0..k {
-            if active >> i & 1 == 0 {
-                continue;
+    /// The chunk's values, their secrets as answered (a refusal names the
+    /// owner, never the value) and the subset-sum tables of the values and,
+    /// on a grid, of their rounding.
+    fn prepare_owners<'o, F: NoiseFamily>(
+        &self,
+        fam: &F,
+        ids: &'o [u32],
+        s: &mut ChunkScratch,
+    ) -> Result<ChunkOwners<'o, F>> {
+        let (dim, k) = (self.dim(), ids.len());
+        let mut owners = ChunkOwners {
+            ids,
+            secrets: Vec::with_capacity(k * dim),
+            walks: Vec::with_capacity(k),
+            ones: 0,
+        };
+        owners.walks.resize_with(k, || None);
+        s.u.clear();
+        s.u.resize(k * dim, 0.0);
+        s.rounded.clear();
+        s.rounded.resize(k * dim, 0.0);
+        let mut secret = Vec::with_capacity(dim);
+        let zeros = vec![F::Coord::default(); dim];
+        for (i, &o) in ids.iter().enumerate() {
+            let at = i * dim..(i + 1) * dim;
+            self.values().value(o, &mut s.u[at.clone()]);
+            let label = self.graph().ids().label(o).to_string();
+            fam.prepare(&s.u[at.clone()], &mut secret, &label)?;
+            if self.rounding_slots() > 0 {
+                fam.answer(&s.u[at.clone()], &secret, &zeros, &mut s.rounded[at])?;
             }
-            let path = &mut self.path[i * dim..(i + 1) * dim];
-            let rng = self.rngs[i].get_or_insert_with(|| {
-                rng_for(
-                    p.seed(),
-                    self.owners[i] as u64,
-                    self.replicate,
-                    Purpose::Path,
-                )
-            });
-            let w =
-                self.walks[i].get_or_insert_with(|| DownWalk::start(p.norm(), p.top(), path, rng));
-            let before = w.jumps();
-            w.descend_to(lv.lambda, path, rng);
-            self.partial.jumps += w.jumps() - before;
+            owners.secrets.extend_from_slice(&secret);
+            if s.u[i * dim] >= 0.5 {
+                owners.ones |= 1 << i;
+            }
         }
-        // Tables of this level's correlated answers (and debiased answers).
+        s.u_tables.resize_with(dim, SubsetSums::default);
+        s.r_tables.resize_with(dim, SubsetSums::default);
+        s.terms.clear();
+        s.terms.resize(k, 0);
         for c in 0..dim {
             for i in 0..k {
-                let y = self.u[i * dim + c] + self.path[i * dim + c];
-                self.terms[i] = if p.bits() {
-                    let b = if y >= 0.5 { 1.0 } else { 0.0 };
-                    p.fix_value(b)?
-                } else {
-                    p.fix_value(y)?
-                };
+                s.terms[i] = self.fix_value(s.u[i * dim + c])?;
             }
-            self.tables[c].build(self.terms);
-            if p.bits() {
+            s.u_tables[c].build(&s.terms);
+            if self.rounding_slots() > 0 {
                 for i in 0..k {
-                    let y = self.u[i * dim + c] + self.path[i * dim + c];
-                    let b = if y >= 0.5 { 1.0 } else { 0.0 };
-                    self.terms[i] = p.fix_deb((b - lv.q) / (1.0 - 2.0 * lv.q))?;
+                    s.terms[i] = self.fix_value(s.rounded[i * dim + c])?
+                        - self.fix_value(s.u[i * dim + c])?;
                 }
-                self.deb_tables[c].build(self.terms);
+                s.r_tables[c].build(&s.terms);
             }
         }
-        self.shrink.start_level(p, self.u, self.path)?;
-        let access = level <= p.access_radius();
-        let schemes = p.random_schemes();
-        let acc = &mut *self.acc;
-        let bias_at = 2 + dim * (2 + schemes.len());
-        let counted = p.level_counts() > 0;
+        Ok(owners)
+    }
+}
+
+/// The search's visitor: one chunk under family `F`.
+struct ChunkVisit<'p, 'a, 's, F: NoiseFamily> {
+    plan: &'p UtilityPlan<'a>,
+    fam: &'p F,
+    owners: ChunkOwners<'s, F>,
+    replicate: u64,
+    /// The run's largest level (the f64 paths' top).
+    top: Option<F::Level>,
+    draws: FreshDraws<'p, F>,
+    acc: &'s mut Accumulators,
+    partial: ChunkPartial,
+    err: Option<Error>,
+    s: &'s mut ChunkScratch,
+}
+
+impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
+    fn level_inner(&mut self, level: u32, nodes: &[u32], masks: &[u64]) -> Result<()> {
+        let p = self.plan;
+        let lv = *p.level_law(self.fam, level)?;
+        let at = self.fam.level(lv.eps)?;
+        self.partial.max_level = self.partial.max_level.max(level);
+        let active = masks.iter().fold(0u64, |a, &m| a | m);
+        self.answer_owners(active, at)?;
+        self.build_tables(&lv)?;
+        self.s.shrink.start_level(p, &self.s.y)?;
         for (&v, &m) in nodes.iter().zip(masks) {
-            let c = m.count_ones();
-            self.partial.answers += c as u64;
-            if counted {
-                acc.count_level(v as usize, level, c);
-            }
-            let r = acc.rec(v as usize);
-            r[0] += if access {
-                c as i128 * (1 + ACCESS_ONE)
-            } else {
-                c as i128
-            };
-            r[1] += lv.var_fixed * c as i128;
-            if p.bits() {
-                let c1 = (m & self.ones).count_ones() as i128;
-                // Σ q(1 − 2u) = q (c − 2 c₁)
-                r[bias_at] += lv.q_fixed * (c as i128 - 2 * c1);
-                r[bias_at + 1] += lv.var_deb_fixed * c as i128;
-            }
-            for d in 0..dim {
-                let su = self.u_tables[d].sum(m);
-                r[2 + d] += su;
-                if access {
-                    r[2 + dim + d] += su;
-                }
-            }
-            // Projected bits: the independent ones drawn (shrinkage reuses them).
-            let mut ind_ones = 0u64;
-            for (si, sch) in schemes.iter().enumerate() {
-                let at = 2 + dim * (2 + si);
-                match sch {
-                    Scheme::Correlated => {
-                        for d in 0..dim {
-                            r[at + d] += self.tables[d].sum(m);
-                        }
-                    }
-                    Scheme::CorrelatedDebiased => {
-                        for d in 0..dim {
-                            r[at + d] += self.deb_tables[d].sum(m);
-                        }
-                    }
-                    Scheme::Independent => {
-                        if p.bits() {
-                            let c1 = (m & self.ones).count_ones() as u64;
-                            let ones = binomial(&mut self.ind_rng, c1, 1.0 - lv.q)
-                                + binomial(&mut self.ind_rng, c as u64 - c1, lv.q);
-                            ind_ones = ones;
-                            r[at] += p.fix_value(ones as f64)?;
-                            // The debiased sum is a function of the same count.
-                            if let Some(di) = schemes
-                                .iter()
-                                .position(|s| *s == Scheme::IndependentDebiased)
-                            {
-                                let x = (ones as f64 - c as f64 * lv.q) / (1.0 - 2.0 * lv.q);
-                                r[2 + dim * (2 + di)] += p.fix_deb(x)?;
-                            }
-                        } else if p.level_counts() > 0 {
-                            // The values now; the noise of all of j's
-                            // answers at this level is drawn at evaluation.
-                            for d in 0..dim {
-                                r[at + d] += self.u_tables[d].sum(m);
-                            }
-                        } else {
-                            p.independent_sum(c, lv.lambda, &mut self.ind_rng, self.v, self.noise);
-                            for d in 0..dim {
-                                r[at + d] +=
-                                    su_plus(self.u_tables[d].sum(m), p.fix_value(self.noise[d])?);
-                            }
-                        }
-                    }
-                    Scheme::IndependentDebiased
-                    | Scheme::Access
-                    | Scheme::CorrelatedShrinkage
-                    | Scheme::IndependentShrinkage => {}
-                }
-            }
-            let shrink = &mut acc.shrink;
-            self.shrink.visit(
-                p,
-                shrink,
-                v as usize,
-                level,
-                m,
-                self.tables,
-                ind_ones,
-                self.u,
+            self.visit(
+                VisitAt {
+                    v: v as usize,
+                    level,
+                    mask: m,
+                },
+                &lv,
+                at,
             )?;
         }
         Ok(())
     }
-}
 
-#[inline]
-fn su_plus(a: i128, b: i128) -> i128 {
-    a + b
-}
-
-fn binomial(rng: &mut PrivRng, n: u64, p: f64) -> u64 {
-    if n == 0 || p <= 0.0 {
-        return 0;
+    /// Correlated: each active owner's answer at this level (its path
+    /// started at its first level, walked down), once.
+    fn answer_owners(&mut self, active: u64, at: F::Level) -> Result<()> {
+        let (p, fam) = (self.plan, self.fam);
+        let dim = p.dim();
+        for i in 0..self.owners.ids.len() {
+            if active >> i & 1 == 0 {
+                continue;
+            }
+            let slot = &mut self.owners.walks[i];
+            if slot.is_none() {
+                let owner = u64::from(self.owners.ids[i]);
+                let key = StreamKey::new(p.seed(), owner, self.replicate, fam.path_purpose());
+                let mut rng = fam.generator(key)?;
+                let mut walk = F::Walk::default();
+                fam.start_walk(self.top.unwrap_or(at), at, &mut rng, &mut walk)?;
+                *slot = Some((walk, rng));
+            }
+            if let Some((walk, rng)) = slot.as_mut() {
+                let x = fam.walk_to(walk, at, rng)?;
+                let r = i * dim..(i + 1) * dim;
+                let secret = &self.owners.secrets[r.clone()];
+                fam.answer(&self.s.u[r.clone()], secret, x, &mut self.s.y[r])?;
+            }
+        }
+        Ok(())
     }
-    if p >= 1.0 {
-        return n;
+
+    /// Tables of this level's correlated answers (and debiased answers).
+    fn build_tables(&mut self, lv: &LevelInfo) -> Result<()> {
+        let p = self.plan;
+        let (dim, k, bits) = (p.dim(), self.owners.ids.len(), p.bits());
+        let s = &mut *self.s;
+        let bit = |y: f64| if y >= 0.5 { 1.0 } else { 0.0 };
+        for c in 0..dim {
+            for i in 0..k {
+                let y = s.y[i * dim + c];
+                s.terms[i] = p.fix_value(if bits { bit(y) } else { y })?;
+            }
+            s.tables[c].build(&s.terms);
+            if bits {
+                for i in 0..k {
+                    s.terms[i] = p.fix_deb(lv.debiased(bit(s.y[i * dim + c])))?;
+                }
+                s.deb_tables[c].build(&s.terms);
+            }
+        }
+        Ok(())
     }
-    Binomial::new(n, p).map(|b| b.sample(rng)).unwrap_or(0)
+
+    /// Recipient `at.v` receives the answers of the owners in `at.mask`.
+    fn visit(&mut self, at: VisitAt, lv: &LevelInfo, level: F::Level) -> Result<()> {
+        let p = self.plan;
+        let (dim, bits) = (p.dim(), p.bits());
+        let m = at.mask;
+        let c = m.count_ones();
+        let c1 = (m & self.owners.ones).count_ones() as i128;
+        let c0 = c as i128 - c1;
+        self.partial.answers += c as u64;
+        let counted = p.level_counts() > 0;
+        // The independent answers of this visit.
+        let s = &mut *self.s;
+        let chunk = (&s.u[..], &self.owners.secrets[..], self.owners.ones);
+        let ind_ones = self.draws.draw(p, (lv, level), m, chunk, &mut s.fresh)?;
+        let acc = &mut *self.acc;
+        if counted {
+            acc.count_level(at.v, at.level, c);
+        }
+        let access = at.level <= p.access_radius();
+        let schemes = p.random_schemes();
+        let r = acc.rec(at.v);
+        r[0] += if access {
+            c as i128 * (1 + ACCESS_ONE)
+        } else {
+            c as i128
+        };
+        r[1] += lv.var_fixed[0] * c0 + lv.var_fixed[1] * c1;
+        let extra_at = 2 + dim * (2 + schemes.len());
+        if bits {
+            // Σ E[b̃ − b] = f₀·c₀ − f₁·c₁; Σ debiased variances.
+            r[extra_at] += lv.flip_fixed[0] * c0 - lv.flip_fixed[1] * c1;
+            r[extra_at + 1] += lv.deb_var_fixed[0] * c0 + lv.deb_var_fixed[1] * c1;
+        } else if p.rounding_slots() > 0 {
+            for d in 0..dim {
+                r[extra_at + d] += s.r_tables[d].sum(m);
+            }
+        }
+        for d in 0..dim {
+            let su = s.u_tables[d].sum(m);
+            r[2 + d] += su;
+            if access {
+                r[2 + dim + d] += su;
+            }
+        }
+        for (si, sch) in schemes.iter().enumerate() {
+            let at = 2 + dim * (2 + si);
+            match sch {
+                Scheme::Correlated => {
+                    for d in 0..dim {
+                        r[at + d] += s.tables[d].sum(m);
+                    }
+                }
+                Scheme::CorrelatedDebiased => {
+                    for d in 0..dim {
+                        r[at + d] += s.deb_tables[d].sum(m);
+                    }
+                }
+                Scheme::Independent => {
+                    if bits {
+                        r[at] += p.fix_value(ind_ones as f64)?;
+                        // The debiased sum is a function of the same count.
+                        if let Some(di) = schemes
+                            .iter()
+                            .position(|s| *s == Scheme::IndependentDebiased)
+                        {
+                            let x = (ind_ones as f64 - c as f64 * lv.bits.flip[0]) / lv.bits.keep;
+                            r[2 + dim * (2 + di)] += p.fix_deb(x)?;
+                        }
+                    } else {
+                        for d in 0..dim {
+                            r[at + d] += s.fresh.plain_sum(p, &s.u_tables[d], m, d)?;
+                        }
+                    }
+                }
+                Scheme::IndependentDebiased
+                | Scheme::Access
+                | Scheme::CorrelatedShrinkage
+                | Scheme::IndependentShrinkage => {}
+            }
+        }
+        let shrink = &mut acc.shrink;
+        if bits {
+            s.shrink.visit_bits(p, shrink, at, ind_ones);
+            Ok(())
+        } else {
+            s.shrink
+                .visit_answers(p, shrink, at, &s.tables, s.fresh.shrink_sums())
+        }
+    }
 }
 
-impl LevelVisitor for Visit<'_, '_, '_> {
+impl<F: NoiseFamily> LevelVisitor for ChunkVisit<'_, '_, '_, F> {
     fn level(&mut self, level: u32, nodes: &[u32], masks: &[u64]) -> ControlFlow<()> {
         match self.level_inner(level, nodes, masks) {
             Ok(()) => ControlFlow::Continue(()),
@@ -548,40 +603,4 @@ impl LevelVisitor for Visit<'_, '_, '_> {
         }
     }
     fn done(&mut self, _seen: &[u64]) {}
-}
-
-impl UtilityPlan<'_> {
-    /// The sum of `c` (1..=64) independent Laplace answers' noise at process
-    /// level `lambda` into `out` (`dim` coordinates): √(2·Gamma(c, 1))·N(0, 1)/λ
-    /// per coordinate for ℓ1 or one dimension; c draws otherwise.
-    pub(crate) fn independent_sum(
-        &self,
-        c: u32,
-        lambda: f64,
-        rng: &mut PrivRng,
-        v: &mut [f64],
-        out: &mut [f64],
-    ) {
-        let dim = self.dim();
-        if self.norm() == Norm::L1 || dim == 1 {
-            // Laplace(b) = b·√(2W)·Z with W ~ Exp(1), Z ~ N(0, 1) (a normal
-            // scale mixture), so given the W's the sum of c draws is normal
-            // with variance 2b²·ΣW, ΣW ~ Gamma(c, 1): one gamma and one
-            // normal per coordinate, exact in law.
-            let g = &self.unit_gammas[(c as usize).clamp(1, CHUNK) - 1];
-            for x in out.iter_mut() {
-                let w: f64 = g.sample(rng);
-                let z: f64 = StandardNormal.sample(rng);
-                *x = (2.0 * w).sqrt() * z / lambda;
-            }
-        } else {
-            out.iter_mut().for_each(|x| *x = 0.0);
-            for _ in 0..c {
-                crate::process::sample_marginal(self.norm(), lambda, v, rng);
-                for (o, x) in out.iter_mut().zip(v.iter()) {
-                    *o += x;
-                }
-            }
-        }
-    }
 }

@@ -63,8 +63,16 @@ fn pow2(k: i32) -> f64 {
     if (-1022..=1023).contains(&k) {
         f64::from_bits(((1023 + k) as u64) << 52)
     } else {
-        2f64.powi(k)
+        pow2_beyond(k)
     }
+}
+
+/// 2^k by `powi`, out of line: inlined, the compiler may compute the
+/// (speculatable) `powi` on every call and keep the bits' value.
+#[cold]
+#[inline(never)]
+fn pow2_beyond(k: i32) -> f64 {
+    2f64.powi(k)
 }
 
 /// `y as i128` for an integral `y` with |y| < 2^94, from its bits: the

@@ -21,7 +21,9 @@
 //! rung, the correlated answers read from one chain per owner walked down
 //! every rung (simulate's), the independent ones one fresh exact draw each,
 //! flips, variances and `mse_theory` from the discrete law (the theory adds
-//! the owners' summed rounding): see `src/utility/discrete.rs`.
+//! the owners' summed rounding). The engine is written once over the noise
+//! family ([`NoiseFamily`](crate::process::family::NoiseFamily)), chosen once
+//! per chunk: see `engine.rs`, `fresh.rs` and `levels.rs`.
 //!
 //! # Library API (chunk → partial → merge)
 //! [`UtilityPlan::new`] validates and resolves a [`UtilityConfig`].
@@ -54,26 +56,25 @@
 //! (`benches/utility.rs`).
 
 mod builder;
-mod discrete;
-mod discrete_scratch;
 mod engine;
 mod executor;
 mod fixed;
+mod fresh;
 mod hops;
+mod levels;
 mod replicates;
 mod rows;
 pub mod shrinkage;
 mod summary;
 
 pub use builder::Utility;
-pub use discrete::UtilityDiscreteSummary;
 pub use engine::{Accumulators, CHUNK, ChunkPartial, ChunkScratch};
 pub use executor::PeerShare;
 pub use fixed::Fixed;
 use hops::{guess_max_eccentricity, hop_bound};
 pub use rows::{RecipientErrors, UtilityResult, UtilityRow, bucket_range, degree_bucket};
 pub use shrinkage::{SHRINKAGE_LEVELS_MAX, ShrinkPlan, ShrinkSums};
-pub use summary::{RangeGuess, UtilitySummary};
+pub use summary::{RangeGuess, UtilityDiscreteSummary, UtilitySummary};
 
 use crate::distance::{DistanceKind, Distances};
 use crate::error::{Error, Result};
@@ -81,8 +82,11 @@ use crate::graph::Graph;
 use crate::limits;
 use crate::post::Post;
 use crate::process::Norm;
+use crate::process::discrete::DiscreteSummary;
+use crate::process::family::{Laplace, Noise, NoiseFamily};
 use crate::sim::{Plan, SimConfig, Unreachable};
 use crate::values::Values;
+use levels::{LevelInfo, Levels};
 use serde::Serialize;
 
 /// An estimation scheme.
@@ -222,29 +226,28 @@ impl UtilityConfig {
     }
 }
 
-/// Privacy level of one hop level, with what the engine needs of it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LevelInfo {
-    pub lambda: f64,
-    pub q: f64,
-    pub var_fixed: i128,
-    pub q_fixed: i128,
-    pub var_deb_fixed: i128,
-}
-
 /// A validated utility run on a graph.
 pub struct UtilityPlan<'a> {
     plan: Plan<'a>,
     config: UtilityConfig,
+    /// The noise family the answers are drawn from.
+    noise: Noise,
     schemes: Vec<Scheme>,
     random: Vec<Scheme>,
+    /// Index L (0 unused): the laws of hop level L, `None` where the
+    /// family cannot answer ε(L).
     levels: Vec<Option<LevelInfo>>,
-    top: f64,
+    /// ε of the run's largest level (the Laplace paths' top).
+    top_eps: Option<f64>,
     fx_value: Fixed,
     fx_deb: Fixed,
     fx_var: Fixed,
     fx_bias: Fixed,
     fx_var_deb: Fixed,
+    /// The largest E‖noise‖² of a level.
+    mse_max: f64,
+    /// Answers exact on a grid: the owners' summed rounding is accounted.
+    on_grid: bool,
     hop_bound: u32,
     level_counts: usize,
     /// The guessed maximum hop of a `range:` map, until verified.
@@ -255,8 +258,19 @@ pub struct UtilityPlan<'a> {
     unit_gammas: Vec<rand_distr::Gamma<f64>>,
     /// The shrinkage rows' part (`None`: hop bound too deep for them).
     shrink: Option<ShrinkPlan>,
-    /// `noise = discrete`: the rungs and closed forms (src/utility/discrete.rs).
-    discrete: Option<discrete::DiscreteUtility>,
+}
+
+/// The noise of a utility run: the plan's family, except that
+/// `mechanism = gaussian` is still read as the Laplace process (the utility
+/// has no Gaussian scheme; issue 32 item 3 refuses the combination).
+fn utility_noise(plan: &Plan<'_>) -> Result<Noise> {
+    Ok(match plan.noise() {
+        Noise::Gaussian(_) => {
+            let m = plan.model();
+            Noise::Laplace(Laplace::new(m.dim, m.norm, m.sensitivity)?)
+        }
+        other => other.clone(),
+    })
 }
 
 impl<'a> UtilityPlan<'a> {
@@ -368,12 +382,7 @@ impl<'a> UtilityPlan<'a> {
         let hop_bound = hop_bound(graph).max(1);
         // The map on 1..=bound: non-increasing (the paths are walked down).
         let map = plan.map();
-        let model = *plan.model();
-        let mut levels = Vec::with_capacity(hop_bound as usize + 1);
-        levels.push(None);
         let mut prev = f64::INFINITY;
-        let mut floor_lambda = f64::INFINITY;
-        let mut top = 0.0f64;
         for d in 1..=hop_bound {
             let eps = map.eps(d as f64);
             if eps > prev {
@@ -384,85 +393,42 @@ impl<'a> UtilityPlan<'a> {
                 ));
             }
             prev = eps;
-            let ok = limits::level_in_range(eps, model.sensitivity);
-            if ok {
-                floor_lambda = floor_lambda.min(model.level(eps));
-                top = top.max(model.level(eps));
-            }
-            levels.push(ok.then_some(LevelInfo {
-                lambda: model.level(eps),
-                q: 0.0,
-                var_fixed: 0,
-                q_fixed: 0,
-                var_deb_fixed: 0,
-            }));
-        }
-        if !floor_lambda.is_finite() {
-            floor_lambda = 1.0;
-            top = 1.0;
         }
         // Largest single terms.
+        let dim = plan.model().dim;
         let mut umax = 0.0f64;
-        let mut buf = vec![0.0; model.dim];
+        let mut buf = vec![0.0; dim];
         for j in 0..n as u32 {
             plan.values().value(j, &mut buf);
             for x in &buf {
                 umax = umax.max(x.abs());
             }
         }
-        let q_of = |lambda: f64| 0.5 * (-0.5 * lambda).exp();
-        let noise_scale = model.norm.mse_factor(model.dim).sqrt() / floor_lambda;
-        let qf = q_of(floor_lambda);
-        let fx_value = Fixed::for_scale(if bits { 1.0 } else { umax.max(noise_scale) });
-        let fx_deb = Fixed::for_scale(1.0 / (1.0 - 2.0 * qf));
-        let fx_var = Fixed::for_scale(if bits {
-            0.25
-        } else {
-            model.laplace_mse(floor_lambda * model.sensitivity)
-        });
-        let fx_bias = Fixed::for_scale(0.5);
-        let fx_var_deb = Fixed::for_scale(qf * (1.0 - qf) / ((1.0 - 2.0 * qf) * (1.0 - 2.0 * qf)));
-        // Discrete noise: its own levels and formats (src/utility/discrete.rs).
-        let (discrete, [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb]) =
-            match discrete::DiscreteUtility::new(&plan, hop_bound, bits, umax)? {
-                Some((d, formats)) => (Some(d), formats),
-                None => (None, [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb]),
-            };
-        for l in levels.iter_mut().flatten() {
-            let lambda = l.lambda;
-            let q = q_of(lambda);
-            l.q = q;
-            let var = if bits {
-                q * (1.0 - q)
-            } else {
-                model.norm.mse_factor(model.dim) / (lambda * lambda)
-            };
-            let to = |f: Fixed, x: f64| f.to_fixed(x).unwrap_or(i128::MAX / 4);
-            l.var_fixed = to(fx_var, var);
-            l.q_fixed = to(fx_bias, q);
-            l.var_deb_fixed = to(
-                fx_var_deb,
-                q * (1.0 - q) / ((1.0 - 2.0 * q) * (1.0 - 2.0 * q)),
-            );
-        }
+        let noise = utility_noise(&plan)?;
+        let laws = Levels::new(&noise, map, hop_bound, bits, umax)?;
+        let [fx_value, fx_deb, fx_var, fx_bias, fx_var_deb] = laws.formats;
         let mut random = vec![Scheme::Correlated, Scheme::Independent];
         if bits {
             random.extend([Scheme::CorrelatedDebiased, Scheme::IndependentDebiased]);
         }
         let mut schemes = random.clone();
         schemes.push(Scheme::Access);
-        let level_counts = if !bits
-            && discrete.is_none()
-            && (model.norm == Norm::L1 || model.dim == 1)
-            && hop_bound as usize <= LEVEL_COUNTS_MAX
-        {
+        // Independent answers counted per level (their noise drawn at
+        // evaluation) where fresh noise has iid Laplace coordinates.
+        let laplace = laws
+            .levels
+            .iter()
+            .flatten()
+            .next()
+            .is_some_and(|l| l.rate.is_some());
+        let level_counts = if !bits && laplace && hop_bound as usize <= LEVEL_COUNTS_MAX {
             hop_bound as usize
         } else {
             0
         };
-        // One accumulator vector per worker (discrete raw answers: Σ rounding).
-        let rounding_bytes = if discrete.is_some() && !bits {
-            16 * model.dim as u64
+        // One accumulator vector per worker (on a grid, raw answers: Σ rounding).
+        let rounding_bytes = if laws.on_grid && !bits {
+            16 * dim as u64
         } else {
             0
         };
@@ -472,7 +438,7 @@ impl<'a> UtilityPlan<'a> {
             t,
             limits::bytes_of(&[
                 n as u64,
-                Accumulators::bytes_per_recipient(model.dim, random.len(), bits, level_counts)
+                Accumulators::bytes_per_recipient(dim, random.len(), bits, level_counts)
                     + rounding_bytes,
                 t + 1,
             ]),
@@ -480,15 +446,18 @@ impl<'a> UtilityPlan<'a> {
         let mut built = UtilityPlan {
             plan,
             config: config.clone(),
+            noise,
             schemes,
             random,
-            levels,
-            top,
+            levels: laws.levels,
+            top_eps: laws.top_eps,
             fx_value,
             fx_deb,
             fx_var,
             fx_bias,
             fx_var_deb,
+            mse_max: laws.mse_max,
+            on_grid: laws.on_grid,
             hop_bound,
             level_counts,
             guessed: guess,
@@ -497,7 +466,6 @@ impl<'a> UtilityPlan<'a> {
                 .map(|c| rand_distr::Gamma::new(c as f64, 1.0).expect("shape c ≥ 1, scale 1"))
                 .collect(),
             shrink: None,
-            discrete,
         };
         // Shrinkage rows (src/utility/shrinkage.rs), after every other scheme.
         let accumulator_bytes = Accumulators::bytes_per_recipient(
@@ -598,8 +566,19 @@ impl<'a> UtilityPlan<'a> {
             self.fx_var_deb,
         ]
     }
-    pub(crate) fn top(&self) -> f64 {
-        self.top
+    /// The noise family the answers are drawn from.
+    pub fn noise(&self) -> &Noise {
+        &self.noise
+    }
+
+    /// The largest E‖noise‖² of a hop level (0 without any).
+    pub(crate) fn mse_max(&self) -> f64 {
+        self.mse_max
+    }
+
+    /// ε of the run's largest level (`None` without a valid level).
+    pub(crate) fn top_eps(&self) -> Option<f64> {
+        self.top_eps
     }
 
     /// The shrinkage rows' part (`None` when the hop bound exceeds
@@ -608,21 +587,60 @@ impl<'a> UtilityPlan<'a> {
         self.shrink.as_ref()
     }
 
-    pub(crate) fn level_info(&self, level: u32) -> Result<LevelInfo> {
-        if let Some(Some(l)) = self.levels.get(level as usize) {
-            return Ok(*l);
+    /// The laws of hop level `level` (≥ 1), `None` where the family cannot
+    /// answer it or beyond the hop bound.
+    pub(crate) fn level_info(&self, level: u32) -> Option<&LevelInfo> {
+        self.levels.get(level as usize).and_then(Option::as_ref)
+    }
+
+    /// The laws of hop level `level` met by the search, or the family's
+    /// refusal of its ε.
+    pub(crate) fn level_law<F: NoiseFamily>(&self, fam: &F, level: u32) -> Result<&LevelInfo> {
+        if let Some(l) = self.level_info(level) {
+            return Ok(l);
         }
-        let eps = self.plan.map().eps(level as f64);
+        let map = self.plan.map();
         let at = format!("distance {level}");
-        Err(limits::level_error(
-            &self.plan.map().spec(),
-            eps,
-            &at,
-            self.plan.model().sensitivity,
-        )
-        .unwrap_or_else(|| {
-            Error::Numerical(format!("hop level {level} beyond the bound of the run"))
-        }))
+        match fam.checked_level(map.eps(level as f64), &map.spec(), &at) {
+            Err(e) => Err(e),
+            Ok(_) => Err(Error::Numerical(format!(
+                "hop level {level} beyond the bound of the run"
+            ))),
+        }
+    }
+
+    /// Rounding slots per recipient record: Σ (γ·û_i − u_i) per coordinate
+    /// for raw answers on a grid, none otherwise.
+    pub(crate) fn rounding_slots(&self) -> usize {
+        if self.on_grid && !self.bits() {
+            self.dim()
+        } else {
+            0
+        }
+    }
+
+    /// `theory` (Σ Var in value units², raw answers) plus the squared summed
+    /// rounding of recipient `j`'s owners on a grid.
+    pub(crate) fn with_rounding(&self, acc: &Accumulators, j: usize, theory: f64) -> f64 {
+        if self.rounding_slots() == 0 {
+            return theory;
+        }
+        let r: f64 = (0..self.dim())
+            .map(|d| self.fx_value.to_f64(acc.rounding(j, d)).powi(2))
+            .sum();
+        theory + r
+    }
+
+    /// `summary.json`'s discrete record (`None` under Laplace), with the
+    /// rungs' ε of hops 1..=`max_level`.
+    pub fn discrete_summary(&self, max_level: u32) -> Option<UtilityDiscreteSummary> {
+        let d = self.noise.discrete()?;
+        Some(UtilityDiscreteSummary {
+            noise: DiscreteSummary::of(d.noise(), d.rng()),
+            eps_by_hop: (1..=max_level)
+                .map(|l| self.level_info(l).map_or(f64::NAN, |x| x.eps_used))
+                .collect(),
+        })
     }
 
     #[inline]
@@ -644,3 +662,7 @@ fn overflow(x: f64) -> Error {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "discrete_tests.rs"]
+mod discrete_tests;

@@ -124,7 +124,8 @@ impl UtilityPlan<'_> {
                             if c == 0 {
                                 continue;
                             }
-                            let lambda = self.levels[l + 1].map_or(f64::NAN, |i| i.lambda);
+                            let lambda =
+                                self.levels[l + 1].and_then(|i| i.rate).unwrap_or(f64::NAN);
                             let w: f64 = Gamma::new(c as f64, 1.0)
                                 .map(|g| g.sample(&mut rng))
                                 .unwrap_or(f64::NAN);

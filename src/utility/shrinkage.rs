@@ -34,11 +34,13 @@
 //!
 //! The correlated scheme shrinks the correlated answers the plain mean
 //! uses. The independent scheme needs each answer's square, which the plain
-//! independent mean never draws (it draws sums of answers): for raw answers
-//! it draws its own independent answers, one Laplace draw per answer
-//! (`rng_for_stream(seed, chunk, replicate, Independent, 3)`; the sums of
-//! one visit's answers are each one fixed-point term); for projected
-//! bits it reuses the counts of ones that `independent-debiased` draws.
+//! independent mean of the f64 families never draws (it draws sums of
+//! answers): for raw answers the engine draws its own independent answers
+//! for it, one draw per answer (`(seed, chunk, replicate, Independent)`,
+//! stream 3; the sums of one visit's answers are each one fixed-point term).
+//! On a grid the engine's fresh answers are drawn one by one anyway and
+//! serve both. For projected bits it reuses the counts of ones that
+//! `independent-debiased` draws.
 //!
 //! Per-level sums cost memory per recipient and hop level (raw answers:
 //! 4 + 32·dim bytes, plus 32·dim per recipient; projected bits: 12 bytes),
@@ -51,15 +53,10 @@ use super::{Scheme, UtilityPlan};
 use crate::distance::SubsetSums;
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::process::laplace::laplace;
-use crate::rng::{PrivRng, Purpose, rng_for_stream};
+use crate::process::family::BitFlips;
 
 /// Largest hop bound with shrinkage rows (per-level sums per recipient).
 pub const SHRINKAGE_LEVELS_MAX: usize = 32;
-
-/// ChaCha stream of the independent-shrinkage answers (1: the chunks'
-/// draws, 2: the evaluation-time noise).
-const SHRINK_STREAM: u64 = 3;
 
 /// What the shrinkage estimator needs of a plan: per hop level the answers'
 /// variance per coordinate, and the fixed-point formats.
@@ -69,12 +66,11 @@ pub struct ShrinkPlan {
     dim: usize,
     bits: bool,
     /// Var per coordinate of an answer at level L (index L − 1; NaN where
-    /// the map gives no valid level: the engine refuses such a level).
+    /// the map gives no valid level: the engine refuses such a level);
+    /// projected bits: the variance of a debiased answer.
     var: Vec<f64>,
-    /// Projected bits: the flip probability per level.
-    q: Vec<f64>,
-    /// Level λ per level (for the independent answers' draws).
-    lambda: Vec<f64>,
+    /// Projected bits: the law of a bit per level (flips and keep).
+    flips: Vec<BitFlips>,
     fx_value: Fixed,
     fx_sq: Fixed,
     /// ū per coordinate: the centre of Q.
@@ -83,9 +79,6 @@ pub struct ShrinkPlan {
     /// largest value and noise scale (so squares stay finite for any
     /// finite values; powers of two scale exactly).
     inv_unit: f64,
-    /// Discrete noise with projected bits: [P(flip | 0), P(flip | 1)] per
-    /// level (the discrete law's; `None`: Laplace's symmetric q).
-    flips: Option<Vec<[f64; 2]>>,
 }
 
 impl ShrinkPlan {
@@ -102,35 +95,25 @@ impl ShrinkPlan {
         if levels > SHRINKAGE_LEVELS_MAX {
             return Ok(None);
         }
-        let (dim, bits, norm) = (plan.dim(), plan.bits(), plan.norm());
+        let (dim, bits) = (plan.dim(), plan.bits());
         let n = plan.graph().n();
+        let nan = BitFlips {
+            flip: [f64::NAN; 2],
+            keep: f64::NAN,
+        };
         let mut var = vec![f64::NAN; levels];
-        let mut q = vec![f64::NAN; levels];
-        let mut lambda = vec![f64::NAN; levels];
-        let mut floor = f64::INFINITY;
+        let mut flips = vec![nan; levels];
         for l in 0..levels {
-            let Ok(info) = plan.level_info(l as u32 + 1) else {
+            let Some(info) = plan.level_info(l as u32 + 1) else {
                 continue;
             };
-            lambda[l] = info.lambda;
-            q[l] = info.q;
+            flips[l] = info.bits;
             var[l] = if bits {
-                info.q * (1.0 - info.q) / ((1.0 - 2.0 * info.q) * (1.0 - 2.0 * info.q))
+                info.debiased_variance()
             } else {
-                norm.mse_factor(dim) / (dim as f64 * info.lambda * info.lambda)
+                info.coord_var
             };
-            floor = floor.min(info.lambda);
         }
-        // Discrete noise (src/utility/discrete.rs): the discrete law's
-        // variances, flips and noise scale at each level's rung.
-        let discrete = plan.discrete_part().map(|d| d.shrink_levels(levels, bits));
-        let (flips, discrete_scale) = match discrete {
-            Some((v, f, scale)) => {
-                var = v;
-                (bits.then_some(f), Some(scale))
-            }
-            None => (None, None),
-        };
         let mut centre = vec![0.0; dim];
         let mut umax = 0.0f64;
         let mut u = vec![0.0; dim];
@@ -144,10 +127,8 @@ impl ShrinkPlan {
         for c in &mut centre {
             *c /= n.max(1) as f64;
         }
-        let noise = if let Some(scale) = discrete_scale {
-            scale
-        } else if floor.is_finite() {
-            norm.mse_factor(dim).sqrt() / floor
+        let noise = if plan.mse_max() > 0.0 {
+            plan.mse_max().sqrt()
         } else {
             1.0
         };
@@ -175,14 +156,32 @@ impl ShrinkPlan {
             dim,
             bits,
             var,
-            q,
-            lambda,
+            flips,
             fx_value: plan.formats()[0],
             fx_sq,
             centre,
             inv_unit: 1.0 / unit,
-            flips,
         }))
+    }
+
+    /// ((y − ū)/unit)² of coordinate `d` of an answer: its term of Q.
+    #[inline]
+    pub(crate) fn square(&self, d: usize, y: f64) -> f64 {
+        let z = (y - self.centre[d]) * self.inv_unit;
+        z * z
+    }
+
+    /// Adds one independent answer `y` (`dim` values) to a visit's sums
+    /// `fresh`: Σ y, then Σ of its [`square`](Self::square)s, `dim` each
+    /// (answers added in owner-bit order: each visit's sums are one term,
+    /// rounded once).
+    #[inline]
+    pub(crate) fn add_answer(&self, fresh: &mut [f64], y: &[f64]) {
+        let (s1, s2) = fresh.split_at_mut(self.dim);
+        for (d, &y) in y.iter().enumerate() {
+            s1[d] += y;
+            s2[d] += self.square(d, y);
+        }
     }
 
     /// Hop levels with per-level sums (the hop bound).
@@ -209,20 +208,16 @@ impl ShrinkPlan {
                     for l in 0..self.levels {
                         let (c, ones) = (cnt[3 * l], cnt[3 * l + 1 + k]);
                         if c > 0 {
-                            let q = self.q[l];
-                            let (one, zero) = match &self.flips {
-                                // Discrete: (b − f₀)/(1 − f₀ − f₁).
-                                Some(f) => {
-                                    let [f0, f1] = f[l];
-                                    ((1.0 - f0) / (1.0 - f0 - f1), -f0 / (1.0 - f0 - f1))
-                                }
-                                None => ((1.0 - q) / (1.0 - 2.0 * q), -q / (1.0 - 2.0 * q)),
-                            };
+                            // The debiased values of a 1 and a 0: (b − f₀)/keep.
+                            let BitFlips {
+                                flip: [f0, _],
+                                keep,
+                            } = self.flips[l];
                             groups.push(Group::Bits {
                                 c: c as f64,
                                 ones: ones as f64,
-                                one,
-                                zero,
+                                one: (1.0 - f0) / keep,
+                                zero: -f0 / keep,
                                 var: self.var[l],
                             });
                         }
@@ -466,6 +461,15 @@ fn overflow(x: f64) -> Error {
     ))
 }
 
+/// Where the engine adds one visit: recipient `v` receives at hop `level`
+/// the answers of the chunk's owners in `mask`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VisitAt {
+    pub v: usize,
+    pub level: u32,
+    pub mask: u64,
+}
+
 /// Per-worker scratch of the engine's shrinkage additions.
 #[derive(Default)]
 pub(crate) struct ShrinkScratch {
@@ -475,44 +479,30 @@ pub(crate) struct ShrinkScratch {
     terms: Vec<i128>,
     /// Projected bits: owners whose correlated bit is 1 at this level.
     corr_ones: u64,
-    rng: Option<PrivRng>,
-    noise: Vec<f64>,
-    /// One visit's independent answers: Σ y then Σ (y − ū)², `dim` each.
-    vsum: Vec<f64>,
 }
 
 impl ShrinkScratch {
-    /// Before chunk `chunk` of replicate `replicate`.
-    pub(crate) fn start_chunk(&mut self, plan: &UtilityPlan<'_>, chunk: u64, replicate: u64) {
+    /// Before each chunk.
+    pub(crate) fn start_chunk(&mut self, plan: &UtilityPlan<'_>) {
         self.on = plan.shrinkage().is_some();
-        self.rng = (self.on && !plan.bits()).then(|| {
-            rng_for_stream(
-                plan.seed(),
-                chunk,
-                replicate,
-                Purpose::Independent,
-                SHRINK_STREAM,
-            )
-        });
-        self.noise.resize(plan.dim(), 0.0);
     }
 
-    /// At each hop level, with the chunk owners' values `u` and correlated
-    /// noise `path` at this level (`dim` per owner).
-    pub(crate) fn start_level(
-        &mut self,
-        plan: &UtilityPlan<'_>,
-        u: &[f64],
-        path: &[f64],
-    ) -> Result<()> {
+    /// Whether the plan has shrinkage rows.
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// At each hop level, with the chunk owners' correlated answers `y` at
+    /// this level (`dim` per owner).
+    pub(crate) fn start_level(&mut self, plan: &UtilityPlan<'_>, y: &[f64]) -> Result<()> {
         let Some(sp) = plan.shrinkage().filter(|_| self.on) else {
             return Ok(());
         };
         let dim = sp.dim;
-        let k = u.len() / dim.max(1);
+        let k = y.len() / dim.max(1);
         if sp.bits {
             self.corr_ones = (0..k)
-                .filter(|&i| u[i * dim] + path[i * dim] >= 0.5)
+                .filter(|&i| y[i * dim] >= 0.5)
                 .fold(0, |m, i| m | 1 << i);
             return Ok(());
         }
@@ -520,8 +510,7 @@ impl ShrinkScratch {
         self.terms.resize(k, 0);
         for d in 0..dim {
             for i in 0..k {
-                let y = u[i * dim + d] + path[i * dim + d];
-                let z = (y - sp.centre[d]) * sp.inv_unit;
+                let z = (y[i * dim + d] - sp.centre[d]) * sp.inv_unit;
                 self.terms[i] = sp.fx_sq.to_fixed(z * z).ok_or_else(|| overflow(z * z))?;
             }
             self.sq_tables[d].build(&self.terms[..k]);
@@ -529,89 +518,58 @@ impl ShrinkScratch {
         Ok(())
     }
 
-    /// Recipient `v` receives at hop `level` the answers of the owners in
-    /// `mask` (`c` of them): `corr` are the correlated answers' sum tables
-    /// (raw answers), `ind_ones` the ones among the independent bits drawn
-    /// for this visit (projected bits), `u` the owners' values.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn visit(
+    /// Projected bits: the visit's answers, `ind_ones` the ones among the
+    /// independent bits drawn for it.
+    pub(crate) fn visit_bits(
         &mut self,
         plan: &UtilityPlan<'_>,
         sums: &mut ShrinkSums,
-        v: usize,
-        level: u32,
-        mask: u64,
-        corr: &[SubsetSums<i128>],
+        at: VisitAt,
         ind_ones: u64,
-        u: &[f64],
+    ) {
+        if plan.shrinkage().filter(|_| self.on).is_none() {
+            return;
+        }
+        let l = at.level as usize - 1;
+        let i = at.v * sums.cstride() + 3 * l;
+        sums.counts[i] += at.mask.count_ones();
+        sums.counts[i + 1] += (at.mask & self.corr_ones).count_ones();
+        sums.counts[i + 2] += ind_ones as u32;
+    }
+
+    /// Raw answers: the visit's correlated answers through their sum tables
+    /// `corr`, and its independent answers through their sums `fresh`
+    /// ([`ShrinkPlan::add_answer`]; each visit's sums are one term, rounded
+    /// once).
+    pub(crate) fn visit_answers(
+        &mut self,
+        plan: &UtilityPlan<'_>,
+        sums: &mut ShrinkSums,
+        at: VisitAt,
+        corr: &[SubsetSums<i128>],
+        fresh: &[f64],
     ) -> Result<()> {
         let Some(sp) = plan.shrinkage().filter(|_| self.on) else {
             return Ok(());
         };
-        let l = level as usize - 1;
-        let c = mask.count_ones();
+        let l = at.level as usize - 1;
         let cs = sums.cstride();
-        if sp.bits {
-            let at = v * cs + 3 * l;
-            sums.counts[at] += c;
-            sums.counts[at + 1] += (mask & self.corr_ones).count_ones();
-            sums.counts[at + 2] += ind_ones as u32;
-            return Ok(());
-        }
-        sums.counts[v * cs + l] += c;
+        sums.counts[at.v * cs + l] += at.mask.count_ones();
         let dim = sp.dim;
-        let base = v * sums.sstride();
+        let base = at.v * sums.sstride();
         let (lsum, sq) = (base + l * 2 * dim, base + sp.levels * 2 * dim);
         for (d, (t, q)) in corr.iter().zip(&self.sq_tables).enumerate().take(dim) {
-            sums.sums[lsum + d] += t.sum(mask);
-            sums.sums[sq + d] += q.sum(mask);
+            sums.sums[lsum + d] += t.sum(at.mask);
+            sums.sums[sq + d] += q.sum(at.mask);
         }
-        // Independent: one fresh answer per owner of the mask, summed in
-        // mask order (a fixed order: the visit's sums are one term each,
-        // rounded once, as the plain independent sums are).
-        let rng = self.rng.as_mut().ok_or_else(|| {
-            Error::Numerical("shrinkage: a visit before its chunk started".into())
-        })?;
-        let lambda = sp.lambda[l];
-        self.vsum.clear();
-        self.vsum.resize(2 * dim, 0.0);
-        let (vs, vq) = self.vsum.split_at_mut(dim);
-        let mut m = mask;
-        if dim == 1 {
-            // In one dimension the marginal is Laplace(1/λ) for either norm;
-            // local sums (this loop is the shrinkage rows' main cost).
-            let (b, centre, inv) = (1.0 / lambda, sp.centre[0], sp.inv_unit);
-            let (mut s1, mut s2) = (0.0, 0.0);
-            while m != 0 {
-                let i = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let y = u[i] + laplace(rng, b);
-                s1 += y;
-                let z = (y - centre) * inv;
-                s2 += z * z;
-            }
-            (vs[0], vq[0]) = (s1, s2);
-        }
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            crate::process::sample_marginal(plan.norm(), lambda, &mut self.noise, rng);
-            for d in 0..dim {
-                let y = u[i * dim + d] + self.noise[d];
-                vs[d] += y;
-                let z = (y - sp.centre[d]) * sp.inv_unit;
-                vq[d] += z * z;
-            }
-        }
+        let (s1, s2) = fresh.split_at(dim);
         for d in 0..dim {
-            sums.sums[lsum + dim + d] += plan.fix_value(vs[d])?;
-            sums.sums[sq + dim + d] += sp.fx_sq.to_fixed(vq[d]).ok_or_else(|| overflow(vq[d]))?;
+            sums.sums[lsum + dim + d] += plan.fix_value(s1[d])?;
+            sums.sums[sq + dim + d] += sp.fx_sq.to_fixed(s2[d]).ok_or_else(|| overflow(s2[d]))?;
         }
         Ok(())
     }
 }
-
-mod discrete;
 
 #[cfg(test)]
 mod tests;

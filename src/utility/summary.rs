@@ -1,6 +1,7 @@
 //! `summary.json` of a utility run as a typed record.
 
 use super::{UtilityConfig, UtilityPlan, UtilityResult, UtilityRow};
+use crate::process::discrete::DiscreteSummary;
 use serde::Serialize;
 
 /// `summary.json` of a utility run.
@@ -32,7 +33,19 @@ pub struct UtilitySummary {
     /// With `noise = discrete`: γ, m, Δ_Z, the noise, the entropy source and
     /// the rung's ε used at each hop (issue 25).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub discrete: Option<super::UtilityDiscreteSummary>,
+    pub discrete: Option<UtilityDiscreteSummary>,
+}
+
+/// The `discrete` record of a utility's `summary.json`: simulate's record
+/// (noise, γ, m, Δ_Z, rng) and the rung's ε used at each hop 1, 2, … up to
+/// the deepest level met.
+#[derive(Clone, Debug, Serialize)]
+pub struct UtilityDiscreteSummary {
+    /// γ, m, Δ_Z, the noise and the entropy source.
+    #[serde(flatten)]
+    pub noise: DiscreteSummary,
+    /// ε of the rung answering hop 1, 2, …
+    pub eps_by_hop: Vec<f64>,
 }
 
 impl UtilitySummary {

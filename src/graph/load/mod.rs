@@ -156,7 +156,12 @@ fn node_list_from(
         split_columns(text.as_bytes(), &mut cols);
         let tok = cols[0];
         if std::mem::take(&mut first) && one_of(tok, &["id", "node", "name"]) {
-            header::skipped(path, line_no, &quote(text.as_bytes()), "a node list's header word");
+            header::skipped(
+                path,
+                line_no,
+                &quote(text.as_bytes()),
+                "a node list's header word",
+            );
             continue;
         }
         // `tok` is a slice of valid UTF-8 cut at ASCII separators.

@@ -139,10 +139,7 @@ impl Scale {
     /// texts (categories, or the values of a sweep's key).
     pub fn categories(lo: f64, hi: f64, ticks: &[(f64, String)], integer: bool) -> Scale {
         let (lo, hi) = safe_range(lo, hi);
-        let inside: Vec<&(f64, String)> = ticks
-            .iter()
-            .filter(|t| t.0 >= lo && t.0 <= hi)
-            .collect();
+        let inside: Vec<&(f64, String)> = ticks.iter().filter(|t| t.0 >= lo && t.0 <= hi).collect();
         Scale {
             lo,
             hi,
@@ -202,7 +199,11 @@ impl Ranged for Scale {
 
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
         let (a, b) = (self.t(self.lo), self.t(self.hi));
-        let f = if b > a { (self.t(*v) - a) / (b - a) } else { 0.5 };
+        let f = if b > a {
+            (self.t(*v) - a) / (b - a)
+        } else {
+            0.5
+        };
         let p = limit.0 as f64 + (limit.1 - limit.0) as f64 * f;
         // `as` saturates (and maps NaN to 0): never a panic on odd data.
         p.round().clamp(-1e7, 1e7) as i32
@@ -325,7 +326,10 @@ pub fn tick_labels(values: &[f64]) -> Vec<String> {
             let d = if even { d } else { decimals(v) };
             let s = format!("{v:.d$}");
             // −0 prints as 0; the minus sign as a true minus.
-            if s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+            if s.trim_start_matches('-')
+                .chars()
+                .all(|c| c == '0' || c == '.')
+            {
                 s.trim_start_matches('-').to_string()
             } else {
                 s.replace('-', "−")
@@ -346,8 +350,14 @@ mod tests {
             ["10⁻¹", "10⁰", "10¹", "10⁴", "10⁵", "10⁶"]
         );
         assert_eq!(tick_labels(&[2e5, 4e5]), ["2×10⁵", "4×10⁵"]);
-        assert_eq!(tick_labels(&[0.0, 0.5, 1.0, 1.5]), ["0.0", "0.5", "1.0", "1.5"]);
-        assert_eq!(tick_labels(&[0.05, 0.1, 0.2, 0.5, 1.0]), ["0.05", "0.1", "0.2", "0.5", "1"]);
+        assert_eq!(
+            tick_labels(&[0.0, 0.5, 1.0, 1.5]),
+            ["0.0", "0.5", "1.0", "1.5"]
+        );
+        assert_eq!(
+            tick_labels(&[0.05, 0.1, 0.2, 0.5, 1.0]),
+            ["0.05", "0.1", "0.2", "0.5", "1"]
+        );
         assert_eq!(tick_labels(&[-2.0, 0.0, 2.0]), ["−2", "0", "2"]);
         assert_eq!(
             tick_labels(&[0.0, 0.2, 0.4, 0.6000000000000001, 0.8]),
@@ -368,7 +378,11 @@ mod tests {
         assert_eq!(s.values(), [1.0, 2.0, 3.0]);
         assert_eq!(s.label(2.0), "2");
         let s = Scale::log(0.4, 30.0, true);
-        assert!(s.values().iter().all(|v| v.fract() == 0.0), "{:?}", s.values());
+        assert!(
+            s.values().iter().all(|v| v.fract() == 0.0),
+            "{:?}",
+            s.values()
+        );
     }
 
     #[test]

@@ -15,9 +15,9 @@
 //! owners and the whisker spans the smallest to the largest owner's gain (the
 //! spread across owners, which contains the per-owner sampling noise).
 
-use super::data::{CoalitionRow, read_coalition};
 use super::axis::Scale;
 use super::chart::{self, Axes};
+use super::data::{CoalitionRow, read_coalition};
 use super::layout::Mark;
 use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
@@ -74,7 +74,10 @@ impl CoalitionSlot {
         } else if self.size_min == self.size_max {
             (self.label.clone(), Some(format!("m = {}", self.size_min)))
         } else {
-            (self.label.clone(), Some(format!("m ≈ {}", self.size_median)))
+            (
+                self.label.clone(),
+                Some(format!("m ≈ {}", self.size_median)),
+            )
         }
     }
 }
@@ -281,7 +284,12 @@ impl CoalitionFigure {
     fn entries(&self) -> Vec<Entry> {
         let mut e = vec![Entry::dashed(ONE, style::OI_BLACK, 2)];
         for (i, name) in self.estimators.iter().enumerate() {
-            e.push(Entry::marker(name.clone(), marker(i), style::series_color(i), false));
+            e.push(Entry::marker(
+                name.clone(),
+                marker(i),
+                style::series_color(i),
+                false,
+            ));
         }
         e.push(Entry::new(
             whisker_text(self.owners),
@@ -367,7 +375,10 @@ impl Panel for CoalitionPanel<'_> {
                     c,
                 )?;
             }
-            m.points(chart::pxs(&chart, pts.iter().map(|p| (dx(p.slot), p.gain))), r);
+            m.points(
+                chart::pxs(&chart, pts.iter().map(|p| (dx(p.slot), p.gain))),
+                r,
+            );
             marks.push(m);
         }
         Ok(chart::layout(&chart, &caption, &axes, marks))

@@ -21,12 +21,12 @@
 //! the members faintly, from the graph that `summary.json` names (its view
 //! too; a relative path is looked up as [`resolve_recorded`] says).
 
+use super::axis::Scale;
+use super::chart::{self, Axes};
 use super::data::{
     EgoRow, MAX_REPLICATES, RunSummary, read_ego, read_jumps, read_owners, read_summary_if_present,
     resolve_recorded,
 };
-use super::axis::Scale;
-use super::chart::{self, Axes};
 use super::layout::{Layout, LegendLayout, Mark, PanelLayout, Rect};
 use super::style::{self, DrawResult, Figure, Fonts};
 use crate::error::{Error, Result};
@@ -492,11 +492,8 @@ impl EgoFigure {
         let (_, r) = style::safe_range(-self.radius * 1.08, self.radius.max(1e-9) * 1.08);
         // Ticks on the positive half only: a radius read from the owner out.
         let half = Scale::linear_or_integer(0.0, r, self.whole);
-        let ticks: Vec<(f64, String)> = half
-            .values()
-            .iter()
-            .map(|v| (*v, half.label(*v)))
-            .collect();
+        let ticks: Vec<(f64, String)> =
+            half.values().iter().map(|v| (*v, half.label(*v))).collect();
         let axis = Scale::categories(-r, r, &ticks, self.whole);
         let axes = Axes {
             x: axis.clone(),
@@ -546,7 +543,10 @@ impl EgoFigure {
                 .map(|p| Circle::new(p.xy, size, style::OI_BLACK.mix(0.35).stroke_width(1))),
         )?;
         let mut m = Mark::new(self.recipient_text());
-        m.points(chart::pxs(&chart, self.points.iter().map(|p| p.xy)), size as i32);
+        m.points(
+            chart::pxs(&chart, self.points.iter().map(|p| p.xy)),
+            size as i32,
+        );
         marks.push(m);
         let wrong: Vec<(f64, f64)> = self
             .points

@@ -11,9 +11,9 @@
 //! With `--post`, `mse` is the error before post-processing (‖raw − u‖),
 //! and the axis says so.
 
-use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
 use super::axis::Scale;
 use super::chart::{self, Axes};
+use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
 use super::layout::Mark;
 use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
@@ -291,7 +291,10 @@ impl Panel for ErrorFigure {
                     .iter()
                     .map(|p| Circle::new((p.x + dx, p.rmse), r as u32, c.filled())),
             )?;
-            mark.points(chart::pxs(&chart, shown.iter().map(|p| (p.x + dx, p.rmse))), r);
+            mark.points(
+                chart::pxs(&chart, shown.iter().map(|p| (p.x + dx, p.rmse))),
+                r,
+            );
             marks.push(mark);
             let low: Vec<(f64, f64)> = shown
                 .iter()

@@ -177,7 +177,11 @@ impl Figure for GossipFigure {
 pub fn draw(dir: &Path, by_distance: &[PrivacyByDistanceRow], two: &[TwoSchoolsRow]) -> Result<()> {
     let fig = GossipFigure::new(by_distance, two);
     for ext in ["png", "svg"] {
-        style::render(&fig, &dir.join(format!("privacy.{ext}")), super::DEFAULT_SIZE)?;
+        style::render(
+            &fig,
+            &dir.join(format!("privacy.{ext}")),
+            super::DEFAULT_SIZE,
+        )?;
     }
     Ok(())
 }

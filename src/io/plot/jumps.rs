@@ -21,12 +21,12 @@
 //! `[d_min, d_max]` expects `λ·|ln ε(d₁) − ln ε(d₂)|` jumps in any
 //! `[d₁, d₂] ⊂ [d_min, d_max]` — a density `λ·|d ln ε/dd|` in distance.
 
+use super::axis::Scale;
+use super::chart::{self, Axes};
 use super::data::{
     JumpRow, MAX_REPLICATES, OwnerRow, PathTable, RunSummary, read_jumps, read_owners, read_paths,
     read_summary_if_present,
 };
-use super::axis::Scale;
-use super::chart::{self, Axes};
 use super::layout::{Mark, Rect};
 use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
@@ -427,7 +427,12 @@ impl JumpsFigure {
             e.push(Entry::dashed(ENVELOPE, style::MID_GREY, 2));
         }
         for (i, t) in self.traces.iter().enumerate() {
-            e.push(Entry::marker(Self::trace_label(t), 0, style::series_color(i), true));
+            e.push(Entry::marker(
+                Self::trace_label(t),
+                0,
+                style::series_color(i),
+                true,
+            ));
         }
         if self.left_out > 0 {
             e.push(Entry::new(self.left_out_label(), Swatch::Blank));
@@ -551,7 +556,11 @@ impl Panel for Traces<'_> {
         for (i, t) in f.traces.iter().enumerate() {
             let c = style::series_color(i);
             chart.draw_series(LineSeries::new(t.steps.clone(), c.stroke_width(2)))?;
-            chart.draw_series(t.jumps.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
+            chart.draw_series(
+                t.jumps
+                    .iter()
+                    .map(|&p| Circle::new(p, r as u32, c.filled())),
+            )?;
             let mut m = Mark::new(JumpsFigure::trace_label(t));
             m.line(chart::pxs(&chart, t.steps.iter().copied()));
             m.points(chart::pxs(&chart, t.jumps.iter().copied()), r);

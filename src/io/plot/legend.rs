@@ -113,8 +113,11 @@ pub type LayoutResult<DB> =
 pub trait Panel {
     /// Draws the chart (axes, marks; no legend) on `area` and returns where
     /// everything landed.
-    fn chart<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, fonts: &Fonts)
-    -> PanelResult<DB>;
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB>;
 }
 
 /// Pixel sizes of a legend, scaled with the fonts.
@@ -201,18 +204,27 @@ pub fn draw_legend<DB: DrawingBackend>(
             }
             Swatch::Marker { code, color, line } => {
                 if line {
-                    area.draw(&PathElement::new(vec![(a, y), (b, y)], color.stroke_width(2)))?;
+                    area.draw(&PathElement::new(
+                        vec![(a, y), (b, y)],
+                        color.stroke_width(2),
+                    ))?;
                 }
                 super::markers::draw_marker(area, (mid, y), code, r, color)?;
             }
             Swatch::Bar { fill, edge } => {
                 let q = m.line / 3;
                 area.draw(&Rectangle::new([(a, y - q), (b, y + q)], fill.filled()))?;
-                area.draw(&Rectangle::new([(a, y - q), (b, y + q)], edge.stroke_width(1)))?;
+                area.draw(&Rectangle::new(
+                    [(a, y - q), (b, y + q)],
+                    edge.stroke_width(1),
+                ))?;
             }
             Swatch::Band(c) => {
                 let q = m.line / 3;
-                area.draw(&Rectangle::new([(a, y - q), (b, y + q)], c.mix(0.3).filled()))?;
+                area.draw(&Rectangle::new(
+                    [(a, y - q), (b, y + q)],
+                    c.mix(0.3).filled(),
+                ))?;
             }
             Swatch::Whisker(c) => {
                 let (q, st) = (m.line / 3, c.stroke_width(2));
@@ -271,10 +283,7 @@ pub fn free_corner(plot: Rect, size: (i32, i32), marks: &[Mark], inset: i32) -> 
         .find(|rect| {
             // A few pixels of air around the box.
             let air = rect.inflate(3);
-            !marks
-                .iter()
-                .flat_map(|m| &m.shapes)
-                .any(|s| s.meets(&air))
+            !marks.iter().flat_map(|m| &m.shapes).any(|s| s.meets(&air))
         })
 }
 
@@ -339,8 +348,12 @@ pub fn with_shared_legend<DB: DrawingBackend, P: Panel>(
                 .panels
                 .first()
                 .map_or(0, |p| p.plot.y0 - right.get_base_pixel().1);
-            out.legends
-                .push(draw_legend(&right, (m.inset / 2, top.max(0)), entries, fonts)?);
+            out.legends.push(draw_legend(
+                &right,
+                (m.inset / 2, top.max(0)),
+                entries,
+                fonts,
+            )?);
             Ok(out)
         }
     }

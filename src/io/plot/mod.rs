@@ -307,8 +307,7 @@ pub fn load(kind: Kind, input: &Path, opts: &PlotOptions) -> Result<AnyFigure> {
         #[cfg(not(feature = "store"))]
         Kind::Timeline => {
             return Err(Error::Unsupported(
-                "this build has no release store (the `store` feature): no timeline figure"
-                    .into(),
+                "this build has no release store (the `store` feature): no timeline figure".into(),
             ));
         }
     })

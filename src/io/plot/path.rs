@@ -17,9 +17,9 @@
 //! A file whose samples all list the same levels (the `--at` form) is drawn
 //! as points joined by thin lines. For n > 1, coordinate 1 is drawn.
 
-use super::data::{PathTable, read_owners, read_paths};
 use super::axis::Scale;
 use super::chart::{self, Axes};
+use super::data::{PathTable, read_owners, read_paths};
 use super::layout::Mark;
 use super::legend::{self, Entry, Panel, PanelResult, Swatch};
 use super::style::{self, DrawResult, Figure, Fonts};
@@ -288,7 +288,11 @@ impl Panel for PathFigure {
             let c = style::series_color(i);
             let width = if self.at_levels { 1 } else { 2 };
             chart.draw_series(LineSeries::new(t.line.clone(), c.stroke_width(width)))?;
-            chart.draw_series(t.marks.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
+            chart.draw_series(
+                t.marks
+                    .iter()
+                    .map(|&p| Circle::new(p, r as u32, c.filled())),
+            )?;
             let mut m = Mark::new(t.label.clone());
             m.line(chart::pxs(&chart, t.line.iter().copied()));
             m.points(chart::pxs(&chart, t.marks.iter().copied()), r);

@@ -34,7 +34,11 @@ pub fn png(svg: &str, (w, h): (u32, u32)) -> Result<Vec<u8>, String> {
     let mut pixmap =
         tiny_skia::Pixmap::new(w, h).ok_or_else(|| format!("no canvas of {w}×{h} pixels"))?;
     pixmap.fill(tiny_skia::Color::WHITE);
-    resvg::render(&tree, tiny_skia::Transform::identity(), &mut pixmap.as_mut());
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::identity(),
+        &mut pixmap.as_mut(),
+    );
     // Opaque (white underneath): premultiplied RGBA is plain RGB + 255,
     // packed to RGB in place (pixel i moves from 4i to 3i ≤ 4i).
     let data = pixmap.data_mut();

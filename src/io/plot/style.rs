@@ -3,8 +3,8 @@
 //! arithmetic, and the output: one SVG drawing, written as it is or
 //! rasterised to PNG ([`super::raster`]), with atomic writes.
 
-use crate::error::{Error, Result};
 use super::layout::Layout;
+use crate::error::{Error, Result};
 use crate::util::{AtomicFile, Existing};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -227,14 +227,17 @@ impl super::legend::Panel for SweepPanel<'_> {
             m.line(chart::pxs(&chart, one));
             marks.push(m);
         }
-        let mut lines: Vec<Mark> = p.series.iter().map(|s| Mark::new(s.label.clone())).collect();
+        let mut lines: Vec<Mark> = p
+            .series
+            .iter()
+            .map(|s| Mark::new(s.label.clone()))
+            .collect();
         // Bands first, under every line.
         for (s, m) in p.series.iter().zip(&mut lines) {
             if s.band.len() > 1 {
                 let c = color_of(s);
                 let upper: Vec<(f64, f64)> = s.band.iter().map(|b| (b.0, b.2)).collect();
-                let lower: Vec<(f64, f64)> =
-                    s.band.iter().map(|b| (b.0, b.1.max(floor))).collect();
+                let lower: Vec<(f64, f64)> = s.band.iter().map(|b| (b.0, b.1.max(floor))).collect();
                 let mut poly = upper.clone();
                 poly.extend(lower.iter().rev());
                 chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.16).filled())))?;
@@ -306,7 +309,12 @@ impl Figure for SweepFigure {
         let mut layout = super::layout::Layout::default();
         let areas = body.split_evenly((1, panels.len().max(1)));
         for (a, p) in areas.iter().zip(&panels) {
-            layout.extend(legend::with_legend(a, &fonts, p, &self.entries(&[p.panel]))?);
+            layout.extend(legend::with_legend(
+                a,
+                &fonts,
+                p,
+                &self.entries(&[p.panel]),
+            )?);
         }
         Ok(layout)
     }

@@ -191,7 +191,11 @@ fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
 pub fn draw(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
     let fig = TimelineFigure::new(rows);
     for ext in ["png", "svg"] {
-        style::render(&fig, &dir.join(format!("timeline.{ext}")), super::DEFAULT_SIZE)?;
+        style::render(
+            &fig,
+            &dir.join(format!("timeline.{ext}")),
+            super::DEFAULT_SIZE,
+        )?;
     }
     Ok(())
 }

@@ -54,10 +54,7 @@ impl UtilityFigure {
 
 impl UtilityFigure {
     fn any_whiskers(&self) -> bool {
-        self.series
-            .iter()
-            .flat_map(|s| &s.1)
-            .any(|p| p.3 > p.2)
+        self.series.iter().flat_map(|s| &s.1).any(|p| p.3 > p.2)
     }
 
     fn any_theory(&self) -> bool {
@@ -154,7 +151,13 @@ impl Panel for UtilityFigure {
             for p in &good {
                 let (lo, hi) = (p.2.max(y0), p.3.min(y1));
                 if hi > lo {
-                    chart.draw_series(style::whisker(p.0, lo, hi, 0.03 * p.0, c.stroke_width(2)))?;
+                    chart.draw_series(style::whisker(
+                        p.0,
+                        lo,
+                        hi,
+                        0.03 * p.0,
+                        c.stroke_width(2),
+                    ))?;
                     m.line(chart::pxs(&chart, [(p.0, lo), (p.0, hi)]));
                 }
             }
@@ -199,7 +202,11 @@ impl Figure for UtilityFigure {
 pub fn draw(dir: &Path, rows: &[UtilityRow]) -> Result<()> {
     let fig = UtilityFigure::new(rows);
     for ext in ["png", "svg"] {
-        style::render(&fig, &dir.join(format!("utility.{ext}")), super::DEFAULT_SIZE)?;
+        style::render(
+            &fig,
+            &dir.join(format!("utility.{ext}")),
+            super::DEFAULT_SIZE,
+        )?;
     }
     Ok(())
 }

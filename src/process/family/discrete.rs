@@ -4,8 +4,8 @@
 //! grid (û); an answer is (û + X)·γ, exact in f64; a path is drawn from the
 //! owner's largest needed rung down through every rung to the smallest.
 
-use super::laplace::seeded;
-use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef};
+use super::laplace::{seeded, unstarted};
+use super::{BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::Norm;
@@ -490,6 +490,54 @@ impl NoiseFamily for Discrete {
 
     fn lazy_ref(lazies: &Lazies) -> Option<&DiscreteState> {
         lazies.discrete.as_ref()
+    }
+
+    type Walk = Option<DiscreteWalk>;
+
+    /// The chain from `first` (the owner's largest needed rung) down.
+    fn start_walk(
+        &self,
+        _top: Rung,
+        first: Rung,
+        rng: &mut NoiseRng,
+        walk: &mut Option<DiscreteWalk>,
+    ) -> Result<()> {
+        *walk = Some(DiscreteWalk::start(&self.noise, first, rng)?);
+        Ok(())
+    }
+
+    fn walk_to<'w>(
+        &self,
+        walk: &'w mut Option<DiscreteWalk>,
+        level: Rung,
+        rng: &mut NoiseRng,
+    ) -> Result<&'w [i64]> {
+        walk.as_mut().ok_or_else(unstarted)?.value_at(level, rng)
+    }
+
+    fn walk_changes(&self, walk: &Option<DiscreteWalk>) -> u64 {
+        walk.as_ref().map_or(0, |w| w.path().num_changes() as u64)
+    }
+
+    /// 2a/(1 − a)²·γ² at the rung.
+    fn coord_variance(&self, level: Rung) -> f64 {
+        let g = self.noise.grid().value();
+        self.noise.variance(level) * g * g
+    }
+
+    /// The discrete law's flips of the bits rounded to the grid
+    /// ([`bit_flip_probabilities`](DiscreteNoise::bit_flip_probabilities)),
+    /// keep = 1 − f₀ − f₁.
+    fn bit_flips(&self, level: Rung) -> Result<BitFlips> {
+        let [f0, f1] = self.noise.bit_flip_probabilities(level)?;
+        Ok(BitFlips {
+            flip: [f0, f1],
+            keep: 1.0 - f0 - f1,
+        })
+    }
+
+    fn grid(&self) -> Option<f64> {
+        Some(self.noise.grid().value())
     }
 }
 

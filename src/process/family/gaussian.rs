@@ -3,9 +3,9 @@
 //! Brownian motion sampled at exactly the variances its recipients need
 //! ([`brownian_at`]); there is no fresh-noise baseline (refused upstream).
 
-use super::laplace::seeded;
+use super::laplace::{seeded, unstarted};
 use super::loss::gaussian_loss;
-use super::{Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range};
+use super::{BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range};
 use crate::error::{Error, Result};
 use crate::process::Norm;
 use crate::process::calibration::{Calibration, normal_cdf};
@@ -89,6 +89,14 @@ impl Sigma {
     pub fn var(self) -> f64 {
         self.0 * self.0
     }
+}
+
+/// The Brownian motion walked up in variance (down in ε): the variance of
+/// the value held (`None` before the walk starts) and the value.
+#[derive(Clone, Debug, Default)]
+pub struct BrownianWalk {
+    var: Option<f64>,
+    value: Vec<f64>,
 }
 
 /// The Brownian motion at the variances of one owner's units (unit order).
@@ -301,6 +309,61 @@ impl NoiseFamily for Gaussian {
 
     fn lazy_ref(lazies: &Lazies) -> Option<&BrownianPath> {
         lazies.gaussian.as_ref()
+    }
+
+    type Walk = BrownianWalk;
+
+    /// B(σ_top²) ~ N(0, σ_top² I).
+    fn start_walk(
+        &self,
+        top: Sigma,
+        _first: Sigma,
+        rng: &mut PrivRng,
+        walk: &mut BrownianWalk,
+    ) -> Result<()> {
+        // σ as √σ², as `brownian_at` draws the first value.
+        let sd = top.var().sqrt();
+        walk.value.clear();
+        walk.value
+            .extend((0..self.dim).map(|_| sd * std_normal(rng)));
+        walk.var = Some(top.var());
+        Ok(())
+    }
+
+    /// Independent increments N(0, (σ² − σ_held²) I) (memo §4).
+    fn walk_to<'w>(
+        &self,
+        walk: &'w mut BrownianWalk,
+        level: Sigma,
+        rng: &mut PrivRng,
+    ) -> Result<&'w [f64]> {
+        let held = walk.var.ok_or_else(unstarted)?;
+        let s = level.var();
+        if s > held {
+            let sd = (s - held).sqrt();
+            for x in &mut walk.value {
+                *x += sd * std_normal(rng);
+            }
+            walk.var = Some(s);
+        }
+        Ok(&walk.value)
+    }
+
+    fn walk_changes(&self, _walk: &BrownianWalk) -> u64 {
+        0
+    }
+
+    fn coord_variance(&self, level: Sigma) -> f64 {
+        level.var()
+    }
+
+    /// P(N(0, σ²) ≥ ½) = Φ(−1/(2σ)) for either bit, keep = 1 − 2f.
+    fn bit_flips(&self, level: Sigma) -> Result<BitFlips> {
+        let f = normal_cdf(-0.5 / level.0);
+        Ok(BitFlips {
+            flip: [f, f],
+            keep: 1.0 - 2.0 * f,
+        })
     }
 }
 

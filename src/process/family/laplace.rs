@@ -5,12 +5,12 @@
 use super::laplace_lazy::LazyLaplace;
 use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
 use super::{
-    BOUND_SLACK, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range,
+    BOUND_SLACK, BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range,
 };
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::mechanism::Mechanism;
-use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
+use crate::process::{DownWalk, NoisePath, Norm, PathSampler, sample_marginal};
 use crate::rng::{PrivRng, rng_for, rng_for_stream};
 
 /// The Laplace family: dimension, norm and sensitivity Δ (noise at privacy
@@ -59,6 +59,19 @@ impl Laplace {
     pub fn sensitivity(&self) -> f64 {
         self.sensitivity
     }
+}
+
+/// A Laplace path walked down from the run's top ([`DownWalk`]) and the
+/// value it holds.
+#[derive(Clone, Debug, Default)]
+pub struct LaplaceWalk {
+    walk: Option<DownWalk>,
+    value: Vec<f64>,
+}
+
+/// The error of a walk read before it started (an engine's mistake).
+pub(super) fn unstarted() -> Error {
+    Error::Numerical("a path walk was read before it started".into())
 }
 
 /// The generator of `key` from the seeded ChaCha8 streams.
@@ -298,5 +311,64 @@ impl NoiseFamily for Laplace {
 
     fn lazy_ref(lazies: &Lazies) -> Option<&LazyLaplace> {
         lazies.laplace.as_ref()
+    }
+
+    type Walk = LaplaceWalk;
+
+    fn start_walk(
+        &self,
+        top: f64,
+        _first: f64,
+        rng: &mut PrivRng,
+        walk: &mut LaplaceWalk,
+    ) -> Result<()> {
+        walk.value.resize(self.dim, 0.0);
+        walk.walk = Some(DownWalk::start(self.norm, top, &mut walk.value, rng));
+        Ok(())
+    }
+
+    #[inline]
+    fn walk_to<'w>(
+        &self,
+        walk: &'w mut LaplaceWalk,
+        level: f64,
+        rng: &mut PrivRng,
+    ) -> Result<&'w [f64]> {
+        let w = walk.walk.as_mut().ok_or_else(unstarted)?;
+        w.descend_to(level, &mut walk.value, rng);
+        Ok(&walk.value)
+    }
+
+    fn walk_changes(&self, walk: &LaplaceWalk) -> u64 {
+        walk.walk.map_or(0, |w| w.jumps())
+    }
+
+    /// ε ∈ [[`EPS_MIN`](limits::EPS_MIN), [`EPS_MAX`](limits::EPS_MAX)] and
+    /// ε/Δ ∈ [[`LEVEL_MIN`](limits::LEVEL_MIN), [`LEVEL_MAX`](limits::LEVEL_MAX)].
+    fn checked_level(&self, eps: f64, spec: &str, at: &str) -> Result<f64> {
+        match limits::level_error(spec, eps, at, self.sensitivity) {
+            Some(e) => Err(e),
+            None => self.level(eps),
+        }
+    }
+
+    /// mse_factor(n)/(n·λ²): the coordinates of ℓ1 and of ℓ2 noise share
+    /// the variance.
+    #[inline]
+    fn coord_variance(&self, level: f64) -> f64 {
+        self.norm.mse_factor(self.dim) / (self.dim as f64 * level * level)
+    }
+
+    /// q = P(V ≥ ½) = ½·e^(−λ/2) for either bit, keep = 1 − 2q.
+    fn bit_flips(&self, level: f64) -> Result<BitFlips> {
+        let q = 0.5 * (-0.5 * level).exp();
+        Ok(BitFlips {
+            flip: [q, q],
+            keep: 1.0 - 2.0 * q,
+        })
+    }
+
+    fn laplace_rate(&self, level: f64) -> Option<f64> {
+        (self.norm == Norm::L1 || self.dim == 1).then_some(level)
     }
 }

@@ -25,8 +25,8 @@ pub mod laplace_lazy;
 pub mod loss;
 
 pub use discrete::{Discrete, DiscreteState};
-pub use gaussian::{Gaussian, Sigma};
-pub use laplace::Laplace;
+pub use gaussian::{BrownianWalk, Gaussian, Sigma};
+pub use laplace::{Laplace, LaplaceWalk};
 pub use laplace_lazy::LazyLaplace;
 
 use super::gaussian::BrownianPath;
@@ -85,7 +85,13 @@ pub trait NoiseFamily: Send + Sync {
     /// a larger ε (is less private).
     type Level: Copy + PartialEq + PartialOrd + Debug + Send + Sync;
     /// One coordinate of noise and of the secret as answered.
-    type Coord: Copy + Default + PartialEq + Debug + Send + Sync;
+    type Coord: Copy
+        + Default
+        + PartialEq
+        + Debug
+        + Send
+        + Sync
+        + std::ops::Add<Output = Self::Coord>;
     /// One owner's sample path, reused across owners.
     type Path: Default + Send + Sync;
     /// The generator the draws come from.
@@ -331,6 +337,101 @@ pub trait NoiseFamily: Send + Sync {
 
     /// What this family's slot in `lazies` holds.
     fn lazy_ref(lazies: &Lazies) -> Option<&Self::Lazy>;
+
+    // One path walked down level by level, for engines that meet an owner's
+    // recipients nearest first and never know the lowest level in advance
+    // (the utility's bit-parallel search): the Laplace process from the
+    // run's top ([`DownWalk`](crate::process::DownWalk)), the chain from the
+    // owner's first rung through every rung below
+    // ([`DiscreteWalk`](crate::process::discrete::DiscreteWalk)), the
+    // Brownian motion by independent increments.
+
+    /// One owner's path as it is walked down.
+    type Walk: Default + Send;
+
+    /// Starts `walk` (reusing its buffers): a path first read at `first`
+    /// and then at lower levels only; `top` ≥ `first` is the largest level
+    /// of the run. The f64 processes start at `top` from their marginal; the
+    /// discrete chain starts at `first` (the chain of the owner's largest
+    /// needed rung is simulate's path, memo `discrete.md` §4).
+    fn start_walk(
+        &self,
+        top: Self::Level,
+        first: Self::Level,
+        rng: &mut Self::Rng,
+        walk: &mut Self::Walk,
+    ) -> Result<()>;
+
+    /// The noise of a started `walk` at `level`, walking down to it (levels
+    /// non-increasing from call to call).
+    fn walk_to<'w>(
+        &self,
+        walk: &'w mut Self::Walk,
+        level: Self::Level,
+        rng: &mut Self::Rng,
+    ) -> Result<&'w [Self::Coord]>;
+
+    /// Changes (jumps) of a walk so far.
+    fn walk_changes(&self, walk: &Self::Walk) -> u64;
+
+    // Closed forms of single answers that estimators built on many answers
+    // use (the utility's means, debiased bits and shrinkage).
+
+    /// [`level`](NoiseFamily::level), refusing a level outside the range
+    /// the family's sums are computed in (limits: "The range of privacy
+    /// levels"); the error names the privacy map `spec` and where the level
+    /// is used (`at`, e.g. "distance 3").
+    fn checked_level(&self, eps: f64, _spec: &str, _at: &str) -> Result<Self::Level> {
+        self.level(eps)
+    }
+
+    /// Var of one coordinate of an answer's noise at `level`, in value
+    /// units² ([`mse`](NoiseFamily::mse)/n, as the family computes it).
+    fn coord_variance(&self, level: Self::Level) -> f64;
+
+    /// The law of a bit answered as 1{y ≥ ½} at `level` (one dimension):
+    /// its flip probabilities and the debiasing they imply.
+    fn bit_flips(&self, level: Self::Level) -> Result<BitFlips>;
+
+    /// `Some(λ)` when each coordinate of fresh noise at `level` is an
+    /// independent Laplace(1/λ) in value units (the Laplace family in ℓ1,
+    /// or in one dimension): sums of such noise have exact laws drawn at
+    /// once, a normal scale mixture with Gamma weights (Laplace(b) =
+    /// b·√(2W)·Z, W ~ Exp(1), Z ~ N(0, 1)).
+    fn laplace_rate(&self, _level: Self::Level) -> Option<f64> {
+        None
+    }
+
+    /// The step γ of the grid answers are exact on (the discrete chain),
+    /// `None` for the f64 families. On a grid the secret is rounded to it (a
+    /// bias engines account, [`prepare`](NoiseFamily::prepare)), bits flip
+    /// according to their rounded values, and sums of answers are exact
+    /// integer sums — so fresh answers are drawn one by one and every
+    /// statistic of them is read off the same draws (a sum of c exact draws
+    /// costs c draws anyway; an f64 mixture would not be exact).
+    fn grid(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// The law of a bit answered as 1{y ≥ ½} ([`NoiseFamily::bit_flips`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BitFlips {
+    /// [P(flip | bit 0), P(flip | bit 1)] (equal for symmetric f64 noise;
+    /// on a grid finer than ½ ties go up, so they differ).
+    pub flip: [f64; 2],
+    /// 1 − f₀ − f₁ as the family computes it: the debiased answer to a bit
+    /// b answered b̃ is (b̃ − f₀)/keep, unbiased for b.
+    pub keep: f64,
+}
+
+impl BitFlips {
+    /// Variance of the debiased answer of bit 0 and of bit 1:
+    /// f_b(1 − f_b)/keep².
+    pub fn debiased_variance(&self) -> [f64; 2] {
+        let s = self.keep;
+        self.flip.map(|f| f * (1.0 - f) / (s * s))
+    }
 }
 
 /// What [`NoiseFamily::steps`] calls for each breakpoint: its level, its ε

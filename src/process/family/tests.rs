@@ -14,9 +14,14 @@ use crate::process::discrete::{DiscreteNoise, Grid, RngSource};
 const N: u64 = 20_000;
 
 fn families() -> (Laplace, Gaussian, Discrete) {
-    let lap = Laplace::new(2, Norm::L1, 1.5).unwrap();
-    let gau = Gaussian::new(2, Norm::L2, 1.0, 1e-5).unwrap();
-    let noise = DiscreteNoise::new(Grid::from_exponent(-6).unwrap(), 16, 1.0, 2).unwrap();
+    families_of(2)
+}
+
+/// The three families in dimension `dim` (γ = 2^-6: finer than ½).
+fn families_of(dim: usize) -> (Laplace, Gaussian, Discrete) {
+    let lap = Laplace::new(dim, Norm::L1, 1.5).unwrap();
+    let gau = Gaussian::new(dim, Norm::L2, 1.0, 1e-5).unwrap();
+    let noise = DiscreteNoise::new(Grid::from_exponent(-6).unwrap(), 16, 1.0, dim).unwrap();
     let dis = Discrete::new(noise, Norm::L1, RngSource::Seeded);
     (lap, gau, dis)
 }
@@ -295,4 +300,195 @@ fn check_lazy_orders<F: NoiseFamily>(fam: &F, eps: &[f64]) {
     let mut lazies = Lazies::default();
     *F::lazy_slot(&mut lazies) = Some(lazy.clone());
     assert_eq!(F::lazy_ref(&lazies), Some(&lazy));
+}
+
+/// A walk started at the top and read at descending levels holds, at every
+/// level, what one path sampled over all of them with the same generator
+/// holds there (the utility meets levels top-down and never knows the
+/// bottom): `DownWalk` against `PathSampler`, the chain extended rung by
+/// rung against the one-shot chain, Brownian increments against
+/// `brownian_at`. Then the changes of both agree.
+fn check_walk<F: NoiseFamily>(fam: &F, eps: &[f64]) {
+    let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
+    let mut path = F::Path::default();
+    let mut walk = F::Walk::default();
+    for t in 0..200 {
+        let key = StreamKey::new(5, t, 0, fam.path_purpose());
+        fam.sample_path(&levels, &mut fam.generator(key).unwrap(), &mut path)
+            .unwrap();
+        let mut rng = fam.generator(key).unwrap();
+        fam.start_walk(levels[0], levels[0], &mut rng, &mut walk)
+            .unwrap();
+        for (k, &l) in levels.iter().enumerate() {
+            let w = fam.walk_to(&mut walk, l, &mut rng).unwrap().to_vec();
+            assert_eq!(w, fam.read(&path, k, l), "trial {t}, level {l:?}");
+        }
+        assert_eq!(fam.walk_changes(&walk), fam.changes(&path), "trial {t}");
+    }
+    // A walk read before it starts is an error, not a panic.
+    let mut rng = fam
+        .generator(StreamKey::new(5, 0, 0, fam.path_purpose()))
+        .unwrap();
+    assert!(
+        fam.walk_to(&mut F::Walk::default(), levels[0], &mut rng)
+            .is_err()
+    );
+}
+
+#[test]
+fn walks_down_are_the_sampled_paths() {
+    let (lap, gau, dis) = families();
+    let eps = [3.0, 1.0, 0.8, 0.3]; // descending: the order a walk is read in
+    check_walk(&lap, &eps);
+    check_walk(&gau, &eps);
+    check_walk(&dis, &eps);
+}
+
+/// The walk's law when its top lies above the first level read (the
+/// Laplace utility starts every path at the run's top): the squared error
+/// at each level against `mse` (N walks, 6 standard errors as above).
+#[test]
+fn walks_from_a_higher_top_read_the_marginals() {
+    let (lap, gau, dis) = families();
+    fn check<F: NoiseFamily>(fam: &F) {
+        let top = fam.level(20.0).unwrap();
+        let eps = [3.0, 0.8];
+        let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
+        let mut sq = vec![Vec::new(); levels.len()];
+        let mut walk = F::Walk::default();
+        let n = fam.dim();
+        let (u, mut y) = (vec![0.0; n], vec![0.0; n]);
+        let mut secret = Vec::new();
+        fam.prepare(&u, &mut secret, "1").unwrap();
+        for t in 0..N {
+            let mut rng = fam
+                .generator(StreamKey::new(9, t, 0, fam.path_purpose()))
+                .unwrap();
+            fam.start_walk(top, levels[0], &mut rng, &mut walk).unwrap();
+            for (k, &l) in levels.iter().enumerate() {
+                let x = fam.walk_to(&mut walk, l, &mut rng).unwrap();
+                sq[k].push(fam.answer(&u, &secret, x, &mut y).unwrap());
+            }
+        }
+        for (k, &l) in levels.iter().enumerate() {
+            let (m, se) = mean_se(&sq[k]);
+            let want = fam.mse(l);
+            assert!(
+                (m - want).abs() < 6.0 * se,
+                "{l:?}: {m} vs {want} (se {se})"
+            );
+        }
+    }
+    check(&lap);
+    check(&gau);
+    check(&dis);
+}
+
+/// `bit_flips`: for bits b ∈ {0, 1} answered as 1{y ≥ ½} (one path per
+/// trial read at one level), the frequency of flips against f_b within 6
+/// binomial standard errors √(f(1 − f)/N), and the debiased answers
+/// (b̃ − f₀)/keep unbiased for b within 6 standard errors of their mean.
+/// The discrete grid is finer than ½, so its two flips differ (and the test
+/// would see one of them wrong if they were swapped).
+#[test]
+fn bit_flips_are_the_frequencies_of_flipped_bits() {
+    let (lap, gau, dis) = families_of(1);
+    fn check<F: NoiseFamily>(fam: &F, eps: f64) {
+        let level = fam.level(eps).unwrap();
+        let law = fam.bit_flips(level).unwrap();
+        let [f0, f1] = law.flip;
+        assert!((law.keep - (1.0 - f0 - f1)).abs() < 1e-15, "{law:?}");
+        let mut path = F::Path::default();
+        let mut y = [0.0];
+        let mut secret = Vec::new();
+        for b in [0.0, 1.0] {
+            fam.prepare(&[b], &mut secret, "1").unwrap();
+            let (mut flips, mut deb) = (0u64, Vec::with_capacity(N as usize));
+            for t in 0..N {
+                let key = StreamKey::new(13, t, b as u64, fam.path_purpose());
+                let mut rng = fam.generator(key).unwrap();
+                fam.sample_path(&[level], &mut rng, &mut path).unwrap();
+                fam.answer(&[b], &secret, fam.read(&path, 0, level), &mut y)
+                    .unwrap();
+                let bit = if y[0] >= 0.5 { 1.0 } else { 0.0 };
+                flips += u64::from(bit != b);
+                deb.push((bit - f0) / law.keep);
+            }
+            let f = law.flip[b as usize];
+            let se = (f * (1.0 - f) / N as f64).sqrt();
+            let got = flips as f64 / N as f64;
+            assert!(
+                (got - f).abs() < 6.0 * se,
+                "{eps} bit {b}: {got} vs {f} (se {se})"
+            );
+            let (m, se) = mean_se(&deb);
+            assert!(
+                (m - b).abs() < 6.0 * se,
+                "{eps} bit {b}: debiased {m} (se {se})"
+            );
+        }
+    }
+    for eps in [0.7, 2.0] {
+        check(&lap, eps);
+        check(&gau, eps);
+        check(&dis, eps);
+    }
+    let d = dis.bit_flips(dis.level(2.0).unwrap()).unwrap();
+    assert!(d.flip[0] != d.flip[1], "grid finer than ½: ties go up");
+}
+
+#[test]
+fn coordinate_variances_rates_and_grids() {
+    let (lap, gau, dis) = families();
+    // n·Var(coordinate) = mse, each family's own closed form.
+    for e in [0.4, 3.0] {
+        let l = lap.level(e).unwrap();
+        assert!((2.0 * lap.coord_variance(l) / lap.mse(l) - 1.0).abs() < 1e-15);
+        let s = gau.level(e).unwrap();
+        assert!((2.0 * gau.coord_variance(s) / gau.mse(s) - 1.0).abs() < 1e-15);
+        let k = dis.level(e).unwrap();
+        assert!((2.0 * dis.coord_variance(k) / dis.mse(k) - 1.0).abs() < 1e-15);
+    }
+    // Fresh noise with iid Laplace(1/λ) coordinates: ℓ1, or one dimension.
+    assert_eq!(lap.laplace_rate(2.0), Some(2.0));
+    let l2 = Laplace::new(2, Norm::L2, 1.0).unwrap();
+    assert_eq!(l2.laplace_rate(2.0), None);
+    assert_eq!(
+        Laplace::new(1, Norm::L2, 1.0).unwrap().laplace_rate(2.0),
+        Some(2.0)
+    );
+    assert_eq!(gau.laplace_rate(gau.level(1.0).unwrap()), None);
+    assert_eq!(dis.laplace_rate(dis.level(1.0).unwrap()), None);
+    // Only the chain's answers lie on a grid.
+    assert_eq!((lap.grid(), gau.grid()), (None, None));
+    assert_eq!(dis.grid(), Some(2f64.powi(-6)));
+}
+
+/// `checked_level`: the Laplace family refuses ε/Δ outside the range where
+/// its sums stay finite, naming where the level is used and the map (or the
+/// sensitivity, when Δ ≠ 1 is what put ε/Δ out of range); the others refuse
+/// as `level` does.
+#[test]
+fn checked_levels_name_the_map_and_the_distance() {
+    let (lap, _, dis) = families();
+    assert_eq!(
+        lap.checked_level(3.0, "exp:a=3,b=1", "distance 1").unwrap(),
+        2.0
+    );
+    let e = lap.checked_level(1e-70, "exp:a=3,b=40", "distance 4");
+    let e = e.unwrap_err().to_string();
+    assert!(e.contains("sensitivity") && e.contains("distance 4"), "{e}");
+    let unit = Laplace::new(2, Norm::L1, 1.0).unwrap();
+    let e = unit.checked_level(1e-70, "exp:a=3,b=40", "distance 4");
+    let e = e.unwrap_err().to_string();
+    assert!(
+        e.contains("exp:a=3,b=40") && e.contains("distance 4"),
+        "{e}"
+    );
+    assert!(lap.checked_level(f64::INFINITY, "s", "distance 1").is_err());
+    assert!(dis.checked_level(1e-300, "s", "distance 1").is_err());
+    assert_eq!(
+        dis.checked_level(2.7, "s", "distance 1").unwrap(),
+        dis.level(2.7).unwrap()
+    );
 }

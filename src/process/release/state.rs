@@ -2,9 +2,9 @@
 
 use super::{DiscreteState, GradualRelease, ReleaseNoise, Released, answer_of};
 use crate::process::family::{Lazies, LazyLaplace, NoiseFamily, StreamKey, Visit};
-use crate::rng::Purpose;
 use crate::process::gaussian::BrownianPath;
 use crate::process::path::NoisePath;
+use crate::rng::Purpose;
 use serde::{Deserialize, Serialize};
 
 /// The serialised form of a [`GradualRelease`] (format version 1). Loading

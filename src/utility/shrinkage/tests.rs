@@ -11,7 +11,7 @@ use crate::epsilon::EpsilonMap;
 use crate::graph::Graph;
 use crate::post::Post;
 use crate::process::{DownWalk, Norm};
-use crate::rng::rng_for;
+use crate::rng::{PrivRng, Purpose, rng_for};
 use crate::sim::Owners;
 use crate::utility::Accumulators;
 use crate::utility::{RecipientErrors, UtilityConfig};
@@ -261,11 +261,13 @@ fn engine_sums_equal_a_replay_of_the_answers() {
             let ecc = row.iter().fold(0.0f64, |a, &x| a.max(x)) as usize;
             let mut rng = rng_for(plan.seed(), o as u64, 0, Purpose::Path);
             let mut path = vec![0.0; dim];
-            let mut walk = DownWalk::start(norm, plan.top(), &mut path, &mut rng);
+            let lambda = |eps: f64| eps / plan.sim().model().sensitivity;
+            let top = lambda(plan.top_eps().unwrap());
+            let mut walk = DownWalk::start(norm, top, &mut path, &mut rng);
             let u = u_of(o);
             for l in 1..=ecc {
                 walk.descend_to(
-                    plan.level_info(l as u32).unwrap().lambda,
+                    lambda(plan.level_info(l as u32).unwrap().eps),
                     &mut path,
                     &mut rng,
                 );
@@ -287,7 +289,7 @@ fn engine_sums_equal_a_replay_of_the_answers() {
                     let ones = ans.iter().filter(|y| y[0] >= 0.5).count() as u32;
                     let cnt = s.bit_counts(v);
                     assert_eq!((cnt[3 * l], cnt[3 * l + 1]), (ans.len() as u32, ones));
-                    let q = sp.q[l];
+                    let q = sp.flips[l].flip[0];
                     for y in ans {
                         let b = if y[0] >= 0.5 { 1.0 } else { 0.0 };
                         flat.push(((b - q) / (1.0 - 2.0 * q), sp.var[l]));
