@@ -12,12 +12,15 @@
 #                                    (geometric150-utility; facebook-utility when
 #                                    data/ has SNAP's file), whose figure is drawn
 #                                    by the run itself
+#   results/regenerate.sh two_schools
+#                                    only results/two-schools/ (issue 36; needs
+#                                    data/facebook_combined.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
 case $part in
-  all | utility) ;;
-  *) echo "usage: results/regenerate.sh [all|utility] (got '$part')" >&2; exit 2 ;;
+  all | utility | two_schools) ;;
+  *) echo "usage: results/regenerate.sh [all|utility|two_schools] (got '$part')" >&2; exit 2 ;;
 esac
 bin=${PRIVDIFFUSE:-target/release/privdiffuse}
 [ -x "$bin" ] || { cargo build --release --quiet; bin=target/release/privdiffuse; }
@@ -69,6 +72,16 @@ two_schools() {
   # quoted comes from privacy_by_distance.csv, two_schools.csv, coalition.csv, summary.json.
   rm -f $d/*/privacy.csv
 }
+if [ "$part" = two_schools ]; then
+  [ -f data/facebook_combined.txt ] || {
+    echo "results/regenerate.sh two_schools: needs data/facebook_combined.txt (SNAP ego-Facebook; link or copy it there, it is not committed)" >&2
+    exit 2
+  }
+  two_schools
+  find $r/two-schools -name 'timings.json' -delete
+  find $r/two-schools -name '*.timings.csv' -delete
+  exit 0
+fi
 if [ "$part" = utility ]; then
   for s in utility_values utility_bits utility_values_facebook utility_bits_facebook; do
     if [ -f $r/thesis/$s.csv ]; then utility_figures $s; fi

@@ -748,7 +748,7 @@ def sweep(base: Mapping[str, Any] | None = None, grid: Mapping[str, Any] | None 
 
 
 # ------------------------------------------------------------------ plots
-_PLOT_KINDS = ("jumps", "ego", "error", "path", "coalition", "sweep", "utility", "relay", "timeline")
+_PLOT_KINDS = ("jumps", "ego", "error", "path", "coalition", "sweep", "utility", "relay", "timeline", "gossip")
 
 
 def _default_kind(result) -> str:
@@ -763,6 +763,8 @@ def _default_kind(result) -> str:
         return "sweep"
     if isinstance(result, EvolveResult):
         return "timeline"
+    if isinstance(result, GossipResult):
+        return "gossip"
     return "jumps"
 
 
@@ -789,7 +791,7 @@ def plot(
     :func:`simulate` result or run), ``coalition`` (:func:`collude`),
     ``sweep`` (:func:`sweep`, or a sweep CSV), ``utility``
     (:func:`utility`), ``relay`` (:func:`relay`), ``timeline``
-    (:func:`evolve`); the default is the first figure of the result's
+    (:func:`evolve`), ``gossip`` (:func:`gossip`: privacy against hop); the default is the first figure of the result's
     command (``jumps`` for a directory).
 
     ``edges`` (``ego``): draws the friendships among the members faintly,

@@ -300,9 +300,11 @@ def test_plot_draws_every_kind_from_a_result_as_the_command_line_does(tmp_path):
         "relay": pdf.relay(g, untrimmed=[0, 0.2], **common),
         "sweep": pdf.sweep({"graph": str(KARATE), "coalition": "random:m={m}", "trials": 20},
                            {"m": [2, 4], "seed": [1, 2]}),
+        "gossip": pdf.gossip(g, sigma=1.0, owners="0,33", replicates=2),
     }
     kinds = [("simulate", k) for k in ("jumps", "ego", "error", "path")] + [
-        ("collude", "coalition"), ("utility", "utility"), ("relay", "relay"), ("sweep", "sweep")]
+        ("collude", "coalition"), ("utility", "utility"), ("relay", "relay"), ("sweep", "sweep"),
+        ("gossip", "gossip")]
     cli = _cli()
     for command, kind in kinds:
         res = results[command]
@@ -328,6 +330,8 @@ def test_plot_draws_every_kind_from_a_result_as_the_command_line_does(tmp_path):
     # The default kind is the first figure of the result's command.
     assert pdf.plot(results["collude"], out=tmp_path / "d.svg") == str(tmp_path / "d.svg")
     assert "gain" in (tmp_path / "d.svg").read_text()
+    pdf.plot(results["gossip"], out=tmp_path / "g.svg")
+    assert "privacy loss against hop" in (tmp_path / "g.svg").read_text()
 
 
 def test_collude_and_gradual_release(tmp_path):

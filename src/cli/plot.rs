@@ -41,6 +41,10 @@ pub enum KindArg {
     /// Privacy spent and error against batch for the three release
     /// policies. Reads timeline.csv (evolve).
     Timeline,
+    /// Privacy loss against hop distance: the code's accounting, the exact
+    /// loss and diffusion's Laplace matched. Reads privacy_by_distance.csv
+    /// and two_schools.csv (gossip); default output DIR/privacy.png.
+    Gossip,
 }
 
 impl KindArg {
@@ -56,6 +60,7 @@ impl KindArg {
             KindArg::Utility => Kind::Utility,
             KindArg::Relay => Kind::Relay,
             KindArg::Timeline => Kind::Timeline,
+            KindArg::Gossip => Kind::Gossip,
         }
     }
 }

@@ -230,7 +230,7 @@ impl ChunkPartial {
 }
 
 /// Per-worker scratch reused across chunks (the family's own buffers are
-/// made per chunk, [`ChunkOwners`]).
+/// made per chunk, `ChunkOwners`).
 #[derive(Default)]
 pub struct ChunkScratch {
     search: LevelSearch,

@@ -22,7 +22,7 @@
 //! every rung (simulate's), the independent ones one fresh exact draw each,
 //! flips, variances and `mse_theory` from the discrete law (the theory adds
 //! the owners' summed rounding). The engine is written once over the noise
-//! family ([`NoiseFamily`](crate::process::family::NoiseFamily)), chosen once
+//! family ([`NoiseFamily`]), chosen once
 //! per chunk: see `engine.rs`, `fresh.rs` and `levels.rs`.
 //!
 //! # Library API (chunk → partial → merge)

@@ -197,3 +197,32 @@ fn evolve_timeline_redraws_byte_for_byte() {
     same("timeline", &out, &out.join("timeline.png"), &[]);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Gossip's privacy figure and its utility figure, from the run's files;
+/// `plot --kind gossip` on the directory writes `privacy.png` by default.
+#[test]
+fn gossip_figures_redraw_byte_for_byte() {
+    let d = scratch("redraw-gossip");
+    let g = d.join("gossip");
+    ok(&[
+        "gossip",
+        "--graph",
+        "data/karate.edges",
+        "--sigma",
+        "1",
+        "--owners",
+        "0,33",
+        "--replicates",
+        "2",
+        "-q",
+        "--out",
+        g.to_str().unwrap(),
+    ]);
+    same("gossip", &g, &g.join("privacy.png"), &[]);
+    same("utility", &g, &g.join("utility.png"), &[]);
+    let first = std::fs::read(g.join("privacy.png")).unwrap();
+    std::fs::remove_file(g.join("privacy.png")).unwrap();
+    ok(&["plot", "--kind", "gossip", "--input", g.to_str().unwrap()]);
+    assert!(std::fs::read(g.join("privacy.png")).unwrap() == first);
+    std::fs::remove_dir_all(&d).unwrap();
+}

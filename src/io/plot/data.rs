@@ -250,6 +250,92 @@ pub fn read_utility(file: &Path) -> Result<Vec<crate::utility::UtilityRow>> {
         .collect())
 }
 
+/// One row of gossip's `privacy_by_distance.csv` as the file spells it
+/// ([`crate::io::gossip::write_privacy_by_distance_csv`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PrivacyByDistanceCsvRow {
+    distance: u32,
+    pairs: u64,
+    pairs_paper: u64,
+    pairs_exact: u64,
+    rdp_paper_mean: Option<f64>,
+    rdp_paper_median: Option<f64>,
+    rdp_paper_max: Option<f64>,
+    rdp_exact_mean: Option<f64>,
+    rdp_exact_median: Option<f64>,
+    rdp_exact_max: Option<f64>,
+    eps_paper_mean: Option<f64>,
+    eps_paper_median: Option<f64>,
+    eps_paper_max: Option<f64>,
+    eps_exact_mean: Option<f64>,
+    eps_exact_median: Option<f64>,
+    eps_exact_max: Option<f64>,
+}
+
+impl CsvRow for PrivacyByDistanceCsvRow {}
+
+/// Reads gossip's `privacy_by_distance.csv` as the rows the run produced.
+pub fn read_privacy_by_distance(file: &Path) -> Result<Vec<crate::gossip::PrivacyByDistanceRow>> {
+    use crate::gossip::Stats;
+    let stats = |mean, median, max| Stats { mean, median, max };
+    Ok(read_all::<PrivacyByDistanceCsvRow>(file)?
+        .into_iter()
+        .map(|r| crate::gossip::PrivacyByDistanceRow {
+            distance: r.distance,
+            pairs: r.pairs,
+            pairs_paper: r.pairs_paper,
+            pairs_exact: r.pairs_exact,
+            rdp_paper: stats(r.rdp_paper_mean, r.rdp_paper_median, r.rdp_paper_max),
+            rdp_exact: stats(r.rdp_exact_mean, r.rdp_exact_median, r.rdp_exact_max),
+            eps_paper: stats(r.eps_paper_mean, r.eps_paper_median, r.eps_paper_max),
+            eps_exact: stats(r.eps_exact_mean, r.eps_exact_median, r.eps_exact_max),
+        })
+        .collect())
+}
+
+/// One row of gossip's `two_schools.csv` as the file spells it
+/// ([`crate::io::gossip::write_two_schools_csv`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TwoSchoolsCsvRow {
+    distance: Option<u32>,
+    statistic: String,
+    pairs: u64,
+    rdp_gossip: Option<f64>,
+    mu: Option<f64>,
+    eps_gossip: Option<f64>,
+    sigma_diffusion: Option<f64>,
+    eps_laplace: Option<f64>,
+    mse_gossip: Option<f64>,
+    mse_gossip_theory: Option<f64>,
+    mse_diffusion_gaussian: Option<f64>,
+    mse_diffusion_laplace: Option<f64>,
+    mse_diffusion_laplace_at_delta: Option<f64>,
+}
+
+impl CsvRow for TwoSchoolsCsvRow {}
+
+/// Reads gossip's `two_schools.csv` as the rows the run produced.
+pub fn read_two_schools(file: &Path) -> Result<Vec<crate::gossip::TwoSchoolsRow>> {
+    Ok(read_all::<TwoSchoolsCsvRow>(file)?
+        .into_iter()
+        .map(|r| crate::gossip::TwoSchoolsRow {
+            distance: r.distance,
+            statistic: r.statistic,
+            pairs: r.pairs,
+            rdp_gossip: r.rdp_gossip,
+            mu: r.mu,
+            eps_gossip: r.eps_gossip,
+            sigma_diffusion: r.sigma_diffusion,
+            eps_laplace: r.eps_laplace,
+            mse_gossip: r.mse_gossip,
+            mse_gossip_theory: r.mse_gossip_theory,
+            mse_diffusion_gaussian: r.mse_diffusion_gaussian,
+            mse_diffusion_laplace: r.mse_diffusion_laplace,
+            mse_diffusion_laplace_at_delta: r.mse_diffusion_laplace_at_delta,
+        })
+        .collect())
+}
+
 /// Reads `coalition.csv`.
 pub fn read_coalition(file: &Path) -> Result<Vec<CoalitionRow>> {
     read_all(file)

@@ -20,6 +20,7 @@ use std::path::Path;
 type Curve = (String, usize, bool, Vec<(f64, f64)>);
 
 /// The figure's data.
+#[derive(Clone, Debug)]
 pub struct GossipFigure {
     curves: Vec<Curve>,
 }
@@ -172,8 +173,24 @@ impl Figure for GossipFigure {
     }
 }
 
+/// Reads a gossip run directory's `privacy_by_distance.csv` and
+/// `two_schools.csv` (what `plot --kind gossip` draws).
+pub fn load(dir: &Path) -> Result<GossipFigure> {
+    let by = dir.join("privacy_by_distance.csv");
+    let rows = super::data::read_privacy_by_distance(&by)?;
+    let two = super::data::read_two_schools(&dir.join("two_schools.csv"))?;
+    let fig = GossipFigure::new(&rows, &two);
+    if fig.curves.is_empty() {
+        return Err(crate::error::Error::NothingToDraw {
+            file: by,
+            reason: "no hop with a positive privacy loss".into(),
+        });
+    }
+    Ok(fig)
+}
+
 /// Draws `privacy.png` and `privacy.svg` into `dir` from the run's rows (the
-/// only face of this figure so far: `plot` does not redraw it).
+/// same bytes as `plot --kind gossip` draws from the run's files).
 pub fn draw(dir: &Path, by_distance: &[PrivacyByDistanceRow], two: &[TwoSchoolsRow]) -> Result<()> {
     let fig = GossipFigure::new(by_distance, two);
     for ext in ["png", "svg"] {

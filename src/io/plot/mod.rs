@@ -18,6 +18,7 @@
 //! | [`Kind::Utility`] | `utility` | `utility.csv` | RMSE of the recipients' estimates of their network mean against degree, per scheme |
 //! | [`Kind::Relay`] | `relay` | `relay_by_distance.csv` | privacy learned relative to one's own against distance, per untrimmed fraction |
 //! | [`Kind::Timeline`] | `evolve` | `timeline.csv` | privacy spent and error against batch for the three release policies |
+//! | [`Kind::Gossip`] | `gossip` | `privacy_by_distance.csv`, `two_schools.csv` | privacy loss against hop: the code's accounting, the exact loss, diffusion's Laplace matched (drawn as `privacy.png`) |
 //!
 //! Files are written atomically (temporary sibling, then rename). Missing or
 //! malformed inputs give [`crate::error::Error`]s naming the file and line.
@@ -78,11 +79,13 @@ pub enum Kind {
     Relay,
     /// Evolve: privacy spent and error against batch.
     Timeline,
+    /// Gossip: privacy loss against hop distance, both schools.
+    Gossip,
 }
 
 impl Kind {
     /// All kinds, in CLI order.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Jumps,
         Kind::Ego,
         Kind::Error,
@@ -92,6 +95,7 @@ impl Kind {
         Kind::Utility,
         Kind::Relay,
         Kind::Timeline,
+        Kind::Gossip,
     ];
 
     /// CLI spelling, also the default file stem.
@@ -106,6 +110,16 @@ impl Kind {
             Kind::Utility => "utility",
             Kind::Relay => "relay",
             Kind::Timeline => "timeline",
+            Kind::Gossip => "gossip",
+        }
+    }
+
+    /// The file stem a run writes this figure under (`privacy` for
+    /// `gossip`, the kind's name otherwise).
+    pub fn stem(self) -> &'static str {
+        match self {
+            Kind::Gossip => "privacy",
+            k => k.as_str(),
         }
     }
 
@@ -122,6 +136,7 @@ impl Kind {
             Kind::Utility => &["utility.csv"],
             Kind::Relay => &["relay_by_distance.csv"],
             Kind::Timeline => &["timeline.csv"],
+            Kind::Gossip => &["privacy_by_distance.csv", "two_schools.csv"],
         }
     }
 
@@ -177,11 +192,12 @@ impl Default for PlotOptions {
     }
 }
 
-/// Where a figure goes by default: `DIR/<kind>.png` for a directory input,
+/// Where a figure goes by default: `DIR/<stem>.png` ([`Kind::stem`]: the
+/// name the run wrote it under) for a directory input,
 /// `<stem>_<kind>.png` beside a file input.
 pub fn default_output(kind: Kind, input: &Path) -> PathBuf {
     if input.is_dir() {
-        input.join(format!("{kind}.png"))
+        input.join(format!("{}.png", kind.stem()))
     } else {
         let stem = input
             .file_stem()
@@ -213,6 +229,8 @@ pub enum AnyFigure {
     /// Evolve's timeline.
     #[cfg(feature = "store")]
     Timeline(timeline::TimelineFigure),
+    /// Gossip's privacy against hop.
+    Gossip(gossip::GossipFigure),
 }
 
 impl AnyFigure {
@@ -239,6 +257,7 @@ impl Figure for AnyFigure {
             AnyFigure::Relay(f) => f.draw(root),
             #[cfg(feature = "store")]
             AnyFigure::Timeline(f) => f.draw(root),
+            AnyFigure::Gossip(f) => f.draw(root),
         }
     }
 }
@@ -302,6 +321,10 @@ pub fn load(kind: Kind, input: &Path, opts: &PlotOptions) -> Result<AnyFigure> {
         }
         Kind::Utility => AnyFigure::Utility(utility::load(input)?),
         Kind::Relay => AnyFigure::Relay(relay::load(input)?),
+        Kind::Gossip => {
+            needs_dir(kind, input)?;
+            AnyFigure::Gossip(gossip::load(input)?)
+        }
         #[cfg(feature = "store")]
         Kind::Timeline => AnyFigure::Timeline(timeline::load(input)?),
         #[cfg(not(feature = "store"))]
@@ -377,7 +400,7 @@ pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> 
             other => other?,
         };
         for ext in ["png", "svg"] {
-            let out = dir.join(format!("{kind}.{ext}"));
+            let out = dir.join(format!("{}.{ext}", kind.stem()));
             render(&fig, &out, fig.size(&opts))?;
             written.push(out);
         }
