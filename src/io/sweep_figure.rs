@@ -230,6 +230,25 @@ fn common_prefix(xs: &[String]) -> String {
     }
 }
 
+/// A numeric x value as its tick reads it: as typed, or rounded to four
+/// significant digits when typed longer than eight characters
+/// (`1.9364916731037085` → `1.936`).
+fn tick_label(s: &str) -> String {
+    let t = s.trim();
+    match t.parse::<f64>() {
+        Ok(x) if t.len() > 8 && x.is_finite() && x != 0.0 => {
+            let digits = 3 - x.abs().log10().floor() as i32;
+            if digits <= 0 || digits > 12 {
+                return t.to_string();
+            }
+            let r = format!("{:.*}", digits as usize, x);
+            let r = r.trim_end_matches('0').trim_end_matches('.');
+            r.to_string()
+        }
+        _ => t.to_string(),
+    }
+}
+
 fn mechanism_marker(m: &str) -> usize {
     match m {
         "correlated" | "" => 0,
@@ -418,7 +437,7 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
         Some(v) => v
             .into_iter()
             .map(|x| if spec.log_x { x.log10() } else { x })
-            .zip(rest.iter().map(|s| s.to_string()))
+            .zip(rest.iter().map(|s| tick_label(s)))
             .collect(),
         None => rest
             .iter()
@@ -524,6 +543,16 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
         };
         let mut series: Vec<(Vec<String>, Series)> = Vec::new();
         let mut colors: Vec<Vec<String>> = Vec::new();
+        // Mechanisms outside the known three (and outside utility's schemes,
+        // which have their own styles) — e.g. gossip's `gossip`,
+        // `diffusion-gaussian` — are an ordinary dimension of the lines: a
+        // palette colour each, never one shared shade.
+        let utility = super::sweep_intervals::is_utility_metric(metric);
+        let mechanism_shades = !main.iter().any(|a| {
+            let m = &a.row.mechanism;
+            mechanism_marker(m) == 3
+                && !(utility && super::sweep_intervals::scheme_style(m).is_some())
+        });
         for a in &main {
             let Some(&x) = xpos.get(a.keys[xi].as_str()) else {
                 continue;
@@ -539,10 +568,10 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                 None => {
                     let ckey: Vec<String> = dims
                         .iter()
-                        .filter(|d| **d != Dim::Mechanism)
+                        .filter(|d| !mechanism_shades || **d != Dim::Mechanism)
                         .map(|&d| cell(a, d))
                         .collect();
-                    let by_mechanism = dims.contains(&Dim::Mechanism);
+                    let by_mechanism = mechanism_shades && dims.contains(&Dim::Mechanism);
                     // A utility scheme: its own colour and marker in every figure.
                     let scheme = super::sweep_intervals::is_utility_metric(metric)
                         .then(|| super::sweep_intervals::scheme_style(&a.row.mechanism))
@@ -801,6 +830,10 @@ pub fn metric_label(metric: &str) -> String {
         "coalition_size" => "coalition size".into(),
         "utility_mse" => "MSE of the recipients' estimates per degree bucket".into(),
         "utility_mse_all" => "MSE of every recipient's estimate".into(),
+        "two_schools_mse" => "MSE of the network mean".into(),
+        "gossip_eps_paper_median" => "ε at δ, code's accounting (8), median pair".into(),
+        "gossip_eps_exact_median" => "ε at δ, exact loss (11), median pair".into(),
+        "gossip_eps_exact_max" => "ε at δ, exact loss (11), worst pair".into(),
         other => other.replace('_', " "),
     }
 }
@@ -817,6 +850,7 @@ pub fn key_label(key: &str) -> String {
         "coalition" => "coalition".into(),
         "owners" => "owners".into(),
         "values" => "value model".into(),
+        "sigma" => "gossip noise σ".into(),
         other => other.replace('_', " "),
     }
 }
@@ -844,5 +878,15 @@ mod tests {
         assert_eq!(common_prefix(&v(&["0.5", "0.25"])), "");
         assert_eq!(common_prefix(&v(&["hop", "resistance"])), "");
         assert_eq!(common_prefix(&v(&["exp:a=4,b=1"])), "");
+    }
+
+    #[test]
+    fn long_numeric_ticks_are_rounded_short_ones_kept_as_typed() {
+        assert_eq!(tick_label("1.9364916731037085"), "1.936");
+        assert_eq!(tick_label("0.000123456789"), "0.0001235");
+        assert_eq!(tick_label("0.5"), "0.5");
+        assert_eq!(tick_label("1e-6"), "1e-6");
+        assert_eq!(tick_label("123456789012"), "123456789012");
+        assert_eq!(tick_label("exp:a=3,b=1"), "exp:a=3,b=1");
     }
 }

@@ -341,4 +341,35 @@ mod tests {
         assert_eq!(layout.legends.len(), 2);
         assert!(layout.problems().is_empty(), "{:#?}", layout.problems());
     }
+
+    /// Gossip's sweep names its lines by mechanisms outside the known
+    /// three (`gossip`, `diffusion-gaussian`, `diffusion-laplace`): each gets
+    /// its own colour, with or without a second dimension (the estimator).
+    #[test]
+    fn unknown_mechanisms_get_a_colour_each() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/two-schools/sigma.csv");
+        for only in [
+            vec![],
+            vec![("estimator".to_string(), "median".to_string())],
+        ] {
+            let fig = load(
+                &file,
+                &PlotSpec {
+                    x: "sigma".into(),
+                    metrics: vec!["two_schools_mse".into()],
+                    only: only.clone(),
+                    ..PlotSpec::default()
+                },
+            )
+            .unwrap();
+            let colours: Vec<RGBColor> = fig.panels[0].series.iter().map(color_of).collect();
+            let n = colours.len();
+            assert_eq!(n, if only.is_empty() { 6 } else { 3 });
+            for i in 0..n {
+                for j in 0..i {
+                    assert_ne!(colours[i], colours[j], "lines {i} and {j} share a colour");
+                }
+            }
+        }
+    }
 }
