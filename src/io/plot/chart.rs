@@ -11,8 +11,7 @@ use plotters::prelude::*;
 /// A panel's chart: both axes [`Scale`]s.
 pub type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<Scale, Scale>>;
 
-/// Errors of drawing on `DB`.
-pub type DrawError<DB> = DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>;
+pub use super::style::DrawError;
 
 /// The axes of a panel and their descriptions.
 #[derive(Clone, Debug)]

@@ -105,9 +105,7 @@ impl Entry {
 pub type PanelResult<DB> =
     std::result::Result<PanelLayout, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// Result of drawing a whole figure or a legend.
-pub type LayoutResult<DB> =
-    std::result::Result<Layout, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+pub use super::style::LayoutResult;
 
 /// A chart whose legend [`with_legend`] places.
 pub trait Panel {

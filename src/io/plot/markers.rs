@@ -4,7 +4,7 @@
 //! a circle), hollow circle and triangle, filled and hollow diamond, so that
 //! each utility scheme has a marker of its own.
 
-use super::chart::DrawError;
+use super::style::DrawError;
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 

@@ -144,8 +144,14 @@ pub fn ensure_fonts() -> Result<()> {
         .map_err(Error::Unsupported)
 }
 
+/// Errors of drawing on `DB`.
+pub type DrawError<DB> = DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>;
+
+/// Result of drawing a whole figure or a legend.
+pub type LayoutResult<DB> = std::result::Result<Layout, DrawError<DB>>;
+
 /// Result of drawing a figure: where everything landed.
-pub type DrawResult<DB> = super::legend::LayoutResult<DB>;
+pub type DrawResult<DB> = LayoutResult<DB>;
 
 /// A figure that can be drawn onto any plotters backend.
 pub trait Figure {
@@ -275,7 +281,7 @@ pub fn draw_title<DB: DrawingBackend>(
     text: &str,
     subtitle: Option<&str>,
     fonts: &Fonts,
-) -> std::result::Result<(), super::chart::DrawError<DB>> {
+) -> std::result::Result<(), DrawError<DB>> {
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let (w, _) = area.dim_in_pixel();
     let top = Pos::new(HPos::Center, VPos::Top);
