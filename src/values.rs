@@ -175,7 +175,24 @@ impl std::str::FromStr for ValueSpec {
                 "a spec that can be read back: values given in memory are not recorded \
                  (give them again, or write them to a file:PATH)",
             )),
-            _ => Err(bad(spec, GRAMMAR)),
+            other => {
+                let hint = crate::util::suggest::did_you_mean(
+                    other,
+                    &[
+                        "file",
+                        "coords",
+                        "auto",
+                        "uniform",
+                        "normal",
+                        "bits",
+                        "const",
+                        "infection",
+                        "sir",
+                        "smooth",
+                    ],
+                );
+                Err(bad(spec, &format!("{GRAMMAR}{hint}")))
+            }
         }
     }
 }

@@ -34,8 +34,9 @@ pub struct DistancesArgs {
     pub directed: bool,
     /// hop (edges on a shortest path), weighted (sum of lengths, Dijkstra),
     /// resistance (exact effective resistance, dense: components up to
-    /// --resistance-cap nodes) or resistance-approx (JL sketch, any size).
-    #[arg(long, value_name = "KIND")]
+    /// --resistance-cap nodes) or resistance-approx (JL sketch, any size),
+    /// as on every other command
+    #[arg(long, value_name = "KIND", default_value = "hop")]
     pub distance: DistanceKind,
     /// Owners: all | ID,ID,... (ids as written in the edge list, e.g. `0,33`;
     /// one id: `42,` or --owner 42). A bare number N is refused: it means N

@@ -95,8 +95,11 @@ pub struct SweepArgs {
     threads: Option<usize>,
     /// Draw STEM.png and STEM.svg: --metric against --x, one line per
     /// combination of the other varying keys (and mechanism, bucket, ...)
-    #[arg(long, requires = "x")]
+    #[arg(long, requires = "x", overrides_with = "no_plots")]
     plots: bool,
+    /// No figure (the default; as on every other command)
+    #[arg(long)]
+    no_plots: bool,
     /// The grid key on the figure's x axis
     #[arg(long, value_name = "KEY")]
     x: Option<String>,

@@ -166,7 +166,13 @@ impl Coalition {
             _ => {
                 return Err(bad(
                     spec,
-                    format!("a known kind: {KINDS} (got kind '{kind}')"),
+                    format!(
+                        "a known kind: {KINDS} (got kind '{kind}'){}",
+                        crate::util::suggest::did_you_mean(
+                            &kind,
+                            &["far", "band", "random", "nearest", "sybil", "file"]
+                        )
+                    ),
                 ));
             }
         };

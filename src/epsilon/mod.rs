@@ -221,7 +221,13 @@ impl EpsilonMap {
                 let hi = parse_num(spec, "HI", hi)?;
                 Shape::Range { lo, hi }
             }
-            _ => return Err(bad(spec, GRAMMAR)),
+            other => {
+                let hint = crate::util::suggest::did_you_mean(
+                    other,
+                    &["exp", "recip", "power", "table", "range"],
+                );
+                return Err(bad(spec, format!("{GRAMMAR}{hint}")));
+            }
         };
         EpsilonMap::of(shape, spec)
     }

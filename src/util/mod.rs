@@ -31,6 +31,7 @@ pub mod notes;
 pub mod num;
 pub mod space;
 pub(crate) mod spec;
+pub mod suggest;
 pub mod table;
 
 pub use atomic::{AtomicDir, AtomicFile, AtomicPair, AtomicPath, Existing, Refusal};

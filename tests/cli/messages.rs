@@ -315,3 +315,132 @@ fn help_into_a_full_device_is_an_error() {
     drop(child.stdout.take()); // the reader leaves at once
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+/// Front-door frictions (issue 34 item 5), one table: a mistyped word of any
+/// spec or sweep key is answered with the nearest known one, once; a sweep
+/// value cut by the list's commas says the rule and how to escape it.
+#[test]
+fn typos_get_a_suggestion_and_commas_their_rule() {
+    let dir = scratch("typos");
+    let karate = repo("data/karate.edges");
+    let out = dir.join("o").to_string_lossy().into_owned();
+    let csv = dir.join("s.csv").to_string_lossy().into_owned();
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["simulate", "--graph", &karate, "--eps", "expo:a=3,b=1"],
+            vec!["--eps", "did you mean `exp`?"],
+        ),
+        (
+            vec!["simulate", "--graph", &karate, "--values", "unifrom:0,1"],
+            vec!["--values", "did you mean `uniform`?"],
+        ),
+        (
+            vec!["collude", "--graph", &karate, "--coalition", "nearst:m=3"],
+            vec!["--coalition", "did you mean `nearest`?"],
+        ),
+        (
+            vec!["sweep", "--set", "dims=1,2", "--out", &csv],
+            vec!["'dims'", "did you mean `dim`?"],
+        ),
+        (
+            vec!["sweep", "--set", "seeed=1,2", "--out", &csv],
+            vec!["'seeed'", "did you mean `seed`?"],
+        ),
+        (
+            vec!["sweep", "--set", "eps=exp:a=3,b=1", "--out", &csv],
+            vec!["split on its commas", "eps=exp:a=3,b=1|"],
+        ),
+    ];
+    for (mut args, parts) in cases {
+        if args[0] != "sweep" {
+            args.extend(["--out", &out, "-q"]);
+        }
+        let err = one_line_error(&dir, &args, 2, &parts);
+        assert_eq!(
+            err.matches("did you mean").count(),
+            parts.iter().filter(|p| p.contains("did you mean")).count(),
+            "{err}"
+        );
+        assert_eq!(err.matches("invalid").count(), 1, "printed once: {err}");
+    }
+    // Far from every word: no suggestion.
+    let err = one_line_error(
+        &dir,
+        &[
+            "simulate", "--graph", &karate, "--eps", "zzzz:a=1", "--out", &out,
+        ],
+        2,
+        &["--eps"],
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--plots`/`--no-plots` on every command that draws (sweep's default
+/// stays "no figure"), and `distances` defaults to hop as every command.
+#[test]
+fn plots_flags_and_the_distance_default_are_the_same_everywhere() {
+    let dir = scratch("plots-flags");
+    let karate = repo("data/karate.edges");
+    let run = |args: &[&str]| {
+        let o = bin().args(args).current_dir(&dir).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    run(&[
+        "sweep",
+        "--set",
+        &format!("graph={karate}"),
+        "--set",
+        "seed=1,2",
+        "--set",
+        "owners=2",
+        "--plots",
+        "--x",
+        "seed",
+        "--no-plots",
+        "-q",
+        "--out",
+        "s.csv",
+    ]);
+    assert!(dir.join("s.csv").exists() && !dir.join("s.png").exists());
+    run(&[
+        "simulate",
+        "--graph",
+        &karate,
+        "--owners",
+        "2",
+        "--no-plots",
+        "--plots",
+        "-q",
+        "--out",
+        "sim",
+    ]);
+    assert!(dir.join("sim/jumps.png").exists());
+    run(&[
+        "distances",
+        "--graph",
+        &karate,
+        "--owner",
+        "0",
+        "--out",
+        "d.csv",
+    ]);
+    let hop = std::fs::read_to_string(dir.join("d.csv")).unwrap();
+    run(&[
+        "distances",
+        "--graph",
+        &karate,
+        "--owner",
+        "0",
+        "--distance",
+        "hop",
+        "--out",
+        "d2.csv",
+    ]);
+    assert_eq!(hop, std::fs::read_to_string(dir.join("d2.csv")).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

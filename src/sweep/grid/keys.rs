@@ -64,6 +64,22 @@ pub(super) fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(S
     if k != "distance_options" && defaults.contains_key(&k) {
         return Ok((k.clone(), Slot::Sim(k)));
     }
+    let known = known_keys(defaults);
+    let names: Vec<&str> = known.iter().map(String::as_str).collect();
+    Err(Error::param(
+        "sweep key",
+        key,
+        format!(
+            "one of {}{}",
+            known.join(", "),
+            crate::util::suggest::did_you_mean(&k, &names)
+        ),
+    ))
+}
+
+/// Every key a sweep takes (options, distance options, collusion and
+/// command keys), for messages.
+pub(super) fn known_keys(defaults: &Map<String, Value>) -> Vec<String> {
     let mut known: Vec<String> = defaults
         .keys()
         .filter(|k| *k != "distance_options")
@@ -73,11 +89,7 @@ pub(super) fn resolve_key(key: &str, defaults: &Map<String, Value>) -> Result<(S
     known.push("distance_options.seed".into());
     known.extend(COLLUDE_KEYS.iter().map(|s| s.to_string()));
     known.extend(COMMAND_KEYS.iter().map(|s| s.to_string()));
-    Err(Error::param(
-        "sweep key",
-        key,
-        format!("one of {}", known.join(", ")),
-    ))
+    known
 }
 
 /// Whether `key` can name a template variable: a letter or `_`, then

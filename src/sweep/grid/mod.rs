@@ -153,7 +153,23 @@ impl Grid {
         let (canonical, slot) = resolve_axis(key, &defaults)?;
         self.check_new_key(&canonical, key)?;
         let values = split_values(&canonical, ty_of(&slot, &defaults), list)?;
-        self.push_axis(canonical, values)
+        let split_on_commas = values.len() > 1 && !list.contains('|');
+        self.push_axis(canonical, values).map_err(|e| match e {
+            // A spec cut in pieces by the list's commas: say the rule.
+            Error::Parameter {
+                name,
+                value,
+                expected,
+            } if split_on_commas => Error::Parameter {
+                name,
+                value,
+                expected: format!(
+                    "{expected} — the list '{list}' was split on its commas; one value with \
+                     commas ends in `|` ({key}={list}|), several are separated by `|`"
+                ),
+            },
+            e => e,
+        })
     }
 
     fn push_axis(&mut self, key: String, values: Vec<String>) -> Result<()> {
@@ -373,16 +389,17 @@ impl Grid {
                 && !used.contains(&a.key)
             {
                 // Not an option, and no value uses it: most likely a typo.
-                let e = resolve_key(&a.key, &defaults)
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default();
+                let known = keys::known_keys(&defaults);
+                let names: Vec<&str> = known.iter().map(String::as_str).collect();
+                let hint = crate::util::suggest::did_you_mean(&a.key, &names);
                 return Err(Error::param(
                     "sweep key",
                     &a.key,
                     format!(
-                        "an option, or a template variable used as {{{}}} in a value; {e}",
-                        a.key
+                        "an option, or a template variable used as {{{}}} in a value{hint}; \
+                         the options: {}",
+                        a.key,
+                        known.join(", ")
                     ),
                 ));
             }

@@ -1,0 +1,74 @@
+//! "Did you mean": the known word nearest to a mistyped one (sweep keys and
+//! the kinds of every spec: `eps`, `values`, `coalition`), so that every
+//! face's message suggests the same way.
+
+/// Edit distance (insertions, deletions, substitutions; ASCII case folded).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The candidate nearest to `word` when it is near enough to be a typo: at
+/// most 1 edit for words of up to 4 letters, 2 up to 8, 3 beyond; ties go
+/// to the first candidate. `None` for an exact match or nothing near.
+pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let w = word.trim();
+    if w.is_empty() {
+        return None;
+    }
+    let limit = match w.chars().count() {
+        0..=4 => 1,
+        5..=8 => 2,
+        _ => 3,
+    };
+    candidates
+        .iter()
+        .map(|c| (distance(w, c), *c))
+        .filter(|&(d, _)| d > 0 && d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// `" (did you mean `X`?)"` for the nearest candidate, else empty: the
+/// suffix every message appends.
+pub fn did_you_mean(word: &str, candidates: &[&str]) -> String {
+    nearest(word, candidates)
+        .map(|c| format!(" (did you mean `{c}`?)"))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_are_matched_and_far_words_are_not() {
+        let keys = ["dim", "dims_x", "eps", "seed", "coalition", "distance"];
+        assert_eq!(nearest("dims", &keys), Some("dim"));
+        assert_eq!(nearest("coaliton", &keys), Some("coalition"));
+        assert_eq!(
+            nearest("Seed", &keys),
+            None,
+            "an exact match (case folded) is not a typo"
+        );
+        assert_eq!(nearest("sed", &keys), Some("seed"));
+        assert_eq!(nearest("banana", &keys), None);
+        assert_eq!(nearest("", &keys), None);
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(
+            did_you_mean("expo", &["exp", "recip"]),
+            " (did you mean `exp`?)"
+        );
+        assert_eq!(did_you_mean("zzz", &["exp", "recip"]), "");
+    }
+}
