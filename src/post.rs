@@ -68,9 +68,14 @@ impl std::str::FromStr for Post {
             "bit" => Ok(Post::Bit),
             "round" => Ok(Post::Round),
             _ => {
-                let body = s
-                    .strip_prefix("clamp:")
-                    .ok_or_else(|| Error::param("post", spec, expected))?;
+                let body = s.strip_prefix("clamp:").ok_or_else(|| {
+                    let head = s.split(':').next().unwrap_or(s);
+                    let hint = crate::util::suggest::did_you_mean(
+                        head,
+                        &["none", "clamp", "bit", "round"],
+                    );
+                    Error::param("post", spec, format!("{expected}{hint}"))
+                })?;
                 let v: Vec<f64> = body
                     .split(',')
                     .map(|t| t.trim().parse::<f64>())

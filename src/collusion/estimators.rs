@@ -117,7 +117,13 @@ impl FromStr for Estimator {
                 Error::param(
                     "estimators",
                     t,
-                    "one of best, mean, ivw, median, mle, pitman",
+                    format!(
+                        "one of best, mean, ivw, median, mle, pitman{}",
+                        crate::util::suggest::did_you_mean(
+                            t,
+                            &["best", "mean", "ivw", "median", "mle", "pitman"]
+                        )
+                    ),
                 )
             })
     }

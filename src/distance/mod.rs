@@ -88,7 +88,13 @@ impl FromStr for DistanceKind {
                 Error::param(
                     "distance",
                     s,
-                    "one of hop, weighted, resistance, resistance-approx",
+                    format!(
+                        "one of hop, weighted, resistance, resistance-approx{}",
+                        crate::util::suggest::did_you_mean(
+                            s,
+                            &["hop", "weighted", "resistance", "resistance-approx"]
+                        )
+                    ),
                 )
             })
     }

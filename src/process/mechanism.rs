@@ -74,7 +74,13 @@ impl std::str::FromStr for MechanismChoice {
             _ => Err(Error::param(
                 "mechanism",
                 s,
-                "correlated, independent, gaussian or both",
+                format!(
+                    "correlated, independent, gaussian or both{}",
+                    crate::util::suggest::did_you_mean(
+                        s,
+                        &["correlated", "independent", "gaussian", "both"]
+                    )
+                ),
             )),
         }
     }

@@ -49,7 +49,14 @@ impl std::str::FromStr for Norm {
         match s.trim().to_ascii_lowercase().as_str() {
             "l1" => Ok(Norm::L1),
             "l2" => Ok(Norm::L2),
-            _ => Err(crate::error::Error::param("norm", s, "l1 or l2")),
+            _ => Err(crate::error::Error::param(
+                "norm",
+                s,
+                format!(
+                    "l1 or l2{}",
+                    crate::util::suggest::did_you_mean(s, &["l1", "l2"])
+                ),
+            )),
         }
     }
 }

@@ -38,7 +38,14 @@ impl std::str::FromStr for Unreachable {
         match s.trim() {
             "skip" => Ok(Unreachable::Skip),
             "floor" => Ok(Unreachable::Floor),
-            _ => Err(Error::param("unreachable", s, "skip or floor")),
+            _ => Err(Error::param(
+                "unreachable",
+                s,
+                format!(
+                    "skip or floor{}",
+                    crate::util::suggest::did_you_mean(s, &["skip", "floor"])
+                ),
+            )),
         }
     }
 }

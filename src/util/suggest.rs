@@ -2,20 +2,32 @@
 //! the kinds of every spec: `eps`, `values`, `coalition`), so that every
 //! face's message suggests the same way.
 
-/// Edit distance (insertions, deletions, substitutions; ASCII case folded).
+/// Edit distance (insertions, deletions, substitutions and swaps of two
+/// neighbouring letters — optimal string alignment; case folded).
 fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+    for j in 0..=m {
+        d[0][j] = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j - 1] + cost)
+                .min(d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[n][m]
 }
 
 /// The candidate nearest to `word` when it is near enough to be a typo: at
@@ -65,6 +77,12 @@ mod tests {
         assert_eq!(nearest("banana", &keys), None);
         assert_eq!(nearest("", &keys), None);
         assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(
+            distance("bset", "best"),
+            1,
+            "a swap of neighbours is one edit"
+        );
+        assert_eq!(nearest("bset", &["best", "mean"]), Some("best"));
         assert_eq!(
             did_you_mean("expo", &["exp", "recip"]),
             " (did you mean `exp`?)"

@@ -339,6 +339,30 @@ fn typos_get_a_suggestion_and_commas_their_rule() {
             vec!["--coalition", "did you mean `nearest`?"],
         ),
         (
+            vec!["simulate", "--graph", &karate, "--distance", "resistence"],
+            vec!["--distance", "did you mean `resistance`?"],
+        ),
+        (
+            vec!["simulate", "--graph", &karate, "--mechanism", "corelated"],
+            vec!["--mechanism", "did you mean `correlated`?"],
+        ),
+        (
+            vec!["simulate", "--graph", &karate, "--noise", "discret"],
+            vec!["--noise", "did you mean `discrete`?"],
+        ),
+        (
+            vec!["simulate", "--graph", &karate, "--post", "clmp:0,1"],
+            vec!["--post", "did you mean `clamp`?"],
+        ),
+        (
+            vec!["simulate", "--graph", &karate, "--unreachable", "skp"],
+            vec!["--unreachable", "did you mean `skip`?"],
+        ),
+        (
+            vec!["collude", "--graph", &karate, "--estimators", "bset"],
+            vec!["--estimators", "did you mean `best`?"],
+        ),
+        (
             vec!["sweep", "--set", "dims=1,2", "--out", &csv],
             vec!["'dims'", "did you mean `dim`?"],
         ),

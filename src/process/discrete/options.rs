@@ -38,7 +38,14 @@ impl std::str::FromStr for NoiseKind {
         match s.trim().to_ascii_lowercase().as_str() {
             "laplace" => Ok(NoiseKind::Laplace),
             "discrete" => Ok(NoiseKind::Discrete),
-            _ => Err(Error::param("noise", s, "laplace or discrete")),
+            _ => Err(Error::param(
+                "noise",
+                s,
+                format!(
+                    "laplace or discrete{}",
+                    crate::util::suggest::did_you_mean(s, &["laplace", "discrete"])
+                ),
+            )),
         }
     }
 }
