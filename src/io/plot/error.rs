@@ -316,16 +316,12 @@ impl Panel for ErrorFigure {
 
 impl Figure for ErrorFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
-        style::draw_title(
+        legend::titled(
             root,
             "Error against distance: empirical RMSE (95% CI) and theory",
-            None,
-            &fonts,
-        )?;
-        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
-        legend::with_legend(&body, &fonts, self, &self.entries())
+            self,
+            &self.entries(),
+        )
     }
 }
 

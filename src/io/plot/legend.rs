@@ -285,6 +285,23 @@ pub fn free_corner(plot: Rect, size: (i32, i32), marks: &[Mark], inset: i32) -> 
         })
 }
 
+/// A whole single-panel figure on `root`: white ground, `title` on top,
+/// then `panel` with the legend of `entries` ([`with_legend`]). The figures
+/// of one chart and one legend (error, path, utility, relay, gossip) are
+/// drawn by this one function.
+pub fn titled<DB: DrawingBackend, P: Panel>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    panel: &P,
+    entries: &[Entry],
+) -> LayoutResult<DB> {
+    let fonts = Fonts::for_size(root.dim_in_pixel());
+    root.fill(&WHITE)?;
+    style::draw_title(root, title, None, &fonts)?;
+    let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
+    with_legend(&body, &fonts, panel, entries)
+}
+
 /// Draws `panel` on `area` with the legend of `entries` where it covers no
 /// data (see the module docs); returns the panel's layout and the legend's.
 pub fn with_legend<DB: DrawingBackend, P: Panel>(

@@ -304,21 +304,17 @@ impl Panel for PathFigure {
 
 impl Figure for PathFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
         let shown = if self.total > self.traces.len() {
             format!("first {} of {} paths", self.traces.len(), self.total)
         } else {
             style::plural(self.total, "path")
         };
-        style::draw_title(
+        legend::titled(
             root,
             &format!("Sample paths of the lazy Laplace process ({shown})"),
-            None,
-            &fonts,
-        )?;
-        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
-        legend::with_legend(&body, &fonts, self, &self.entries())
+            self,
+            &self.entries(),
+        )
     }
 }
 

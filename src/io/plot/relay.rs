@@ -124,16 +124,12 @@ impl Panel for RelayFigure {
 
 impl Figure for RelayFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
-        style::draw_title(
+        legend::titled(
             root,
             "Relay: privacy level learned relative to one's own, against distance",
-            None,
-            &fonts,
-        )?;
-        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
-        legend::with_legend(&body, &fonts, self, &self.entries())
+            self,
+            &self.entries(),
+        )
     }
 }
 

@@ -184,16 +184,12 @@ impl Panel for UtilityFigure {
 
 impl Figure for UtilityFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let fonts = Fonts::for_size(root.dim_in_pixel());
-        root.fill(&WHITE)?;
-        style::draw_title(
+        legend::titled(
             root,
             "Network-wide mean: estimation error against recipient degree",
-            None,
-            &fonts,
-        )?;
-        let body = root.margin(style::title_height(&fonts, false), 0, 0, 0);
-        legend::with_legend(&body, &fonts, self, &self.entries())
+            self,
+            &self.entries(),
+        )
     }
 }
 
