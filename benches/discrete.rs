@@ -5,7 +5,7 @@
 //! (m = 32, γ = 2^-10: 157 rung steps) next to the f64 `PathSampler` over
 //! the same range. Budget from the issue: ≈ 240 ns per exact draw.
 //!
-//! Run: `cargo bench --bench discrete -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p privdiffuse-benches --bench discrete -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use privdiffuse::process::discrete::{

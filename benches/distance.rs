@@ -1,6 +1,6 @@
 //! Distance benchmarks (issue 3 "Speed"); peers: `benches/peers/peers.py`.
 //!
-//! `cargo bench --bench distance -- --quick` runs:
+//! `cargo bench -p privdiffuse-benches --bench distance -- --quick` runs:
 //! * on `data/facebook_combined.txt` (or `$PRIVDIFFUSE_FACEBOOK`;
 //!   skipped with a notice when absent): single-source BFS, all 4,039 owners
 //!   via `batch()` (rayon over 64-owner chunks, one `Workspace` per thread),
@@ -31,7 +31,7 @@ fn facebook_path() -> PathBuf {
     if let Some(p) = std::env::var_os("PRIVDIFFUSE_FACEBOOK") {
         return PathBuf::from(p);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/facebook_combined.txt")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/facebook_combined.txt")
 }
 
 /// A `u v` edge list with arbitrary integer ids (bench-local; the library

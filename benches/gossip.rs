@@ -10,7 +10,7 @@
 //!
 //! The two heavy cases run once each (`sample_size` 10 would take the
 //! better part of an hour): they are timed with a plain clock and printed;
-//! criterion times the two light ones. `cargo bench --bench gossip`.
+//! criterion times the two light ones. `cargo bench -p privdiffuse-benches --bench gossip`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use privdiffuse::Graph;
@@ -26,7 +26,7 @@ use std::path::Path;
 use std::time::Instant;
 
 fn facebook() -> Option<Graph> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/facebook_combined.txt");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/facebook_combined.txt");
     if !p.exists() {
         eprintln!("gossip bench: {} absent, nothing measured", p.display());
         return None;

@@ -1,6 +1,6 @@
 //! Edge-list loading and graph generation speed.
 //!
-//! `cargo bench --bench graph_load`. Loads a generated 1M-edge Erdős–Rényi file
+//! `cargo bench -p privdiffuse-benches --bench graph_load`. Loads a generated 1M-edge Erdős–Rényi file
 //! (written once to the temp directory, lines shuffled so ids arrive in random
 //! order, the hard case for the id table) and, if present,
 //! `data/facebook_combined.txt` (88,234 edges).
@@ -37,7 +37,7 @@ fn load(c: &mut Criterion) {
     group.bench_function("er_1M_edges_shuffled", |b| {
         b.iter(|| black_box(load_graph(&er, &LoadOptions::default()).unwrap()))
     });
-    let fb = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/facebook_combined.txt");
+    let fb = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/facebook_combined.txt");
     if fb.exists() {
         group.throughput(Throughput::Elements(88_234));
         group.bench_function("facebook_combined", |b| {

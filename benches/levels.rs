@@ -9,7 +9,7 @@
 //! made by `privdiffuse generate er --n 1000000 --m 10000000 --seed 1`);
 //! skipped with a notice when absent.
 //!
-//! `cargo bench --bench levels -- --quick`
+//! `cargo bench -p privdiffuse-benches --bench levels -- --quick`
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use privdiffuse::distance::{

@@ -3,7 +3,7 @@
 //! lookups/s. `n1_l1_with_rng_for` adds one `rng_for` derivation per path, as
 //! the simulator does (one generator per owner).
 //!
-//! Run: `cargo bench --bench process -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p privdiffuse-benches --bench process -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use privdiffuse::process::{NoisePath, Norm, PathSampler};

@@ -2,7 +2,7 @@
 //! raw u64s, one Laplace draw, one full n = 1 path over [0.5, 15], and the cost
 //! of deriving a generator per path (`rng_for` vs a SplitMix-seeded Xoshiro).
 //!
-//! Run: `cargo bench --bench rng -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p privdiffuse-benches --bench rng -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use privdiffuse::process::laplace::laplace;

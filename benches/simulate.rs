@@ -6,7 +6,7 @@
 //! 16.3 M answers per mechanism) when present, else a generated 2,000-node
 //! geometric graph.
 //!
-//! cargo bench --bench simulate -- --warm-up-time 1 --measurement-time 5
+//! cargo bench -p privdiffuse-benches --bench simulate -- --warm-up-time 1 --measurement-time 5
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use privdiffuse::distance::Distances;
@@ -17,7 +17,7 @@ use std::path::Path;
 fn workload() -> (String, Graph) {
     let fb = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/data/facebook_combined.txt"
+        "/../data/facebook_combined.txt"
     ));
     if fb.exists() {
         let g = load_graph(fb, &LoadOptions::default()).expect("facebook loads");

@@ -4,7 +4,7 @@
 //! bare level search on the same graph, and the cost of the exact
 //! accumulator against `f64` for the look-up-and-add step.
 //!
-//! `cargo bench --bench utility -- --quick`; `PRIVDIFFUSE_UTILITY_N` resizes
+//! `cargo bench -p privdiffuse-benches --bench utility -- --quick`; `PRIVDIFFUSE_UTILITY_N` resizes
 //! the Erdős–Rényi graph (default 200,000 nodes, 10 edges per node).
 
 use criterion::{Criterion, criterion_group, criterion_main};

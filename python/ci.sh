@@ -18,11 +18,13 @@ py="$tmp/venv/bin/python"
 
 echo "== pip install ./python[pandas] pytest numpy scipy networkx matplotlib nbclient ipykernel"
 t0=$(date +%s)
-# The extension is built with python/Cargo.toml's dev profile (no
-# optimisation: about a third of the release build's time; the suite takes
-# seconds either way). A user's `pip install ./python` builds the release
-# profile; PRIVDIFFUSE_PY_PROFILE=release tests that build instead.
-export MATURIN_PEP517_ARGS="--profile ${PRIVDIFFUSE_PY_PROFILE:-dev}"
+# pip builds in-tree with the workspace's dev profile (pyproject.toml), so the
+# extension reuses the dependencies and the privdiffuse library that CI's
+# `cargo test` compiled: only pyo3, numpy and the extension are new.
+# PRIVDIFFUSE_PY_PROFILE=release tests the optimised build instead.
+if [ -n "${PRIVDIFFUSE_PY_PROFILE:-}" ]; then
+    export MATURIN_PEP517_ARGS="--profile $PRIVDIFFUSE_PY_PROFILE"
+fi
 "$py" -m pip install --quiet --disable-pip-version-check "./python[pandas]" pytest numpy scipy networkx \
     matplotlib nbclient nbformat ipykernel
 echo "   built and installed in $(( $(date +%s) - t0 )) s"
