@@ -94,7 +94,9 @@ fn _option_names(command: &str) -> PyResult<Vec<&'static str>> {
         "collude" => Ok(privdiffuse::collusion::config::collusion_keys().to_vec()),
         "utility" => Ok(door::utility_keys().to_vec()),
         "relay" => Ok(relay::relay_keys().to_vec()),
-        "gossip" => Ok(privdiffuse::util::table::fields::<privdiffuse::gossip::GossipConfig>().to_vec()),
+        "gossip" => {
+            Ok(privdiffuse::util::table::fields::<privdiffuse::gossip::GossipConfig>().to_vec())
+        }
         "evolve" => {
             Ok(privdiffuse::util::table::fields::<privdiffuse::evolve::EvolveConfig>().to_vec())
         }

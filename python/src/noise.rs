@@ -339,7 +339,10 @@ impl PyGradualRelease {
             return Err(param_err(
                 "scalar",
                 "True",
-                &format!("False for a state of dimension {} (numbers are 1-D values)", r.dim()),
+                &format!(
+                    "False for a state of dimension {} (numbers are 1-D values)",
+                    r.dim()
+                ),
             ));
         }
         Ok(PyGradualRelease { r, scalar })

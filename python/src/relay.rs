@@ -85,7 +85,12 @@ impl PyRelayOutput {
                 plots,
                 control: Control::new().with_cancel(token.clone()),
             };
-            save_files(&files, SavedFigures::Relay(&self.by_distance), &timings, &opts)
+            save_files(
+                &files,
+                SavedFigures::Relay(&self.by_distance),
+                &timings,
+                &opts,
+            )
         })
     }
 }
