@@ -144,9 +144,9 @@ impl std::str::FromStr for ValueSpec {
             "coords" if body.is_empty() => Ok(ValueSpec::Coords),
             "auto" if body.is_empty() => Ok(ValueSpec::Auto),
             "uniform" => {
-                let v = nums(spec, body, 2, "uniform:LO,HI with finite LO < HI")?;
-                if v[0] >= v[1] {
-                    return Err(bad(spec, "uniform:LO,HI with finite LO < HI"));
+                let v = nums(spec, body, 2, UNIFORM)?;
+                if !uniform_ok(v[0], v[1]) {
+                    return Err(bad(spec, UNIFORM));
                 }
                 Ok(ValueSpec::Uniform { lo: v[0], hi: v[1] })
             }
@@ -197,6 +197,16 @@ impl std::str::FromStr for ValueSpec {
     }
 }
 
+/// What `uniform:` takes: the draw `lo + (hi − lo)·U` stays finite.
+const UNIFORM: &str = "uniform:LO,HI with finite LO < HI and a finite width HI − LO";
+
+/// Whether `uniform:lo,hi` draws finite values only: `uniform:-1e308,1e308`
+/// has an infinite width, and every value it drew was ±inf (`evolve`
+/// stored them; issue 32 item 5).
+fn uniform_ok(lo: f64, hi: f64) -> bool {
+    lo.is_finite() && hi.is_finite() && lo < hi && (hi - lo).is_finite()
+}
+
 impl ValueSpec {
     /// Checks a spec built from its variants (the parser makes the same
     /// checks): finite numbers, `lo < hi`, `sd ≥ 0`, `0 ≤ p ≤ 1`, a path.
@@ -205,9 +215,7 @@ impl ValueSpec {
         let spec = self.to_string();
         match *self {
             ValueSpec::File(ref p) if p.as_os_str().is_empty() => Err(bad(&spec, GRAMMAR)),
-            ValueSpec::Uniform { lo, hi } if !(finite(&[lo, hi]) && lo < hi) => {
-                Err(bad(&spec, "uniform:LO,HI with finite LO < HI"))
-            }
+            ValueSpec::Uniform { lo, hi } if !uniform_ok(lo, hi) => Err(bad(&spec, UNIFORM)),
             ValueSpec::Normal { mean, sd } if !(finite(&[mean, sd]) && sd >= 0.0) => {
                 Err(bad(&spec, "normal:MEAN,SD with SD ≥ 0"))
             }

@@ -66,3 +66,25 @@ def test_relay_responses_are_simulates(tmp_path):
     s = pdf.simulate(karate, mechanism="correlated", responses=True, **opts)
     assert r.csv("responses.csv") == s.csv("responses.csv")
     assert "responses.csv" not in pdf.relay(karate, **opts).files
+
+
+# One rule per row, every run function it concerns (issue 32 items 3 and 5):
+# the library refuses, so Python says what the CLI says.
+@pytest.mark.parametrize(
+    "run,options,words",
+    [
+        (pdf.relay, {"mechanism": "gaussian"}, ["mechanism", "relay", "simulate or collude"]),
+        (pdf.utility, {"mechanism": "gaussian"}, ["mechanism", "utility", "simulate or collude"]),
+        (pdf.simulate, {"values": "uniform:-1e308,1e308"}, ["values", "finite width"]),
+        (pdf.relay, {"values": "uniform:-1e308,1e308"}, ["values", "finite width"]),
+        (pdf.utility, {"values": "uniform:-1e308,1e308"}, ["values", "finite width"]),
+    ],
+)
+def test_one_rule_for_every_run_function(run, options, words):
+    g = pdf.Graph.load(Path(__file__).resolve().parents[2] / "data" / "karate.edges")
+    with pytest.raises(ValueError) as e:
+        run(g, **options)
+    text = str(e.value)
+    assert "\n" not in text, text
+    for w in words:
+        assert w in text, text

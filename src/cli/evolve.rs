@@ -124,6 +124,10 @@ pub struct EvolveArgs {
     /// No progress line
     #[arg(long)]
     quiet: bool,
+    /// Measurement: recompute every owner at every batch, not only those an
+    /// event reached (the same results, slower)
+    #[arg(long, hide = true)]
+    full_recompute: bool,
 }
 
 /// The default output directory: the store's path without `.db`, plus `-evolve`.
@@ -143,6 +147,10 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         let e = std::io::Error::other("not a directory (--out is evolve's output directory)");
         return Err(crate::Error::io(&out, e).into());
     }
+    // One run at a time into OUT (issue 32 item 2), taken before the store
+    // is opened and held until the last output is written: concurrent runs
+    // into one OUT mixed one run's summary.json with another's timeline.
+    let _claim = crate::io::evolve::claim_out(&out)?;
     let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
         .header(a.header.get())
         .eps_max(a.eps_max)
@@ -182,10 +190,7 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         levels_per_doubling: a.levels_per_doubling.unwrap_or(d.levels_per_doubling),
         rng: a.rng.unwrap_or(d.rng),
     });
-    if std::env::var_os("PRIVDIFFUSE_EVOLVE_FULL").is_some() {
-        // Measurement: recompute every owner at every batch (same results).
-        ev = ev.full_recompute(true);
-    }
+    ev = ev.full_recompute(a.full_recompute);
     let control = super::progress::control(!a.quiet);
     ev = ev.control(control.clone());
     let o = with_threads(a.threads, || ev.run())?;

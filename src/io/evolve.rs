@@ -10,6 +10,19 @@ use crate::util::{AtomicFile, Existing};
 use std::io::Write;
 use std::path::Path;
 
+/// Claims `evolve`'s output directory for this run: the lock `OUT.lock`
+/// beside it (removed when the claim is dropped; one left by a killed run is
+/// taken over), so that a second run into the same OUT fails at once with
+/// `OUT is in use by another run`. The directory itself is rewritten by
+/// every batch and by a resumed run, so it is not required to be new.
+pub fn claim_out(out: &Path) -> Result<crate::util::lock::FileLock> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        // The first batch would create it; the lock file lives in it.
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    Ok(crate::util::lock::FileLock::acquire(out)?)
+}
+
 /// The [`Evolve::on_batch`](crate::evolve::Evolve::on_batch) of the command
 /// line: rewrites `DIR/timeline.csv` from the committed timeline.
 pub fn timeline_writer(

@@ -40,6 +40,7 @@ impl RelayConfig {
     /// The checks that need no graph: the simulation's, the distance kind,
     /// `unreachable`, and the fractions.
     pub fn check(&self) -> Result<()> {
+        self.sim.refuse_gaussian_mechanism("relay")?;
         let sim = self.sim_config();
         sim.check()?;
         match sim.distance {

@@ -369,6 +369,24 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// Refuses `mechanism = gaussian` in a command that runs only the
+    /// Laplace (or discrete) path and would otherwise ignore it: `relay`
+    /// and `utility` take `mechanism` from the simulation's options, and
+    /// used to run Laplace noise under a Gaussian request (issue 32 item 3).
+    pub(crate) fn refuse_gaussian_mechanism(&self, command: &str) -> Result<()> {
+        if self.mechanism == MechanismChoice::Gaussian {
+            return Err(Error::param(
+                "mechanism",
+                "gaussian",
+                format!(
+                    "correlated, independent or both: {command} runs the Laplace or discrete \
+                     path only (Gaussian noise: simulate or collude)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The checks that need no graph: the noise model (`dim`, `sensitivity`,
     /// `delta`), the clamps of the map, `unreachable` against `eps_min`,
     /// `bins` (against the memory budget for continuous distances), `owners`,

@@ -181,6 +181,7 @@ const NOISE_STREAM: u64 = 2;
 impl UtilityConfig {
     /// Checks what needs no graph.
     pub fn check(&self) -> Result<()> {
+        self.sim.refuse_gaussian_mechanism("utility")?;
         self.sim.check()?;
         if self.sim.distance != DistanceKind::Hop {
             return Err(Error::param(

@@ -400,6 +400,35 @@ fn typos_get_a_suggestion_and_commas_their_rule() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--mechanism gaussian` where only the Laplace or discrete path runs
+/// (relay, utility) is refused in one line, on the command line and through
+/// `--config`, rather than ignored (issue 32 item 3).
+#[test]
+fn gaussian_is_refused_where_it_would_be_ignored() {
+    let dir = scratch("gaussian-refused");
+    let karate = repo("data/karate.edges");
+    let out = dir.join("o").display().to_string();
+    for cmd in ["relay", "utility"] {
+        let err = one_line_error(
+            &dir,
+            &[
+                cmd,
+                "--graph",
+                &karate,
+                "--mechanism",
+                "gaussian",
+                "--out",
+                &out,
+                "-q",
+            ],
+            2,
+            &["--mechanism", "gaussian", cmd, "simulate or collude"],
+        );
+        assert!(!Path::new(&out).exists(), "{cmd}: nothing written: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `--plots`/`--no-plots` on every command that draws (sweep's default
 /// stays "no figure"), and `distances` defaults to hop as every command.
 #[test]
@@ -466,5 +495,41 @@ fn plots_flags_and_the_distance_default_are_the_same_everywhere() {
         "d2.csv",
     ]);
     assert_eq!(hop, std::fs::read_to_string(dir.join("d2.csv")).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `uniform:LO,HI` whose width HI − LO overflows is refused by every
+/// command that takes `--values`, before anything is written (issue 32
+/// item 5): `evolve` stored ±inf answers, `relay` wrote its files.
+#[test]
+fn values_whose_draws_overflow_are_refused_by_every_command() {
+    let dir = scratch("values-overflow");
+    let karate = repo("data/karate.edges");
+    let out = dir.join("o").display().to_string();
+    let db = dir.join("s.db").display().to_string();
+    let v = "uniform:-1e308,1e308";
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["simulate", "--graph", &karate, "--out", &out],
+        vec!["relay", "--graph", &karate, "--out", &out],
+        vec!["utility", "--graph", &karate, "--out", &out],
+        vec![
+            "collude",
+            "--graph",
+            &karate,
+            "--coalition",
+            "random:m=3",
+            "--out",
+            &out,
+        ],
+        vec![
+            "evolve", "--graph", &karate, "--events", &karate, "--store", &db, "--out", &out,
+        ],
+    ];
+    for mut args in cases {
+        args.extend(["--values", v]);
+        one_line_error(&dir, &args, 2, &["--values", "finite width"]);
+        assert!(!Path::new(&out).exists(), "{args:?}: nothing written");
+        assert!(!Path::new(&db).exists(), "{args:?}: no store");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -219,14 +219,64 @@ fn a_second_writer_fails_at_once_while_a_reader_runs_beside_the_writer() {
         return;
     }
     assert_eq!(second.status.code(), Some(1));
+    // The output directory is claimed first, then the store.
     assert_eq!(
         err(&second),
-        format!("error: {} is in use by another run\n", db.display())
+        format!(
+            "error: {} is in use by another run\n",
+            dir.join("w").display()
+        )
     );
     let listed = ok(&reader);
     assert!(
         listed.lines().count() > 1000,
         "the reader saw the committed batches"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two runs with different stores into one `--out` (issue 32 item 2): the
+/// second fails at once naming OUT and writes nothing; the first finishes;
+/// no `OUT.lock` is left.
+#[test]
+fn a_second_run_into_the_same_out_fails_at_once() {
+    let dir = tmpdir("one-out");
+    let (start, events, nodes) = ego_events(&dir, "0");
+    let out = dir.join("o");
+    let mut args = evolve_args(&start, &events, &nodes, &dir.join("a.db"), &out);
+    let b = args.iter().position(|a| a == "--batch").unwrap();
+    args[b + 1] = "1".into();
+    let mut first = bin().args(&args).stderr(Stdio::piped()).spawn().unwrap();
+    let t = std::time::Instant::now();
+    while !out.join("timeline.csv").exists() && t.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let second = bin()
+        .args(evolve_args(
+            &start,
+            &events,
+            &nodes,
+            &dir.join("b.db"),
+            &out,
+        ))
+        .output()
+        .unwrap();
+    let still_running = first.try_wait().unwrap().is_none();
+    let done = first.wait_with_output().unwrap();
+    assert!(done.status.success(), "{}", err(&done));
+    assert!(!dir.join("o.lock").exists(), "the claim is removed");
+    if !still_running {
+        crate::skip::skipped("the first run finished before the second started");
+        return;
+    }
+    assert_eq!(second.status.code(), Some(1));
+    assert_eq!(
+        err(&second),
+        format!("error: {} is in use by another run\n", out.display())
+    );
+    assert!(
+        !dir.join("b.db").exists(),
+        "refused before its store is made"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

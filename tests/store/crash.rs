@@ -201,8 +201,7 @@ fn incremental_recomputation_equals_full_recomputation() {
     ok(&bin().args(&a).args(["--threads", "2"]).output().unwrap());
     ok(&bin()
         .args(&b)
-        .args(["--threads", "1"])
-        .env("PRIVDIFFUSE_EVOLVE_FULL", "1")
+        .args(["--threads", "1", "--full-recompute"])
         .output()
         .unwrap());
     let (ta, tb) = (
