@@ -446,28 +446,23 @@ fn both_independent_routes_match_the_closed_form() {
     }
 }
 
-/// `mechanism = gaussian` is still read as the Laplace process (the utility
-/// has no Gaussian scheme; issue 32 item 3 will refuse it): the same sums
-/// as `both`.
+/// `mechanism = gaussian` is refused (issue 32 item 3): the utility has no
+/// Gaussian scheme, and used to read it as the Laplace process.
 #[test]
-fn the_gaussian_mechanism_is_read_as_laplace() {
+fn the_gaussian_mechanism_is_refused() {
     let g = small_graph();
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
-    let c = config(
+    let mut c = config(
         ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
         Post::None,
         Norm::L2,
         2,
     );
-    let mut gc = c.clone();
-    gc.sim.mechanism = crate::mechanism::MechanismChoice::Gaussian;
-    let run = |c: &UtilityConfig| {
-        let plan = UtilityPlan::new(c, &g, &d).unwrap();
-        assert!(matches!(
-            plan.noise(),
-            crate::process::family::Noise::Laplace(_)
-        ));
-        plan.run_replicate(0, &Control::new(), &|_| {}).unwrap()
-    };
-    assert_eq!(run(&c), run(&gc));
+    assert!(UtilityPlan::new(&c, &g, &d).is_ok());
+    c.sim.mechanism = crate::mechanism::MechanismChoice::Gaussian;
+    let e = UtilityPlan::new(&c, &g, &d).err().expect("refused");
+    assert!(
+        matches!(&e, crate::Error::Parameter { name, .. } if name == "mechanism"),
+        "{e}"
+    );
 }
