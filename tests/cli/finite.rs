@@ -372,16 +372,17 @@ fn lengths_that_would_overflow_a_distance_are_refused_naming_the_edge() {
 
 #[test]
 fn rows_are_checked_finite_before_anything_is_committed() {
-    // Values near f64's limit: clamped answers still differ from u by ~1e308,
+    // Values near f64's limit: clamped answers differ from u by ~1e308,
     // whose square overflows. Before, by_distance.csv held post_mse = inf.
+    // (`uniform:-1.7e308,1.7e308` itself is refused now: its width overflows.)
     let d = scratch("rows");
     let out = d.join("run");
     let o = run(&[
         "simulate",
         "--values",
-        "uniform:-1.7e308,1.7e308",
+        "uniform:0,1.7e308",
         "--post",
-        "clamp:-1.7e308,1.7e308",
+        "clamp:-1.7e308,-1.6e308",
         "--dim",
         "1",
         "--norm",
@@ -394,13 +395,11 @@ fn rows_are_checked_finite_before_anything_is_committed() {
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
-    // ego.csv now carries u itself, which `uniform:LO,HI` draws as
-    // lo + (hi − lo)·x: hi − lo overflows, so the first refusal is u1's.
     assert!(
-        e.starts_with(
-            "error: numerical failure: a row of the simulation's output: column 'u1': \
-             expected a finite number, found 'inf'"
-        ),
+        e.starts_with("error: numerical failure: ")
+            && e.contains(
+                "by_distance.csv: column 'post_mse': expected a finite number, found 'inf'"
+            ),
         "{e}"
     );
     assert!(fs::read_dir(&d).unwrap().next().is_none(), "left behind");
