@@ -406,8 +406,10 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             return Err(Error::input(
                 path,
                 line_no,
+                // Never the line itself: its cells are secrets (issue 32
+                // item 5); the file and line say where to look.
                 format!(
-                    "'{line}': expected {} columns (node,v1..v{dim}) for `dim` = {dim}, found {}",
+                    "expected {} columns (node,v1..v{dim}) for `dim` = {dim}, found {}",
                     dim + 1,
                     fields.len()
                 ),
@@ -440,7 +442,12 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
                     Error::input(
                         path,
                         line_no,
-                        format!("'{f}': expected a finite number for v{}", k + 1),
+                        // The column, never the cell (a secret).
+                        format!(
+                            "column {} (v{}): expected a finite number (the cell is not shown)",
+                            k + 2,
+                            k + 1
+                        ),
                     )
                 })?;
             table[node as usize * dim + k] = x;

@@ -88,3 +88,21 @@ def test_one_rule_for_every_run_function(run, options, words):
     assert "\n" not in text, text
     for w in words:
         assert w in text, text
+
+
+@pytest.mark.parametrize("run", [pdf.simulate, pdf.relay, pdf.utility, pdf.collude])
+def test_a_values_file_error_never_quotes_a_secret(run, tmp_path):
+    # File, line and column, never the cells (issue 32 item 5).
+    secret = "31415926535"
+    g = pdf.Graph.load(Path(__file__).resolve().parents[2] / "data" / "karate.edges")
+    for name, text, where in [
+        ("cols.csv", f"1,0.5\n0,{secret},27\n", "expected 2 columns"),
+        ("cell.csv", f"1,0.5\n0,{secret}e999\n", "column 2 (v1)"),
+    ]:
+        (tmp_path / name).write_text(text)
+        extra = {"coalition": "random:m=3"} if run is pdf.collude else {}
+        with pytest.raises(ValueError) as e:
+            run(g, values=f"file:{tmp_path / name}", dim=1, norm="l1", **extra)
+        text = str(e.value)
+        assert secret not in text, text
+        assert f"{name}:2" in text and where in text, text

@@ -533,3 +533,71 @@ fn values_whose_draws_overflow_are_refused_by_every_command() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A values file's parse error names the file, the line and the column,
+/// never the line's cells (secrets), in every command that reads values
+/// (issue 32 item 5): `v.csv:2: '0,0.5,9': expected 2 columns` showed them.
+#[test]
+fn a_values_file_error_never_quotes_a_secret() {
+    let dir = scratch("values-secret");
+    let karate = repo("data/karate.edges");
+    let out = dir.join("o").display().to_string();
+    let db = dir.join("s.db").display().to_string();
+    let secret = "31415926535";
+    // Too many columns on line 2; an overflowing cell on line 2.
+    std::fs::write(dir.join("cols.csv"), format!("1,0.5\n0,{secret},27\n")).unwrap();
+    std::fs::write(dir.join("cell.csv"), format!("1,0.5\n0,{secret}e999\n")).unwrap();
+    let k = dir.join("k.edges").display().to_string();
+    let o = bin()
+        .args([
+            "generate",
+            "events",
+            "--graph",
+            &karate,
+            "--hold-out",
+            "0.2",
+        ])
+        .args(["--seed", "1", "--out", &k])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (nodes, events) = (
+        dir.join("k.nodes").display().to_string(),
+        dir.join("k.events.csv").display().to_string(),
+    );
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["simulate", "--graph", &karate, "--out", &out],
+        vec!["relay", "--graph", &karate, "--out", &out],
+        vec!["utility", "--graph", &karate, "--out", &out],
+        vec![
+            "collude",
+            "--graph",
+            &karate,
+            "--coalition",
+            "random:m=3",
+            "--out",
+            &out,
+        ],
+        vec![
+            "evolve", "--graph", &k, "--nodes", &nodes, "--events", &events, "--store", &db,
+            "--out", &out,
+        ],
+    ];
+    for (file, parts) in [
+        ("file:cols.csv", vec!["cols.csv:2: ", "expected 2 columns"]),
+        ("file:cell.csv", vec!["cell.csv:2: ", "column 2 (v1)"]),
+    ] {
+        for run in &runs {
+            let mut args = run.clone();
+            args.extend(["--values", file, "--dim", "1", "--norm", "l1", "-q"]);
+            if args[0] == "evolve" {
+                args.retain(|a| *a != "-q");
+                args.push("--quiet");
+            }
+            let err = one_line_error(&dir, &args, 1, &parts);
+            assert!(!err.contains(secret), "{args:?}: a secret in {err}");
+            assert!(!Path::new(&out).exists(), "{args:?}: nothing written");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
