@@ -100,7 +100,7 @@ def test_a_values_file_error_never_quotes_a_secret(run, tmp_path):
         ("cell.csv", f"1,0.5\n0,{secret}e999\n", "column 2 (v1)"),
     ]:
         (tmp_path / name).write_text(text)
-        extra = {"coalition": "random:m=3"} if run is pdf.collude else {}
+        extra = {"coalitions": ["random:m=3"]} if run is pdf.collude else {}
         with pytest.raises(ValueError) as e:
             run(g, values=f"file:{tmp_path / name}", dim=1, norm="l1", **extra)
         text = str(e.value)
