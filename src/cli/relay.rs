@@ -24,8 +24,8 @@ use std::path::PathBuf;
 /// read-out: the file `simulate --mechanism correlated --responses` writes,
 /// byte for byte, when the answers are identical).
 ///
-/// The --mechanism, --delta and --unreachable skip options of simulate are
-/// accepted but unused (the relay is the correlated mechanism).
+/// The --mechanism and --delta options of simulate are refused (the relay is
+/// the correlated mechanism); --unreachable takes only skip.
 ///
 /// Examples:
 ///   privdiffuse relay --graph facebook_combined.txt --dim 1 --norm l1
@@ -77,6 +77,17 @@ pub struct RelayArgs {
 impl RelayArgs {
     /// The configuration: defaults, then `--config`, then explicit flags.
     pub fn config(&self) -> anyhow::Result<RelayConfig> {
+        self.sim.refuse_unused(
+            "relay",
+            &[
+                (
+                    "mechanism",
+                    "the relay is the correlated mechanism on the Laplace or discrete path; \
+                     Gaussian noise: simulate or collude",
+                ),
+                ("delta", "δ belongs to the Gaussian mechanism"),
+            ],
+        )?;
         let mut c = match &self.sim.config {
             Some(p) => relay_config_from_summary(p)?,
             None => RelayConfig::default(),

@@ -95,6 +95,29 @@ pub struct SimOptions {
 }
 
 impl SimOptions {
+    /// Refuses, in one line, a flag of these shared options that `command`
+    /// takes (clap flattens them into every run command) but does not use;
+    /// each of `unused` is `(parameter, why)`. Such flags used to be
+    /// accepted and ignored (issue 32 item 3).
+    pub fn refuse_unused(&self, command: &str, unused: &[(&str, &str)]) -> crate::Result<()> {
+        for &(name, why) in unused {
+            let given = match name {
+                "mechanism" => self.mechanism.map(|m| m.to_string()),
+                "bins" => self.bins.map(|b| b.to_string()),
+                "delta" => self.delta.map(|d| d.to_string()),
+                _ => None,
+            };
+            if let Some(value) = given {
+                return Err(crate::Error::param(
+                    name,
+                    value,
+                    format!("no `{name}`: {command} does not use it ({why})"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Overlays the flags that were given on `c` (a default or `--config`
     /// configuration); absent flags leave `c` as it is.
     pub fn apply(&self, c: &mut SimConfig) {

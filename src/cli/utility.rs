@@ -19,7 +19,8 @@ use std::path::PathBuf;
 /// --replicates ≥ 2, standard errors), recipients.csv (--recipients),
 /// utility.png/.svg, summary.json, timings.json.
 ///
-/// The --mechanism and --bins options of simulate are accepted but unused.
+/// The --mechanism and --bins options of simulate are refused: utility runs
+/// its own schemes, per hop level.
 ///
 /// Examples:
 ///   privdiffuse utility --graph facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1
@@ -77,6 +78,17 @@ pub struct UtilityArgs {
 
 impl UtilityArgs {
     fn config(&self) -> anyhow::Result<UtilityConfig> {
+        self.sim.refuse_unused(
+            "utility",
+            &[
+                (
+                    "mechanism",
+                    "it runs the correlated, independent and access schemes on the Laplace or \
+                     discrete path; Gaussian noise: simulate or collude",
+                ),
+                ("bins", "it aggregates per hop level"),
+            ],
+        )?;
         let mut c = match &self.sim.config {
             Some(p) => crate::io::utility_config_from_summary(p)?,
             None => UtilityConfig {

@@ -401,8 +401,9 @@ fn typos_get_a_suggestion_and_commas_their_rule() {
 }
 
 /// `--mechanism gaussian` where only the Laplace or discrete path runs
-/// (relay, utility) is refused in one line, on the command line and through
-/// `--config`, rather than ignored (issue 32 item 3).
+/// (relay, utility) is refused in one line rather than ignored, and so is
+/// every other flag of simulate's options those commands do not use (issue
+/// 32 item 3).
 #[test]
 fn gaussian_is_refused_where_it_would_be_ignored() {
     let dir = scratch("gaussian-refused");
@@ -425,6 +426,21 @@ fn gaussian_is_refused_where_it_would_be_ignored() {
             &["--mechanism", "gaussian", cmd, "simulate or collude"],
         );
         assert!(!Path::new(&out).exists(), "{cmd}: nothing written: {err}");
+    }
+    // Every flag of simulate's options that the command does not use.
+    for (cmd, flag, value) in [
+        ("utility", "--mechanism", "both"),
+        ("utility", "--bins", "5"),
+        ("relay", "--mechanism", "correlated"),
+        ("relay", "--delta", "1e-6"),
+    ] {
+        one_line_error(
+            &dir,
+            &[cmd, "--graph", &karate, flag, value, "--out", &out, "-q"],
+            2,
+            &[flag, cmd, "does not use it"],
+        );
+        assert!(!Path::new(&out).exists(), "{cmd} {flag}: nothing written");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
