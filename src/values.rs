@@ -580,7 +580,9 @@ mod tests {
         let e = Values::resolve(&ValueSpec::File(f.clone()), &g, &f, 1, 0)
             .unwrap_err()
             .to_string();
-        assert!(e.contains(":3:") && e.contains("'x'"), "{e}");
+        // File, line and column; never the cell.
+        assert!(e.contains(":3:") && e.contains("column 2 (v1)"), "{e}");
+        assert!(!e.contains("'x'"), "{e}");
         std::fs::write(&f, "0,1.5\n1,2\n2,3\n").unwrap();
         let v = Values::resolve(&ValueSpec::File(f.clone()), &g, &f, 1, 0).unwrap();
         let mut out = [0.0];
