@@ -122,7 +122,7 @@ pub struct EvolveArgs {
     #[arg(long)]
     no_plots: bool,
     /// No progress line
-    #[arg(long)]
+    #[arg(long, short)]
     quiet: bool,
     /// Measurement: recompute every owner at every batch, not only those an
     /// event reached (the same results, slower)

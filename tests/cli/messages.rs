@@ -514,48 +514,15 @@ fn plots_flags_and_the_distance_default_are_the_same_everywhere() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `uniform:LO,HI` whose width HI − LO overflows is refused by every
-/// command that takes `--values`, before anything is written (issue 32
-/// item 5): `evolve` stored ±inf answers, `relay` wrote its files.
+/// The rules on values, one table, run by every command that reads them
+/// (issue 32 item 5): a `uniform:LO,HI` whose width HI − LO overflows is
+/// refused before anything is written (`evolve` stored ±inf answers, `relay`
+/// wrote its files), and a values file's parse error names the file, the
+/// line and the column, never the line's cells (`v.csv:2: '0,0.5,9':
+/// expected 2 columns` showed a secret).
 #[test]
-fn values_whose_draws_overflow_are_refused_by_every_command() {
-    let dir = scratch("values-overflow");
-    let karate = repo("data/karate.edges");
-    let out = dir.join("o").display().to_string();
-    let db = dir.join("s.db").display().to_string();
-    let v = "uniform:-1e308,1e308";
-    let cases: Vec<Vec<&str>> = vec![
-        vec!["simulate", "--graph", &karate, "--out", &out],
-        vec!["relay", "--graph", &karate, "--out", &out],
-        vec!["utility", "--graph", &karate, "--out", &out],
-        vec![
-            "collude",
-            "--graph",
-            &karate,
-            "--coalition",
-            "random:m=3",
-            "--out",
-            &out,
-        ],
-        vec![
-            "evolve", "--graph", &karate, "--events", &karate, "--store", &db, "--out", &out,
-        ],
-    ];
-    for mut args in cases {
-        args.extend(["--values", v]);
-        one_line_error(&dir, &args, 2, &["--values", "finite width"]);
-        assert!(!Path::new(&out).exists(), "{args:?}: nothing written");
-        assert!(!Path::new(&db).exists(), "{args:?}: no store");
-    }
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// A values file's parse error names the file, the line and the column,
-/// never the line's cells (secrets), in every command that reads values
-/// (issue 32 item 5): `v.csv:2: '0,0.5,9': expected 2 columns` showed them.
-#[test]
-fn a_values_file_error_never_quotes_a_secret() {
-    let dir = scratch("values-secret");
+fn the_rules_on_values_hold_for_every_command_that_reads_them() {
+    let dir = scratch("values-rules");
     let karate = repo("data/karate.edges");
     let out = dir.join("o").display().to_string();
     let db = dir.join("s.db").display().to_string();
@@ -565,15 +532,8 @@ fn a_values_file_error_never_quotes_a_secret() {
     std::fs::write(dir.join("cell.csv"), format!("1,0.5\n0,{secret}e999\n")).unwrap();
     let k = dir.join("k.edges").display().to_string();
     let o = bin()
-        .args([
-            "generate",
-            "events",
-            "--graph",
-            &karate,
-            "--hold-out",
-            "0.2",
-        ])
-        .args(["--seed", "1", "--out", &k])
+        .args(["generate", "events", "--graph", &karate])
+        .args(["--hold-out", "0.2", "--seed", "1", "--out", &k])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -581,38 +541,29 @@ fn a_values_file_error_never_quotes_a_secret() {
         dir.join("k.nodes").display().to_string(),
         dir.join("k.events.csv").display().to_string(),
     );
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["simulate", "--graph", &karate, "--out", &out],
-        vec!["relay", "--graph", &karate, "--out", &out],
-        vec!["utility", "--graph", &karate, "--out", &out],
-        vec![
-            "collude",
-            "--graph",
-            &karate,
-            "--coalition",
-            "random:m=3",
-            "--out",
-            &out,
-        ],
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["simulate", "--graph", &karate],
+        vec!["relay", "--graph", &karate],
+        vec!["utility", "--graph", &karate],
+        vec!["collude", "--graph", &karate, "--coalition", "random:m=3"],
         vec![
             "evolve", "--graph", &k, "--nodes", &nodes, "--events", &events, "--store", &db,
-            "--out", &out,
         ],
     ];
-    for (file, parts) in [
-        ("file:cols.csv", vec!["cols.csv:2: ", "expected 2 columns"]),
-        ("file:cell.csv", vec!["cell.csv:2: ", "column 2 (v1)"]),
-    ] {
-        for run in &runs {
-            let mut args = run.clone();
-            args.extend(["--values", file, "--dim", "1", "--norm", "l1", "-q"]);
-            if args[0] == "evolve" {
-                args.retain(|a| *a != "-q");
-                args.push("--quiet");
-            }
-            let err = one_line_error(&dir, &args, 1, &parts);
+    let rules: [(&str, i32, &[&str]); 3] = [
+        ("uniform:-1e308,1e308", 2, &["--values", "finite width"]),
+        ("file:cols.csv", 1, &["cols.csv:2: ", "expected 2 columns"]),
+        ("file:cell.csv", 1, &["cell.csv:2: ", "column 2 (v1)"]),
+    ];
+    for (values, code, parts) in rules {
+        for command in &commands {
+            let mut args = command.clone();
+            args.extend(["--values", values, "--dim", "1", "--norm", "l1"]);
+            args.extend(["--out", &out, "-q"]);
+            let err = one_line_error(&dir, &args, code, parts);
             assert!(!err.contains(secret), "{args:?}: a secret in {err}");
             assert!(!Path::new(&out).exists(), "{args:?}: nothing written");
+            assert!(!Path::new(&db).exists(), "{args:?}: no store");
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
