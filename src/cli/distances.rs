@@ -139,7 +139,7 @@ pub fn run(args: DistancesArgs) -> anyhow::Result<()> {
         approx_tol: args.approx_tol,
         seed: args.seed,
     };
-    let d = Distances::new(&g, args.distance, &opts)?;
+    let d = Distances::for_rows(&g, args.distance, &opts, owners.len())?;
     let out_name = args
         .out
         .as_deref()

@@ -276,11 +276,26 @@ impl<'g> Distances<'g> {
     /// `opts.resistance_cap` (the message names `resistance-approx`); invalid
     /// sketch options ([`Error::Parameter`]).
     pub fn new(graph: &'g Graph, kind: DistanceKind, opts: &DistanceOptions) -> Result<Self> {
+        Self::for_rows(graph, kind, opts, usize::MAX)
+    }
+
+    /// [`Distances::new`] for a caller that reads at most `rows` rows (its
+    /// owners): exact resistance then skips the full inverse when `rows` is
+    /// small against the component (see [`ExactResistance`]; the values agree
+    /// to rounding, and depend only on the graph and `rows`).
+    pub fn for_rows(
+        graph: &'g Graph,
+        kind: DistanceKind,
+        opts: &DistanceOptions,
+        rows: usize,
+    ) -> Result<Self> {
         check_lengths(graph, kind)?;
         let engine = match kind {
             DistanceKind::Hop => Engine::Hop,
             DistanceKind::Weighted => Engine::Weighted,
-            DistanceKind::Resistance => Engine::Resistance(ExactResistance::new(graph, opts)?),
+            DistanceKind::Resistance => {
+                Engine::Resistance(ExactResistance::new(graph, opts, rows)?)
+            }
             DistanceKind::ResistanceApprox => Engine::Approx(ResistanceSketch::new(graph, opts)?),
         };
         Ok(Distances {

@@ -5,9 +5,16 @@
 //! and `M⁻¹ = L⁺ + J/n_c`, so `R_ij = M⁻¹_ii + M⁻¹_jj − 2 M⁻¹_ij` (the `J`
 //! terms cancel). `M⁻¹` comes from a Cholesky factorisation `M = G Gᵀ` and
 //! `M⁻¹ = G⁻ᵀ G⁻¹` (faer, blocked and parallel over rayon): half the flops of
-//! an LU-based inverse. Peak memory is two `n_c × n_c` matrices per component
-//! (the factor is overwritten by the inverse); one is kept. Nodes in different
-//! components are at resistance ∞.
+//! an LU-based inverse. Peak memory is two `n_c × n_c` matrices per component;
+//! one is kept. Nodes in different components are at resistance ∞.
+//!
+//! When only a few rows will be read (`rows ≤ n_c / 128`, e.g. `--owners 4`),
+//! the product `G⁻ᵀ G⁻¹` — a third of the flops — is skipped: `G⁻¹` is kept,
+//! `M⁻¹_ii = ‖G⁻¹ e_i‖²` (squared column norms) and an owner's column is
+//! `M⁻¹ e_o = G⁻ᵀ (G⁻¹ e_o)`, whose entry `i` is the dot product of columns `i`
+//! and `o` of `G⁻¹` below row `max(i, o)` (n_c²/2 multiply-adds per row). The
+//! two routes agree to rounding (≈ 1e-15 relative): which one a run takes
+//! depends only on its graph and its number of owners, never on threads.
 //!
 //! facebook_combined (4,039 nodes, one component): `privdiffuse distances
 //! --distance resistance` end to end 2.7–3.1 s, peak RSS 284 MB, against
@@ -27,13 +34,65 @@ use faer::{Accum, Mat, Par};
 /// [`ExactResistance::new`]).
 const PARALLEL_MIN: usize = 512;
 
+/// Rows read per component below which `G⁻¹` is kept instead of the
+/// full inverse: `n_c / COLUMNS_DIVISOR` (a row from `G⁻¹` reads n_c²/2
+/// entries from memory; the product costs n_c³/6 multiply-adds at full
+/// speed: on facebook_combined the product ≈ 30 rows).
+const COLUMNS_DIVISOR: usize = 128;
+
 /// `M⁻¹ = L⁺ + J/n_c` of one component with at least two nodes.
 struct Component {
     members: Vec<u32>,
-    /// Full symmetric inverse, column-major.
-    inv: Mat<f64>,
-    /// Its diagonal, contiguous.
+    /// The full symmetric inverse, or `G⁻¹` to read columns from.
+    inv: Inverse,
+    /// `M⁻¹`'s diagonal, contiguous.
     diag: Vec<f64>,
+}
+
+/// How a component's `M⁻¹` is held (see the module docs).
+enum Inverse {
+    /// `M⁻¹`, full symmetric, column-major.
+    Full(Mat<f64>),
+    /// `G⁻¹` (lower triangular, column-major), `M = G Gᵀ`.
+    Factor(Mat<f64>),
+}
+
+impl Inverse {
+    /// `M⁻¹_ij` (`i`, `j` local).
+    fn entry(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Inverse::Full(m) => m[(i, j)],
+            Inverse::Factor(g) => {
+                let s = i.max(j);
+                dot(&g.col_as_slice(i)[s..], &g.col_as_slice(j)[s..])
+            }
+        }
+    }
+}
+
+/// `Σ a_k b_k` in eight interleaved partial sums (vectorised; a fixed
+/// order, so the same slices always give the same bits).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    const L: usize = 8;
+    let mut acc = [0.0f64; L];
+    let (ac, bc) = (a.chunks_exact(L), b.chunks_exact(L));
+    let (ar, br) = (ac.remainder(), bc.remainder());
+    for (x, y) in ac.zip(bc) {
+        for l in 0..L {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in ar.iter().zip(br) {
+        tail += x * y;
+    }
+    let q = [
+        acc[0] + acc[4],
+        acc[1] + acc[5],
+        acc[2] + acc[6],
+        acc[3] + acc[7],
+    ];
+    ((q[0] + q[2]) + (q[1] + q[3])) + tail
 }
 
 /// Exact resistance distances of an undirected graph (see the module docs).
@@ -80,13 +139,14 @@ pub(crate) fn components(g: &Graph) -> (Vec<u32>, Vec<u32>, Vec<Vec<u32>>) {
 }
 
 impl ExactResistance {
-    /// Factorises every component of `g`.
+    /// Factorises every component of `g`, for `rows` rows to be read
+    /// (`usize::MAX` when unknown: the full inverse).
     ///
     /// Errors: a directed graph, or a component larger than
     /// `opts.resistance_cap` ([`Error::Unsupported`], naming
     /// `resistance-approx`); a numerically singular component matrix
     /// ([`Error::Numerical`]).
-    pub fn new(g: &Graph, opts: &DistanceOptions) -> Result<Self> {
+    pub fn new(g: &Graph, opts: &DistanceOptions, rows: usize) -> Result<Self> {
         if g.is_directed() {
             return Err(Error::Unsupported(
                 "resistance distance needs an undirected graph (effective resistance is \
@@ -132,11 +192,11 @@ impl ExactResistance {
             } else {
                 Par::rayon(0)
             };
-            let inv = Self::invert(g, &list, &local, par)?;
+            let full = rows > list.len() / COLUMNS_DIVISOR;
+            let (inv, diag) = Self::invert(g, &list, &local, par, full)?;
             for &v in &list {
                 comp_new[v as usize] = comps.len() as u32;
             }
-            let diag = (0..list.len()).map(|i| inv[(i, i)]).collect();
             comps.push(Component {
                 members: list,
                 inv,
@@ -151,8 +211,15 @@ impl ExactResistance {
         })
     }
 
-    /// `(L + J/n_c)⁻¹` of the component `list`, full symmetric.
-    fn invert(g: &Graph, list: &[u32], local: &[u32], par: Par) -> Result<Mat<f64>> {
+    /// `(L + J/n_c)⁻¹` of the component `list` (full symmetric when `full`,
+    /// else `G⁻¹`) and its diagonal.
+    fn invert(
+        g: &Graph,
+        list: &[u32],
+        local: &[u32],
+        par: Par,
+        full: bool,
+    ) -> Result<(Inverse, Vec<f64>)> {
         let nc = list.len();
         let mut m = Mat::<f64>::from_fn(nc, nc, |_, _| 1.0 / nc as f64);
         for &u in list {
@@ -185,6 +252,16 @@ impl ExactResistance {
         drop(buf);
         let mut ginv = Mat::<f64>::zeros(nc, nc);
         invert_lower_triangular(ginv.as_mut(), m.as_ref(), par);
+        if !full {
+            drop(m);
+            let diag = (0..nc)
+                .map(|i| {
+                    let c = &ginv.col_as_slice(i)[i..];
+                    dot(c, c)
+                })
+                .collect();
+            return Ok((Inverse::Factor(ginv), diag));
+        }
         // M⁻¹ = G⁻ᵀ G⁻¹, lower triangle, written over the factor.
         matmul(
             m.as_mut(),
@@ -199,7 +276,8 @@ impl ExactResistance {
         );
         drop(ginv);
         symmetrize_from_lower(&mut m);
-        Ok(m)
+        let diag = (0..nc).map(|i| m[(i, i)]).collect();
+        Ok((Inverse::Full(m), diag))
     }
 
     /// Resistances from `owner` to every node into `out`.
@@ -210,10 +288,20 @@ impl ExactResistance {
         if c != u32::MAX {
             let comp = &self.comps[c as usize];
             let lo = self.local[owner as usize] as usize;
-            let col = comp.inv.col_as_slice(lo);
-            let d_o = col[lo];
-            for ((&v, &d_j), &g) in comp.members.iter().zip(&comp.diag).zip(col) {
-                out[v as usize] = (d_o + d_j - 2.0 * g).max(0.0);
+            let d_o = comp.diag[lo];
+            match &comp.inv {
+                Inverse::Full(m) => {
+                    let col = m.col_as_slice(lo);
+                    for ((&v, &d_j), &g) in comp.members.iter().zip(&comp.diag).zip(col) {
+                        out[v as usize] = (d_o + d_j - 2.0 * g).max(0.0);
+                    }
+                }
+                Inverse::Factor(_) => {
+                    for (i, (&v, &d_j)) in comp.members.iter().zip(&comp.diag).enumerate() {
+                        let g = comp.inv.entry(i, lo);
+                        out[v as usize] = (d_o + d_j - 2.0 * g).max(0.0);
+                    }
+                }
             }
         }
         out[owner as usize] = 0.0;
@@ -233,7 +321,7 @@ impl ExactResistance {
             self.local[u as usize] as usize,
             self.local[v as usize] as usize,
         );
-        (comp.diag[a] + comp.diag[b] - 2.0 * comp.inv[(a, b)]).max(0.0)
+        (comp.diag[a] + comp.diag[b] - 2.0 * comp.inv.entry(a, b)).max(0.0)
     }
 }
 

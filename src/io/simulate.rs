@@ -5,7 +5,6 @@
 use super::csv::CsvSink;
 use super::run_dir::{create, finish, shown};
 use crate::control::Control;
-use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
 use crate::io::{RunFigures, check_plots_available, draw_run_figures};
@@ -230,7 +229,7 @@ pub fn simulate_to_dir_on(
     timings.load_s = t0.elapsed().as_secs_f64();
     let t = Instant::now();
     control.phase("preparing distances");
-    let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
+    let distances = crate::sim::distances_for(config, &graph)?;
     timings.distance_setup_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     control.phase("planning");
@@ -303,7 +302,7 @@ pub fn simulate_to_dir_on(
 fn compute_elsewhere(config: &SimConfig, opts: &OutputOptions, exec: &impl Executor) -> Result<()> {
     // The view too: every process must cut the same graph.
     let graph = config.load_graph()?;
-    let distances = Distances::new(&graph, config.distance, &config.distance_options)?;
+    let distances = crate::sim::distances_for(config, &graph)?;
     let plan = Plan::new(config, &graph, &distances)?;
     let (mut jumps, mut owners, mut paths, mut ego, mut responses) =
         (Discard, Discard, Discard, Discard, Discard);

@@ -14,7 +14,6 @@ use super::plan::Plan;
 use super::rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use super::run::{MechanismTotal, SimResult, Sinks};
 use crate::control::Control;
-use crate::distance::Distances;
 use crate::epsilon::EpsilonMap;
 use crate::error::Result;
 use crate::graph::Graph;
@@ -339,11 +338,7 @@ impl<'g> Simulation<'g> {
     /// Validates the description, prepares the distances and runs every
     /// owner. Nothing is written to disk.
     pub fn run(&self) -> Result<SimOutput> {
-        let distances = Distances::new(
-            self.graph,
-            self.config.distance,
-            &self.config.distance_options,
-        )?;
+        let distances = super::distances_for(&self.config, self.graph)?;
         let plan = Plan::new(&self.config, self.graph, &distances)?;
         let keeps = |r: Rows| self.keep.contains(&r);
         let mut kept = KeptRows {

@@ -37,7 +37,7 @@ pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
 pub use chunk::Counts;
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
-pub use plan::{Buckets, Plan};
+pub use plan::{Buckets, Plan, distances_for};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 pub use run::{MechanismTotal, SimResult, Sinks, simulate};
 pub use summary::{MapSummary, SimSummary, summarize, summarize_output};

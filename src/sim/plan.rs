@@ -292,6 +292,15 @@ impl<'a> Plan<'a> {
 
 /// The owners: all (index order), a seeded sample (ascending index), or a
 /// list of ids (given order).
+/// The distances a run of `config` on `graph` reads: one row per owner, so
+/// exact resistance is prepared for that many rows
+/// ([`Distances::for_rows`]). Every face and every cluster process prepares
+/// them here, so they all hold the same values.
+pub fn distances_for<'g>(config: &SimConfig, graph: &'g Graph) -> Result<Distances<'g>> {
+    let rows = select_owners(config, graph)?.len();
+    Distances::for_rows(graph, config.distance, &config.distance_options, rows)
+}
+
 pub(crate) fn select_owners(config: &SimConfig, graph: &Graph) -> Result<Vec<u32>> {
     let n = graph.n();
     match &config.owners {

@@ -222,14 +222,20 @@ impl Plan<'_> {
         f.y.resize(n, 0.0);
         f.unit_sq.clear();
         f.unit_sq.resize(units, 0.0);
-        for &(j, k) in &s.recs {
+        if sums_only {
+            fam.fresh_square_sums(
+                &s.u,
+                &f.secret,
+                &f.levels,
+                &s.recs,
+                &mut rng,
+                &mut f.unit_sq,
+            )?;
+        }
+        for &(j, k) in s.recs.iter().filter(|_| !sums_only) {
             let k = k as usize;
             fam.sample_fresh(f.levels[k], &mut rng, &mut f.noise)?;
             let sq = fam.answer(&s.u, &f.secret, &f.noise, &mut f.y)?;
-            if sums_only {
-                f.unit_sq[k] += sq;
-                continue;
-            }
             let b = s.unit_bucket[k];
             let post = post_of(&self.post, &f.y, &mut f.post);
             // ε and theory are added per unit below, as for the path, so the

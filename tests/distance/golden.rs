@@ -57,7 +57,40 @@ fn check(edges: &str, n: Option<usize>, kind: DistanceKind, expected: &str) {
     let n = n.unwrap_or(n_file);
     let g = Graph::from_index_edges(n, &e, w.as_deref(), false).unwrap();
     let want = read_distances(expected);
-    let d = Distances::new(&g, kind, &DistanceOptions::default()).unwrap();
+    let opts = DistanceOptions::default();
+    check_with(
+        &Distances::new(&g, kind, &opts).unwrap(),
+        n,
+        &want,
+        expected,
+    );
+    if kind == DistanceKind::Resistance {
+        // Read from G⁻¹ (the route of runs with few owners): the same golden
+        // values, and every entry within 1e-12 of the full inverse's.
+        let few = Distances::for_rows(&g, kind, &opts, 0).unwrap();
+        check_with(&few, n, &want, expected);
+        let full = Distances::new(&g, kind, &opts).unwrap();
+        let (mut ws, mut a, mut b) = (few.workspace(), Vec::new(), Vec::new());
+        let mut differ = 0;
+        for s in 0..n as u32 {
+            few.from_owner(s, &mut ws, &mut a);
+            full.from_owner(s, &mut ws, &mut b);
+            for (x, y) in a.iter().zip(&b) {
+                assert!(
+                    x == y || (x - y).abs() <= 1e-12 * y.abs().max(1.0),
+                    "{expected}: {x} vs {y}"
+                );
+            }
+            differ += a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        }
+        assert!(
+            differ > 0,
+            "{expected}: the two routes are different computations"
+        );
+    }
+}
+
+fn check_with(d: &Distances<'_>, n: usize, want: &HashMap<(u32, u32), f64>, expected: &str) {
     let mut ws = d.workspace();
     let mut row = Vec::new();
     let compare = |s: u32, row: &[f64]| {

@@ -5,10 +5,12 @@
 use super::laplace_lazy::LazyLaplace;
 use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
 use super::{
-    BOUND_SLACK, BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range,
+    BOUND_SLACK, BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef,
+    fresh_square_sums_each, release_range,
 };
 use crate::error::{Error, Result};
 use crate::limits;
+use crate::process::laplace::laplace;
 use crate::process::mechanism::Mechanism;
 use crate::process::{DownWalk, NoisePath, Norm, PathSampler, sample_marginal};
 use crate::rng::{PrivRng, rng_for, rng_for_stream};
@@ -151,6 +153,29 @@ impl NoiseFamily for Laplace {
     #[inline]
     fn sample_fresh(&self, level: f64, rng: &mut PrivRng, out: &mut [f64]) -> Result<()> {
         sample_marginal(self.norm, level, out, rng);
+        Ok(())
+    }
+
+    /// One scalar ℓ1 draw per answer without the per-answer slices: the same
+    /// generator calls, `laplace(rng, 1/ε)` and `x²` (the one-term sum of
+    /// [`answer`](NoiseFamily::answer)) as answer by answer.
+    fn fresh_square_sums(
+        &self,
+        u: &[f64],
+        secret: &[f64],
+        levels: &[f64],
+        recs: &[(u32, u32)],
+        rng: &mut PrivRng,
+        sums: &mut [f64],
+    ) -> Result<()> {
+        if self.dim != 1 || self.norm != Norm::L1 || u.len() != 1 {
+            return fresh_square_sums_each(self, u, secret, levels, recs, rng, sums);
+        }
+        for &(_, k) in recs {
+            let k = k as usize;
+            let x = laplace(rng, 1.0 / levels[k]);
+            sums[k] += x * x;
+        }
         Ok(())
     }
 

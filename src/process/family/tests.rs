@@ -492,3 +492,42 @@ fn checked_levels_name_the_map_and_the_distance() {
         dis.level(2.7).unwrap()
     );
 }
+
+/// `fresh_square_sums` gives, bit for bit, the sums of the answer-by-answer
+/// definition (`fresh_square_sums_each`) from the same stream, for every
+/// family and for Laplace's scalar ℓ1 loop and its fall-backs (ℓ2, dim 2);
+/// and a different seed gives different sums (the test sees the draws).
+#[test]
+fn fresh_square_sums_match_the_answer_by_answer_definition() {
+    fn check<F: NoiseFamily>(fam: &F, what: &str) {
+        let dim = fam.dim();
+        let u = vec![0.3; dim];
+        let mut secret = Vec::new();
+        fam.prepare(&u, &mut secret, "0").unwrap();
+        let eps = [0.5, 1.0, 4.0];
+        let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
+        // Recipients in node order with units repeating and interleaving.
+        let recs: Vec<(u32, u32)> = (0..500u32).map(|j| (j, (j * 7 + j / 3) % 3)).collect();
+        let sums = |seed: u64, fast: bool| {
+            let mut rng = fam
+                .generator(StreamKey::new(seed, 9, 0, Purpose::Independent))
+                .unwrap();
+            let mut sums = vec![0.0; levels.len()];
+            if fast {
+                fam.fresh_square_sums(&u, &secret, &levels, &recs, &mut rng, &mut sums)
+            } else {
+                fresh_square_sums_each(fam, &u, &secret, &levels, &recs, &mut rng, &mut sums)
+            }
+            .unwrap();
+            sums.iter().map(|s| s.to_bits()).collect::<Vec<_>>()
+        };
+        assert_eq!(sums(5, true), sums(5, false), "{what}");
+        assert_ne!(sums(5, true), sums(6, true), "{what}: the seed is used");
+    }
+    for (dim, norm) in [(1, Norm::L1), (1, Norm::L2), (2, Norm::L1), (3, Norm::L2)] {
+        let lap = Laplace::new(dim, norm, 1.5).unwrap();
+        check(&lap, &format!("laplace dim {dim} {norm:?}"));
+    }
+    let (_, _, dis) = families_of(1);
+    check(&dis, "discrete dim 1");
+}
