@@ -31,8 +31,8 @@ VENV = HERE / ".venv"
 PACKAGES = ["numpy", "scipy", "networkx", "igraph", "networkit"]
 
 
-def ensure_venv():
-    """Re-exec inside benches/peers/.venv, creating it first if needed."""
+def ensure_venv(script=__file__):
+    """Re-exec `script` inside benches/peers/.venv, creating it first if needed."""
     if Path(sys.prefix).resolve() == VENV.resolve():
         return
     py = VENV / "bin" / "python"
@@ -41,7 +41,7 @@ def ensure_venv():
         venv.create(VENV, with_pip=True)
         subprocess.check_call([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
         subprocess.check_call([str(py), "-m", "pip", "install", "--quiet", *PACKAGES])
-    os.execv(str(py), [str(py), __file__, *sys.argv[1:]])
+    os.execv(str(py), [str(py), script, *sys.argv[1:]])
 
 
 def default_edges():
