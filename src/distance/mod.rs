@@ -280,9 +280,10 @@ impl<'g> Distances<'g> {
     }
 
     /// [`Distances::new`] for a caller that reads at most `rows` rows (its
-    /// owners): exact resistance then skips the full inverse when `rows` is
-    /// small against the component (see [`ExactResistance`]; the values agree
-    /// to rounding, and depend only on the graph and `rows`).
+    /// owners; 0 when it reads only pairs): exact resistance then skips the
+    /// full inverse when `rows` is small against a large component (see
+    /// [`ExactResistance`]; the values agree to rounding, and depend only on
+    /// the graph and `rows`, never on threads).
     pub fn for_rows(
         graph: &'g Graph,
         kind: DistanceKind,

@@ -8,7 +8,9 @@
 //! an LU-based inverse. Peak memory is two `n_c × n_c` matrices per component;
 //! one is kept. Nodes in different components are at resistance ∞.
 //!
-//! When only a few rows will be read (`rows ≤ n_c / 128`, e.g. `--owners 4`),
+//! When only a few rows will be read (`rows ≤ n_c / 128` in a component of at
+//! least 2,048 nodes, e.g. `--owners 4` on facebook_combined; or no rows at
+//! all, only pairs through [`ExactResistance::get`]),
 //! the product `G⁻ᵀ G⁻¹` — a third of the flops — is skipped: `G⁻¹` is kept,
 //! `M⁻¹_ii = ‖G⁻¹ e_i‖²` (squared column norms) and an owner's column is
 //! `M⁻¹ e_o = G⁻ᵀ (G⁻¹ e_o)`, whose entry `i` is the dot product of columns `i`
@@ -39,6 +41,11 @@ const PARALLEL_MIN: usize = 512;
 /// entries from memory; the product costs n_c³/6 multiply-adds at full
 /// speed: on facebook_combined the product ≈ 30 rows).
 const COLUMNS_DIVISOR: usize = 128;
+
+/// Smallest component read from `G⁻¹` when rows are asked for: below it the
+/// product takes a few tens of milliseconds, and the full inverse (the
+/// route of every earlier release, hence its bits) is kept.
+const COLUMNS_MIN: usize = 2048;
 
 /// `M⁻¹ = L⁺ + J/n_c` of one component with at least two nodes.
 struct Component {
@@ -140,7 +147,8 @@ pub(crate) fn components(g: &Graph) -> (Vec<u32>, Vec<u32>, Vec<Vec<u32>>) {
 
 impl ExactResistance {
     /// Factorises every component of `g`, for `rows` rows to be read
-    /// (`usize::MAX` when unknown: the full inverse).
+    /// (`usize::MAX` when unknown: the full inverse; 0: only pairs through
+    /// [`get`](Self::get)).
     ///
     /// Errors: a directed graph, or a component larger than
     /// `opts.resistance_cap` ([`Error::Unsupported`], naming
@@ -192,7 +200,8 @@ impl ExactResistance {
             } else {
                 Par::rayon(0)
             };
-            let full = rows > list.len() / COLUMNS_DIVISOR;
+            let nc = list.len();
+            let full = rows > 0 && (nc < COLUMNS_MIN || rows > nc / COLUMNS_DIVISOR);
             let (inv, diag) = Self::invert(g, &list, &local, par, full)?;
             for &v in &list {
                 comp_new[v as usize] = comps.len() as u32;
