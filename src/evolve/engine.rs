@@ -4,8 +4,10 @@
 use super::events::read_events;
 use super::graph::{Edges, graph_of};
 use super::pairs::{
-    Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release, rounding_sq, skipped_pairs,
+    Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, advance_changed, release, rounding_sq,
+    skipped_pairs,
 };
+use super::relax::{Added, Relax, relax_hop};
 use super::{Evolve, EvolveOutput, Timings};
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::epsilon::EpsilonMap;
@@ -215,26 +217,39 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         let evs = &events[lo..(lo + ev.batch).min(events.len())];
         let td = Instant::now();
         let changes = apply(&mut cur, evs);
-        let affected: Vec<bool> = if changes.is_empty() {
-            vec![false; states.len()]
+        let update: Vec<Update> = if changes.is_empty() {
+            vec![Update::None; states.len()]
         } else if ev.full_recompute || config.distance == DistanceKind::Resistance {
-            vec![true; states.len()]
+            vec![Update::Search; states.len()]
         } else {
             states
                 .par_iter()
-                .map(|st| is_affected(st, &changes, config.distance))
+                .map(|st| update_of(st, &changes, config.distance))
                 .collect()
         };
         let g = graph_of(&ids, &cur, config.distance)?;
         let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
-        let mut sel: Vec<&mut OwnerState> = states
-            .iter_mut()
-            .zip(&affected)
-            .filter(|(_, a)| **a)
-            .map(|(s, _)| s)
-            .collect();
-        timings.owners_recomputed += sel.len() as u64;
-        let outs = recompute(&dist, &mut sel, &ctx, b, true)?;
+        let (mut search, mut lower) = (Vec::new(), Vec::new());
+        for (st, u) in states.iter_mut().zip(&update) {
+            match u {
+                Update::None => {}
+                Update::Search => search.push(st),
+                Update::Relax => lower.push(st),
+            }
+        }
+        timings.owners_recomputed += (search.len() + lower.len()) as u64;
+        timings.owners_relaxed += lower.len() as u64;
+        let mut outs = recompute(&dist, &mut search, &ctx, b, true)?;
+        if !lower.is_empty() {
+            let added: Vec<Added> = changes
+                .iter()
+                .filter(|c| c.2.is_some())
+                .map(|c| c.0)
+                .collect();
+            outs.extend(relax_all(&g, &added, &mut lower, &ctx, b)?);
+            // Owner order, as the states: the totals are summed in it.
+            outs.sort_by_key(|o| o.0);
+        }
         timings.distances += td.elapsed().as_secs_f64();
         let mut all = Delta::default();
         let mut released: Vec<(u32, Vec<ReleaseRow>)> = Vec::new();
@@ -252,11 +267,13 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
             for st in states.iter().filter(|s| s.path_changed()) {
                 w.save_path(st.owner, &st.path, st.stored)?;
             }
-            for (owner, rows) in &released {
-                for (r, e, d, noise) in rows {
-                    w.insert_answer(*owner, *r, *e, b, *d, noise)?;
-                }
-            }
+            w.insert_answers(
+                b,
+                released.iter().flat_map(|(owner, rows)| {
+                    rows.iter()
+                        .map(|(r, e, d, noise)| (*owner, *r, *e, *d, noise.as_slice()))
+                }),
+            )?;
             w.insert_timeline(&row)?;
             w.insert_totals(b, &totals.snapshot())
         })?;
@@ -331,22 +348,64 @@ fn apply(cur: &mut Edges, evs: &[EdgeEvent]) -> Vec<Change> {
         .collect()
 }
 
+/// How a batch's changes reach one owner's distances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Update {
+    /// No distance from the owner can move.
+    None,
+    /// Only added edges shorten some (hop distances): lowered in place by
+    /// [`relax_hop`].
+    Relax,
+    /// A removed edge was tight (or the distances are weighted): a new search.
+    Search,
+}
+
 /// Whether the changes can move any distance from `st.owner` (see the
-/// module docs): a removed edge that was tight, an added one that shortens.
-fn is_affected(st: &OwnerState, changes: &[Change], kind: DistanceKind) -> bool {
+/// module docs): a removed edge that was tight, an added one that shortens;
+/// on hop distances, a batch that only shortens is a relaxation.
+fn update_of(st: &OwnerState, changes: &[Change], kind: DistanceKind) -> Update {
     let len = |w: f64| if kind == DistanceKind::Hop { 1.0 } else { w };
-    changes.iter().any(|&((u, v), before, after)| {
+    let (mut tight, mut shorter) = (false, false);
+    for &((u, v), before, after) in changes {
         let (du, dv) = (st.dist[u as usize], st.dist[v as usize]);
-        let tight = before.is_some_and(|w| {
+        tight |= before.is_some_and(|w| {
             let w = len(w);
             (du.is_finite() && du + w == dv) || (dv.is_finite() && dv + w == du)
         });
-        let shorter = after.is_some_and(|w| {
+        shorter |= after.is_some_and(|w| {
             let w = len(w);
             du + w < dv || dv + w < du
         });
-        tight || shorter
-    })
+    }
+    match (tight, shorter) {
+        (true, _) => Update::Search,
+        (false, true) if kind == DistanceKind::Hop => Update::Relax,
+        (false, true) => Update::Search,
+        (false, false) => Update::None,
+    }
+}
+
+/// The owners of `sel` lowered by [`relax_hop`] on `g` (the batch's graph)
+/// after the edges `added`, in parallel, each advanced over the recipients
+/// that came closer. Results in the owners' order.
+fn relax_all(
+    g: &Graph,
+    added: &[Added],
+    sel: &mut [&mut OwnerState],
+    ctx: &Ctx<'_>,
+    batch: u64,
+) -> Result<Vec<(u32, Delta, Vec<ReleaseRow>)>> {
+    sel.par_iter_mut()
+        .map_init(Relax::default, |r, st| {
+            let mut rows = Vec::new();
+            let d = if relax_hop(g, added, &mut st.dist, r) {
+                advance_changed(ctx, st, &r.changed, batch, true, &mut rows)?
+            } else {
+                Delta::default()
+            };
+            Ok((st.owner, d, rows))
+        })
+        .collect()
 }
 
 /// Distances of the selected owners on `dist`'s graph, 64 per bit-parallel

@@ -40,6 +40,7 @@ mod events;
 mod graph;
 mod holdout;
 mod pairs;
+mod relax;
 mod resume;
 
 pub use config::EvolveConfig;
@@ -137,6 +138,9 @@ pub struct Timings {
     pub distances: f64,
     /// Owners recomputed over all batches after 0.
     pub owners_recomputed: u64,
+    /// Of which lowered by relaxation from the added edges (hop distances,
+    /// no tight edge removed) instead of a new search.
+    pub owners_relaxed: u64,
     /// Whether a resume rebuilt the state by replaying batch 0 (a store
     /// without stored sums for its last batch); a cheap resume does not.
     pub full_replay: bool,
