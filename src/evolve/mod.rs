@@ -132,9 +132,12 @@ pub struct Timings {
     pub batch0: f64,
     /// The batches after it.
     pub batches: f64,
-    /// Of which writing to the store.
+    /// Committing them to the store, on the writer thread: it overlaps
+    /// the next batch's computation, so `store + distances` may exceed
+    /// `batches`.
     pub store: f64,
-    /// Of which recomputing distances (graph rebuilt, searches).
+    /// Of `batches`, updating distances (graph rebuilt, searches or
+    /// relaxations, releases).
     pub distances: f64,
     /// Owners recomputed over all batches after 0.
     pub owners_recomputed: u64,

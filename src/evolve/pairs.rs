@@ -424,7 +424,16 @@ impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
             delta.farther += 1;
         }
         if e > st.max_eps[r] {
-            release(ctx, st, r as u32, e, batch, delta, &mut self.x, &mut self.noise)?;
+            release(
+                ctx,
+                st,
+                r as u32,
+                e,
+                batch,
+                delta,
+                &mut self.x,
+                &mut self.noise,
+            )?;
             if self.record {
                 let v = st.path.blob_at(e).unwrap_or_default();
                 self.rows.push((r as u32, e, d, v));

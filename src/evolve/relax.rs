@@ -47,7 +47,8 @@ pub(super) fn relax_hop(g: &Graph, added: &[Added], dist: &mut [f64], r: &mut Re
     if r.seeds.is_empty() {
         return false;
     }
-    r.seeds.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    r.seeds
+        .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     r.frontier.clear();
     let mut level = r.seeds[0].0;
     let mut si = 0;
