@@ -4,15 +4,20 @@
 use super::events::read_events;
 use super::graph::{Edges, graph_of};
 use super::pairs::{
-    Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, release, rounding_sq, skipped_pairs,
+    Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, advance_changed, release, rounding_sq,
+    skipped_pairs,
 };
+use super::relax::{Added, Relax, relax_hop};
 use super::{Evolve, EvolveOutput, Timings};
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, LoadOptions, NodeIds};
 use crate::sim::SimConfig;
-use crate::store::{EdgeEvent, Levels, NOISE_DISCRETE, NOISE_LAPLACE, Store, StoreConfig};
+use crate::store::{
+    BatchTotals, EdgeEvent, Levels, NOISE_DISCRETE, NOISE_LAPLACE, OwnerPath, Store, StoreConfig,
+    TimelineRow,
+};
 use crate::values::Values;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -202,72 +207,56 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
     let t1 = Instant::now();
     let started_at = last + 1;
     ev.control.phase("applying batches");
-    for b in started_at..=batches {
-        if ev.stop_after.is_some_and(|s| b > s) {
-            break;
-        }
-        ev.control.check()?;
-        if b > started_at {
-            ev.control
-                .report("batches", b - started_at, batches + 1 - started_at);
-        }
-        let lo = (b as usize - 1) * ev.batch;
-        let evs = &events[lo..(lo + ev.batch).min(events.len())];
-        let td = Instant::now();
-        let changes = apply(&mut cur, evs);
-        let affected: Vec<bool> = if changes.is_empty() {
-            vec![false; states.len()]
-        } else if ev.full_recompute || config.distance == DistanceKind::Resistance {
-            vec![true; states.len()]
-        } else {
-            states
-                .par_iter()
-                .map(|st| is_affected(st, &changes, config.distance))
-                .collect()
-        };
-        let g = graph_of(&ids, &cur, config.distance)?;
-        let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
-        let mut sel: Vec<&mut OwnerState> = states
-            .iter_mut()
-            .zip(&affected)
-            .filter(|(_, a)| **a)
-            .map(|(s, _)| s)
-            .collect();
-        timings.owners_recomputed += sel.len() as u64;
-        let outs = recompute(&dist, &mut sel, &ctx, b, true)?;
-        timings.distances += td.elapsed().as_secs_f64();
-        let mut all = Delta::default();
-        let mut released: Vec<(u32, Vec<ReleaseRow>)> = Vec::new();
-        for (owner, d, rows) in outs {
-            totals.add(&d);
-            all.add(&d);
-            if !rows.is_empty() {
-                released.push((owner, rows));
-            }
-        }
-        let row = totals.row(b, evs.last().map(|e| e.time), evs.len() as u64, &all);
-        let ts = Instant::now();
-        store.write_batch(|w| {
-            w.insert_events(b, evs)?;
-            for st in states.iter().filter(|s| s.path_changed()) {
-                w.save_path(st.owner, &st.path, st.stored)?;
-            }
-            for (owner, rows) in &released {
-                for (r, e, d, noise) in rows {
-                    w.insert_answer(*owner, *r, *e, b, *d, noise)?;
+    let env = Env {
+        ids: &ids,
+        distance: config.distance,
+        full_recompute: ev.full_recompute,
+        ctx: &ctx,
+    };
+    // Batch b is committed by the writer while batch b + 1 is computed
+    // (issue 37): a rendezvous channel, so the computation runs at most one
+    // batch ahead of the last commit and the commits stay one transaction
+    // per batch, in order — what a kill leaves is what it left before.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Commit>(0);
+    let on_batch = &mut ev.on_batch;
+    let (computed, written) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_all(&mut store, on_batch, rx));
+        let computed = (|| -> Result<()> {
+            for b in started_at..=batches {
+                if ev.stop_after.is_some_and(|s| b > s) {
+                    break;
+                }
+                ev.control.check()?;
+                if b > started_at {
+                    ev.control
+                        .report("batches", b - started_at, batches + 1 - started_at);
+                }
+                let lo = (b as usize - 1) * ev.batch;
+                let evs = &events[lo..(lo + ev.batch).min(events.len())];
+                let commit = compute_batch(
+                    &env,
+                    b,
+                    evs,
+                    &mut cur,
+                    &mut states,
+                    &mut totals,
+                    &mut timings,
+                )?;
+                if tx.send(commit).is_err() {
+                    // The writer failed: its error is returned below.
+                    break;
                 }
             }
-            w.insert_timeline(&row)?;
-            w.insert_totals(b, &totals.snapshot())
-        })?;
-        for st in states.iter_mut().filter(|s| s.path_changed()) {
-            st.mark_stored();
-        }
-        timings.store += ts.elapsed().as_secs_f64();
-        if let Some(f) = ev.on_batch.as_mut() {
-            f(&store.timeline()?)?;
-        }
-    }
+            Ok(())
+        })();
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (computed, written)
+    });
+    timings.store += written?;
+    computed?;
     if batches >= started_at {
         let n = batches + 1 - started_at;
         ev.control.report("batches", n, n);
@@ -286,6 +275,142 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         explicit,
         store_bytes: store.size_bytes(),
         seconds: timings,
+    })
+}
+
+/// What every batch after 0 reads besides its events and the state.
+struct Env<'a> {
+    ids: &'a NodeIds,
+    distance: DistanceKind,
+    full_recompute: bool,
+    ctx: &'a Ctx<'a>,
+}
+
+/// What batch `batch` commits, handed from the batch loop to the writer.
+struct Commit {
+    batch: u64,
+    events: Vec<EdgeEvent>,
+    /// The paths extended: (owner, path, segments already in the store).
+    paths: Vec<(u32, OwnerPath, usize)>,
+    /// The explicit releases, by owner in owner order.
+    released: Vec<(u32, Vec<ReleaseRow>)>,
+    row: TimelineRow,
+    totals: BatchTotals,
+}
+
+impl Commit {
+    /// The batch as one transaction.
+    fn write(&self, store: &mut Store) -> Result<()> {
+        let b = self.batch;
+        store.write_batch(|w| {
+            w.insert_events(b, &self.events)?;
+            for (owner, path, stored) in &self.paths {
+                w.save_path(*owner, path, *stored)?;
+            }
+            w.insert_answers(
+                b,
+                self.released.iter().flat_map(|(owner, rows)| {
+                    rows.iter()
+                        .map(|(r, e, d, noise)| (*owner, *r, *e, *d, noise.as_slice()))
+                }),
+            )?;
+            w.insert_timeline(&self.row)?;
+            w.insert_totals(b, &self.totals)
+        })
+    }
+}
+
+/// The writer: commits the batches received, in order, each followed by
+/// `on_batch` with the committed timeline; returns the seconds spent
+/// committing. Stops at the first error (the batch loop then stops too).
+fn write_all(
+    store: &mut Store,
+    on_batch: &mut Option<super::OnBatch>,
+    rx: std::sync::mpsc::Receiver<Commit>,
+) -> Result<f64> {
+    let mut secs = 0.0;
+    for c in rx {
+        let t = Instant::now();
+        c.write(store)?;
+        secs += t.elapsed().as_secs_f64();
+        if let Some(f) = on_batch.as_mut() {
+            f(&store.timeline()?)?;
+        }
+    }
+    Ok(secs)
+}
+
+/// Batch `b`: its events applied to `cur`, the owners they can affect
+/// brought to their new distances (searched, or relaxed), their releases
+/// summed into `totals` in owner order; returns what the store commits
+/// (the paths it extends marked stored).
+fn compute_batch(
+    env: &Env<'_>,
+    b: u64,
+    evs: &[EdgeEvent],
+    cur: &mut Edges,
+    states: &mut [OwnerState],
+    totals: &mut Totals,
+    timings: &mut Timings,
+) -> Result<Commit> {
+    let td = Instant::now();
+    let ctx = env.ctx;
+    let changes = apply(cur, evs);
+    let update: Vec<Update> = if changes.is_empty() {
+        vec![Update::None; states.len()]
+    } else if env.full_recompute || env.distance == DistanceKind::Resistance {
+        vec![Update::Search; states.len()]
+    } else {
+        states
+            .par_iter()
+            .map(|st| update_of(st, &changes, env.distance))
+            .collect()
+    };
+    let g = graph_of(env.ids, cur, env.distance)?;
+    let dist = Distances::new(&g, env.distance, &DistanceOptions::default())?;
+    let (mut search, mut lower) = (Vec::new(), Vec::new());
+    for (st, u) in states.iter_mut().zip(&update) {
+        match u {
+            Update::None => {}
+            Update::Search => search.push(st),
+            Update::Relax => lower.push(st),
+        }
+    }
+    timings.owners_recomputed += (search.len() + lower.len()) as u64;
+    timings.owners_relaxed += lower.len() as u64;
+    let mut outs = recompute(&dist, &mut search, ctx, b, true)?;
+    if !lower.is_empty() {
+        let added: Vec<Added> = changes
+            .iter()
+            .filter(|c| c.2.is_some())
+            .map(|c| c.0)
+            .collect();
+        outs.extend(relax_all(&g, &added, &mut lower, ctx, b)?);
+        // Owner order, as the states: the totals are summed in it.
+        outs.sort_by_key(|o| o.0);
+    }
+    timings.distances += td.elapsed().as_secs_f64();
+    let mut all = Delta::default();
+    let mut released: Vec<(u32, Vec<ReleaseRow>)> = Vec::new();
+    for (owner, d, rows) in outs {
+        totals.add(&d);
+        all.add(&d);
+        if !rows.is_empty() {
+            released.push((owner, rows));
+        }
+    }
+    let mut paths = Vec::new();
+    for st in states.iter_mut().filter(|s| s.path_changed()) {
+        paths.push((st.owner, st.path.clone(), st.stored));
+        st.mark_stored();
+    }
+    Ok(Commit {
+        batch: b,
+        events: evs.to_vec(),
+        paths,
+        released,
+        row: totals.row(b, evs.last().map(|e| e.time), evs.len() as u64, &all),
+        totals: totals.snapshot(),
     })
 }
 
@@ -331,22 +456,64 @@ fn apply(cur: &mut Edges, evs: &[EdgeEvent]) -> Vec<Change> {
         .collect()
 }
 
+/// How a batch's changes reach one owner's distances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Update {
+    /// No distance from the owner can move.
+    None,
+    /// Only added edges shorten some (hop distances): lowered in place by
+    /// [`relax_hop`].
+    Relax,
+    /// A removed edge was tight (or the distances are weighted): a new search.
+    Search,
+}
+
 /// Whether the changes can move any distance from `st.owner` (see the
-/// module docs): a removed edge that was tight, an added one that shortens.
-fn is_affected(st: &OwnerState, changes: &[Change], kind: DistanceKind) -> bool {
+/// module docs): a removed edge that was tight, an added one that shortens;
+/// on hop distances, a batch that only shortens is a relaxation.
+fn update_of(st: &OwnerState, changes: &[Change], kind: DistanceKind) -> Update {
     let len = |w: f64| if kind == DistanceKind::Hop { 1.0 } else { w };
-    changes.iter().any(|&((u, v), before, after)| {
+    let (mut tight, mut shorter) = (false, false);
+    for &((u, v), before, after) in changes {
         let (du, dv) = (st.dist[u as usize], st.dist[v as usize]);
-        let tight = before.is_some_and(|w| {
+        tight |= before.is_some_and(|w| {
             let w = len(w);
             (du.is_finite() && du + w == dv) || (dv.is_finite() && dv + w == du)
         });
-        let shorter = after.is_some_and(|w| {
+        shorter |= after.is_some_and(|w| {
             let w = len(w);
             du + w < dv || dv + w < du
         });
-        tight || shorter
-    })
+    }
+    match (tight, shorter) {
+        (true, _) => Update::Search,
+        (false, true) if kind == DistanceKind::Hop => Update::Relax,
+        (false, true) => Update::Search,
+        (false, false) => Update::None,
+    }
+}
+
+/// The owners of `sel` lowered by [`relax_hop`] on `g` (the batch's graph)
+/// after the edges `added`, in parallel, each advanced over the recipients
+/// that came closer. Results in the owners' order.
+fn relax_all(
+    g: &Graph,
+    added: &[Added],
+    sel: &mut [&mut OwnerState],
+    ctx: &Ctx<'_>,
+    batch: u64,
+) -> Result<Vec<(u32, Delta, Vec<ReleaseRow>)>> {
+    sel.par_iter_mut()
+        .map_init(Relax::default, |r, st| {
+            let mut rows = Vec::new();
+            let d = if relax_hop(g, added, &mut st.dist, r) {
+                advance_changed(ctx, st, &r.changed, batch, true, &mut rows)?
+            } else {
+                Delta::default()
+            };
+            Ok((st.owner, d, rows))
+        })
+        .collect()
 }
 
 /// Distances of the selected owners on `dist`'s graph, 64 per bit-parallel

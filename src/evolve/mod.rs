@@ -40,6 +40,7 @@ mod events;
 mod graph;
 mod holdout;
 mod pairs;
+mod relax;
 mod resume;
 
 pub use config::EvolveConfig;
@@ -131,12 +132,18 @@ pub struct Timings {
     pub batch0: f64,
     /// The batches after it.
     pub batches: f64,
-    /// Of which writing to the store.
+    /// Committing them to the store, on the writer thread: it overlaps
+    /// the next batch's computation, so `store + distances` may exceed
+    /// `batches`.
     pub store: f64,
-    /// Of which recomputing distances (graph rebuilt, searches).
+    /// Of `batches`, updating distances (graph rebuilt, searches or
+    /// relaxations, releases).
     pub distances: f64,
     /// Owners recomputed over all batches after 0.
     pub owners_recomputed: u64,
+    /// Of which lowered by relaxation from the added edges (hop distances,
+    /// no tight edge removed) instead of a new search.
+    pub owners_relaxed: u64,
     /// Whether a resume rebuilt the state by replaying batch 0 (a store
     /// without stored sums for its last batch); a cheap resume does not.
     pub full_replay: bool,

@@ -336,10 +336,7 @@ pub(crate) fn advance(
     record: bool,
     rows: &mut Vec<ReleaseRow>,
 ) -> Result<Delta> {
-    let mut delta = Delta::default();
-    let mut x = vec![0.0; ctx.dim];
-    let mut noise = Vec::with_capacity(ctx.dim);
-    let owner = st.owner as usize;
+    let mut m = Mover::new(ctx, batch, record, rows);
     for (r, &d) in row.iter().enumerate() {
         let old = st.dist[r];
         if d == old || (d.is_nan() && old.is_nan()) {
@@ -348,9 +345,65 @@ pub(crate) fn advance(
         // (The owner's own distance, 0, is kept too: the events' endpoints
         // are tested against it.)
         st.dist[r] = d;
-        if r == owner {
-            continue;
+        m.moved(st, r, old, d)?;
+    }
+    Ok(m.delta)
+}
+
+/// [`advance`] for an owner whose distances were already lowered in place
+/// ([`super::relax::relax_hop`]): `changed` lists each recipient whose
+/// distance moved with its distance before, in recipient order — the
+/// recipients [`advance`] would visit, in its order, so the sums are the
+/// same bits.
+pub(crate) fn advance_changed(
+    ctx: &Ctx<'_>,
+    st: &mut OwnerState,
+    changed: &[(u32, f64)],
+    batch: u64,
+    record: bool,
+    rows: &mut Vec<ReleaseRow>,
+) -> Result<Delta> {
+    debug_assert!(changed.windows(2).all(|w| w[0].0 < w[1].0));
+    let mut m = Mover::new(ctx, batch, record, rows);
+    for &(r, old) in changed {
+        let d = st.dist[r as usize];
+        m.moved(st, r as usize, old, d)?;
+    }
+    Ok(m.delta)
+}
+
+/// What [`advance`] and [`advance_changed`] carry from one recipient to
+/// the next: the batch, the owner's delta and its releases.
+struct Mover<'c, 'a, 'r> {
+    ctx: &'c Ctx<'a>,
+    batch: u64,
+    record: bool,
+    rows: &'r mut Vec<ReleaseRow>,
+    delta: Delta,
+    x: Vec<f64>,
+    noise: Vec<f64>,
+}
+
+impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
+    fn new(ctx: &'c Ctx<'a>, batch: u64, record: bool, rows: &'r mut Vec<ReleaseRow>) -> Self {
+        Mover {
+            ctx,
+            batch,
+            record,
+            rows,
+            delta: Delta::default(),
+            x: vec![0.0; ctx.dim],
+            noise: Vec::with_capacity(ctx.dim),
         }
+    }
+
+    /// Recipient `r` moved from distance `old` to `d` (`st.dist[r]` already
+    /// holds `d`).
+    fn moved(&mut self, st: &mut OwnerState, r: usize, old: f64, d: f64) -> Result<()> {
+        if r == st.owner as usize {
+            return Ok(());
+        }
+        let (ctx, batch, delta) = (self.ctx, self.batch, &mut self.delta);
         // A level out of range gets no answer (0, as if unreachable) and is
         // counted; on START, whose distances are known before anything is
         // written, it is the map's mistake and refused (issue 33 item 5).
@@ -371,14 +424,23 @@ pub(crate) fn advance(
             delta.farther += 1;
         }
         if e > st.max_eps[r] {
-            release(ctx, st, r as u32, e, batch, &mut delta, &mut x, &mut noise)?;
-            if record {
+            release(
+                ctx,
+                st,
+                r as u32,
+                e,
+                batch,
+                delta,
+                &mut self.x,
+                &mut self.noise,
+            )?;
+            if self.record {
                 let v = st.path.blob_at(e).unwrap_or_default();
-                rows.push((r as u32, e, d, v));
+                self.rows.push((r as u32, e, d, v));
             }
         }
+        Ok(())
     }
-    Ok(delta)
 }
 
 /// The pairs of `st` out of range at its current distances (a resumed

@@ -105,7 +105,7 @@ pub use path::{Family, Level, Levels, OwnerPath};
 pub use read::graph_of;
 pub use resume::BatchTotals;
 pub use schema::SCHEMA_VERSION;
-pub use write::{BatchWriter, EdgeEvent, TimelineRow};
+pub use write::{AnswerInsert, BatchWriter, EdgeEvent, TimelineRow};
 
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;

@@ -77,6 +77,30 @@ impl crate::util::CsvRow for TimelineRow {
 /// version 2; read back by `Store::timeline`).
 pub(super) const SKIPPED_KEY: &str = "pairs_skipped.";
 
+/// One explicit release: (owner, recipient, ε, distance, the path's value
+/// at ε as stored), for [`BatchWriter::insert_answers`].
+pub type AnswerInsert<'n> = (u32, u32, f64, f64, &'n [u8]);
+
+/// Rows of `answer` per `INSERT` statement in [`BatchWriter::insert_answers`]
+/// (6 parameters each: 384, under SQLite's oldest limit of 999).
+const ANSWERS_PER_INSERT: usize = 64;
+
+/// The `INSERT` of `k` answers (1 or [`ANSWERS_PER_INSERT`]: the two
+/// statements the writer keeps prepared).
+fn answers_sql(k: usize) -> &'static str {
+    debug_assert!(k == 1 || k == ANSWERS_PER_INSERT);
+    static SQL: std::sync::OnceLock<[String; 2]> = std::sync::OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        [1, ANSWERS_PER_INSERT].map(|k| {
+            format!(
+                "INSERT INTO answer (owner, recipient, eps, batch, distance, noise) VALUES {}",
+                vec!["(?, ?, ?, ?, ?, ?)"; k].join(", ")
+            )
+        })
+    });
+    &sql[usize::from(k != 1)]
+}
+
 /// The writes of one batch, inside one transaction ([`Store::write_batch`](super::Store::write_batch)).
 pub struct BatchWriter<'a> {
     tx: Option<Transaction<'a>>,
@@ -250,23 +274,44 @@ impl<'a> BatchWriter<'a> {
         distance: f64,
         noise: &[u8],
     ) -> Result<()> {
+        self.insert_answers(batch, [(owner, recipient, eps, distance, noise)])
+    }
+
+    /// Records the explicit releases of `batch`, in the order given, as
+    /// [`BatchWriter::insert_answer`] does one by one: the same rows in the
+    /// same order, each checked by the schema's trigger, written 64 to a
+    /// statement (a statement's fixed cost —
+    /// its savepoint, the copy of the page it first touches into the
+    /// statement journal — paid once for them; issue 37). A refused row
+    /// fails its statement, and the batch is rolled back as before.
+    pub fn insert_answers<'n>(
+        &mut self,
+        batch: u64,
+        rows: impl IntoIterator<Item = AnswerInsert<'n>>,
+    ) -> Result<()> {
         let tx = self.tx();
-        tx.prepare_cached(
-            "INSERT INTO answer (owner, recipient, eps, batch, distance, noise) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )
-        .and_then(|mut st| {
-            st.execute(params![
-                owner as i64,
-                recipient as i64,
-                eps,
-                batch as i64,
-                distance,
-                noise
-            ])
-        })
-        .map(|_| ())
-        .map_err(|e| self.err(e))
+        let rows: Vec<AnswerInsert<'n>> = rows.into_iter().collect();
+        let mut chunks = rows.chunks_exact(ANSWERS_PER_INSERT);
+        let run = |k: usize, chunk: &[AnswerInsert<'_>]| -> rusqlite::Result<()> {
+            let mut st = tx.prepare_cached(answers_sql(k))?;
+            for (j, &(owner, recipient, eps, distance, noise)) in chunk.iter().enumerate() {
+                let i = 6 * j;
+                st.raw_bind_parameter(i + 1, owner as i64)?;
+                st.raw_bind_parameter(i + 2, recipient as i64)?;
+                st.raw_bind_parameter(i + 3, eps)?;
+                st.raw_bind_parameter(i + 4, batch as i64)?;
+                st.raw_bind_parameter(i + 5, distance)?;
+                st.raw_bind_parameter(i + 6, noise)?;
+            }
+            st.raw_execute().map(|_| ())
+        };
+        for chunk in chunks.by_ref() {
+            run(ANSWERS_PER_INSERT, chunk).map_err(|e| self.err(e))?;
+        }
+        for row in chunks.remainder() {
+            run(1, std::slice::from_ref(row)).map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     /// Commits a batch's timeline row (batches in order).
