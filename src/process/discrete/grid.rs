@@ -118,14 +118,19 @@ impl Grid {
 
     /// n·γ for a grid integer n (û + X), exact while |n| < 2⁵³ (checked: an
     /// [`Error::Numerical`] beyond).
+    #[inline]
     pub fn value_of(&self, grid_integer: i128) -> Result<f64> {
         if grid_integer.unsigned_abs() >= 1 << 53 {
-            return Err(Error::Numerical(format!(
-                "a discrete answer left f64's exactness range (|û + X| = {} ≥ 2^53 grid steps)",
-                grid_integer.unsigned_abs()
-            )));
+            return Err(inexact(grid_integer));
         }
-        let y = scale_pow2(grid_integer as f64, i64::from(self.exponent));
+        // |n| < 2⁵³: the i64 conversion is exact and much cheaper than i128's.
+        let x = grid_integer as i64 as f64;
+        let y = if (-1000..=1000).contains(&self.exponent) {
+            // scale_pow2's one step, without its loops.
+            x * f64::from_bits(((1023 + self.exponent) as u64) << 52)
+        } else {
+            scale_pow2(x, i64::from(self.exponent))
+        };
         if y.is_finite() {
             Ok(y)
         } else {
@@ -135,6 +140,15 @@ impl Grid {
             )))
         }
     }
+}
+
+/// The error of [`Grid::value_of`] beyond 2⁵³, out of the per-answer path.
+#[cold]
+fn inexact(grid_integer: i128) -> Error {
+    Error::Numerical(format!(
+        "a discrete answer left f64's exactness range (|û + X| = {} ≥ 2^53 grid steps)",
+        grid_integer.unsigned_abs()
+    ))
 }
 
 impl std::str::FromStr for Grid {
