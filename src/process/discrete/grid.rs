@@ -308,4 +308,21 @@ mod tests {
                 .is_err()
         );
     }
+
+    /// The one-multiplication path of `value_of` equals `scale_pow2` of the
+    /// exact integer, at every exponent (subnormal results included).
+    #[test]
+    fn answers_equal_the_scaled_integer_at_every_exponent() {
+        let ns: [i128; 6] = [0, 1, -3, 12345, (1 << 53) - 1, -(1 << 52) - 7];
+        for e in -1022..=1023 {
+            let g = Grid::from_exponent(e).unwrap();
+            for n in ns {
+                let want = scale_pow2(n as f64, i64::from(e));
+                match g.value_of(n) {
+                    Ok(y) => assert_eq!(y.to_bits(), want.to_bits(), "{n}·2^{e}"),
+                    Err(_) => assert!(!want.is_finite(), "{n}·2^{e}"),
+                }
+            }
+        }
+    }
 }

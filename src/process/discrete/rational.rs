@@ -474,6 +474,62 @@ mod tests {
         }
     }
 
+    /// The shortcuts are the textbook operations: Lemire's method with its
+    /// full rejection threshold t = 2⁶⁴ mod k (computed in u128, no
+    /// shortcut) draws the same words and values for powers of two (which
+    /// skip the slow path) and their neighbours; ⌊x/p⌋ in 64 bits or at
+    /// p = 1 equals the u128 quotient.
+    #[test]
+    fn shortcuts_match_the_reference_operations() {
+        fn lemire_ref(k: u64, rng: &mut impl Rng) -> u64 {
+            let t = ((1u128 << 64) % u128::from(k)) as u64;
+            loop {
+                let m = u128::from(rng.next_u64()) * u128::from(k);
+                if (m as u64) >= t {
+                    return (m >> 64) as u64;
+                }
+            }
+        }
+        for (i, k) in [
+            2,
+            1024,
+            1 << 62,
+            (1 << 62) + 1,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut a = rng_for(3, i as u64, 0, Purpose::Path);
+            let mut b = rng_for(3, i as u64, 0, Purpose::Path);
+            for _ in 0..2000 {
+                assert_eq!(
+                    uniform_below_u64(k, &mut a),
+                    lemire_ref(k, &mut b),
+                    "k = {k}"
+                );
+            }
+            assert_eq!(a.next_u64(), b.next_u64(), "same words consumed, k = {k}");
+        }
+        let xs = [
+            0u128,
+            1,
+            7,
+            u128::from(u64::MAX),
+            1 << 64,
+            (1 << 70) + 3,
+            u128::MAX,
+        ];
+        let ps = [1u128, 2, 3, u128::from(u64::MAX), 1 << 64, (1 << 100) + 1];
+        for x in xs {
+            for p in ps {
+                assert_eq!(div_u128(x, p), x / p, "{x}/{p}");
+            }
+        }
+    }
+
     #[test]
     fn floor_affine_survives_u128_overflow() {
         let q = 1u128 << 100;
