@@ -29,27 +29,23 @@ fn draws(c: &mut Criterion) {
     let noise = DiscreteNoise::new(Grid::default(), 32, 1.0, 1).expect("valid noise");
     let k = noise.rung_of(1.0).expect("valid level");
     let mut out = [0i64];
-    let mut rng = rng_for(1, 1, 0, Purpose::Independent);
-    g.bench_function("fresh_at_eps_1_seeded", |b| {
-        b.iter(|| {
-            noise
-                .sample_fresh_into(k, &mut rng, &mut out)
-                .expect("valid rung");
-            black_box(out[0])
-        })
-    });
     // ε = 3·e^-4 (facebook's typical distance under exp:a=3,b=1): the rate's
     // denominator exceeds 2^64, so uniforms take two words (u128 path).
     let k_mid = noise.rung_of(3.0 * (-4.0f64).exp()).expect("valid level");
-    let mut rng = rng_for(1, 3, 0, Purpose::Independent);
-    g.bench_function("fresh_at_eps_0_055_seeded", |b| {
-        b.iter(|| {
-            noise
-                .sample_fresh_into(k_mid, &mut rng, &mut out)
-                .expect("valid rung");
-            black_box(out[0])
-        })
-    });
+    for (name, rung, stream) in [
+        ("fresh_at_eps_1_seeded", k, 1),
+        ("fresh_at_eps_0_055_seeded", k_mid, 3),
+    ] {
+        let mut rng = rng_for(1, stream, 0, Purpose::Independent);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                noise
+                    .sample_fresh_into(rung, &mut rng, &mut out)
+                    .expect("valid rung");
+                black_box(out[0])
+            })
+        });
+    }
     let mut os = OsRng::new().expect("the OS generator");
     g.bench_function("fresh_at_eps_1_os", |b| {
         b.iter(|| {
