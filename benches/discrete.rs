@@ -1,7 +1,8 @@
 //! Exact integer sampling (issue 25): ns per discrete Laplace draw at
 //! t = 1/1024 and t = 3, ns per jump coin between adjacent rungs (m = 32,
 //! Δ_Z = 1024), ns per fresh draw through `DiscreteNoise` (seeded and OS
-//! generators), and paths/s of a 1-D ℓ1 discrete path over [0.5, 15]
+//! generators; seeded also at ε = 3·e⁻⁴, the facebook run's typical level,
+//! whose rate's denominator needs 128 bits), and paths/s of a 1-D ℓ1 discrete path over [0.5, 15]
 //! (m = 32, γ = 2^-10: 157 rung steps) next to the f64 `PathSampler` over
 //! the same range. Budget from the issue: ≈ 240 ns per exact draw.
 //!
@@ -28,15 +29,23 @@ fn draws(c: &mut Criterion) {
     let noise = DiscreteNoise::new(Grid::default(), 32, 1.0, 1).expect("valid noise");
     let k = noise.rung_of(1.0).expect("valid level");
     let mut out = [0i64];
-    let mut rng = rng_for(1, 1, 0, Purpose::Independent);
-    g.bench_function("fresh_at_eps_1_seeded", |b| {
-        b.iter(|| {
-            noise
-                .sample_fresh_into(k, &mut rng, &mut out)
-                .expect("valid rung");
-            black_box(out[0])
-        })
-    });
+    // ε = 3·e^-4 (facebook's typical distance under exp:a=3,b=1): the rate's
+    // denominator exceeds 2^64, so uniforms take two words (u128 path).
+    let k_mid = noise.rung_of(3.0 * (-4.0f64).exp()).expect("valid level");
+    for (name, rung, stream) in [
+        ("fresh_at_eps_1_seeded", k, 1),
+        ("fresh_at_eps_0_055_seeded", k_mid, 3),
+    ] {
+        let mut rng = rng_for(1, stream, 0, Purpose::Independent);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                noise
+                    .sample_fresh_into(rung, &mut rng, &mut out)
+                    .expect("valid rung");
+                black_box(out[0])
+            })
+        });
+    }
     let mut os = OsRng::new().expect("the OS generator");
     g.bench_function("fresh_at_eps_1_os", |b| {
         b.iter(|| {

@@ -118,14 +118,19 @@ impl Grid {
 
     /// n·γ for a grid integer n (û + X), exact while |n| < 2⁵³ (checked: an
     /// [`Error::Numerical`] beyond).
+    #[inline]
     pub fn value_of(&self, grid_integer: i128) -> Result<f64> {
         if grid_integer.unsigned_abs() >= 1 << 53 {
-            return Err(Error::Numerical(format!(
-                "a discrete answer left f64's exactness range (|û + X| = {} ≥ 2^53 grid steps)",
-                grid_integer.unsigned_abs()
-            )));
+            return Err(inexact(grid_integer));
         }
-        let y = scale_pow2(grid_integer as f64, i64::from(self.exponent));
+        // |n| < 2⁵³: the i64 conversion is exact and much cheaper than i128's.
+        let x = grid_integer as i64 as f64;
+        let y = if (-1000..=1000).contains(&self.exponent) {
+            // scale_pow2's one step, without its loops.
+            x * f64::from_bits(((1023 + self.exponent) as u64) << 52)
+        } else {
+            scale_pow2(x, i64::from(self.exponent))
+        };
         if y.is_finite() {
             Ok(y)
         } else {
@@ -135,6 +140,15 @@ impl Grid {
             )))
         }
     }
+}
+
+/// The error of [`Grid::value_of`] beyond 2⁵³, out of the per-answer path.
+#[cold]
+fn inexact(grid_integer: i128) -> Error {
+    Error::Numerical(format!(
+        "a discrete answer left f64's exactness range (|û + X| = {} ≥ 2^53 grid steps)",
+        grid_integer.unsigned_abs()
+    ))
 }
 
 impl std::str::FromStr for Grid {
@@ -293,5 +307,22 @@ mod tests {
                 .value_of(1 << 20)
                 .is_err()
         );
+    }
+
+    /// The one-multiplication path of `value_of` equals `scale_pow2` of the
+    /// exact integer, at every exponent (subnormal results included).
+    #[test]
+    fn answers_equal_the_scaled_integer_at_every_exponent() {
+        let ns: [i128; 6] = [0, 1, -3, 12345, (1 << 53) - 1, -(1 << 52) - 7];
+        for e in -1022..=1023 {
+            let g = Grid::from_exponent(e).unwrap();
+            for n in ns {
+                let want = scale_pow2(n as f64, i64::from(e));
+                match g.value_of(n) {
+                    Ok(y) => assert_eq!(y.to_bits(), want.to_bits(), "{n}·2^{e}"),
+                    Err(_) => assert!(!want.is_finite(), "{n}·2^{e}"),
+                }
+            }
+        }
     }
 }

@@ -40,6 +40,9 @@ impl std::fmt::Display for Rung {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Ladder {
     m: u32,
+    /// log₂ m when m is a power of two (the default 32): rungs then split
+    /// by a shift and a mask instead of a division per draw.
+    shift: Option<u32>,
     mantissas: Box<[u64]>,
 }
 
@@ -64,6 +67,7 @@ impl Ladder {
         // Computed outside the lock; a concurrent twin computes the same table.
         let ladder = Arc::new(Ladder {
             m,
+            shift: m.is_power_of_two().then(|| m.trailing_zeros()),
             mantissas: correctly_rounded_roots(m).into_boxed_slice(),
         });
         let mut guard = cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -89,7 +93,11 @@ impl Ladder {
     #[inline]
     pub(super) fn split(&self, k: i32) -> (i32, usize) {
         let m = self.m as i32;
-        (k.div_euclid(m), k.rem_euclid(m) as usize)
+        match self.shift {
+            // Arithmetic shift and mask are ⌊k/m⌋ and k mod m for k < 0 too.
+            Some(s) => (k >> s, (k & (m - 1)) as usize),
+            None => (k.div_euclid(m), k.rem_euclid(m) as usize),
+        }
     }
 
     /// ε_k, or `None` outside f64's normal range.

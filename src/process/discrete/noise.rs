@@ -239,22 +239,29 @@ impl DiscreteNoise {
 
     /// Checks that `rung` lies in [`min_rung`](Self::min_rung) ..=
     /// [`max_rung`](Self::max_rung); `name` is the parameter in the error.
+    #[inline]
     pub fn check_rung(&self, name: &str, rung: Rung) -> Result<()> {
         if (self.min_rung..=self.max_rung).contains(&rung) {
             Ok(())
         } else {
-            Err(Error::param(
-                name,
-                rung,
-                format!(
-                    "a rung from {} to {} (ε from {} to {})",
-                    self.min_rung,
-                    self.max_rung,
-                    self.eps_of(self.min_rung),
-                    self.eps_of(self.max_rung)
-                ),
-            ))
+            Err(self.rung_error(name, rung))
         }
+    }
+
+    /// The error of [`check_rung`](Self::check_rung), out of the per-draw path.
+    #[cold]
+    fn rung_error(&self, name: &str, rung: Rung) -> Error {
+        Error::param(
+            name,
+            rung,
+            format!(
+                "a rung from {} to {} (ε from {} to {})",
+                self.min_rung,
+                self.max_rung,
+                self.eps_of(self.min_rung),
+                self.eps_of(self.max_rung)
+            ),
+        )
     }
 
     /// The exact rate t = ε/Δ_Z of a rung (memo §1).
@@ -349,6 +356,7 @@ impl DiscreteNoise {
 
     /// The released answer y = (û + X)·γ per coordinate, exact (memo §1);
     /// refused when |û + X| ≥ 2⁵³.
+    #[inline]
     pub fn answer_into(&self, uhat: &[i64], noise: &[i64], out: &mut [f64]) -> Result<()> {
         self.check_len("uhat", uhat.len())?;
         self.check_len("noise", noise.len())?;
@@ -359,15 +367,22 @@ impl DiscreteNoise {
         Ok(())
     }
 
+    #[inline]
     pub(super) fn check_len(&self, name: &str, len: usize) -> Result<()> {
         if len == self.dim {
             Ok(())
         } else {
-            Err(Error::param(
-                name,
-                format!("{len} coordinates"),
-                format!("`dim` = {} coordinates", self.dim),
-            ))
+            Err(self.len_error(name, len))
         }
+    }
+
+    /// The error of `check_len`, out of the per-draw path.
+    #[cold]
+    fn len_error(&self, name: &str, len: usize) -> Error {
+        Error::param(
+            name,
+            format!("{len} coordinates"),
+            format!("`dim` = {} coordinates", self.dim),
+        )
     }
 }

@@ -192,7 +192,11 @@ impl NoiseFamily for Discrete {
     ) -> Result<()> {
         let top = levels.iter().copied().max().unwrap_or_default();
         let bottom = levels.iter().copied().min().unwrap_or_default();
-        self.noise.sample_path_into(top, bottom, rng, path)
+        // One dispatch on the generator per path, not one per word drawn.
+        match rng {
+            NoiseRng::Seeded(r) => self.noise.sample_path_into(top, bottom, r, path),
+            NoiseRng::Os(r) => self.noise.sample_path_into(top, bottom, r, path),
+        }
     }
 
     fn read<'a>(&'a self, path: &'a DiscretePath, _k: usize, level: Rung) -> &'a [i64] {
@@ -200,7 +204,11 @@ impl NoiseFamily for Discrete {
     }
 
     fn sample_fresh(&self, level: Rung, rng: &mut NoiseRng, out: &mut [i64]) -> Result<()> {
-        self.noise.sample_fresh_into(level, rng, out)
+        // One dispatch on the generator per draw, not one per word drawn.
+        match rng {
+            NoiseRng::Seeded(r) => self.noise.sample_fresh_into(level, r, out),
+            NoiseRng::Os(r) => self.noise.sample_fresh_into(level, r, out),
+        }
     }
 
     fn answer(&self, u: &[f64], secret: &[i64], noise: &[i64], y: &mut [f64]) -> Result<f64> {
