@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 /// writes with an exponent. The two also differ on an exact tie between two
 /// shortest candidates (ryu rounds half to even, `Display` half up), which
 /// needs an `x` whose exact decimal expansion has at most 18 significant
-/// digits: a multiple of 2^−25 ([`may_tie`]; integers, halves, …). Those,
+/// digits: a multiple of 2^−25 (`may_tie`; integers, halves, …). Those,
 /// and every form with an exponent, are left to `Display`. Tested against
 /// `Display` on random bit patterns of every exponent.
 #[inline]
