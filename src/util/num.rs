@@ -5,10 +5,50 @@ use std::fmt::Write as _;
 
 /// Appends `x` in shortest round-trip form (`{}` of `f64`; `inf`, `-inf`, `NaN`
 /// for non-finite values).
+///
+/// The same bytes as `Display`, faster (every CSV number goes through here;
+/// a 1 M-row `ego.csv` has 6 M of them): for 1e−5 ≤ |x| < 1e16 `ryu`
+/// prints the shortest digits (shortest, and closest to `x` among the
+/// shortest, as `Display`'s Grisu/Dragon) in `Display`'s layout, except
+/// that it writes an integer with a trailing `.0`; other magnitudes it
+/// writes with an exponent. The two also differ on an exact tie between two
+/// shortest candidates (ryu rounds half to even, `Display` half up), which
+/// needs an `x` whose exact decimal expansion has at most 18 significant
+/// digits: a multiple of 2^−25 (`may_tie`; integers, halves, …). Those,
+/// and every form with an exponent, are left to `Display`. Tested against
+/// `Display` on random bit patterns of every exponent.
 #[inline]
 pub fn write_f64(out: &mut String, x: f64) {
+    if !may_tie(x) {
+        let mut buf = ryu::Buffer::new();
+        let s = buf.format_finite(x);
+        if !s.as_bytes().contains(&b'e') {
+            out.push_str(s);
+            return;
+        }
+    }
     // `Display` for f64 prints the shortest decimal that parses back exactly.
     let _ = write!(out, "{x}");
+}
+
+/// Whether `x` is zero, not finite, or a multiple of 2^−25. Otherwise
+/// x = m·2^e with m odd and e ≤ −26, whose exact decimal expansion
+/// m·5^−e·10^e has at least 19 significant digits (5^26 > 10^18): no
+/// shortest form (≤ 17 digits) can then tie.
+#[inline]
+fn may_tie(x: f64) -> bool {
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if field == 0x7ff || (field == 0 && frac == 0) {
+        return true;
+    }
+    let (m, e) = if field == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), field - 1075)
+    };
+    e + m.trailing_zeros() as i32 >= -25
 }
 
 /// `x` in shortest round-trip form.
@@ -147,6 +187,61 @@ mod tests {
             "0.1 and 15",
         ] {
             assert_eq!(shorten_numbers(kept), kept);
+        }
+    }
+
+    /// The fast path prints what `Display` prints: random bit patterns (every
+    /// exponent, subnormals, both signs), and the boundaries of ryu's layouts
+    /// (powers of ten, exact integers up to 2^53 and beyond, 1e16 ± ulps).
+    #[test]
+    fn fast_path_is_display() {
+        let check = |x: f64| {
+            let mut s = String::new();
+            write_f64(&mut s, x);
+            assert_eq!(s, format!("{x}"), "bits {:#x}", x.to_bits());
+        };
+        let mut r = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..400_000 {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            check(f64::from_bits(r));
+            // Values of ordinary size, where the CSV files' numbers are.
+            check((r >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((r % 40) as i32 - 20));
+        }
+        for k in -330..=310 {
+            let p = 10f64.powi(k);
+            if p == 0.0 || p.is_infinite() {
+                continue;
+            }
+            for x in [
+                p,
+                f64::from_bits(p.to_bits() + 1),
+                f64::from_bits(p.to_bits() - 1),
+            ] {
+                check(x);
+                check(-x);
+            }
+        }
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            15.0,
+            9007199254740992.0,
+            9007199254740993.0,
+            1e16,
+            1.5e16,
+            123456789012345680000.0,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ] {
+            check(x);
+            check(-x);
         }
     }
 

@@ -246,6 +246,10 @@ pub struct ChunkScratch {
     tables: Vec<SubsetSums<i128>>,
     deb_tables: Vec<SubsetSums<i128>>,
     terms: Vec<i128>,
+    /// One visit's Σ u_i and Σ correlated answers over its mask (`dim`
+    /// each): looked up once, read by every sum that needs them.
+    sum_u: Vec<i128>,
+    sum_y: Vec<i128>,
     shrink: ShrinkScratch,
     /// One visit's fresh answers and sums.
     pub(super) fresh: Fresh,
@@ -538,8 +542,12 @@ impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
                 r[extra_at + d] += s.r_tables[d].sum(m);
             }
         }
+        s.sum_u.clear();
+        s.sum_u.extend(s.u_tables[..dim].iter().map(|t| t.sum(m)));
+        s.sum_y.clear();
+        s.sum_y.extend(s.tables[..dim].iter().map(|t| t.sum(m)));
         for d in 0..dim {
-            let su = s.u_tables[d].sum(m);
+            let su = s.sum_u[d];
             r[2 + d] += su;
             if access {
                 r[2 + dim + d] += su;
@@ -550,7 +558,7 @@ impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
             match sch {
                 Scheme::Correlated => {
                     for d in 0..dim {
-                        r[at + d] += s.tables[d].sum(m);
+                        r[at + d] += s.sum_y[d];
                     }
                 }
                 Scheme::CorrelatedDebiased => {
@@ -571,7 +579,7 @@ impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
                         }
                     } else {
                         for d in 0..dim {
-                            r[at + d] += s.fresh.plain_sum(p, &s.u_tables[d], m, d)?;
+                            r[at + d] += s.fresh.plain_sum(p, s.sum_u[d], d)?;
                         }
                     }
                 }
@@ -587,7 +595,7 @@ impl<F: NoiseFamily> ChunkVisit<'_, '_, '_, F> {
             Ok(())
         } else {
             s.shrink
-                .visit_answers(p, shrink, at, &s.tables, s.fresh.shrink_sums())
+                .visit_answers(p, shrink, at, &s.sum_y, s.fresh.shrink_sums())
         }
     }
 }

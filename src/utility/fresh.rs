@@ -25,7 +25,6 @@
 
 use super::levels::LevelInfo;
 use super::{CHUNK, UtilityPlan};
-use crate::distance::SubsetSums;
 use crate::error::Result;
 use crate::process::family::{NoiseFamily, StreamKey};
 use crate::process::laplace::laplace;
@@ -72,17 +71,11 @@ impl Fresh {
     }
 
     /// The plain independent mean's term of coordinate `d`: the visit's
-    /// values (their subset sums `u_table` over `mask`) plus its noise.
-    pub fn plain_sum(
-        &self,
-        plan: &UtilityPlan<'_>,
-        u_table: &SubsetSums<i128>,
-        mask: u64,
-        d: usize,
-    ) -> Result<i128> {
+    /// values (their sum `sum_u`, fixed point) plus its noise.
+    pub fn plain_sum(&self, plan: &UtilityPlan<'_>, sum_u: i128, d: usize) -> Result<i128> {
         Ok(match self.what {
-            Sum::Deferred => u_table.sum(mask),
-            Sum::Noise => u_table.sum(mask) + plan.fix_value(self.sum[d])?,
+            Sum::Deferred => sum_u,
+            Sum::Noise => sum_u + plan.fix_value(self.sum[d])?,
             Sum::Answers => plan.fix_value(self.sum[d])?,
         })
     }
@@ -189,12 +182,22 @@ impl<'f, F: NoiseFamily> FreshDraws<'f, F> {
             let mut rest = mask;
             match lv.rate {
                 Some(lambda) if dim == 1 => {
-                    // Local sums: this loop is the shrinkage rows' main cost.
-                    let (b, (mut s1, mut s2)) = (1.0 / lambda, (0.0, 0.0));
+                    // This loop is the shrinkage rows' main cost: the
+                    // answers first (the generator's refills are calls,
+                    // across which the running sums were kept in memory),
+                    // then the sums in registers, in the same order (the
+                    // same bits).
+                    let b = 1.0 / lambda;
+                    let mut ys = [0.0f64; CHUNK];
+                    let mut k = 0;
                     while rest != 0 {
                         let i = rest.trailing_zeros() as usize;
                         rest &= rest - 1;
-                        let y = u[i] + laplace(rng, b);
+                        ys[k] = u[i] + laplace(rng, b);
+                        k += 1;
+                    }
+                    let (mut s1, mut s2) = (0.0, 0.0);
+                    for &y in &ys[..k] {
                         s1 += y;
                         s2 += sp.square(0, y);
                     }

@@ -537,8 +537,8 @@ impl ShrinkScratch {
         sums.counts[i + 2] += ind_ones as u32;
     }
 
-    /// Raw answers: the visit's correlated answers through their sum tables
-    /// `corr`, and its independent answers through their sums `fresh`
+    /// Raw answers: the visit's correlated answers through their sums
+    /// `corr` (fixed point, `dim`), and its independent answers through their sums `fresh`
     /// ([`ShrinkPlan::add_answer`]; each visit's sums are one term, rounded
     /// once).
     pub(crate) fn visit_answers(
@@ -546,7 +546,7 @@ impl ShrinkScratch {
         plan: &UtilityPlan<'_>,
         sums: &mut ShrinkSums,
         at: VisitAt,
-        corr: &[SubsetSums<i128>],
+        corr: &[i128],
         fresh: &[f64],
     ) -> Result<()> {
         let Some(sp) = plan.shrinkage().filter(|_| self.on) else {
@@ -558,8 +558,8 @@ impl ShrinkScratch {
         let dim = sp.dim;
         let base = at.v * sums.sstride();
         let (lsum, sq) = (base + l * 2 * dim, base + sp.levels * 2 * dim);
-        for (d, (t, q)) in corr.iter().zip(&self.sq_tables).enumerate().take(dim) {
-            sums.sums[lsum + d] += t.sum(at.mask);
+        for (d, (&t, q)) in corr.iter().zip(&self.sq_tables).enumerate().take(dim) {
+            sums.sums[lsum + d] += t;
             sums.sums[sq + d] += q.sum(at.mask);
         }
         let (s1, s2) = fresh.split_at(dim);
