@@ -102,8 +102,12 @@ impl<R: CsvRow + Send + Sync> RecordSink<R> for CsvSink<'_, R> {
             .par_chunks(PIECE)
             .map(|piece| {
                 let mut text = Records::new();
-                for r in piece {
+                for (i, r) in piece.iter().enumerate() {
                     text.push_row(r)?;
+                    if i == 0 {
+                        // Rows of one file are about as long as the first.
+                        text.reserve(text.len() * (piece.len() + piece.len() / 8));
+                    }
                 }
                 Ok(text)
             })

@@ -65,6 +65,8 @@ pub(super) struct FamilyScratch<F: NoiseFamily> {
     pub(super) post: Vec<f64>,
     /// Per unit: u, raw, post(raw) (3n), for rows.
     pub(super) unit_vals: Vec<f64>,
+    /// Per unit: the error norm of its answer on the path, for rows.
+    pub(super) unit_err: Vec<f64>,
     /// Per unit: Σ of squared errors of independent answers.
     pub(super) unit_sq: Vec<f64>,
     pub(super) vals: Vec<f64>,
@@ -125,6 +127,7 @@ impl Plan<'_> {
                     y: Vec::new(),
                     post: Vec::new(),
                     unit_vals: Vec::new(),
+                    unit_err: Vec::new(),
                     unit_sq: Vec::new(),
                     vals: Vec::new(),
                 },

@@ -173,19 +173,26 @@ impl Plan<'_> {
         }
         if rows {
             self.collect_recipients(s, at.owner, at.dist);
+            reserve_rows(out, wants, record_ego, s.recs.len());
+            let f = &mut s.f;
+            // One error norm per level: every recipient of a level holds
+            // the same answer.
+            f.unit_err.clear();
+            for k in 0..units {
+                let vals = &f.unit_vals[k * 3 * n..(k + 1) * 3 * n];
+                let v = fam.read(&f.path, k, f.levels[k]);
+                f.unit_err.push(fam.error_norm(&s.u, &vals[n..2 * n], v));
+            }
             let f = &s.f;
             for &(j, k) in &s.recs {
                 let k = k as usize;
-                let vals = &f.unit_vals[k * 3 * n..(k + 1) * 3 * n];
-                let v = fam.read(&f.path, k, f.levels[k]);
-                let err = fam.error_norm(&s.u, &vals[n..2 * n], v);
                 let answer = Answer {
                     j,
                     d: s.unit_d[k],
                     eps: f.used[k],
                     mech,
-                    vals,
-                    err,
+                    vals: &f.unit_vals[k * 3 * n..(k + 1) * 3 * n],
+                    err: f.unit_err[k],
                 };
                 self.answer_rows(out, wants, record_ego, at, &answer);
             }
@@ -232,7 +239,11 @@ impl Plan<'_> {
                 &mut f.unit_sq,
             )?;
         }
-        for &(j, k) in s.recs.iter().filter(|_| !sums_only) {
+        if rows {
+            reserve_rows(out, wants, record_ego, s.recs.len());
+        }
+        let listed: &[(u32, u32)] = if sums_only { &[] } else { &s.recs };
+        for &(j, k) in listed {
             let k = k as usize;
             fam.sample_fresh(f.levels[k], &mut rng, &mut f.noise)?;
             let sq = fam.answer(&s.u, &f.secret, &f.noise, &mut f.y)?;
@@ -324,14 +335,14 @@ impl Plan<'_> {
         a: &Answer<'_>,
     ) {
         let n = a.vals.len() / 3;
-        let recipient = self.graph.ids().label(a.j).to_string();
+        let recipient = || self.graph.ids().label(a.j).to_string();
         if ego {
             let correct =
                 (self.post == Post::Bit).then(|| u8::from(a.vals[2 * n..] == a.vals[..n]));
             out.ego.push(EgoRow {
                 owner: Some(at.label.to_string()),
                 replicate: at.rep,
-                recipient: recipient.clone(),
+                recipient: recipient(),
                 distance: a.d,
                 eps: a.eps,
                 error_norm: a.err,
@@ -343,7 +354,7 @@ impl Plan<'_> {
             out.responses.push(ResponseRow {
                 owner: at.label.to_string(),
                 replicate: at.rep,
-                recipient,
+                recipient: recipient(),
                 distance: a.d,
                 eps: a.eps,
                 mechanism: a.mech,
@@ -383,6 +394,17 @@ impl Plan<'_> {
             ),
             need,
         )
+    }
+}
+
+/// Room for `answers` more rows in the outputs they go to (one owner's
+/// `ego.csv` rows can be a whole graph's).
+fn reserve_rows(out: &mut ChunkOut, wants: Wants, ego: bool, answers: usize) {
+    if ego {
+        out.ego.reserve(answers);
+    }
+    if wants.responses {
+        out.responses.reserve(answers);
     }
 }
 

@@ -23,6 +23,8 @@ pub(super) type Allow<'a> = dyn Fn(&str, f64) -> bool + 'a;
 /// refuses non-finite numbers it does not allow in the current `field`.
 pub(super) struct Cells<'a> {
     pub(super) text: &'a mut String,
+    /// The numbers this text's rows wrote last (none when checking a row).
+    pub(super) memo: Option<&'a mut NumMemo>,
     pub(super) count: usize,
     pub(super) allow: Option<&'a Allow<'a>>,
     pub(super) field: &'static str,
@@ -45,6 +47,14 @@ impl Cells<'_> {
         self.count += 1;
     }
 
+    /// An integer cell (`itoa`: `Display`'s digits without the formatter).
+    #[inline]
+    pub(super) fn integer(&mut self, x: impl itoa::Integer) -> Result<(), RowError> {
+        self.start();
+        self.text.push_str(itoa::Buffer::new().format(x));
+        Ok(())
+    }
+
     #[inline]
     pub(super) fn display(&mut self, x: impl std::fmt::Display) -> Result<(), RowError> {
         self.start();
@@ -55,7 +65,7 @@ impl Cells<'_> {
 /// Appends `s` as one CSV field, quoted if it holds a comma, a quote or a
 /// line break (quotes doubled) — the one quoting rule of every file.
 pub fn push_field(out: &mut String, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
+    if s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
         out.push('"');
         for (i, part) in s.split('"').enumerate() {
             if i > 0 {

@@ -22,7 +22,7 @@
 
 use super::file_error::{PathIoError, TableError, input};
 use super::lines::LineLimit;
-use super::num::write_f64;
+use super::num::{NumMemo, write_f64};
 use serde::de::{self, DeserializeOwned, Visitor};
 use serde::{Serialize, ser};
 use std::fmt::Write as _;
@@ -142,6 +142,7 @@ impl std::error::Error for RowError {}
 pub struct Records {
     text: String,
     width: Option<usize>,
+    memo: NumMemo,
 }
 
 impl From<String> for Records {
@@ -165,7 +166,11 @@ impl Records {
     /// Records already formatted (each line a record ending in `\n`), e.g.
     /// received from another process.
     pub fn from_text(text: String) -> Records {
-        Records { text, width: None }
+        Records {
+            text,
+            width: None,
+            memo: NumMemo::default(),
+        }
     }
 
     /// Appends one record.
@@ -192,6 +197,7 @@ impl Records {
         let start = self.text.len();
         let mut cells = Cells {
             text: &mut self.text,
+            memo: Some(&mut self.memo),
             count: 0,
             allow,
             field: "",
@@ -224,6 +230,11 @@ impl Records {
         }
         self.text.push('\n');
         Ok(())
+    }
+
+    /// Room for `bytes` more bytes of text.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.text.reserve(bytes);
     }
 
     /// The text so far.
@@ -323,34 +334,34 @@ impl ser::Serializer for &mut Cells<'_> {
         self.display(v)
     }
     fn serialize_i8(self, v: i8) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_i16(self, v: i16) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_i32(self, v: i32) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_i64(self, v: i64) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_i128(self, v: i128) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_u8(self, v: u8) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_u16(self, v: u16) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_u32(self, v: u32) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_u64(self, v: u64) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_u128(self, v: u128) -> Result<(), RowError> {
-        self.display(v)
+        self.integer(v)
     }
     fn serialize_f32(self, v: f32) -> Result<(), RowError> {
         self.display(v)
@@ -382,7 +393,10 @@ impl ser::Serializer for &mut Cells<'_> {
             )));
         }
         self.start();
-        write_f64(self.text, v);
+        match self.memo.as_deref_mut() {
+            Some(memo) => memo.write(self.text, v),
+            None => write_f64(self.text, v),
+        }
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<(), RowError> {

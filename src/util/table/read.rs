@@ -273,6 +273,7 @@ pub fn check_row<T: CsvRow>(
     scratch.clear();
     let mut check = Cells {
         text: scratch,
+        memo: None,
         count: 0,
         allow: Some(&|f, v| row.allows(f, v)),
         field: "",
