@@ -1,11 +1,11 @@
 //! `privdiffuse collude`: coalitions pool their answers; does it help them?
 
+use super::run_args::{RunArgs, out_help};
 use super::sim_options::SimOptions;
 use crate::collusion::CollusionConfig;
-use crate::io::{OutputOptions, collude_to_dir_on};
+use crate::io::collude_to_dir_on;
 use crate::sim::Owners;
 use crate::{Coalition, Estimator};
-use std::path::PathBuf;
 
 /// Pool coalitions' answers: estimator gains, privacy-loss audit, distinguishing attack
 ///
@@ -48,7 +48,7 @@ use std::path::PathBuf;
 ///   privdiffuse collude --graph facebook_combined.txt --dim 1 --norm l1 \
 ///       --eps exp:a=3,b=1 --coalition far:min-d=3 --coalition sybil:m=50,d=4
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment)]
+#[command(verbatim_doc_comment, mut_arg("out", |a| a.help(out_help("runs/<graph stem>-collude"))))]
 pub struct ColludeArgs {
     #[command(flatten)]
     sim: SimOptions,
@@ -70,41 +70,22 @@ pub struct ColludeArgs {
         long = "coalition",
         value_name = "SPEC",
         required_unless_present = "config",
-        display_order = 300
+        display_order = 211
     )]
     coalitions: Vec<Coalition>,
     /// Estimators, comma-separated: best, mean, ivw, median, mle, pitman [default: all].
     /// All but best assume independent Laplace noise (see above)
-    #[arg(long, value_name = "LIST", display_order = 310)]
+    #[arg(long, value_name = "LIST", display_order = 212)]
     estimators: Option<EstimatorList>,
     /// Trials per owner, coalition and mechanism (as many again under u+Δ for
     /// the attack) [default: 1000]
-    #[arg(long, value_name = "T", display_order = 320)]
+    #[arg(long, value_name = "T", display_order = 213)]
     trials: Option<usize>,
     /// δ' of the advanced-composition bound of the independent mechanism [default: 1e-6]
-    #[arg(long, value_name = "D", display_order = 330)]
+    #[arg(long, value_name = "D", display_order = 214)]
     composition_delta: Option<f64>,
-    /// Output directory, new unless --force (claimed at once: a second run
-    /// into it fails) [default: runs/<graph stem>-collude, replaced]
-    #[arg(long, value_name = "DIR", display_order = 340)]
-    out: Option<PathBuf>,
-    /// Replace --out if it exists
-    #[arg(long, display_order = 350)]
-    force: bool,
-    /// Worker threads [default: all cores]; results do not depend on it
-    #[arg(long, value_name = "T", display_order = 360)]
-    threads: Option<usize>,
-    /// Draw the figures (default)
-    #[arg(long, overrides_with = "no_plots", display_order = 370)]
-    plots: bool,
-    /// Skip the figures
-    #[arg(long, display_order = 380)]
-    no_plots: bool,
-    /// No progress bar
-    #[arg(long, short, display_order = 390)]
-    quiet: bool,
     #[command(flatten)]
-    cluster: super::cluster::ClusterArgs,
+    run: RunArgs,
 }
 
 /// `--estimators best,ivw,...`: one flag value, a list of estimators.
@@ -151,19 +132,12 @@ impl ColludeArgs {
 /// Runs `privdiffuse collude`.
 pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
     let config = args.config()?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| crate::io::collude_default_out_dir(&config));
-    let opts = OutputOptions {
-        explicit_out: args.out.is_some(),
-        out: out.clone(),
-        force: args.force,
-        plots: !args.no_plots,
-        control: super::progress::control(!args.quiet),
-    };
+    let opts = args
+        .run
+        .output(|| crate::io::collude_default_out_dir(&config));
+    let out = opts.out.clone();
     let job = super::cluster::Job::Collude(&config);
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
+    let done = super::common::on_executor!(args.run, job, |exec| {
         collude_to_dir_on(&config, &opts, exec)
     });
     // The last clone of the progress control clears the screen before the summary.
@@ -171,7 +145,7 @@ pub fn run(args: ColludeArgs) -> anyhow::Result<()> {
     let Some((summary, timings)) = done else {
         return Ok(());
     };
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!(
             "{} owners × {} coalitions × {} trials in {:.2} s ({} threads) → {}",
             summary.owners,

@@ -89,15 +89,15 @@ pub fn with_threads<T: Send>(
 /// that writes the outputs; on a cluster's other processes `None`, after
 /// saying (unless `quiet`) that this process's share went to process 0.
 ///
-/// `on_executor!(cluster_args, threads, quiet, job, |exec| work)`: `work` is
+/// `on_executor!(run_args, job, |exec| work)` ([`RunArgs`](super::run_args::RunArgs)): `work` is
 /// written once and compiled for each executor type (the engines are generic
 /// over [`crate::exec::Executor`]); `job` (a
 /// [`Job`](super::cluster::Job)) is what the processes of a cluster compare
 /// before any work. On a cluster every process concludes, so that all exit
 /// non-zero when the job fails on any of them.
 macro_rules! on_executor {
-    ($cluster:expr, $threads:expr, $quiet:expr, $job:expr, |$exec:ident| $work:expr) => {{
-        let (joined, threads) = $cluster.join($threads, $job)?;
+    ($run:expr, $job:expr, |$exec:ident| $work:expr) => {{
+        let (joined, threads) = $run.cluster.join($run.threads, $job)?;
         let done = match joined {
             None => $crate::cli::common::with_threads(threads, || {
                 let $exec = &crate::exec::Local;
@@ -118,7 +118,7 @@ macro_rules! on_executor {
                 }
             }
         };
-        if done.is_none() && !$quiet {
+        if done.is_none() && !$run.quiet {
             eprintln!("computed this process's share of the owners and sent it to process 0");
         }
         done

@@ -24,6 +24,7 @@ mod plot;
 mod progress;
 mod relax;
 mod relay;
+mod run_args;
 mod sim_options;
 mod simulate;
 mod subgraph;

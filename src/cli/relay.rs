@@ -1,11 +1,11 @@
 //! `privdiffuse relay`: the decentralised protocol.
 
+use super::run_args::{RunArgs, out_help};
 use super::sim_options::SimOptions;
 use crate::io::relay_to_dir_on;
-use crate::io::{OutputOptions, relay_config_from_summary, relay_default_out_dir};
+use crate::io::{relay_config_from_summary, relay_default_out_dir};
 use crate::relay::RelayConfig;
 use crate::sim::Owners;
-use std::path::PathBuf;
 
 /// Diffuse each owner's signal between friends, each relay trimming it (no trusted centre)
 ///
@@ -31,7 +31,12 @@ use std::path::PathBuf;
 ///   privdiffuse relay --graph facebook_combined.txt --dim 1 --norm l1
 ///   privdiffuse relay --eps exp:a=3,b=1 --untrimmed 0,0.05,0.2 --out runs/relay
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    mut_arg("out", |a| a.help(out_help("runs/<graph stem>-relay"))),
+    mut_arg("plots", |a| a.help("Draw the figure (default)")),
+    mut_arg("no_plots", |a| a.help("Skip the figure"))
+)]
 pub struct RelayArgs {
     #[command(flatten)]
     sim: SimOptions,
@@ -51,27 +56,8 @@ pub struct RelayArgs {
     /// of `simulate --mechanism correlated --responses` (large)
     #[arg(long, display_order = 200)]
     responses: bool,
-    /// Output directory, new unless --force (claimed at once) [default:
-    /// runs/<graph stem>-relay, replaced]
-    #[arg(long, value_name = "DIR", display_order = 220)]
-    out: Option<PathBuf>,
-    /// Replace --out if it exists
-    #[arg(long, display_order = 230)]
-    force: bool,
-    /// Worker threads [default: all cores]; results do not depend on it
-    #[arg(long, value_name = "T", display_order = 240)]
-    threads: Option<usize>,
-    /// Draw the figure (default)
-    #[arg(long, overrides_with = "no_plots", display_order = 250)]
-    plots: bool,
-    /// Skip the figure
-    #[arg(long, display_order = 260)]
-    no_plots: bool,
-    /// No progress bar
-    #[arg(long, short, display_order = 270)]
-    quiet: bool,
     #[command(flatten)]
-    cluster: super::cluster::ClusterArgs,
+    run: RunArgs,
 }
 
 impl RelayArgs {
@@ -109,19 +95,10 @@ impl RelayArgs {
 /// Runs `privdiffuse relay`.
 pub fn run(args: RelayArgs) -> anyhow::Result<()> {
     let config = args.config()?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| relay_default_out_dir(&config));
-    let opts = OutputOptions {
-        explicit_out: args.out.is_some(),
-        out: out.clone(),
-        force: args.force,
-        plots: !args.no_plots,
-        control: super::progress::control(!args.quiet),
-    };
+    let opts = args.run.output(|| relay_default_out_dir(&config));
+    let out = opts.out.clone();
     let job = super::cluster::Job::Relay(&config);
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
+    let done = super::common::on_executor!(args.run, job, |exec| {
         relay_to_dir_on(&config, &opts, exec)
     });
     // The last clone of the progress control clears the screen before the summary.
@@ -129,7 +106,7 @@ pub fn run(args: RelayArgs) -> anyhow::Result<()> {
     let Some((summary, timings)) = done else {
         return Ok(());
     };
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!(
             "relayed {} owners' signals in {:.2} s ({} threads) → {}",
             summary.totals.first().map_or(0, |t| t.owners),

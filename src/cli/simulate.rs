@@ -1,10 +1,10 @@
 //! `privdiffuse simulate`: the main job.
 
+use super::run_args::{RunArgs, out_help};
 use super::sim_options::SimOptions;
 use crate::Post;
-use crate::io::{OutputOptions, simulate_to_dir_on};
+use crate::io::simulate_to_dir_on;
 use crate::sim::{Owners, SimConfig};
-use std::path::PathBuf;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
 ///
@@ -26,7 +26,7 @@ use std::path::PathBuf;
 ///   privdiffuse simulate --graph facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1
 ///   privdiffuse simulate --distance resistance --eps recip:c=2 --owners 20 --out runs/res
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment)]
+#[command(verbatim_doc_comment, mut_arg("out", |a| a.help(out_help("runs/<graph stem>"))))]
 pub struct SimulateArgs {
     #[command(flatten)]
     sim: SimOptions,
@@ -61,27 +61,8 @@ pub struct SimulateArgs {
     /// Also write responses.csv (one row per answer: large)
     #[arg(long, display_order = 200)]
     responses: bool,
-    /// Output directory, new unless --force (claimed at once: a second run
-    /// into it fails) [default: runs/<graph stem>, replaced]
-    #[arg(long, value_name = "DIR", display_order = 220)]
-    out: Option<PathBuf>,
-    /// Replace --out if it exists
-    #[arg(long, display_order = 230)]
-    force: bool,
-    /// Worker threads [default: all cores]; results do not depend on it
-    #[arg(long, value_name = "T", display_order = 240)]
-    threads: Option<usize>,
-    /// Draw the figures (default)
-    #[arg(long, overrides_with = "no_plots", display_order = 250)]
-    plots: bool,
-    /// Skip the figures
-    #[arg(long, display_order = 260)]
-    no_plots: bool,
-    /// No progress bar
-    #[arg(long, short, display_order = 270)]
-    quiet: bool,
     #[command(flatten)]
-    cluster: super::cluster::ClusterArgs,
+    run: RunArgs,
 }
 
 impl SimulateArgs {
@@ -122,19 +103,10 @@ impl SimulateArgs {
 /// Runs `privdiffuse simulate`.
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let config = args.config()?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| crate::io::sim_default_out_dir(&config));
-    let opts = OutputOptions {
-        explicit_out: args.out.is_some(),
-        out: out.clone(),
-        force: args.force,
-        plots: !args.no_plots,
-        control: super::progress::control(!args.quiet),
-    };
+    let opts = args.run.output(|| crate::io::sim_default_out_dir(&config));
+    let out = opts.out.clone();
     let job = super::cluster::Job::Simulate(&config);
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
+    let done = super::common::on_executor!(args.run, job, |exec| {
         simulate_to_dir_on(&config, &opts, exec)
     });
     // The last clone of the progress control clears the screen before the summary.
@@ -142,7 +114,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let Some((summary, timings)) = done else {
         return Ok(());
     };
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!(
             "simulated {} owners, {} answers per mechanism in {:.2} s ({} threads) → {}",
             summary.counts.owners,

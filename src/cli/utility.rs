@@ -1,11 +1,11 @@
 //! `privdiffuse utility`: network-wide utility of the mechanisms.
 
+use super::run_args::{RunArgs, out_help};
 use super::sim_options::SimOptions;
 use crate::Post;
-use crate::io::{OutputOptions, utility_to_dir_on};
+use crate::io::utility_to_dir_on;
 use crate::sim::{Owners, SimConfig};
 use crate::utility::UtilityConfig;
-use std::path::PathBuf;
 
 /// Network-wide utility: every recipient estimates the mean of the values it can reach
 ///
@@ -26,7 +26,12 @@ use std::path::PathBuf;
 ///   privdiffuse utility --graph facebook_combined.txt --eps exp:a=3,b=1 --dim 1 --norm l1
 ///   privdiffuse utility --values bits:0.3 --post bit --dim 1 --replicates 10 --out runs/u
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    mut_arg("out", |a| a.help(out_help("runs/<graph stem>-utility"))),
+    mut_arg("plots", |a| a.help("Draw the figure (default)")),
+    mut_arg("no_plots", |a| a.help("Skip the figure"))
+)]
 pub struct UtilityArgs {
     #[command(flatten)]
     sim: SimOptions,
@@ -54,26 +59,8 @@ pub struct UtilityArgs {
     /// Also write recipients.csv (one row per recipient, first replicate)
     #[arg(long, display_order = 200)]
     recipients: bool,
-    /// Output directory, new unless --force [default: runs/<graph stem>-utility, replaced]
-    #[arg(long, value_name = "DIR", display_order = 220)]
-    out: Option<PathBuf>,
-    /// Replace --out if it exists
-    #[arg(long, display_order = 230)]
-    force: bool,
-    /// Worker threads [default: all cores]; results do not depend on it
-    #[arg(long, value_name = "T", display_order = 240)]
-    threads: Option<usize>,
-    /// Draw the figure (default)
-    #[arg(long, overrides_with = "no_plots", display_order = 250)]
-    plots: bool,
-    /// Skip the figure
-    #[arg(long, display_order = 260)]
-    no_plots: bool,
-    /// No progress bar
-    #[arg(long, short, display_order = 270)]
-    quiet: bool,
     #[command(flatten)]
-    cluster: super::cluster::ClusterArgs,
+    run: RunArgs,
 }
 
 impl UtilityArgs {
@@ -118,7 +105,7 @@ impl UtilityArgs {
 /// Runs `privdiffuse utility`.
 pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
     let config = args.config()?;
-    let out = args.out.clone().unwrap_or_else(|| {
+    let opts = args.run.output(|| {
         let d = crate::io::sim_default_out_dir(&config.sim);
         let name = format!(
             "{}-utility",
@@ -128,15 +115,9 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
         );
         d.with_file_name(name)
     });
-    let opts = OutputOptions {
-        explicit_out: args.out.is_some(),
-        out: out.clone(),
-        force: args.force,
-        plots: !args.no_plots,
-        control: super::progress::control(!args.quiet),
-    };
+    let out = opts.out.clone();
     let job = super::cluster::Job::Utility(&config);
-    let done = super::common::on_executor!(args.cluster, args.threads, args.quiet, job, |exec| {
+    let done = super::common::on_executor!(args.run, job, |exec| {
         utility_to_dir_on(&config, args.recipients, &opts, exec)
     });
     // The last clone of the progress control clears the screen before the summary.
@@ -144,7 +125,7 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
     let Some((summary, timings)) = done else {
         return Ok(());
     };
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!(
             "utility: {} owners × {} recipients in {:.2} s ({} threads) → {}",
             summary.owners,
