@@ -95,7 +95,77 @@ pub struct OwnerCell {
     pub correct_undefined: u64,
 }
 
+/// One owner's cells, per bucket, and the buckets it touched: folding and
+/// clearing cost what the owner touched, not the table.
+#[derive(Clone, Debug, Default)]
+pub struct OwnerCells {
+    cells: Vec<OwnerCell>,
+    touched: Vec<usize>,
+}
+
+impl OwnerCells {
+    /// No cell (also after a worker's owner failed half-way).
+    pub fn clear(&mut self) {
+        self.cells.clear();
+        self.touched.clear();
+    }
+
+    /// Adds `count` identical answers of squared error `sq` at level `eps`
+    /// (expected squared error `theory`) to bucket `b`, with `post` =
+    /// (post(y), u) when the answers are post-processed; returns the cell.
+    #[inline]
+    pub fn add(
+        &mut self,
+        b: usize,
+        count: u64,
+        eps: f64,
+        sq: f64,
+        theory: f64,
+        post: Option<(&[f64], &[f64])>,
+    ) -> &mut OwnerCell {
+        if b >= self.cells.len() {
+            self.cells.resize(b + 1, OwnerCell::default());
+        }
+        let cell = &mut self.cells[b];
+        if cell.count == 0 {
+            self.touched.push(b);
+        }
+        let c = count as f64;
+        cell.count += count;
+        cell.sum_eps += c * eps;
+        cell.sum_sq += c * sq;
+        cell.sum_theory += c * theory;
+        if let Some((p, u)) = post {
+            let psq: f64 = p.iter().zip(u).map(|(a, b)| (a - b) * (a - b)).sum();
+            if p == u {
+                cell.post_exact += count;
+            }
+            cell.post_sq += c * psq;
+        }
+        cell
+    }
+
+    /// Folds every touched cell into `table` and clears it.
+    pub fn fold_into(&mut self, table: &mut Table) {
+        for &b in &self.touched {
+            self.cells[b].fold_into(table.at(b));
+            self.cells[b] = OwnerCell::default();
+        }
+        self.touched.clear();
+    }
+}
+
 impl OwnerCell {
+    /// Adds `count` answers' probability `p` of a correct bit (NaN: none known).
+    #[inline]
+    pub fn add_correct(&mut self, count: u64, p: f64) {
+        if p.is_nan() {
+            self.correct_undefined += count;
+        } else {
+            self.correct_theory += count as f64 * p;
+        }
+    }
+
     /// Folds this owner's cell into the bucket.
     pub fn fold_into(&self, acc: &mut BucketAcc) {
         if self.count == 0 {

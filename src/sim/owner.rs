@@ -3,7 +3,7 @@
 //! path or fresh noise, the answers folded into the chunk's aggregates, and
 //! its optional rows.
 
-use super::aggregate::OwnerCell;
+use super::aggregate::OwnerCells;
 use super::chunk::{ChunkOut, Counts};
 use super::config::Unreachable;
 use super::plan::Plan;
@@ -38,8 +38,7 @@ pub(super) struct Scratch<F: NoiseFamily> {
     pub(super) unit_count: Vec<u64>,
     pub(super) unit_bucket: Vec<usize>,
     pub(super) unit_node: Vec<u32>,
-    pub(super) cells: Vec<OwnerCell>,
-    pub(super) touched: Vec<usize>,
+    pub(super) cells: OwnerCells,
     pub(super) recs: Vec<(u32, u32)>,
     pub(super) recs_owner: u32,
     pub(super) eps_cache: Vec<f64>,
@@ -83,6 +82,7 @@ pub(super) struct Wants {
     pub(super) jumps: bool,
     pub(super) owners: bool,
     pub(super) paths: bool,
+    /// ego.csv is written; within one owner's mechanism, its rows are.
     pub(super) ego: bool,
     pub(super) responses: bool,
 }
@@ -110,8 +110,7 @@ impl Plan<'_> {
                 unit_count: Vec::new(),
                 unit_bucket: Vec::new(),
                 unit_node: Vec::new(),
-                cells: Vec::new(),
-                touched: Vec::new(),
+                cells: OwnerCells::default(),
                 recs: Vec::new(),
                 recs_owner: u32::MAX,
                 eps_cache: Vec::new(),

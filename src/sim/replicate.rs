@@ -11,7 +11,6 @@
 //! generator per owner and replicate, and summed per unit when no answer is
 //! listed.
 
-use super::aggregate::OwnerCell;
 use super::chunk::ChunkOut;
 use super::owner::{Owner, Scratch, Wants};
 use super::plan::Plan;
@@ -71,24 +70,23 @@ impl Plan<'_> {
             // (Both cleared: a worker whose last owner failed half-way is
             // reused by the next chunk.)
             s.cells.clear();
-            s.touched.clear();
-            let record_ego = want_ego && mi == 0;
+            // This owner's answers under this mechanism: ego rows or not.
+            let wants = Wants {
+                ego: want_ego && mi == 0,
+                ..wants
+            };
             match mech {
                 Mechanism::Correlated | Mechanism::Gaussian => {
-                    let (j, e) = self.answer_path(fam, s, wants, at, mech, record_ego, out)?;
+                    let (j, e) = self.answer_path(fam, s, wants, at, mech, out)?;
                     owner_jumps = j;
                     owner_expected = e;
                 }
                 Mechanism::Independent => {
-                    self.answer_fresh(fam, s, wants, at, record_ego, out)?;
+                    self.answer_fresh(fam, s, wants, at, out)?;
                 }
             }
             // Fold this owner's (and replicate's) cells into the chunk table.
-            for &b in &s.touched {
-                s.cells[b].fold_into(out.tables[mi].at(b));
-                s.cells[b] = OwnerCell::default();
-            }
-            s.touched.clear();
+            s.cells.fold_into(&mut out.tables[mi]);
             out.counts.responses += at.recipients;
         }
         out.counts.jumps += owner_jumps;
@@ -112,7 +110,6 @@ impl Plan<'_> {
 
     /// The owner's one path, read at every unit: cells and rows. Returns
     /// the path's changes and their expectation.
-    #[allow(clippy::too_many_arguments)]
     fn answer_path<F: NoiseFamily>(
         &self,
         fam: &F,
@@ -120,7 +117,6 @@ impl Plan<'_> {
         wants: Wants,
         at: Owner<'_, '_>,
         mech: Mechanism,
-        record_ego: bool,
         out: &mut ChunkOut,
     ) -> Result<(u64, f64)> {
         let n = s.u.len();
@@ -143,7 +139,7 @@ impl Plan<'_> {
         let jumps = fam.changes(&f.path);
         let expected = fam.expected_changes(lo, hi);
         self.record_path(fam, s, wants, at, out);
-        let rows = wants.responses || record_ego;
+        let rows = wants.responses || wants.ego;
         let f = &mut s.f;
         f.y.resize(n, 0.0);
         f.unit_vals.clear();
@@ -152,9 +148,7 @@ impl Plan<'_> {
             let sq = fam.answer(&s.u, &f.secret, v, &mut f.y)?;
             let b = s.unit_bucket[k];
             let post = post_of(&self.post, &f.y, &mut f.post);
-            add_cell(
-                &mut s.cells,
-                &mut s.touched,
+            let cell = s.cells.add(
                 b,
                 s.unit_count[k],
                 f.used[k],
@@ -163,7 +157,7 @@ impl Plan<'_> {
                 post.map(|p| (p, s.u.as_slice())),
             );
             if self.post == Post::Bit {
-                add_correct(&mut s.cells[b], s.unit_count[k], f.correct[k]);
+                cell.add_correct(s.unit_count[k], f.correct[k]);
             }
             if rows {
                 // The per-level answer table: u, raw, post(raw) per unit.
@@ -173,7 +167,7 @@ impl Plan<'_> {
         }
         if rows {
             self.collect_recipients(s, at.owner, at.dist);
-            reserve_rows(out, wants, record_ego, s.recs.len());
+            reserve_rows(out, wants, s.recs.len());
             let f = &mut s.f;
             // One error norm per level: every recipient of a level holds
             // the same answer.
@@ -194,7 +188,7 @@ impl Plan<'_> {
                     vals: &f.unit_vals[k * 3 * n..(k + 1) * 3 * n],
                     err: f.unit_err[k],
                 };
-                self.answer_rows(out, wants, record_ego, at, &answer);
+                self.answer_rows(out, wants, at, &answer);
             }
         }
         Ok((jumps, expected))
@@ -208,7 +202,6 @@ impl Plan<'_> {
         s: &mut Scratch<F>,
         wants: Wants,
         at: Owner<'_, '_>,
-        record_ego: bool,
         out: &mut ChunkOut,
     ) -> Result<()> {
         let n = s.u.len();
@@ -220,7 +213,7 @@ impl Plan<'_> {
             Purpose::Independent,
         );
         let mut rng = fam.generator(key)?;
-        let rows = wants.responses || record_ego;
+        let rows = wants.responses || wants.ego;
         // Without listed answers or post-processing, only the sums per unit.
         let sums_only = !rows && self.post.is_none();
         self.collect_recipients(s, at.owner, at.dist);
@@ -240,7 +233,7 @@ impl Plan<'_> {
             )?;
         }
         if rows {
-            reserve_rows(out, wants, record_ego, s.recs.len());
+            reserve_rows(out, wants, s.recs.len());
         }
         let listed: &[(u32, u32)] = if sums_only { &[] } else { &s.recs };
         for &(j, k) in listed {
@@ -251,16 +244,8 @@ impl Plan<'_> {
             let post = post_of(&self.post, &f.y, &mut f.post);
             // ε and theory are added per unit below, as for the path, so the
             // columns agree bitwise.
-            add_cell(
-                &mut s.cells,
-                &mut s.touched,
-                b,
-                1,
-                0.0,
-                sq,
-                0.0,
-                post.map(|p| (p, s.u.as_slice())),
-            );
+            s.cells
+                .add(b, 1, 0.0, sq, 0.0, post.map(|p| (p, s.u.as_slice())));
             if rows {
                 fill_answer(&s.u, &f.y, &self.post, &mut f.vals);
                 let answer = Answer {
@@ -271,14 +256,13 @@ impl Plan<'_> {
                     vals: &f.vals,
                     err: fam.error_norm(&s.u, &f.y, &f.noise),
                 };
-                self.answer_rows(out, wants, record_ego, at, &answer);
+                self.answer_rows(out, wants, at, &answer);
             }
         }
         for k in 0..units {
             let b = s.unit_bucket[k];
             let c = s.unit_count[k];
-            add_cell(&mut s.cells, &mut s.touched, b, 0, 0.0, 0.0, 0.0, None);
-            let cell = &mut s.cells[b];
+            let cell = s.cells.add(b, 0, 0.0, 0.0, 0.0, None);
             if sums_only {
                 cell.count += c;
                 cell.sum_sq += f.unit_sq[k];
@@ -286,7 +270,7 @@ impl Plan<'_> {
             cell.sum_eps += c as f64 * f.used[k];
             cell.sum_theory += c as f64 * f.theory[k];
             if self.post == Post::Bit {
-                add_correct(cell, c, f.correct[k]);
+                cell.add_correct(c, f.correct[k]);
             }
         }
         Ok(())
@@ -326,17 +310,10 @@ impl Plan<'_> {
     }
 
     /// ego.csv and responses.csv rows of one answer.
-    fn answer_rows(
-        &self,
-        out: &mut ChunkOut,
-        wants: Wants,
-        ego: bool,
-        at: Owner<'_, '_>,
-        a: &Answer<'_>,
-    ) {
+    fn answer_rows(&self, out: &mut ChunkOut, wants: Wants, at: Owner<'_, '_>, a: &Answer<'_>) {
         let n = a.vals.len() / 3;
         let recipient = || self.graph.ids().label(a.j).to_string();
-        if ego {
+        if wants.ego {
             let correct =
                 (self.post == Post::Bit).then(|| u8::from(a.vals[2 * n..] == a.vals[..n]));
             out.ego.push(EgoRow {
@@ -399,8 +376,8 @@ impl Plan<'_> {
 
 /// Room for `answers` more rows in the outputs they go to (one owner's
 /// `ego.csv` rows can be a whole graph's).
-fn reserve_rows(out: &mut ChunkOut, wants: Wants, ego: bool, answers: usize) {
-    if ego {
+fn reserve_rows(out: &mut ChunkOut, wants: Wants, answers: usize) {
+    if wants.ego {
         out.ego.reserve(answers);
     }
     if wants.responses {
@@ -479,52 +456,6 @@ fn fill_answer(u: &[f64], y: &[f64], post: &Post, vals: &mut Vec<f64>) {
     vals.extend_from_slice(y);
     vals.extend_from_within(n..2 * n);
     post.apply(&mut vals[2 * n..]);
-}
-
-/// Adds `count` identical answers of squared error `sq` at level `eps` to
-/// bucket `b` of the owner's cells, with `post` = (post(y), u) when the
-/// answers are post-processed.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn add_cell(
-    cells: &mut Vec<OwnerCell>,
-    touched: &mut Vec<usize>,
-    b: usize,
-    count: u64,
-    eps: f64,
-    sq: f64,
-    theory: f64,
-    post: Option<(&[f64], &[f64])>,
-) {
-    if b >= cells.len() {
-        cells.resize(b + 1, OwnerCell::default());
-    }
-    let cell = &mut cells[b];
-    if cell.count == 0 {
-        touched.push(b);
-    }
-    let c = count as f64;
-    cell.count += count;
-    cell.sum_eps += c * eps;
-    cell.sum_sq += c * sq;
-    cell.sum_theory += c * theory;
-    if let Some((p, u)) = post {
-        let psq: f64 = p.iter().zip(u).map(|(a, b)| (a - b) * (a - b)).sum();
-        if p == u {
-            cell.post_exact += count;
-        }
-        cell.post_sq += c * psq;
-    }
-}
-
-/// Adds `count` answers' probability `p` of a correct bit (NaN: none known).
-#[inline]
-fn add_correct(cell: &mut OwnerCell, count: u64, p: f64) {
-    if p.is_nan() {
-        cell.correct_undefined += count;
-    } else {
-        cell.correct_theory += count as f64 * p;
-    }
 }
 
 #[cfg(test)]
