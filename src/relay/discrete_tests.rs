@@ -113,7 +113,7 @@ fn discrete_answers_are_simulates_bit_for_bit() {
         let noise = DiscreteNoise::new(sim.granularity, m, 1.0, dim).unwrap();
         let gamma = noise.grid().value();
         let answers = simulate_answers(&g, &sim);
-        // [0]: the 64-owner rounds on hop distances; [0, 0.2]: the sweep.
+        // [0]: the 64-owner batch on hop distances; [0, 0.2]: the sweep.
         for fractions in [vec![0.0], vec![0.0, 0.2]] {
             let relay = Relay::with_config(
                 &g,

@@ -1,5 +1,5 @@
 //! The per-level tally of a hop owner, shared by the sweep ([`super::hop`])
-//! and the bit-parallel rounds ([`super::batch`]): on hop distances every
+//! and the 64-owner batch ([`super::batch`]): on hop distances every
 //! trim is ε(L) for an integer L, so a message's size is one look-up per L
 //! and recipients are counted per (hop, learned index, held) triple; the
 //! owner's path, sizes and read-outs are then computed once per triple.

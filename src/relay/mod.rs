@@ -57,10 +57,10 @@
 //!
 //! # Engines
 //!
-//! * hop distances, every relay trimming: the rounds with one bit per owner,
-//!   64 owners at once (`batch.rs`); with untrimmed relays, one
-//!   breadth-first sweep per owner, each arc visited once carrying its one
-//!   message (`hop.rs`);
+//! * hop distances, every relay trimming: 64 owners at once, their counts
+//!   read off the 64-source level search (`batch.rs`: the rounds in closed
+//!   form); with untrimmed relays, one breadth-first sweep per owner, each
+//!   arc visited once carrying its one message (`hop.rs`);
 //! * weighted distances: round by round per owner (`flood.rs`);
 //! * the partitioned round exchange ([`job`]): nodes in parts, messages
 //!   routed between parts each round on an executor of

@@ -21,8 +21,9 @@ use crate::process::family::{NoiseFamily, Visit};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RelayEngine {
-    /// On hop distances the 64-owner bit-parallel rounds when every relay
-    /// trims, else the per-owner sweep; round by round on weighted ones.
+    /// On hop distances the 64-owner level search when every relay trims
+    /// (the rounds in closed form), else the per-owner sweep; round by
+    /// round on weighted ones.
     #[default]
     Auto,
     /// The per-owner sweep on hop distances (round by round on weighted
@@ -254,14 +255,11 @@ impl<F: NoiseFamily> ChunkJob for OwnerJob<'_, '_, '_, F> {
         let nf = self.plan.fractions().len();
         let mut part = RunStats::new(chunk.len(), nf);
         if self.engine == RelayEngine::Auto && self.plan.is_hop() && self.plan.all_trim() {
-            let mut stats = vec![OwnerStats::default(); chunk.len() * nf];
-            if self
-                .plan
-                .batch_chunk(&mut w.batch, chunk, &mut stats, &mut part)?
-            {
-                part.owners = stats;
-                return Ok(part);
-            }
+            let mut stats = std::mem::take(&mut part.owners);
+            self.plan
+                .batch_chunk(&mut w.batch, chunk, &mut stats, &mut part)?;
+            part.owners = stats;
+            return Ok(part);
         }
         let mut stats = vec![OwnerStats::default(); nf];
         for (i, &o) in chunk.iter().enumerate() {

@@ -151,7 +151,7 @@ fn every_answer_is_simulates_and_no_message_exceeds_its_receiver() {
     }
 }
 
-/// Every engine gives the same counts bit for bit — the 64-owner rounds,
+/// Every engine gives the same counts bit for bit — the 64-owner batch,
 /// the sweep, round by round, the partitioned exchange — with and without
 /// untrimmed relays, on hop and weighted distances, a directed graph, a
 /// graph with isolated nodes and a path of 300 nodes, and whatever the
@@ -173,7 +173,7 @@ fn every_engine_gives_the_same_counts() {
         },
     )
     .unwrap();
-    // Deeper than the 64-owner rounds go (eccentricity > 125): the sweep.
+    // A deep one (eccentricity 299: many levels of the 64-owner batch).
     let long: Vec<(u32, u32)> = (0..299).map(|i| (i, i + 1)).collect();
     let long = Graph::from_index_edges(300, &long, None, false).unwrap();
     let exp = "exp:a=2,b=0.6";
