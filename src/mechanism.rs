@@ -11,10 +11,10 @@
 //! Sensitivity Δ ≠ 1 runs the process at level ε/Δ (noise scale Δ/ε).
 
 use crate::error::{Error, Result};
-use crate::process::laplace::std_normal;
 use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
 use rand::Rng;
 
+pub use crate::process::family::gaussian::brownian_at;
 pub use crate::process::mechanism::{Mechanism, MechanismChoice};
 
 /// The law of the noise: dimension, norm, sensitivity and, for the Gaussian
@@ -104,42 +104,6 @@ pub fn independent_noise<R: Rng + ?Sized>(
     out: &mut [f64],
 ) {
     sample_marginal(model.norm, model.level(eps), out, rng);
-}
-
-/// A Brownian path in Rⁿ sampled at the variances `vars` (any order; equal
-/// variances get bitwise-equal values): `out[k·n..(k+1)·n] = B(vars[k])`.
-/// `order` is scratch. Memo §4: B(s₁) ~ N(0, s₁ I), then independent
-/// increments N(0, (s_{k+1} − s_k) I) in ascending variance.
-pub fn brownian_at<R: Rng + ?Sized>(
-    dim: usize,
-    vars: &[f64],
-    rng: &mut R,
-    order: &mut Vec<u32>,
-    out: &mut [f64],
-) {
-    order.clear();
-    order.extend(0..vars.len() as u32);
-    order.sort_unstable_by(|&a, &b| vars[a as usize].total_cmp(&vars[b as usize]));
-    let mut prev_s = 0.0;
-    let mut prev: Option<usize> = None;
-    for &k in order.iter() {
-        let k = k as usize;
-        let s = vars[k];
-        match prev {
-            Some(p) if s == prev_s => {
-                out.copy_within(p * dim..(p + 1) * dim, k * dim);
-            }
-            _ => {
-                let sd = (s - prev_s).max(0.0).sqrt();
-                for i in 0..dim {
-                    let base = prev.map_or(0.0, |p| out[p * dim + i]);
-                    out[k * dim + i] = base + sd * std_normal(rng);
-                }
-            }
-        }
-        prev = Some(k);
-        prev_s = s;
-    }
 }
 
 #[cfg(test)]

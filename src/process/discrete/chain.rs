@@ -297,6 +297,48 @@ impl DiscreteNoise {
         fill_level(self, rung.0, out, rng);
         Ok(())
     }
+
+    /// The independent baseline's sums of squared errors: for each recipient
+    /// `(_, k)` of `recs`, in order, fresh DL noise X at `rungs[k]` (the
+    /// draws of [`sample_fresh_into`](Self::sample_fresh_into)), the answer
+    /// (û + X)·γ and its squared error against `u` added to `sums[k]` — the
+    /// bits of answering one by one, with each rung's rate prepared once
+    /// (at its first recipient) instead of per draw.
+    pub fn fresh_square_sums<R: Rng + ?Sized>(
+        &self,
+        u: &[f64],
+        uhat: &[i64],
+        rungs: &[Rung],
+        recs: &[(u32, u32)],
+        rng: &mut R,
+        sums: &mut [f64],
+    ) -> Result<()> {
+        self.check_len("uhat", uhat.len())?;
+        self.check_len("u", u.len())?;
+        let grid = self.grid();
+        let mut levels: Vec<Option<Level>> = (0..rungs.len()).map(|_| None).collect();
+        for &(_, k) in recs {
+            let k = k as usize;
+            let level = match &mut levels[k] {
+                Some(level) => level,
+                slot => {
+                    self.check_rung("rung", rungs[k])?;
+                    slot.insert(self.level(rungs[k].0))
+                }
+            };
+            let mut sq = 0.0;
+            for (&ui, &uh) in u.iter().zip(uhat) {
+                let x = match level {
+                    Level::Small(p, q) => narrow(discrete_laplace(p, q, rng)),
+                    Level::Big(p, q) => narrow(discrete_laplace(p, q, rng)),
+                };
+                let y = grid.value_of(i128::from(uh) + i128::from(x))?;
+                sq += (y - ui) * (y - ui);
+            }
+            sums[k] += sq;
+        }
+        Ok(())
+    }
 }
 
 /// A path of the discrete chain with a top fixed at creation, materialised

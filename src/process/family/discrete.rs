@@ -211,6 +211,25 @@ impl NoiseFamily for Discrete {
         }
     }
 
+    fn fresh_square_sums(
+        &self,
+        u: &[f64],
+        secret: &[i64],
+        levels: &[Rung],
+        recs: &[(u32, u32)],
+        rng: &mut NoiseRng,
+        sums: &mut [f64],
+    ) -> Result<()> {
+        match rng {
+            NoiseRng::Seeded(r) => self
+                .noise
+                .fresh_square_sums(u, secret, levels, recs, r, sums),
+            NoiseRng::Os(r) => self
+                .noise
+                .fresh_square_sums(u, secret, levels, recs, r, sums),
+        }
+    }
+
     fn answer(&self, u: &[f64], secret: &[i64], noise: &[i64], y: &mut [f64]) -> Result<f64> {
         self.noise.answer_into(secret, noise, y)?;
         Ok(y.iter().zip(u).map(|(a, b)| (a - b) * (a - b)).sum())

@@ -495,7 +495,8 @@ fn checked_levels_name_the_map_and_the_distance() {
 
 /// `fresh_square_sums` gives, bit for bit, the sums of the answer-by-answer
 /// definition (`fresh_square_sums_each`) from the same stream, for every
-/// family and for Laplace's scalar ℓ1 loop and its fall-backs (ℓ2, dim 2);
+/// family (the discrete chain's loop in dims 1 and 2) and for Laplace's
+/// scalar ℓ1 loop and its fall-backs (ℓ2, dim 2);
 /// and a different seed gives different sums (the test sees the draws).
 #[test]
 fn fresh_square_sums_match_the_answer_by_answer_definition() {
@@ -528,6 +529,8 @@ fn fresh_square_sums_match_the_answer_by_answer_definition() {
         let lap = Laplace::new(dim, norm, 1.5).unwrap();
         check(&lap, &format!("laplace dim {dim} {norm:?}"));
     }
-    let (_, _, dis) = families_of(1);
-    check(&dis, "discrete dim 1");
+    for dim in [1, 2] {
+        let (_, _, dis) = families_of(dim);
+        check(&dis, &format!("discrete dim {dim}"));
+    }
 }
