@@ -1,7 +1,7 @@
 //! `privdiffuse relay`: the decentralised protocol.
 
 use super::run_args::{RunArgs, out_help};
-use super::sim_options::SimOptions;
+use super::sim_options::{Shared, SimOptions};
 use crate::io::relay_to_dir_on;
 use crate::io::{relay_config_from_summary, relay_default_out_dir};
 use crate::relay::RelayConfig;
@@ -67,11 +67,11 @@ impl RelayArgs {
             "relay",
             &[
                 (
-                    "mechanism",
+                    Shared::Mechanism,
                     "the relay is the correlated mechanism on the Laplace or discrete path; \
                      Gaussian noise: simulate or collude",
                 ),
-                ("delta", "δ belongs to the Gaussian mechanism"),
+                (Shared::Delta, "δ belongs to the Gaussian mechanism"),
             ],
         )?;
         let mut c = match &self.sim.config {

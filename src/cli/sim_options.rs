@@ -94,20 +94,44 @@ pub struct SimOptions {
     pub config: Option<PathBuf>,
 }
 
+/// The shared options a run command may refuse as unused
+/// ([`SimOptions::refuse_unused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shared {
+    /// `--mechanism`.
+    Mechanism,
+    /// `--bins`.
+    Bins,
+    /// `--delta`.
+    Delta,
+}
+
+impl Shared {
+    /// The parameter's name (its `--config` key; errors name it so, and
+    /// the CLI words them as the flag).
+    fn parameter(self) -> &'static str {
+        match self {
+            Shared::Mechanism => "mechanism",
+            Shared::Bins => "bins",
+            Shared::Delta => "delta",
+        }
+    }
+}
+
 impl SimOptions {
     /// Refuses, in one line, a flag of these shared options that `command`
     /// takes (clap flattens them into every run command) but does not use;
-    /// each of `unused` is `(parameter, why)`. Such flags used to be
-    /// accepted and ignored (issue 32 item 3).
-    pub fn refuse_unused(&self, command: &str, unused: &[(&str, &str)]) -> crate::Result<()> {
-        for &(name, why) in unused {
-            let given = match name {
-                "mechanism" => self.mechanism.map(|m| m.to_string()),
-                "bins" => self.bins.map(|b| b.to_string()),
-                "delta" => self.delta.map(|d| d.to_string()),
-                _ => None,
+    /// each of `unused` is `(flag, why)`. Such flags used to be accepted
+    /// and ignored (issue 32 item 3).
+    pub fn refuse_unused(&self, command: &str, unused: &[(Shared, &str)]) -> crate::Result<()> {
+        for &(flag, why) in unused {
+            let given = match flag {
+                Shared::Mechanism => self.mechanism.map(|m| m.to_string()),
+                Shared::Bins => self.bins.map(|b| b.to_string()),
+                Shared::Delta => self.delta.map(|d| d.to_string()),
             };
             if let Some(value) = given {
+                let name = flag.parameter();
                 return Err(crate::Error::param(
                     name,
                     value,

@@ -1,7 +1,7 @@
 //! `privdiffuse utility`: network-wide utility of the mechanisms.
 
 use super::run_args::{RunArgs, out_help};
-use super::sim_options::SimOptions;
+use super::sim_options::{Shared, SimOptions};
 use crate::Post;
 use crate::io::utility_to_dir_on;
 use crate::sim::{Owners, SimConfig};
@@ -69,11 +69,11 @@ impl UtilityArgs {
             "utility",
             &[
                 (
-                    "mechanism",
+                    Shared::Mechanism,
                     "it runs the correlated, independent and access schemes on the Laplace or \
                      discrete path; Gaussian noise: simulate or collude",
                 ),
-                ("bins", "it aggregates per hop level"),
+                (Shared::Bins, "it aggregates per hop level"),
             ],
         )?;
         let mut c = match &self.sim.config {
