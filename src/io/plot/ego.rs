@@ -206,65 +206,7 @@ fn quantiles(values: &[f64], sorted: &[f64]) -> Vec<f64> {
 pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
     let ego_file = dir.join("ego.csv");
     let mut rows = read_ego(&ego_file)?;
-    let file_owner = match rows.first().and_then(|r| r.owner.clone()) {
-        Some(o) => o,
-        None => {
-            let owners = read_owners(&dir.join("owners.csv"))?;
-            owners.first().map(|o| o.owner.clone()).ok_or_else(|| {
-                Error::input(
-                    dir.join("owners.csv"),
-                    2,
-                    "no owners: expected at least one row",
-                )
-            })?
-        }
-    };
-    let has_owner_column = rows.first().is_some_and(|r| r.owner.is_some());
-    let recorded = || {
-        let mut ids: Vec<String> = Vec::new();
-        for r in &rows {
-            if let Some(o) = &r.owner
-                && !ids.contains(o)
-            {
-                ids.push(o.clone());
-            }
-        }
-        if ids.is_empty() {
-            ids.push(file_owner.clone());
-        }
-        ids.join(", ")
-    };
-    let owner = match owner {
-        Some(id) if has_owner_column => {
-            if !rows.iter().any(|r| r.owner.as_deref() == Some(id)) {
-                return Err(Error::param(
-                    "owner",
-                    id,
-                    format!(
-                        "an owner whose recipients ego.csv records ({}; record more with \
-                         `ego_owners`)",
-                        recorded()
-                    ),
-                ));
-            }
-            rows.retain(|r| r.owner.as_deref() == Some(id));
-            id.to_string()
-        }
-        Some(id) if id != file_owner => {
-            return Err(Error::param(
-                "owner",
-                id,
-                format!("the owner whose recipients ego.csv lists ({file_owner})"),
-            ));
-        }
-        Some(id) => id.to_string(),
-        None => {
-            if has_owner_column {
-                rows.retain(|r| r.owner.as_deref() == Some(file_owner.as_str()));
-            }
-            file_owner
-        }
-    };
+    let owner = select_owner(dir, &mut rows, owner)?;
     rows.retain(|r| r.distance.is_finite() && r.error_norm.is_finite());
     if rows.is_empty() {
         return Err(Error::input(
@@ -354,6 +296,71 @@ pub fn load(dir: &Path, owner: Option<&str>, edges: bool) -> Result<EgoFigure> {
             .as_ref()
             .map_or_else(|| super::data::distance_label(None), |s| s.distance_label()),
         whole: summary.as_ref().is_some_and(RunSummary::whole_distances),
+    })
+}
+
+/// The owner the figure draws (`owner`, else the file's first), its rows
+/// kept in `rows`: an owner ego.csv does not record is refused, naming the
+/// ones it does.
+fn select_owner(dir: &Path, rows: &mut Vec<EgoRow>, owner: Option<&str>) -> Result<String> {
+    let file_owner = match rows.first().and_then(|r| r.owner.clone()) {
+        Some(o) => o,
+        None => {
+            let owners = read_owners(&dir.join("owners.csv"))?;
+            owners.first().map(|o| o.owner.clone()).ok_or_else(|| {
+                Error::input(
+                    dir.join("owners.csv"),
+                    2,
+                    "no owners: expected at least one row",
+                )
+            })?
+        }
+    };
+    let has_owner_column = rows.first().is_some_and(|r| r.owner.is_some());
+    let recorded = || {
+        let mut ids: Vec<String> = Vec::new();
+        for r in rows.iter() {
+            if let Some(o) = &r.owner
+                && !ids.contains(o)
+            {
+                ids.push(o.clone());
+            }
+        }
+        if ids.is_empty() {
+            ids.push(file_owner.clone());
+        }
+        ids.join(", ")
+    };
+    Ok(match owner {
+        Some(id) if has_owner_column => {
+            if !rows.iter().any(|r| r.owner.as_deref() == Some(id)) {
+                return Err(Error::param(
+                    "owner",
+                    id,
+                    format!(
+                        "an owner whose recipients ego.csv records ({}; record more with \
+                         `ego_owners`)",
+                        recorded()
+                    ),
+                ));
+            }
+            rows.retain(|r| r.owner.as_deref() == Some(id));
+            id.to_string()
+        }
+        Some(id) if id != file_owner => {
+            return Err(Error::param(
+                "owner",
+                id,
+                format!("the owner whose recipients ego.csv lists ({file_owner})"),
+            ));
+        }
+        Some(id) => id.to_string(),
+        None => {
+            if has_owner_column {
+                rows.retain(|r| r.owner.as_deref() == Some(file_owner.as_str()));
+            }
+            file_owner
+        }
     })
 }
 
