@@ -395,27 +395,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     let t0 = Instant::now();
     let points = grid.points()?;
     if let Some(spec) = &opts.plot {
-        super::check_plots_available()?;
-        spec.check(grid)?;
-        const COLLUSION: [&str; 6] = [
-            "gain_mean",
-            "gain_median",
-            "coalition_mse",
-            "eps_max",
-            "eps_sum",
-            "coalition_size",
-        ];
-        let collusion = spec
-            .metrics
-            .iter()
-            .find(|m| COLLUSION.contains(&crate::sweep::metrics::canonical_metric(m)));
-        if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
-            return Err(Error::param(
-                "metrics",
-                m,
-                "a metric this grid writes: collusion metrics need a coalition (a `coalition` key in the grid)",
-            ));
-        }
+        check_figure(grid, &points, spec)?;
     }
     if opts.dry_run {
         let (estimate, graphs_loaded) = crate::sweep::estimate(&points)?;
@@ -434,43 +414,7 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         Existing::for_out(opts.explicit_out, opts.force)
     };
     let progress_path = side_file(out, "progress");
-    // `--out s.progress` would be its own progress file (and `s.timings.csv`
-    // its own timings): refused before anything is claimed.
-    if let Some(clash) = std::iter::once(progress_path.clone())
-        .chain(side_outputs(out, opts.plot.is_some()))
-        .find(|p| p == out)
-    {
-        return Err(Error::param(
-            "out",
-            out.display(),
-            format!(
-                "a CSV file other than its own side files ({} is where the sweep keeps \
-                 {}): name it STEM.csv",
-                clash.display(),
-                if clash == progress_path {
-                    "its progress"
-                } else {
-                    "another of its outputs"
-                }
-            ),
-        ));
-    }
-    if existing == Existing::Refuse {
-        crate::util::atomic::check_new(out, existing)?;
-        for p in side_outputs(out, opts.plot.is_some()) {
-            crate::util::atomic::check_new(&p, existing)?;
-        }
-        if progress_path.exists() {
-            return Err(Error::param(
-                "out",
-                out.display(),
-                format!(
-                    "an output without the progress file of an interrupted sweep ({}): add `resume` to continue it, or `force` to start afresh",
-                    progress_path.display()
-                ),
-            ));
-        }
-    }
+    check_outputs(out, opts.plot.is_some(), existing, &progress_path)?;
     // Claimed (or staged) now, written when every point is done.
     let mut csv = AtomicFile::create_with(out, existing)?;
     let done = if opts.resume {
@@ -561,6 +505,78 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     }
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Refuses, before any point runs, a figure the sweep cannot draw: plots not
+/// built in, a spec that does not fit the grid, a collusion metric from a
+/// grid without a coalition.
+fn check_figure(grid: &Grid, points: &[Point], spec: &PlotSpec) -> Result<()> {
+    super::check_plots_available()?;
+    spec.check(grid)?;
+    const COLLUSION: [&str; 6] = [
+        "gain_mean",
+        "gain_median",
+        "coalition_mse",
+        "eps_max",
+        "eps_sum",
+        "coalition_size",
+    ];
+    let collusion = spec
+        .metrics
+        .iter()
+        .find(|m| COLLUSION.contains(&crate::sweep::metrics::canonical_metric(m)));
+    if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
+        return Err(Error::param(
+            "metrics",
+            m,
+            "a metric this grid writes: collusion metrics need a coalition (a `coalition` key in the grid)",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses an `out` that would be one of its own side files, and, unless
+/// replacing, an output or side file that exists or the progress file of an
+/// interrupted sweep (add `resume` or `force`).
+fn check_outputs(out: &Path, figure: bool, existing: Existing, progress_path: &Path) -> Result<()> {
+    // `--out s.progress` would be its own progress file (and `s.timings.csv`
+    // its own timings): refused before anything is claimed.
+    if let Some(clash) = std::iter::once(progress_path.to_path_buf())
+        .chain(side_outputs(out, figure))
+        .find(|p| p == out)
+    {
+        return Err(Error::param(
+            "out",
+            out.display(),
+            format!(
+                "a CSV file other than its own side files ({} is where the sweep keeps \
+                 {}): name it STEM.csv",
+                clash.display(),
+                if clash == *progress_path {
+                    "its progress"
+                } else {
+                    "another of its outputs"
+                }
+            ),
+        ));
+    }
+    if existing == Existing::Refuse {
+        crate::util::atomic::check_new(out, existing)?;
+        for p in side_outputs(out, figure) {
+            crate::util::atomic::check_new(&p, existing)?;
+        }
+        if progress_path.exists() {
+            return Err(Error::param(
+                "out",
+                out.display(),
+                format!(
+                    "an output without the progress file of an interrupted sweep ({}): add `resume` to continue it, or `force` to start afresh",
+                    progress_path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
