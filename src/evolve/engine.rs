@@ -213,14 +213,20 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         full_recompute: ev.full_recompute,
         ctx: &ctx,
     };
-    // Batch b is committed by the writer while batch b + 1 is computed
-    // (issue 37): a rendezvous channel, so the computation runs at most one
-    // batch ahead of the last commit and the commits stay one transaction
-    // per batch, in order — what a kill leaves is what it left before.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Commit>(0);
+    // Batch b is committed by the writer while the next batches are
+    // computed (issue 37): through a channel of `AHEAD` batches, so the
+    // computation runs at most `AHEAD` + 1 batches ahead of the commit under
+    // way — a batch whose releases take long to compute (one edge that
+    // brings a million pairs closer) is computed while earlier batches are
+    // written, not while the writer waits. The commits stay one transaction
+    // per batch, in order — what a kill leaves is what it left before — and
+    // once the computation fails (or is cancelled) the writer takes no
+    // further batch after the one under way.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Commit>(AHEAD);
+    let failed = std::sync::atomic::AtomicBool::new(false);
     let on_batch = &mut ev.on_batch;
     let (computed, written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| write_all(&mut store, on_batch, rx));
+        let writer = scope.spawn(|| write_all(&mut store, on_batch, rx, &failed));
         let computed = (|| -> Result<()> {
             for b in started_at..=batches {
                 if ev.stop_after.is_some_and(|s| b > s) {
@@ -249,6 +255,9 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
             }
             Ok(())
         })();
+        if computed.is_err() {
+            failed.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         drop(tx);
         let written = writer
             .join()
@@ -286,6 +295,11 @@ struct Env<'a> {
     ctx: &'a Ctx<'a>,
 }
 
+/// Batches computed ahead of the commit under way, besides the one the
+/// computation is sending (a few batches' releases in memory: batch 86 of
+/// the facebook example holds a million).
+const AHEAD: usize = 4;
+
 /// What batch `batch` commits, handed from the batch loop to the writer.
 struct Commit {
     batch: u64,
@@ -322,14 +336,19 @@ impl Commit {
 
 /// The writer: commits the batches received, in order, each followed by
 /// `on_batch` with the committed timeline; returns the seconds spent
-/// committing. Stops at the first error (the batch loop then stops too).
+/// committing. Stops at the first error (the batch loop then stops too),
+/// and before the next batch once `failed` (the batch loop's error).
 fn write_all(
     store: &mut Store,
     on_batch: &mut Option<super::OnBatch>,
     rx: std::sync::mpsc::Receiver<Commit>,
+    failed: &std::sync::atomic::AtomicBool,
 ) -> Result<f64> {
     let mut secs = 0.0;
     for c in rx {
+        if failed.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
         let t = Instant::now();
         c.write(store)?;
         secs += t.elapsed().as_secs_f64();
@@ -790,7 +809,8 @@ fn replay(
         let mut d = Delta::default();
         while i < rows.len() && (rows[i].0, rows[i].1) == (b, owner) {
             let (_, _, r, e, dist) = rows[i];
-            release(&ctx, st, r, e, b, &mut d, &mut x, &mut noise)?;
+            let mut rng = ctx.resample_rng(owner, r, b);
+            release(&ctx, st, r, e, &mut d, &mut x, &mut noise, &mut rng)?;
             st.dist[r as usize] = dist;
             i += 1;
         }

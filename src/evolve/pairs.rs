@@ -12,8 +12,9 @@
 use crate::error::Result;
 use crate::process::discrete::DiscreteNoise;
 use crate::process::{Norm, sample_marginal};
-use crate::rng::{Purpose, rng_for_stream};
+use crate::rng::{LANES, PrivRng, Purpose, StreamStart, rng_for_stream, stream_starts};
 use crate::store::{Level, Levels, OwnerPath, TimelineRow};
+use rand::Rng;
 
 /// What a release needs besides the pair: the levels (map, top, family),
 /// the stream seed, the norm and dimension.
@@ -51,30 +52,46 @@ impl Ctx<'_> {
         }
     }
 
-    /// The `resample` policy's fresh answer to `r` at level `e` in `batch`,
-    /// as its error `x = y − u`, from the stream keyed (seed, owner,
-    /// recipient, batch) — seeded whatever the paths' entropy (a policy
-    /// measured, never released); returns its pooling weight (1/variance,
-    /// up to a common factor: ε² for Laplace).
-    pub fn resample_into(
+    /// The `resample` policy's generator of the pair (`owner`, `r`) in
+    /// `batch`: the stream keyed (seed, owner, recipient, batch) — seeded
+    /// whatever the paths' entropy (a policy measured, never released).
+    pub fn resample_rng(&self, owner: u32, r: u32, batch: u64) -> PrivRng {
+        rng_for_stream(self.seed, owner as u64, r as u64, Purpose::Resample, batch)
+    }
+
+    /// [`Ctx::resample_rng`] of [`LANES`] recipients of one owner, their
+    /// first blocks computed together (the same words: `crate::rng`'s
+    /// `stream_starts`).
+    pub fn resample_rngs(&self, owner: u32, rs: [u32; LANES], batch: u64) -> [StreamStart; LANES] {
+        stream_starts(
+            self.seed,
+            owner as u64,
+            rs.map(u64::from),
+            Purpose::Resample,
+            batch,
+        )
+    }
+
+    /// The `resample` policy's fresh answer at level `e`, as its error
+    /// `x = y − u`, drawn from `rng` (the pair's [`Ctx::resample_rng`]);
+    /// returns its pooling weight (1/variance, up to a common factor: ε²
+    /// for Laplace).
+    pub fn resample_into<R: Rng + ?Sized>(
         &self,
-        owner: u32,
-        r: u32,
-        batch: u64,
         e: f64,
         u: &[f64],
         x: &mut [f64],
+        rng: &mut R,
     ) -> Result<f64> {
-        let mut rng = rng_for_stream(self.seed, owner as u64, r as u64, Purpose::Resample, batch);
         match self.levels.discrete() {
             None => {
-                sample_marginal(self.norm, e, x, &mut rng);
+                sample_marginal(self.norm, e, x, rng);
                 Ok(e * e)
             }
             Some(noise) => {
                 let k = noise.rung_of(e)?;
                 let mut draw = vec![0i64; u.len()];
-                noise.sample_fresh_into(k, &mut rng, &mut draw)?;
+                noise.sample_fresh_into(k, rng, &mut draw)?;
                 let mut uhat = vec![0i64; u.len()];
                 noise.round_into(u, &mut uhat)?;
                 noise.answer_into(&uhat, &draw, x)?;
@@ -262,17 +279,17 @@ fn pooled(sum_w: f64, sum_wx: &[f64]) -> f64 {
 /// the `resample` policy draws a fresh answer from the stream keyed (seed,
 /// owner, recipient, batch); `frozen` keeps the first. Updates the pair and
 /// `delta`; `err` is left holding the answer's error `y − u` (for Laplace
-/// the noise `V_e`).
+/// the noise `V_e`). `rng` is the pair's [`Ctx::resample_rng`] in `batch`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn release(
+pub(crate) fn release<R: Rng + ?Sized>(
     ctx: &Ctx<'_>,
     st: &mut OwnerState,
     r: u32,
     e: f64,
-    batch: u64,
     delta: &mut Delta,
     x: &mut [f64],
     err: &mut Vec<f64>,
+    rng: &mut R,
 ) -> Result<()> {
     let n = ctx.dim;
     let ri = r as usize;
@@ -290,7 +307,7 @@ pub(crate) fn release(
     } else {
         0.0
     };
-    let w = ctx.resample_into(st.owner, r, batch, e, &st.u, x)?;
+    let w = ctx.resample_into(e, &st.u, x, rng)?;
     let wx = &mut st.sum_wx[ri * n..(ri + 1) * n];
     if m == 0.0 {
         delta.pairs += 1;
@@ -345,7 +362,9 @@ pub(crate) fn advance(
         // (The owner's own distance, 0, is kept too: the events' endpoints
         // are tested against it.)
         st.dist[r] = d;
-        m.moved(st, r, old, d)?;
+        // The next recipients are the likely next releases (all of them
+        // in batch 0): their generators are derived together.
+        m.moved(st, r, old, d, (r as u32 + 1)..row.len() as u32)?;
     }
     Ok(m.delta)
 }
@@ -365,9 +384,10 @@ pub(crate) fn advance_changed(
 ) -> Result<Delta> {
     debug_assert!(changed.windows(2).all(|w| w[0].0 < w[1].0));
     let mut m = Mover::new(ctx, batch, record, rows);
-    for &(r, old) in changed {
+    for (i, &(r, old)) in changed.iter().enumerate() {
         let d = st.dist[r as usize];
-        m.moved(st, r as usize, old, d)?;
+        let ahead = changed[i + 1..].iter().map(|c| c.0);
+        m.moved(st, r as usize, old, d, ahead)?;
     }
     Ok(m.delta)
 }
@@ -382,6 +402,8 @@ struct Mover<'c, 'a, 'r> {
     delta: Delta,
     x: Vec<f64>,
     noise: Vec<f64>,
+    /// The `resample` generators derived ahead: (recipient, generator).
+    ahead: [(u32, Option<StreamStart>); LANES],
 }
 
 impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
@@ -394,16 +416,51 @@ impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
             delta: Delta::default(),
             x: vec![0.0; ctx.dim],
             noise: Vec::with_capacity(ctx.dim),
+            ahead: std::array::from_fn(|_| (u32::MAX, None)),
         }
     }
 
+    /// The `resample` generator of (`owner`, `r`) in this batch: derived
+    /// ahead, or derived now together with those of the recipients `next`
+    /// (up to [`LANES`] − 1 of them).
+    fn generator(&mut self, owner: u32, r: u32, next: impl Iterator<Item = u32>) -> StreamStart {
+        if let Some(g) = self
+            .ahead
+            .iter_mut()
+            .find(|a| a.0 == r)
+            .and_then(|a| a.1.take())
+        {
+            return g;
+        }
+        let mut rs = [r; LANES];
+        for (slot, n) in rs[1..].iter_mut().zip(next) {
+            *slot = n;
+        }
+        let gens = self.ctx.resample_rngs(owner, rs, self.batch);
+        let mut gens = gens.into_iter();
+        let first = gens.next();
+        for ((slot, &n), g) in self.ahead.iter_mut().zip(&rs).skip(1).zip(gens) {
+            *slot = (n, Some(g));
+        }
+        self.ahead[0] = (u32::MAX, None);
+        // (`LANES` ≥ 1: the first lane is `r`'s.)
+        first.unwrap_or_else(|| unreachable!("LANES >= 1"))
+    }
+
     /// Recipient `r` moved from distance `old` to `d` (`st.dist[r]` already
-    /// holds `d`).
-    fn moved(&mut self, st: &mut OwnerState, r: usize, old: f64, d: f64) -> Result<()> {
+    /// holds `d`); `next` are the recipients that may move after it.
+    fn moved(
+        &mut self,
+        st: &mut OwnerState,
+        r: usize,
+        old: f64,
+        d: f64,
+        next: impl Iterator<Item = u32>,
+    ) -> Result<()> {
         if r == st.owner as usize {
             return Ok(());
         }
-        let (ctx, batch, delta) = (self.ctx, self.batch, &mut self.delta);
+        let (ctx, batch) = (self.ctx, self.batch);
         // A level out of range gets no answer (0, as if unreachable) and is
         // counted; on START, whose distances are known before anything is
         // written, it is the map's mistake and refused (issue 33 item 5).
@@ -412,27 +469,29 @@ impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
         if batch == 0 && out(l_new) {
             return Err(ctx.levels.refusal(d));
         }
-        delta.skipped += i64::from(out(l_new)) - i64::from(out(l_old));
+        self.delta.skipped += i64::from(out(l_new)) - i64::from(out(l_old));
         let level = |l: Level| match l {
             Level::At(e) => e,
             Level::Unreachable | Level::OutOfRange(_) => 0.0,
         };
         let (e_old, e) = (level(l_old), level(l_new));
         if e > e_old {
-            delta.closer += 1;
+            self.delta.closer += 1;
         } else if e < e_old {
-            delta.farther += 1;
+            self.delta.farther += 1;
         }
         if e > st.max_eps[r] {
+            let mut rng = self.generator(st.owner, r as u32, next);
+            let delta = &mut self.delta;
             release(
                 ctx,
                 st,
                 r as u32,
                 e,
-                batch,
                 delta,
                 &mut self.x,
                 &mut self.noise,
+                &mut rng,
             )?;
             if self.record {
                 let v = st.path.blob_at(e).unwrap_or_default();
@@ -489,7 +548,8 @@ impl PoolHistory {
         let mut x = vec![0.0; n];
         let wx = &mut sum_wx[r * n..(r + 1) * n];
         for (k, (b, e)) in first.into_iter().chain(later).enumerate() {
-            let w = ctx.resample_into(owner, r as u32, b, e, u, &mut x)?;
+            let mut rng = ctx.resample_rng(owner, r as u32, b);
+            let w = ctx.resample_into(e, u, &mut x, &mut rng)?;
             if k == 0 {
                 sum_w[r] = w;
                 for (s, xi) in wx.iter_mut().zip(&x) {
