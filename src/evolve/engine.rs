@@ -13,6 +13,7 @@ use crate::distance::{DistanceKind, DistanceOptions, Distances};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, LoadOptions, NodeIds};
+use crate::process::discrete::DiscreteNoise;
 use crate::sim::SimConfig;
 use crate::store::{
     BatchTotals, EdgeEvent, Levels, NOISE_DISCRETE, NOISE_LAPLACE, OwnerPath, Store, StoreConfig,
@@ -24,41 +25,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
-    if ev.batch == 0 {
-        return Err(Error::param(
-            "batch",
-            0,
-            "an integer ≥ 1 (events per batch)",
-        ));
-    }
-    crate::process::check_dim("dim", ev.dim)?;
-    if ev.distance == DistanceKind::ResistanceApprox {
-        return Err(Error::param(
-            "distance",
-            "resistance-approx",
-            "hop, weighted or resistance (a sketch is redrawn per graph: its distances \
-             would move with every batch)",
-        ));
-    }
-    if ev.eps.eps_min().is_some() || ev.eps.eps_max().is_some() {
-        return Err(Error::param(
-            "eps",
-            &ev.eps,
-            "a map without clamps (the upper clamp is `eps_max`, the paths' top)",
-        ));
-    }
-    ev.owners.check()?;
-    if ev.eps_max.is_none() && ev.distance != DistanceKind::Hop {
-        return Err(Error::param(
-            "eps_max",
-            "none",
-            format!(
-                "a value with {} distances: it is the paths' top, fixed at creation, and the \
-                 smallest distance can change as the graph does",
-                ev.distance
-            ),
-        ));
-    }
+    check(ev)?;
     ev.control.phase("loading the graph and events");
     let g0 = Graph::load_with(
         &ev.graph,
@@ -85,59 +52,8 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         o.sort_unstable();
         o
     };
-    // The discrete chain (Δ = 1): refused before anything is drawn when the
-    // norm or the values' public range does not fit it.
-    let discrete = ev.noise.discrete(1.0, ev.dim, ev.norm)?;
-    if let Some(noise) = &discrete {
-        crate::sim::discrete_bound::check_public_range(&ev.values, noise)?;
-    }
-    let values = Values::resolve(&ev.values, &g0, &ev.graph, ev.dim, ev.seed)?;
-    if let Some(noise) = &discrete {
-        // `auto` resolved by public facts only: its range is public too.
-        crate::sim::discrete_bound::check_public_range(values.spec(), noise)?;
-    }
-    let mut table = vec![0.0; ids.len() * ev.dim];
-    for (i, u) in table.chunks_exact_mut(ev.dim).enumerate() {
-        values.value(i as u32, u);
-    }
-    if let Some(noise) = &discrete {
-        let mut uhat = vec![0i64; ev.dim];
-        for &o in &owners {
-            let u = &table[o as usize * ev.dim..(o as usize + 1) * ev.dim];
-            crate::sim::discrete_bound::round_secret(
-                noise,
-                u,
-                &mut uhat,
-                &ids.label(o).to_string(),
-            )?;
-        }
-    }
-    let requested = StoreConfig {
-        seed: ev.seed,
-        eps_requested: ev.eps.to_string(),
-        eps: String::new(),
-        eps_max: ev.eps_max,
-        top: f64::NAN,
-        distance: ev.distance,
-        dim: ev.dim,
-        norm: ev.norm,
-        noise: if discrete.is_some() {
-            NOISE_DISCRETE
-        } else {
-            NOISE_LAPLACE
-        }
-        .into(),
-        granularity: discrete.as_ref().map(|_| ev.noise.granularity),
-        levels_per_doubling: discrete.as_ref().map(|_| ev.noise.levels_per_doubling),
-        rng: discrete.as_ref().map(|_| ev.noise.rng),
-        values_requested: ev.values.to_string(),
-        values: values.spec().to_string(),
-        owners: ev.owners.to_string(),
-        batch: ev.batch,
-        graph: ev.graph.display().to_string(),
-        nodes: ev.nodes.as_ref().map(|p| p.display().to_string()),
-        events: ev.events.display().to_string(),
-    };
+    let (discrete, values, table) = secrets(ev, &g0, &owners)?;
+    let requested = requested(ev, discrete.is_some(), values.spec().to_string());
     // What this run may remove if it fails before its first commit: only
     // files it created.
     let existed: Vec<bool> = ["", "-wal", "-shm"]
@@ -213,59 +129,21 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         full_recompute: ev.full_recompute,
         ctx: &ctx,
     };
-    // Batch b is committed by the writer while the next batches are
-    // computed (issue 37): through a channel of `AHEAD` batches, so the
-    // computation runs at most `AHEAD` + 1 batches ahead of the commit under
-    // way — a batch whose releases take long to compute (one edge that
-    // brings a million pairs closer) is computed while earlier batches are
-    // written, not while the writer waits. The commits stay one transaction
-    // per batch, in order — what a kill leaves is what it left before — and
-    // once the computation fails (or is cancelled) the writer takes no
-    // further batch after the one under way.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Commit>(AHEAD);
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    let on_batch = &mut ev.on_batch;
-    let (computed, written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| write_all(&mut store, on_batch, rx, &failed));
-        let computed = (|| -> Result<()> {
-            for b in started_at..=batches {
-                if ev.stop_after.is_some_and(|s| b > s) {
-                    break;
-                }
-                ev.control.check()?;
-                if b > started_at {
-                    ev.control
-                        .report("batches", b - started_at, batches + 1 - started_at);
-                }
-                let lo = (b as usize - 1) * ev.batch;
-                let evs = &events[lo..(lo + ev.batch).min(events.len())];
-                let commit = compute_batch(
-                    &env,
-                    b,
-                    evs,
-                    &mut cur,
-                    &mut states,
-                    &mut totals,
-                    &mut timings,
-                )?;
-                if tx.send(commit).is_err() {
-                    // The writer failed: its error is returned below.
-                    break;
-                }
-            }
-            Ok(())
-        })();
-        if computed.is_err() {
-            failed.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-        drop(tx);
-        let written = writer
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (computed, written)
-    });
-    timings.store += written?;
-    computed?;
+    let mut work = Work {
+        cur: &mut cur,
+        states: &mut states,
+        totals: &mut totals,
+        timings: &mut timings,
+    };
+    let written = apply_batches(
+        ev,
+        &env,
+        &events,
+        started_at..=batches,
+        &mut store,
+        &mut work,
+    )?;
+    timings.store += written;
     if batches >= started_at {
         let n = batches + 1 - started_at;
         ev.control.report("batches", n, n);
@@ -285,6 +163,195 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
         store_bytes: store.size_bytes(),
         seconds: timings,
     })
+}
+
+/// The noise (the discrete chain when asked, Δ = 1), the values and every
+/// node's value: refused before anything is drawn when the norm or the
+/// values' public range does not fit the chain, or an owner's secret does
+/// not round onto its grid.
+fn secrets(
+    ev: &Evolve,
+    g0: &Graph,
+    owners: &[u32],
+) -> Result<(Option<DiscreteNoise>, Values, Vec<f64>)> {
+    // The discrete chain (Δ = 1): refused before anything is drawn when the
+    // norm or the values' public range does not fit it.
+    let discrete = ev.noise.discrete(1.0, ev.dim, ev.norm)?;
+    if let Some(noise) = &discrete {
+        crate::sim::discrete_bound::check_public_range(&ev.values, noise)?;
+    }
+    let values = Values::resolve(&ev.values, g0, &ev.graph, ev.dim, ev.seed)?;
+    if let Some(noise) = &discrete {
+        // `auto` resolved by public facts only: its range is public too.
+        crate::sim::discrete_bound::check_public_range(values.spec(), noise)?;
+    }
+    let mut table = vec![0.0; g0.ids().len() * ev.dim];
+    for (i, u) in table.chunks_exact_mut(ev.dim).enumerate() {
+        values.value(i as u32, u);
+    }
+    if let Some(noise) = &discrete {
+        let mut uhat = vec![0i64; ev.dim];
+        for &o in owners {
+            let u = &table[o as usize * ev.dim..(o as usize + 1) * ev.dim];
+            crate::sim::discrete_bound::round_secret(
+                noise,
+                u,
+                &mut uhat,
+                &g0.ids().label(o).to_string(),
+            )?;
+        }
+    }
+    Ok((discrete, values, table))
+}
+
+/// Refuses, before anything is read, what `evolve` cannot run: batches of
+/// no event, a sketched distance (redrawn per graph), a clamped map, no top
+/// for continuous distances.
+fn check(ev: &Evolve) -> Result<()> {
+    if ev.batch == 0 {
+        return Err(Error::param(
+            "batch",
+            0,
+            "an integer ≥ 1 (events per batch)",
+        ));
+    }
+    crate::process::check_dim("dim", ev.dim)?;
+    if ev.distance == DistanceKind::ResistanceApprox {
+        return Err(Error::param(
+            "distance",
+            "resistance-approx",
+            "hop, weighted or resistance (a sketch is redrawn per graph: its distances \
+             would move with every batch)",
+        ));
+    }
+    if ev.eps.eps_min().is_some() || ev.eps.eps_max().is_some() {
+        return Err(Error::param(
+            "eps",
+            &ev.eps,
+            "a map without clamps (the upper clamp is `eps_max`, the paths' top)",
+        ));
+    }
+    ev.owners.check()?;
+    if ev.eps_max.is_none() && ev.distance != DistanceKind::Hop {
+        return Err(Error::param(
+            "eps_max",
+            "none",
+            format!(
+                "a value with {} distances: it is the paths' top, fixed at creation, and the \
+                 smallest distance can change as the graph does",
+                ev.distance
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The store configuration this run asks for (`values`: the resolved
+/// values' spec; `discrete`: the exact chain's parameters recorded).
+fn requested(ev: &Evolve, discrete: bool, values: String) -> StoreConfig {
+    StoreConfig {
+        seed: ev.seed,
+        eps_requested: ev.eps.to_string(),
+        eps: String::new(),
+        eps_max: ev.eps_max,
+        top: f64::NAN,
+        distance: ev.distance,
+        dim: ev.dim,
+        norm: ev.norm,
+        noise: if discrete {
+            NOISE_DISCRETE
+        } else {
+            NOISE_LAPLACE
+        }
+        .into(),
+        granularity: discrete.then_some(ev.noise.granularity),
+        levels_per_doubling: discrete.then_some(ev.noise.levels_per_doubling),
+        rng: discrete.then_some(ev.noise.rng),
+        values_requested: ev.values.to_string(),
+        values,
+        owners: ev.owners.to_string(),
+        batch: ev.batch,
+        graph: ev.graph.display().to_string(),
+        nodes: ev.nodes.as_ref().map(|p| p.display().to_string()),
+        events: ev.events.display().to_string(),
+    }
+}
+
+/// What the batches advance: the current edges, every owner's state, the
+/// totals and the timings.
+struct Work<'a> {
+    cur: &'a mut Edges,
+    states: &'a mut Vec<OwnerState>,
+    totals: &'a mut Totals,
+    timings: &'a mut Timings,
+}
+
+/// Batches `span` (up to `stop_after`), each computed here and committed by
+/// a writer thread; returns the seconds spent committing (the writer's
+/// error first, then the computation's).
+fn apply_batches(
+    ev: &mut Evolve,
+    env: &Env<'_>,
+    events: &[EdgeEvent],
+    span: std::ops::RangeInclusive<u64>,
+    store: &mut Store,
+    work: &mut Work<'_>,
+) -> Result<f64> {
+    let (started_at, batches) = (*span.start(), *span.end());
+    // Batch b is committed by the writer while the next batches are
+    // computed (issue 37): through a channel of `AHEAD` batches, so the
+    // computation runs at most `AHEAD` + 1 batches ahead of the commit under
+    // way — a batch whose releases take long to compute (one edge that
+    // brings a million pairs closer) is computed while earlier batches are
+    // written, not while the writer waits. The commits stay one transaction
+    // per batch, in order — what a kill leaves is what it left before — and
+    // once the computation fails (or is cancelled) the writer takes no
+    // further batch after the one under way.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Commit>(AHEAD);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let on_batch = &mut ev.on_batch;
+    let (computed, written) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_all(store, on_batch, rx, &failed));
+        let computed = (|| -> Result<()> {
+            for b in span.clone() {
+                if ev.stop_after.is_some_and(|s| b > s) {
+                    break;
+                }
+                ev.control.check()?;
+                if b > started_at {
+                    ev.control
+                        .report("batches", b - started_at, batches + 1 - started_at);
+                }
+                let lo = (b as usize - 1) * ev.batch;
+                let evs = &events[lo..(lo + ev.batch).min(events.len())];
+                let commit = compute_batch(
+                    env,
+                    b,
+                    evs,
+                    work.cur,
+                    work.states,
+                    work.totals,
+                    work.timings,
+                )?;
+                if tx.send(commit).is_err() {
+                    // The writer failed: its error is returned below.
+                    break;
+                }
+            }
+            Ok(())
+        })();
+        if computed.is_err() {
+            failed.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (computed, written)
+    });
+    let written = written?;
+    computed?;
+    Ok(written)
 }
 
 /// What every batch after 0 reads besides its events and the state.

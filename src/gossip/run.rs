@@ -217,8 +217,6 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
     };
     let w = Metropolis::new(graph)?;
     let n = w.n();
-    let ids = graph.ids();
-    let label = |v: u32| ids.label(v).to_string();
     let (lo, hi, sensitivity) = config.interval()?;
     let owners = resolve(&config.owners, graph, config.seed, "owners")?;
     let observers = match &config.observers {
@@ -226,24 +224,7 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
         None => owners.clone(),
     };
     let x = secrets(config, graph, lo, hi)?;
-    // Sizes, before anything large is allocated.
-    let t = crate::limits::pool_threads();
-    let widest = observers
-        .iter()
-        .map(|&v| max_columns(&w, &[v], config.steps.unwrap_or(1)))
-        .max()
-        .unwrap_or(0);
-    crate::limits::check_memory(
-        "observers",
-        observers.len(),
-        crate::limits::bytes_of(&[observers.len() as u64 + t, n as u64, 8])
-            + t * basis_bytes(n, if config.steps.is_some() { widest } else { n }),
-    )?;
-    crate::limits::check_memory(
-        "owners",
-        owners.len(),
-        crate::limits::bytes_of(&[owners.len() as u64 + observers.len() as u64, n as u64, 160]),
-    )?;
+    check_sizes(&w, config, &owners, &observers)?;
     control.check()?;
 
     let clock = Instant::now();
@@ -265,7 +246,12 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
     control.check()?;
 
     let local = local_level(config.alpha, sensitivity, config.sigma);
-    let to_eps = |units: f64| gaussian_eps(mu_of(units, sensitivity, config.sigma), config.delta);
+    let units = Units {
+        local,
+        sensitivity,
+        sigma: config.sigma,
+        delta: config.delta,
+    };
 
     // (8) for every owner.
     let clock = Instant::now();
@@ -290,105 +276,43 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
     timings.exact_s = clock.elapsed().as_secs_f64();
 
     // Rows: every owner to every member, every member to every observer.
-    let mut hop_nodes: Vec<u32> = owners.iter().chain(&observers).copied().collect();
-    hop_nodes.sort_unstable();
-    hop_nodes.dedup();
-    let hops = hop_rows(graph, &hop_nodes)?;
-    let owner_at: HashMap<u32, usize> = owners.iter().enumerate().map(|(i, &u)| (u, i)).collect();
-    let observer_at: HashMap<u32, usize> =
-        observers.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-    let mut privacy = Vec::new();
-    for u in 0..n as u32 {
-        let as_owner = owner_at.get(&u).map(|&i| &paper_rows[i]);
-        for v in 0..n as u32 {
-            if v == u {
-                continue;
-            }
-            let ex = observer_at.get(&v).map(|&j| exact[j].pi[u as usize]);
-            if as_owner.is_none() && ex.is_none() {
-                continue;
-            }
-            let distance = match hops.get(&u) {
-                Some(r) => r[v as usize],
-                None => hops[&v][u as usize],
-            };
-            let pp = as_owner.map(|s| s[v as usize].min(1.0));
-            privacy.push(PrivacyRow {
-                source: label(u),
-                observer: label(v),
-                distance,
-                rdp_paper: pp.map(|p| p * local),
-                rdp_exact: ex.map(|p| p * local),
-                eps_paper: pp.map(to_eps),
-                eps_exact: ex.map(to_eps),
-            });
-        }
-        control.check()?;
-    }
+    let hops = {
+        let mut nodes: Vec<u32> = owners.iter().chain(&observers).copied().collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        hop_rows(graph, &nodes)?
+    };
+    let pairs = Pairs {
+        owners: &owners,
+        paper: &paper_rows,
+        observers: &observers,
+        exact: &exact,
+        hops: &hops,
+    };
+    let privacy = privacy_rows(graph, &pairs, units, control)?;
     let by_distance = by_distance(&privacy);
 
     // Coalitions.
+    let run = Run {
+        graph,
+        w: &w,
+        config,
+        rec,
+        steps,
+        control,
+    };
     let clock = Instant::now();
-    let coalitions = coalition_rows(
-        graph, &w, config, &owners, &observers, &exact, &hops, steps, control,
-    )?
-    .into_iter()
-    .map(|(u, c, members, rank, pi, max_member)| CoalitionLossRow {
-        source: label(u),
-        coalition: c,
-        members,
-        rank,
-        rdp_coalition: pi.map(|p| p * local),
-        eps_coalition: pi.map(to_eps),
-        rdp_max_member: max_member.map(|p| p * local),
-        eps_max_member: max_member.map(to_eps),
-    })
-    .collect();
+    let coalitions = coalition_rows(&run, &pairs, units)?;
     timings.coalitions_s = clock.elapsed().as_secs_f64();
 
     // Utility.
     let clock = Instant::now();
-    let reps: Vec<Vec<f64>> = (0..config.replicates as u64)
-        .into_par_iter()
-        .map(|r| {
-            control.check()?;
-            Ok(super::utility::replicate_errors(
-                &w,
-                &rec,
-                steps,
-                &x,
-                config.sigma,
-                config.seed,
-                r,
-            ))
-        })
-        .collect::<Result<_>>()?;
-    let norms_t = &norms[steps as usize * n..(steps as usize + 1) * n];
-    let theory = super::utility::theory(&w, &rec, steps, &x, config.sigma, norms_t);
-    let degrees: Vec<u64> = (0..n as u32).map(|v| graph.degree(v) as u64).collect();
-    let utility = super::utility::rows(
-        &format!("gossip-{}", config.gossip),
-        &degrees,
-        &reps,
-        &theory,
-    );
+    let utility = utility_rows(&run, &x, &norms)?;
     timings.utility_s = clock.elapsed().as_secs_f64();
 
     // The side-by-side.
     let clock = Instant::now();
-    let mut exact_by_hop: Vec<Vec<f64>> = Vec::new();
-    for (j, &v) in observers.iter().enumerate() {
-        for (u, &d) in hops[&v].iter().enumerate() {
-            if u as u32 == v {
-                continue;
-            }
-            let d = d as usize;
-            if exact_by_hop.len() <= d {
-                exact_by_hop.resize(d + 1, Vec::new());
-            }
-            exact_by_hop[d].push(exact[j].pi[u]);
-        }
-    }
+    let exact_by_hop = exact_by_hop(&observers, &hops, &exact);
     let total = utility.last().expect("the all-members row");
     let compare = two_schools(&Matching {
         exact_by_hop: &exact_by_hop,
@@ -420,17 +344,7 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
         accounting: "paper: memo (8), t0 = 0, the P_t of the gossip run, capped at the local \
                      level (9); exact: memo (11) by block Lanczos (11b)",
         rank_tolerance: RANK_TOLERANCE,
-        ranks: observers
-            .iter()
-            .zip(&exact)
-            .map(|(&v, e)| RankRow {
-                observer: label(v),
-                degree: graph.degree(v) as u64,
-                rank: e.rank as u64,
-                smallest_kept: e.smallest_kept,
-                largest_dropped: e.largest_dropped,
-            })
-            .collect(),
+        ranks: rank_rows(graph, &observers, &exact),
         totals: vec![total.clone()],
     };
     timings.total_s = t_all.elapsed().as_secs_f64();
@@ -443,6 +357,158 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
         summary,
         timings,
     })
+}
+
+/// A pairwise privacy `p` (in units of the local level) as a Rényi
+/// divergence `p·local` and as the (ε, δ) of the Gaussian mechanism.
+#[derive(Clone, Copy)]
+struct Units {
+    local: f64,
+    sensitivity: f64,
+    sigma: f64,
+    delta: f64,
+}
+
+impl Units {
+    fn rdp(self, p: f64) -> f64 {
+        p * self.local
+    }
+
+    fn eps(self, p: f64) -> f64 {
+        gaussian_eps(mu_of(p, self.sensitivity, self.sigma), self.delta)
+    }
+}
+
+/// What the privacy rows read: the owners' paper accounting (8), the
+/// observers' exact one (11), hop rows of both.
+struct Pairs<'a> {
+    owners: &'a [u32],
+    paper: &'a [Vec<f64>],
+    observers: &'a [u32],
+    exact: &'a [ExactLoss],
+    hops: &'a HashMap<u32, Vec<u32>>,
+}
+
+/// One row per ordered pair (source, observer) where the source is an owner
+/// (the paper's accounting, capped at the local level) or the observer is
+/// one (the exact loss), in node order.
+fn privacy_rows(
+    graph: &Graph,
+    pairs: &Pairs<'_>,
+    units: Units,
+    control: &Control,
+) -> Result<Vec<PrivacyRow>> {
+    let n = graph.n();
+    let ids = graph.ids();
+    let label = |v: u32| ids.label(v).to_string();
+    let owner_at: HashMap<u32, usize> = pairs
+        .owners
+        .iter()
+        .enumerate()
+        .map(|(i, &u)| (u, i))
+        .collect();
+    let observer_at: HashMap<u32, usize> = pairs
+        .observers
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (v, i))
+        .collect();
+    let mut privacy = Vec::new();
+    for u in 0..n as u32 {
+        let as_owner = owner_at.get(&u).map(|&i| &pairs.paper[i]);
+        for v in 0..n as u32 {
+            if v == u {
+                continue;
+            }
+            let ex = observer_at.get(&v).map(|&j| pairs.exact[j].pi[u as usize]);
+            if as_owner.is_none() && ex.is_none() {
+                continue;
+            }
+            let distance = match pairs.hops.get(&u) {
+                Some(r) => r[v as usize],
+                None => pairs.hops[&v][u as usize],
+            };
+            let pp = as_owner.map(|s| s[v as usize].min(1.0));
+            privacy.push(PrivacyRow {
+                source: label(u),
+                observer: label(v),
+                distance,
+                rdp_paper: pp.map(|p| units.rdp(p)),
+                rdp_exact: ex.map(|p| units.rdp(p)),
+                eps_paper: pp.map(|p| units.eps(p)),
+                eps_exact: ex.map(|p| units.eps(p)),
+            });
+        }
+        control.check()?;
+    }
+    Ok(privacy)
+}
+
+/// Each observer's rank of its exact loss (11b) and the singular values
+/// around the cut.
+fn rank_rows(graph: &Graph, observers: &[u32], exact: &[ExactLoss]) -> Vec<RankRow> {
+    observers
+        .iter()
+        .zip(exact)
+        .map(|(&v, e)| RankRow {
+            observer: graph.ids().label(v).to_string(),
+            degree: graph.degree(v) as u64,
+            rank: e.rank as u64,
+            smallest_kept: e.smallest_kept,
+            largest_dropped: e.largest_dropped,
+        })
+        .collect()
+}
+
+/// Refuses, before anything large is allocated, observers or owners whose
+/// rows and bases do not fit the memory budget.
+fn check_sizes(
+    w: &Metropolis,
+    config: &GossipConfig,
+    owners: &[u32],
+    observers: &[u32],
+) -> Result<()> {
+    let n = w.n();
+    let t = crate::limits::pool_threads();
+    let widest = observers
+        .iter()
+        .map(|&v| max_columns(w, &[v], config.steps.unwrap_or(1)))
+        .max()
+        .unwrap_or(0);
+    crate::limits::check_memory(
+        "observers",
+        observers.len(),
+        crate::limits::bytes_of(&[observers.len() as u64 + t, n as u64, 8])
+            + t * basis_bytes(n, if config.steps.is_some() { widest } else { n }),
+    )?;
+    crate::limits::check_memory(
+        "owners",
+        owners.len(),
+        crate::limits::bytes_of(&[owners.len() as u64 + observers.len() as u64, n as u64, 160]),
+    )
+}
+
+/// Per hop distance, the exact loss (11) of every member towards every
+/// observer at that distance (the side-by-side's gossip column).
+fn exact_by_hop(
+    observers: &[u32],
+    hops: &HashMap<u32, Vec<u32>>,
+    exact: &[ExactLoss],
+) -> Vec<Vec<f64>> {
+    let mut by_hop: Vec<Vec<f64>> = Vec::new();
+    for (j, &v) in observers.iter().enumerate() {
+        for (u, &d) in hops[&v].iter().enumerate() {
+            if u as u32 == v {
+                continue;
+            }
+            let d = d as usize;
+            if by_hop.len() <= d {
+                by_hop.resize(d + 1, Vec::new());
+            }
+            by_hop[d].push(exact[j].pi[u]);
+        }
+    }
+    by_hop
 }
 
 /// (11) for each observer alone, in parallel (one basis per worker).
@@ -467,18 +533,11 @@ fn exact_for(
 
 type CoalitionResult = (u32, String, u64, u64, Option<f64>, Option<f64>);
 
-#[allow(clippy::too_many_arguments)]
-fn coalition_rows(
-    graph: &Graph,
-    w: &Metropolis,
-    config: &GossipConfig,
-    owners: &[u32],
-    observers: &[u32],
-    exact: &[ExactLoss],
-    hops: &HashMap<u32, Vec<u32>>,
-    steps: u64,
-    control: &Control,
-) -> Result<Vec<CoalitionResult>> {
+/// Each owner's coalitions (`config.coalitions`): the exact loss (11) of
+/// the coalition against the owner, and the largest of its members' own.
+fn coalition_rows(run: &Run<'_>, pairs: &Pairs<'_>, units: Units) -> Result<Vec<CoalitionLossRow>> {
+    let (graph, w, config, steps, control) = (run.graph, run.w, run.config, run.steps, run.control);
+    let (owners, observers, exact, hops) = (pairs.owners, pairs.observers, pairs.exact, pairs.hops);
     if config.coalitions.is_empty() {
         return Ok(Vec::new());
     }
@@ -511,7 +570,8 @@ fn coalition_rows(
     for (v, e) in missing.iter().zip(exact_for(w, &missing, steps, control)?) {
         single.insert(*v, e.pi);
     }
-    jobs.par_iter()
+    let raw: Vec<CoalitionResult> = jobs
+        .par_iter()
         .map_init(ExactScratch::default, |s, (u, label, members)| {
             control.check()?;
             if members.is_empty() {
@@ -531,7 +591,61 @@ fn coalition_rows(
                 Some(max_member),
             ))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(raw
+        .into_iter()
+        .map(|(u, c, members, rank, pi, max_member)| CoalitionLossRow {
+            source: graph.ids().label(u).to_string(),
+            coalition: c,
+            members,
+            rank,
+            rdp_coalition: pi.map(|p| units.rdp(p)),
+            eps_coalition: pi.map(|p| units.eps(p)),
+            rdp_max_member: max_member.map(|p| units.rdp(p)),
+            eps_max_member: max_member.map(|p| units.eps(p)),
+        })
+        .collect())
+}
+
+/// One gossip run's fixed parts, for the phases after the spectrum.
+struct Run<'a> {
+    graph: &'a Graph,
+    w: &'a Metropolis,
+    config: &'a GossipConfig,
+    rec: Recursion,
+    steps: u64,
+    control: &'a Control,
+}
+
+/// The utility rows: every replicate's errors (one seeded gossip run
+/// each, in parallel) and the theory at `steps`, per degree bucket.
+fn utility_rows(run: &Run<'_>, x: &[f64], norms: &[f64]) -> Result<Vec<UtilityRow>> {
+    let (w, config, steps) = (run.w, run.config, run.steps);
+    let n = w.n();
+    let reps: Vec<Vec<f64>> = (0..config.replicates as u64)
+        .into_par_iter()
+        .map(|r| {
+            run.control.check()?;
+            Ok(super::utility::replicate_errors(
+                w,
+                &run.rec,
+                steps,
+                x,
+                config.sigma,
+                config.seed,
+                r,
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let norms_t = &norms[steps as usize * n..(steps as usize + 1) * n];
+    let theory = super::utility::theory(w, &run.rec, steps, x, config.sigma, norms_t);
+    let degrees: Vec<u64> = (0..n as u32).map(|v| run.graph.degree(v) as u64).collect();
+    Ok(super::utility::rows(
+        &format!("gossip-{}", config.gossip),
+        &degrees,
+        &reps,
+        &theory,
+    ))
 }
 
 /// Per hop: pairs and the statistics of each column.
