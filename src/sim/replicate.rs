@@ -67,7 +67,7 @@ impl Plan<'_> {
         let mut owner_expected = 0.0;
         let want_ego = wants.ego && self.ego.binary_search(&at.pos).is_ok();
         for (mi, &mech) in self.mechanisms.iter().enumerate() {
-            // (Both cleared: a worker whose last owner failed half-way is
+            // (Cleared: a worker whose last owner failed half-way is
             // reused by the next chunk.)
             s.cells.clear();
             // This owner's answers under this mechanism: ego rows or not.
