@@ -513,18 +513,11 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
 fn check_figure(grid: &Grid, points: &[Point], spec: &PlotSpec) -> Result<()> {
     super::check_plots_available()?;
     spec.check(grid)?;
-    const COLLUSION: [&str; 6] = [
-        "gain_mean",
-        "gain_median",
-        "coalition_mse",
-        "eps_max",
-        "eps_sum",
-        "coalition_size",
-    ];
+    use crate::sweep::metrics::{COLLUSION_METRICS, canonical_metric};
     let collusion = spec
         .metrics
         .iter()
-        .find(|m| COLLUSION.contains(&crate::sweep::metrics::canonical_metric(m)));
+        .find(|m| COLLUSION_METRICS.contains(&canonical_metric(m)));
     if let Some(m) = collusion.filter(|_| points.iter().all(|p| p.collude.is_none())) {
         return Err(Error::param(
             "metrics",

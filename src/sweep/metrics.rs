@@ -27,6 +27,17 @@ use crate::sim::{Plan, simulate};
 use crate::util::average::{mean, median};
 use crate::utility::UtilityPlan;
 
+/// The metrics only rows with a coalition carry (a figure of them needs a
+/// `coalition` key in the grid).
+pub const COLLUSION_METRICS: [&str; 6] = [
+    "gain_mean",
+    "gain_median",
+    "coalition_mse",
+    "eps_max",
+    "eps_sum",
+    "coalition_size",
+];
+
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
 pub const METRICS: [&str; 23] = [
