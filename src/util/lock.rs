@@ -20,7 +20,8 @@
 //! kernel releases `flock` locks with the last descriptor: a SIGKILL never
 //! leaves a lock *held*) is taken over and removed by the next writer.
 //!
-//! A second writer fails at once — no waiting — with [`LockError::InUse`],
+//! A second writer fails at once — after a grace of a quarter second (see
+//! `GRACE`), no waiting for the holder — with [`LockError::InUse`],
 //! whose message is `FILE is in use by another run` with FILE as the caller
 //! wrote it. Readers do not take the lock.
 //!
@@ -72,6 +73,15 @@ pub struct FileLock {
     /// Whether `lock` is a lock file of ours, removed on release.
     remove: bool,
 }
+
+/// How long a writer retries a lock held by another open file before it
+/// reports the file in use. A lock outlives its holder's `close` while a
+/// child process forked by any thread of the holder's process still has the
+/// descriptor (between `fork` and `exec`, which closes it): without the
+/// grace, a run that starts right after the previous one in the same
+/// process (a resume, a test) could fail on a lock nobody holds.
+#[cfg(target_os = "linux")]
+const GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How many times a writer re-opens a file another writer unlinked or
 /// replaced between its `open` and its `flock` before giving up.
@@ -160,17 +170,23 @@ fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<
             Some(None) => {}
         }
         let file = o.open(lock).map_err(io)?;
-        // SAFETY: flock on a descriptor we own; no memory is shared.
-        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if r != 0 {
+        let t0 = std::time::Instant::now();
+        loop {
+            // SAFETY: flock on a descriptor we own; no memory is shared.
+            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r == 0 {
+                break;
+            }
             let e = std::io::Error::last_os_error();
-            return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
-                LockError::InUse {
+            if e.kind() != std::io::ErrorKind::WouldBlock {
+                return Err(io(e));
+            }
+            if t0.elapsed() >= GRACE {
+                return Err(LockError::InUse {
                     path: guarded.to_path_buf(),
-                }
-            } else {
-                io(e)
-            });
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
         }
         let held = file.metadata().map_err(io)?;
         match std::fs::metadata(lock) {
@@ -231,6 +247,27 @@ mod tests {
         );
         drop(first);
         let again = FileLock::acquire(&db).unwrap();
+        drop(again);
+    }
+
+    /// A lock released a moment after the next writer asks (as when a
+    /// child process forked by another thread still holds the descriptor
+    /// until its `exec`) is taken, not reported in use.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_lock_released_within_the_grace_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("g.db");
+        let held = FileLock::on_file(&db, Some(0o600)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            rx.recv().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            drop(held);
+        });
+        tx.send(()).unwrap();
+        let again = FileLock::on_file(&db, None).unwrap();
+        t.join().unwrap();
         drop(again);
     }
 
