@@ -125,12 +125,18 @@ fn pairs(subcommand: &str) -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
-/// `` `eps_min` = 0.5 `` → `--eps-min 0.5`, `` `eps_min` `` → `--eps-min`.
+/// `` `eps_min` = 0.5 `` → `--eps-min 0.5`, `` `eps_min` `` → `--eps-min`;
+/// a parameter of another command, written `` `ego_owners` of simulate ``,
+/// becomes that command's flag (`--ego-owners of simulate`) whatever the
+/// running command.
 fn rewrite(text: &str, pairs: &[(&str, &str)]) -> String {
     let mut s = text.to_string();
     for (param, flag) in pairs {
         s = s.replace(&format!("`{param}` = "), &format!("{flag} "));
         s = s.replace(&format!("`{param}`"), flag);
+    }
+    for (param, flag) in FLAGS {
+        s = s.replace(&format!("`{param}` of "), &format!("{flag} of "));
     }
     s
 }
@@ -271,6 +277,16 @@ mod tests {
         assert_eq!(
             in_cli_words("distances", e).to_string(),
             "numerical failure: try a larger --approx-tol"
+        );
+        // Another command's parameter, named with its command.
+        let e = Error::param(
+            "owner",
+            "5",
+            "an owner (record more with `ego_owners` of simulate)",
+        );
+        assert_eq!(
+            in_cli_words("plot", e).to_string(),
+            "invalid --owner '5': expected an owner (record more with --ego-owners of simulate)"
         );
         // `sweep` keeps its keys, names its own flags.
         let e = Error::param("eps_min", "abc", "a number");

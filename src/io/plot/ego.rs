@@ -339,7 +339,7 @@ fn select_owner(dir: &Path, rows: &mut Vec<EgoRow>, owner: Option<&str>) -> Resu
                     id,
                     format!(
                         "an owner whose recipients ego.csv records ({}; record more with \
-                         `ego_owners`)",
+                         `ego_owners` of simulate)",
                         recorded()
                     ),
                 ));
