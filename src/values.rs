@@ -381,8 +381,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
     let n = graph.n();
     let mut table = vec![f64::NAN; n * dim];
     let mut seen = vec![false; n];
-    // The first few unknown ids (for the message) and how many there were.
-    let mut unknown: Vec<String> = Vec::new();
+    // How many ids were unknown (never which: see the message).
     let mut unknown_count = 0usize;
     // The line that names the node column: the header, or else the first
     // line with an unknown id (never "line 0").
@@ -420,9 +419,6 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
                 first_unknown = line_no;
             }
             unknown_count += 1;
-            if unknown.len() < 5 {
-                unknown.push(fields[0].to_string());
-            }
             continue;
         };
         if seen[node as usize] {
@@ -453,7 +449,7 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             table[node as usize * dim + k] = x;
         }
     }
-    if !unknown.is_empty() && graph.view_of().is_none() {
+    if unknown_count > 0 && graph.view_of().is_none() {
         let column = match header_line {
             Some(_) => "the header's first column must hold the graph's node ids",
             None => "the first column must hold the graph's node ids",
@@ -461,10 +457,9 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
         return Err(Error::input(
             path,
             header_line.unwrap_or(first_unknown),
-            format!(
-                "{unknown_count} node(s) not in the graph, e.g. {} ({column})",
-                unknown.join(", ")
-            ),
+            // Lines, not the cells: with the columns swapped the first
+            // column holds the secrets.
+            format!("{unknown_count} node(s) not in the graph ({column})"),
         ));
     }
     let missing: Vec<String> = (0..n as u32)

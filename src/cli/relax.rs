@@ -169,7 +169,8 @@ fn build_template(args: &RelaxArgs, state: Option<&StateFile>) -> Result<Gradual
         if let Some(v) = &args.value
             && v.as_slice() != g.value()
         {
-            return Err(conflict("value", fmt_list(v), fmt_list(g.value())));
+            // The secret: neither the stored nor the given value is shown.
+            return Err(conflict("value", "(not shown)".into(), "not shown".into()));
         }
         if let Some(d) = args.dim
             && d != g.dim()
@@ -449,11 +450,4 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
             Ok(m)
         }
     }
-}
-
-fn fmt_list(v: &[f64]) -> String {
-    v.iter()
-        .map(|x| crate::util::fmt_f64(*x))
-        .collect::<Vec<_>>()
-        .join(",")
 }

@@ -5,7 +5,7 @@
 use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
-use crate::graph::{Graph, LoadOptions, load_graph};
+use crate::graph::Graph;
 use crate::io::run_dir::{create, finish};
 use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
 use crate::util::fmt_f64;
@@ -128,17 +128,10 @@ pub fn utility_to_dir(
     Ok(done.expect("a local run merges and writes"))
 }
 
-/// The graph of a utility run.
+/// The graph of a utility run: the one loader of a run's configuration
+/// (edge list, header, nodes, then the view).
 fn load(config: &UtilityConfig) -> Result<Graph> {
-    let sim = &config.sim;
-    load_graph(
-        &sim.graph,
-        &LoadOptions {
-            directed: sim.directed,
-            nodes_file: sim.nodes.clone(),
-            ..LoadOptions::default()
-        },
-    )
+    config.sim.load_graph()
 }
 
 /// [`utility_to_dir`] on an executor. Where the executor merges (locally,

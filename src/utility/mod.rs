@@ -654,11 +654,14 @@ impl<'a> UtilityPlan<'a> {
     }
 }
 
-fn overflow(x: f64) -> Error {
-    Error::Numerical(format!(
-        "an answer of {x} is beyond the exact accumulators' range (2^23 times the largest \
+/// The answer is not shown: where the noise vanishes against the value it
+/// is the owner's secret.
+fn overflow(_x: f64) -> Error {
+    Error::Numerical(
+        "an answer (not shown) is beyond the exact accumulators' range (2^23 times the largest \
          noise scale of the run)"
-    ))
+            .into(),
+    )
 }
 
 #[cfg(test)]

@@ -169,3 +169,40 @@ fn refusals_name_the_flag() {
     let r = utility(&["--out", o, "--access-radius", "-1"]);
     assert_eq!(r.status.code(), Some(2));
 }
+
+/// `--ego` and `--subgraph` cut the graph as they do for `simulate` (the
+/// command used to load the whole graph and record the view it ignored):
+/// karate's ego of node 0 at radius 1 has 17 recipients, not 34; an id
+/// outside the graph is refused.
+#[test]
+fn a_view_cuts_the_graph_it_runs_on() {
+    let d = scratch("view");
+    let karate = concat!(env!("CARGO_MANIFEST_DIR"), "/data/karate.edges");
+    let run = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let mut args = vec!["--graph", karate, "--dim", "1", "--norm", "l1", "-q"];
+        args.extend(["--no-plots", "--out", out.to_str().unwrap()]);
+        args.extend(extra);
+        (utility(&args), out)
+    };
+    // The all-degrees row of the correlated scheme counts the recipients.
+    let recipients = |out: &Path| -> u64 {
+        read(&out.join("utility.csv"))
+            .lines()
+            .find(|l| l.starts_with("correlated,,,"))
+            .map(|l| l.split(',').nth(3).unwrap().parse::<u64>().unwrap())
+            .unwrap()
+    };
+    let (o, whole) = run("whole", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (o, ego) = run("ego", &["--ego", "0"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Node 0 and its 16 neighbours, against karate's 34 nodes.
+    assert_eq!(recipients(&whole), 34);
+    assert_eq!(recipients(&ego), 17);
+    let (o, bad) = run("bad", &["--ego", "99"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--ego '99'"));
+    assert!(!bad.exists());
+    fs::remove_dir_all(&d).unwrap();
+}

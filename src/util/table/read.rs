@@ -46,8 +46,10 @@ pub fn decode<T: DeserializeOwned>(
         let name = names.get(k).map_or("?", String::as_str);
         let found = record.get(k).unwrap_or("");
         let message = match err.kind() {
+            // A number column may hold a secret (an owner's value, an
+            // answer): its cell is never shown.
             csv::DeserializeErrorKind::ParseFloat(_) => {
-                format!("column '{name}': expected a number, found '{found}'")
+                format!("column '{name}': expected a number (the cell is not shown)")
             }
             csv::DeserializeErrorKind::ParseInt(_) => {
                 format!("column '{name}': expected a non-negative integer, found '{found}'")
