@@ -84,6 +84,10 @@ use std::sync::OnceLock;
 /// this many times `std::thread::available_parallelism`).
 pub const MAX_THREADS_PER_CORE: usize = 4;
 
+/// Largest `replicates` of every command that repeats a run (simulate,
+/// utility, gossip): each replicate adds its rows to the run's files.
+pub const MAX_REPLICATES: usize = 100_000;
+
 /// Most `u64` counts of owners' hop-level histograms a `simulate` plan keeps
 /// from its pre-pass (a `range:` map) to answer owners that need no
 /// per-recipient work without a second search (32 MiB; beyond it the owners

@@ -15,8 +15,7 @@ use std::path::PathBuf;
 /// graph), as `collude`.
 pub const DEFAULT_OWNERS: usize = crate::collusion::DEFAULT_OWNERS;
 
-/// Largest `replicates`.
-pub const MAX_REPLICATES: usize = 100_000;
+pub use crate::limits::MAX_REPLICATES;
 
 /// A gossip run (`privdiffuse gossip`, Python `gossip()`, sweep
 /// `command = gossip`).

@@ -424,6 +424,14 @@ impl SimConfig {
         if self.replicates == 0 {
             return Err(Error::param("replicates", 0, "an integer ≥ 1"));
         }
+        let most = crate::limits::MAX_REPLICATES;
+        if self.replicates as usize > most {
+            return Err(Error::param(
+                "replicates",
+                self.replicates,
+                format!("an integer in 1..={most}"),
+            ));
+        }
         if self.first_replicate.checked_add(self.replicates).is_none() {
             return Err(Error::param(
                 "replicate",

@@ -158,8 +158,7 @@ impl Default for UtilityConfig {
     }
 }
 
-/// Largest `replicates`.
-pub const MAX_REPLICATES: usize = 100_000;
+pub use crate::limits::MAX_REPLICATES;
 
 /// Owners per bit-parallel search when guessing the owners' maximum
 /// eccentricity (one batch).

@@ -553,3 +553,31 @@ fn running_out_of_memory_is_an_error_line_not_an_abort() {
     );
     empty(&d);
 }
+
+/// `replicates` has one cap for every command that repeats a run: simulate
+/// had none (10⁸ replicates of karate took 24 GB before the kernel killed
+/// it), utility and gossip refused above 100,000.
+#[test]
+fn replicates_have_one_cap_in_every_command() {
+    let dir = scratch("replicates-cap");
+    let out = dir.join("o");
+    let o = out.to_str().unwrap();
+    for cmd in [
+        vec!["simulate", "--graph", "data/karate.edges"],
+        vec!["utility", "--graph", "data/karate.edges"],
+        vec!["gossip", "--graph", "data/karate.edges", "--sigma", "1"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["--replicates", "100000001", "--out", o, "-q"]);
+        let r = run_within(&args, 10);
+        let e = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.contains("--replicates '100000001'") && e.contains("100000"),
+            "{args:?}: {e}"
+        );
+        empty(&dir);
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
