@@ -459,10 +459,35 @@ fn new_scratch<F: NoiseFamily>(plan: &Plan<'_>) -> Scratch<F> {
 }
 
 impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
+    /// ε at every distance of the owner's row answerable by the family
+    /// (the range of every command, limits; the discrete chain's smallest
+    /// rung), as `simulate` checks it: a map that vanishes or overflows at
+    /// a distance the graph has is refused even when no coalition member
+    /// stands there.
+    fn check_row_levels(&self, row: &[f64]) -> Result<()> {
+        let spec = self.plan.map().spec();
+        let mut last = f64::NAN;
+        for &d in row {
+            // Runs of one distance (hop rows hold few values) are checked once.
+            if !(d.is_finite() && d > 0.0) || d == last {
+                continue;
+            }
+            last = d;
+            let at = format!("distance {}", limits::fmt_num(d));
+            let (e, delta) = (self.plan.map().eps(d), self.plan.model().sensitivity);
+            if let Some(err) = limits::level_error(&spec, e, &at, delta) {
+                return Err(err);
+            }
+            self.family.checked_level(e, &spec, &at)?;
+        }
+        Ok(())
+    }
+
     fn run_owner(&self, s: &mut Scratch<F>, owner: u32) -> Result<Vec<CoalitionResult>> {
         let (plan, opts) = (self.plan, self.opts);
         let t0 = Instant::now();
         plan.distances().from_owner(owner, &mut s.ws, &mut s.row);
+        self.check_row_levels(&s.row)?;
         plan.values().value(owner, &mut s.u);
         let who = plan.graph().ids().label(owner).to_string();
         let band_width = match plan.buckets() {

@@ -293,3 +293,29 @@ fn printed_gains_are_medians_over_owners_as_the_figure_and_the_guide_say() {
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// ε is checked at every distance of an owner's row, as `simulate` checks
+/// it — not only at the coalition members' distances (a map that vanished
+/// at distance 2 ran and wrote its files when the nearest three stood at 1).
+#[test]
+fn eps_is_checked_at_every_distance_not_only_the_members() {
+    let d = scratch("eps-row");
+    let out = d.join("o");
+    let karate = concat!(env!("CARGO_MANIFEST_DIR"), "/data/karate.edges");
+    for extra in [
+        &["--eps", "power:c=1,p=1e308"][..],
+        &["--eps", "exp:a=1e-300,b=50"][..],
+        &["--noise", "discrete", "--eps", "exp:a=3,b=10"][..],
+    ] {
+        let mut args = vec!["--graph", karate, "--dim", "1", "--norm", "l1"];
+        args.extend(["--coalition", "nearest:m=3", "--owners", "3", "-q"]);
+        args.extend(["--no-plots", "--out", out.to_str().unwrap()]);
+        args.extend(extra);
+        let o = collude(&args);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {e}");
+        assert!(e.starts_with("error: invalid --eps"), "{e}");
+        assert!(!out.exists(), "{extra:?}: written");
+    }
+    fs::remove_dir_all(&d).unwrap();
+}
