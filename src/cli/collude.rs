@@ -108,6 +108,7 @@ impl ColludeArgs {
             None => CollusionConfig::default(),
         };
         self.sim.apply(&mut c.sim);
+        self.sim.refuse_unused_in("collude", &c.sim)?;
         if !self.owner.is_empty() {
             c.sim.owners = Owners::Ids(self.owner.clone());
         } else if let Some(v) = &self.owners {

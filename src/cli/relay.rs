@@ -72,6 +72,7 @@ impl RelayArgs {
                      Gaussian noise: simulate or collude",
                 ),
                 (Shared::Delta, "δ belongs to the Gaussian mechanism"),
+                (Shared::Bins, "it aggregates per hop level"),
             ],
         )?;
         let mut c = match &self.sim.config {

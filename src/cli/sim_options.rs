@@ -142,6 +142,24 @@ impl SimOptions {
         Ok(())
     }
 
+    /// Refuses, in one line, `--delta` when the configuration `c` (flags
+    /// applied) runs no Gaussian mechanism and `--bins` when its distances
+    /// are hops (whole levels, never bucketed): both were accepted and
+    /// ignored by `simulate` and `collude`.
+    pub fn refuse_unused_in(&self, command: &str, c: &SimConfig) -> crate::Result<()> {
+        let mut unused = Vec::new();
+        if c.mechanism != MechanismChoice::Gaussian {
+            unused.push((Shared::Delta, "δ belongs to the Gaussian mechanism"));
+        }
+        if c.distance == DistanceKind::Hop {
+            unused.push((
+                Shared::Bins,
+                "bins bucket continuous distances; hop distances are their own levels",
+            ));
+        }
+        self.refuse_unused(command, &unused)
+    }
+
     /// Overlays the flags that were given on `c` (a default or `--config`
     /// configuration); absent flags leave `c` as it is.
     pub fn apply(&self, c: &mut SimConfig) {

@@ -73,6 +73,7 @@ impl SimulateArgs {
             None => SimConfig::default(),
         };
         self.sim.apply(&mut c);
+        self.sim.refuse_unused_in("simulate", &c)?;
         if let Some(v) = &self.post {
             c.post = *v;
         }

@@ -74,6 +74,7 @@ impl UtilityArgs {
                      discrete path; Gaussian noise: simulate or collude",
                 ),
                 (Shared::Bins, "it aggregates per hop level"),
+                (Shared::Delta, "δ belongs to the Gaussian mechanism"),
             ],
         )?;
         let mut c = match &self.sim.config {

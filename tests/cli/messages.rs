@@ -403,7 +403,9 @@ fn typos_get_a_suggestion_and_commas_their_rule() {
 /// `--mechanism gaussian` where only the Laplace or discrete path runs
 /// (relay, utility) is refused in one line rather than ignored, and so is
 /// every other flag of simulate's options those commands do not use (issue
-/// 32 item 3).
+/// 32 item 3): `--delta` without the Gaussian mechanism and `--bins` with
+/// hop distances in simulate and collude too, and `--norm l1` in 2 or more
+/// coordinates with the Gaussian mechanism (it ran ℓ2).
 #[test]
 fn gaussian_is_refused_where_it_would_be_ignored() {
     let dir = scratch("gaussian-refused");
@@ -427,19 +429,33 @@ fn gaussian_is_refused_where_it_would_be_ignored() {
         );
         assert!(!Path::new(&out).exists(), "{cmd}: nothing written: {err}");
     }
+    for cmd in ["simulate", "collude"] {
+        let mut args = vec![cmd, "--graph", &karate, "--mechanism", "gaussian"];
+        args.extend(["--norm", "l1", "--dim", "2", "--out", &out, "-q"]);
+        if cmd == "collude" {
+            args.extend(["--coalition", "random:m=3"]);
+        }
+        one_line_error(&dir, &args, 2, &["--norm 'l1'", "l2 for the Gaussian"]);
+        assert!(!Path::new(&out).exists(), "{cmd}: nothing written");
+    }
     // Every flag of simulate's options that the command does not use.
     for (cmd, flag, value) in [
         ("utility", "--mechanism", "both"),
         ("utility", "--bins", "5"),
         ("relay", "--mechanism", "correlated"),
         ("relay", "--delta", "1e-6"),
+        ("relay", "--bins", "5"),
+        ("utility", "--delta", "1e-6"),
+        ("simulate", "--delta", "1e-6"),
+        ("simulate", "--bins", "5"),
+        ("collude", "--delta", "1e-6"),
+        ("collude", "--bins", "5"),
     ] {
-        one_line_error(
-            &dir,
-            &[cmd, "--graph", &karate, flag, value, "--out", &out, "-q"],
-            2,
-            &[flag, cmd, "does not use it"],
-        );
+        let mut args = vec![cmd, "--graph", &karate, flag, value, "--out", &out, "-q"];
+        if cmd == "collude" {
+            args.extend(["--coalition", "random:m=3"]);
+        }
+        one_line_error(&dir, &args, 2, &[flag, cmd, "does not use it"]);
         assert!(!Path::new(&out).exists(), "{cmd} {flag}: nothing written");
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -41,6 +41,16 @@ impl Gaussian {
         if !(delta > 0.0 && delta < 1.0) {
             return Err(Error::param("delta", delta, "a number in (0, 1)"));
         }
+        // σ is calibrated to the ℓ2 sensitivity: an ℓ1 request in n ≥ 2
+        // coordinates (where the norms differ) used to run ℓ2 silently.
+        if norm == Norm::L1 && dim >= 2 {
+            return Err(Error::param(
+                "norm",
+                "l1",
+                "l2 for the Gaussian mechanism in 2 or more coordinates (it is calibrated to \
+                 ℓ2 sensitivity)",
+            ));
+        }
         Ok(Gaussian {
             dim,
             norm,
