@@ -31,7 +31,7 @@ pub enum MechanismArg {
 pub struct RelaxArgs {
     /// The secret: n comma-separated numbers, e.g. `--value 3.5` or
     /// `--value 1,-2,0.5`. Optional when --state names an existing file.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = secret_number)]
     pub value: Option<Vec<f64>>,
 
     /// Privacy levels ε > 0 to release, in request order (any order), e.g.
@@ -450,4 +450,20 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
             Ok(m)
         }
     }
+}
+
+/// One coordinate of `--value`: a finite number. The secret is never shown,
+/// not even when it does not parse (clap's own message quotes the text).
+fn secret_number(s: &str) -> Result<f64> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| {
+            Error::param(
+                "value",
+                "(not shown)",
+                "finite numbers, comma-separated (the value is not shown)",
+            )
+        })
 }

@@ -458,3 +458,41 @@ fn extensions_beyond_the_memory_budget_are_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--memory-budget"), "{}", stderr(&o));
 }
+
+/// The secret of `relax` is never shown: not when `--value` does not parse
+/// (clap quoted it), not when it differs from the value a `--state` file
+/// holds (both were printed), under either noise.
+#[test]
+fn the_secret_is_never_shown() {
+    let dir = tmpdir("secret");
+    let secret = "31415926535";
+    for bad in [
+        format!("{secret}x"),
+        format!("{secret};2"),
+        format!("1,{secret}e400"),
+    ] {
+        let o = run(&["--value", &bad, "--eps", "1"]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(!e.contains(secret) && e.contains("--value"), "{e}");
+    }
+    for noise in [&[][..], &["--noise", "discrete"][..]] {
+        let state = dir.join(format!("s{}.json", noise.len()));
+        let st = state.to_str().unwrap();
+        let mut first = vec!["--value", secret, "--eps", "1", "--state", st];
+        first.extend(noise);
+        let o = run(&first);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut again = vec!["--value", "27182818284", "--eps", "2", "--state", st];
+        again.extend(noise);
+        let o = run(&again);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            !e.contains(secret) && !e.contains("27182818284") && e.contains("--value"),
+            "{e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
