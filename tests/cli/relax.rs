@@ -493,6 +493,19 @@ fn the_secret_is_never_shown() {
             !e.contains(secret) && !e.contains("27182818284") && e.contains("--value"),
             "{e}"
         );
+        // A state edited so that its value is a string: serde quoted it.
+        let text = std::fs::read_to_string(&state).unwrap();
+        let edited = text.replacen(
+            "\"value\": [",
+            &format!("\"value\": \"{secret}\", \"x\": ["),
+            1,
+        );
+        assert_ne!(text, edited);
+        std::fs::write(&state, edited).unwrap();
+        let o = run(&["--eps", "2", "--state", st]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(!e.contains(secret) && e.contains("invalid type"), "{e}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

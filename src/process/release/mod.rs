@@ -371,6 +371,41 @@ impl Visit for Request<'_> {
     }
 }
 
+/// serde's message with the literals it quotes from the file hidden: a
+/// state file holds the secret, and `invalid type: string "31415926535"`
+/// showed it. Field and variant names (`unknown field `x``) stay.
+fn quotes_hidden(message: &str) -> String {
+    let names = [
+        "unknown field",
+        "missing field",
+        "duplicate field",
+        "unknown variant",
+    ];
+    let hide_backquoted = !names.iter().any(|p| message.starts_with(p));
+    let mut out = String::with_capacity(message.len());
+    let mut open: Option<char> = None;
+    for c in message.chars() {
+        match open {
+            Some(q) if c == q => {
+                out.push_str("(not shown)");
+                out.push(c);
+                open = None;
+            }
+            Some(_) => {}
+            None => {
+                out.push(c);
+                if c == '"' || (c == '`' && hide_backquoted) {
+                    open = Some(c);
+                }
+            }
+        }
+    }
+    if open.is_some() {
+        out.push_str("(not shown)");
+    }
+    out
+}
+
 impl GradualRelease {
     /// A new release of `value` (n ≥ 1 finite numbers) under `mechanism`
     /// with sensitivity Δ (finite > 0) and randomness `seed` (stream 0).
@@ -565,8 +600,8 @@ impl GradualRelease {
     /// (see [`ReleaseState`]). `file` names the source in error messages,
     /// which also give the line of the offending field.
     pub fn from_json(text: &str, file: &Path) -> Result<Self> {
-        let st: ReleaseState =
-            serde_json::from_str(text).map_err(|e| Error::input(file, e.line(), e.to_string()))?;
+        let st: ReleaseState = serde_json::from_str(text)
+            .map_err(|e| Error::input(file, e.line(), quotes_hidden(&e.to_string())))?;
         GradualRelease::try_from(st).map_err(|e| {
             Error::input(
                 file,
