@@ -7,7 +7,7 @@ use crate::graph::Graph;
 use crate::mechanism::MechanismChoice;
 use crate::post::Post;
 use crate::rng::{Purpose, rng_for};
-use crate::sim::{SimConfig, Unreachable};
+use crate::sim::{Ignored, SimConfig, Unreachable};
 use serde::{Deserialize, Serialize};
 
 /// Every option of a relay run; `summary.json` echoes it (re-run with
@@ -41,6 +41,18 @@ impl RelayConfig {
     /// `unreachable`, and the fractions.
     pub fn check(&self) -> Result<()> {
         self.sim.refuse_gaussian_mechanism("relay")?;
+        self.sim.refuse_ignored(
+            "relay",
+            &[
+                Ignored::Independent,
+                Ignored::Post,
+                Ignored::Replicates,
+                Ignored::EgoOwners,
+                Ignored::PathOwners,
+                Ignored::Bins,
+                Ignored::Delta,
+            ],
+        )?;
         let sim = self.sim_config();
         sim.check()?;
         match sim.distance {

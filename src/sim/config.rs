@@ -368,7 +368,85 @@ impl Default for SimConfig {
     }
 }
 
+/// A parameter of the simulation's options that a command built on them
+/// does not use ([`SimConfig::refuse_ignored`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ignored {
+    /// `mechanism = independent` (a command of the correlated path only).
+    Independent,
+    /// `post`.
+    Post,
+    /// `replicates`.
+    Replicates,
+    /// `first_replicate`.
+    FirstReplicate,
+    /// `ego_owners`.
+    EgoOwners,
+    /// `path_owners`.
+    PathOwners,
+    /// `responses`.
+    Responses,
+    /// `bins`.
+    Bins,
+    /// `delta`.
+    Delta,
+}
+
 impl SimConfig {
+    /// Refuses, in one line, a parameter of `ignored` set away from its
+    /// default: `command` builds on the simulation's options but does not
+    /// use it, and used to accept and ignore it from Python keywords,
+    /// `--config` files and sweep keys (its command line has no such flag,
+    /// or refuses it: [`crate::cli`]'s `refuse_unused`).
+    pub(crate) fn refuse_ignored(&self, command: &str, ignored: &[Ignored]) -> Result<()> {
+        let d = SimConfig::default();
+        for &p in ignored {
+            let (name, set, value) = match p {
+                Ignored::Independent => (
+                    "mechanism",
+                    self.mechanism == MechanismChoice::Independent,
+                    self.mechanism.to_string(),
+                ),
+                Ignored::Post => ("post", self.post != d.post, self.post.to_string()),
+                Ignored::Replicates => (
+                    "replicates",
+                    self.replicates != d.replicates,
+                    self.replicates.to_string(),
+                ),
+                Ignored::FirstReplicate => (
+                    "first_replicate",
+                    self.first_replicate != d.first_replicate,
+                    self.first_replicate.to_string(),
+                ),
+                Ignored::EgoOwners => (
+                    "ego_owners",
+                    self.ego_owners.is_some(),
+                    self.ego_owners.clone().unwrap_or_default().join(","),
+                ),
+                Ignored::PathOwners => (
+                    "path_owners",
+                    self.path_owners != d.path_owners,
+                    self.path_owners.to_string(),
+                ),
+                Ignored::Responses => ("responses", self.responses, "true".to_string()),
+                Ignored::Bins => ("bins", self.bins != d.bins, self.bins.to_string()),
+                Ignored::Delta => (
+                    "delta",
+                    self.delta.to_bits() != d.delta.to_bits(),
+                    crate::util::fmt_f64(self.delta),
+                ),
+            };
+            if set {
+                return Err(Error::param(
+                    name,
+                    value,
+                    format!("no `{name}`: {command} does not use it"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses `mechanism = gaussian` in a command that runs only the
     /// Laplace (or discrete) path and would otherwise ignore it: `relay`
     /// and `utility` take `mechanism` from the simulation's options, and

@@ -36,6 +36,7 @@ pub mod summary;
 pub use aggregate::BucketAcc;
 pub use builder::{KeptRow, Rows, SimOutput, Simulation};
 pub use chunk::Counts;
+pub(crate) use config::Ignored;
 pub use config::{DEFAULT_GRAPH, Owners, SimConfig, Unreachable};
 pub use plan::{Buckets, Plan, distances_for};
 pub use rows::{ByDistanceRow, EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};

@@ -84,7 +84,7 @@ use crate::post::Post;
 use crate::process::Norm;
 use crate::process::discrete::DiscreteSummary;
 use crate::process::family::{Laplace, Noise, NoiseFamily};
-use crate::sim::{Plan, SimConfig, Unreachable};
+use crate::sim::{Ignored, Plan, SimConfig, Unreachable};
 use crate::values::Values;
 use levels::{LevelInfo, Levels};
 use serde::Serialize;
@@ -181,6 +181,18 @@ impl UtilityConfig {
     /// Checks what needs no graph.
     pub fn check(&self) -> Result<()> {
         self.sim.refuse_gaussian_mechanism("utility")?;
+        self.sim.refuse_ignored(
+            "utility",
+            &[
+                Ignored::Replicates,
+                Ignored::FirstReplicate,
+                Ignored::EgoOwners,
+                Ignored::PathOwners,
+                Ignored::Responses,
+                Ignored::Bins,
+                Ignored::Delta,
+            ],
+        )?;
         self.sim.check()?;
         if self.sim.distance != DistanceKind::Hop {
             return Err(Error::param(

@@ -147,7 +147,8 @@ fn bins_of_continuous_distances_are_refused_above_the_budget() {
         );
     }
     empty(&d);
-    // Hop distances have no bins: the flag is accepted and ignored, as before.
+    // Hop distances have no bins: the flag is refused in one line (it was
+    // accepted and ignored).
     let o = run_within(
         &[
             "simulate",
@@ -162,7 +163,10 @@ fn bins_of_continuous_distances_are_refused_above_the_budget() {
         ],
         60,
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("--bins") && e.contains("does not use it"), "{e}");
+    empty(&d);
     fs::remove_dir_all(&d).unwrap();
 }
 

@@ -258,7 +258,9 @@ pub(super) fn command_point(
             format!("a whole number in 1..={MAX_REPLICATES} for a utility point"),
         ));
     }
+    // A utility point's replicates are its own (the simulation's are not used).
     config.replicates = sim.replicates as usize;
+    config.sim.replicates = 1;
     config.check()?;
     Ok(CommandPoint {
         utility: Some(UtilityPoint { config }),
