@@ -78,6 +78,16 @@ def test_relay_responses_are_simulates(tmp_path):
         (pdf.simulate, {"values": "uniform:-1e308,1e308"}, ["values", "finite width"]),
         (pdf.relay, {"values": "uniform:-1e308,1e308"}, ["values", "finite width"]),
         (pdf.utility, {"values": "uniform:-1e308,1e308"}, ["values", "finite width"]),
+        # Parameters of the simulation a command does not use: refused, not ignored.
+        (pdf.relay, {"mechanism": "independent"}, ["mechanism", "relay does not use it"]),
+        (pdf.relay, {"post": "bit"}, ["post", "relay does not use it"]),
+        (pdf.relay, {"replicates": 3}, ["replicates", "relay does not use it"]),
+        (pdf.relay, {"delta": 0.5}, ["delta", "relay does not use it"]),
+        (pdf.utility, {"bins": 7}, ["bins", "utility does not use it"]),
+        (pdf.utility, {"ego_owners": ["0"]}, ["ego_owners", "utility does not use it"]),
+        (pdf.utility, {"responses": True}, ["responses", "utility does not use it"]),
+        (pdf.simulate, {"mechanism": "gaussian", "norm": "l1", "dim": 2}, ["norm", "l2 for the Gaussian"]),
+        (pdf.simulate, {"replicates": 100001}, ["replicates", "100000"]),
     ],
 )
 def test_one_rule_for_every_run_function(run, options, words):
