@@ -129,6 +129,8 @@ impl HeaderWatch {
 
     /// Whether the data line `raw` (columns `cols`, 1 to 4) is the first,
     /// and a header to skip or hold back (`true`): reported when skipped.
+    /// (Inlined: every line asks; only the first is looked at.)
+    #[inline]
     pub(super) fn takes_first(
         &mut self,
         path: &Path,
@@ -139,6 +141,18 @@ impl HeaderWatch {
         if std::mem::replace(&mut self.seen_data, true) {
             return Ok(false);
         }
+        self.first_line(path, line_no, raw, cols)
+    }
+
+    /// [`HeaderWatch::takes_first`] on the first data line.
+    #[inline(never)]
+    fn first_line(
+        &mut self,
+        path: &Path,
+        line_no: usize,
+        raw: &[u8],
+        cols: &[&[u8]],
+    ) -> Result<bool> {
         let text = quote(raw);
         let count = cols.len();
         match self.mode {
