@@ -127,26 +127,17 @@ impl HeaderWatch {
         }
     }
 
-    /// Whether the data line `raw` (columns `cols`, 1 to 4) is the first,
-    /// and a header to skip or hold back (`true`): reported when skipped.
-    /// (Inlined: every line asks; only the first is looked at.)
+    /// Whether this data line is the first (it is seen from now on).
+    /// Inlined: every line asks.
     #[inline]
-    pub(super) fn takes_first(
-        &mut self,
-        path: &Path,
-        line_no: usize,
-        raw: &[u8],
-        cols: &[&[u8]],
-    ) -> Result<bool> {
-        if std::mem::replace(&mut self.seen_data, true) {
-            return Ok(false);
-        }
-        self.first_line(path, line_no, raw, cols)
+    pub(super) fn first_data_line(&mut self) -> bool {
+        !std::mem::replace(&mut self.seen_data, true)
     }
 
-    /// [`HeaderWatch::takes_first`] on the first data line.
+    /// Whether the first data line `raw` (columns `cols`, 1 to 4) is a
+    /// header to skip or to hold back: reported when skipped.
     #[inline(never)]
-    fn first_line(
+    pub(super) fn takes_first(
         &mut self,
         path: &Path,
         line_no: usize,

@@ -356,7 +356,7 @@ impl<'a> Loader<'a> {
             }
             let mut cols: [&[u8]; 4] = [&[]; 4];
             let count = split_columns(&buf, &mut cols);
-            if watch.takes_first(path, line_no, &buf, &cols[..count])? {
+            if watch.first_data_line() && watch.takes_first(path, line_no, &buf, &cols[..count])? {
                 continue;
             } else if watch.held.is_some() && count >= 2 {
                 if header::numeric_ids(&cols[..count]) {
