@@ -827,10 +827,20 @@ def plot(
         at = [float(at_distance)]
     else:
         at = [float(d) for d in at_distance]
-    sweep_args = dict(x=x, metrics=metrics, only=pairs, at=at, log_x=bool(log_x), per_seed=bool(per_seed))
+    options = dict(
+        size=size,
+        owner=own,
+        edges=bool(edges),
+        x=x,
+        metrics=metrics,
+        only=pairs,
+        at=at,
+        log_x=bool(log_x),
+        per_seed=bool(per_seed),
+    )
 
     def draw(path: str) -> None:
-        _n._plot(path, kind, out, size, own, bool(edges), **sweep_args)
+        _n._plot(path, kind, out, options)
 
     if isinstance(result_or_dir, (_Result, EvolveResult)):
         with tempfile.TemporaryDirectory(prefix="privdiffuse-plot-") as tmp:

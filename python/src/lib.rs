@@ -37,16 +37,12 @@ use privdiffuse::io::plot::{Kind, PlotOptions};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// Internal: draws figure `kind` from a run directory or file into `out`
-/// (see `privdiffuse.plot`); the sweep arguments describe `kind = sweep`.
-#[pyfunction]
-#[pyo3(signature = (input, kind, out, size=(1200, 800), owner=None, edges=false, x=None, metrics=Vec::new(), only=Vec::new(), at=Vec::new(), log_x=false, per_seed=false))]
-#[allow(clippy::too_many_arguments)]
-fn _plot(
-    py: Python<'_>,
-    input: PathBuf,
-    kind: &str,
-    out: PathBuf,
+/// The drawing options `privdiffuse.plot` passes to [`_plot`] as a dict,
+/// its keyword arguments checked and converted there: the fields of
+/// [`PlotOptions`], the sweep's ([`PlotSpec`]) among them.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct PlotArgs {
     size: (u32, u32),
     owner: Option<String>,
     edges: bool,
@@ -56,23 +52,40 @@ fn _plot(
     at: Vec<f64>,
     log_x: bool,
     per_seed: bool,
+}
+
+impl From<PlotArgs> for PlotOptions {
+    fn from(a: PlotArgs) -> PlotOptions {
+        let (width, height) = a.size;
+        PlotOptions {
+            width,
+            height,
+            owner: a.owner,
+            edges: a.edges,
+            sweep: PlotSpec {
+                x: a.x.unwrap_or_default(),
+                metrics: a.metrics,
+                at: a.at,
+                only: a.only,
+                log_x: a.log_x,
+                per_seed: a.per_seed,
+            },
+        }
+    }
+}
+
+/// Internal: draws figure `kind` from a run directory or file into `out`
+/// (see `privdiffuse.plot`) with the options `options`.
+#[pyfunction]
+fn _plot(
+    py: Python<'_>,
+    input: PathBuf,
+    kind: &str,
+    out: PathBuf,
+    options: PlotArgs,
 ) -> PyResult<()> {
     let kind: Kind = parse(kind)?;
-    let (width, height) = size;
-    let opts = PlotOptions {
-        width,
-        height,
-        owner,
-        edges,
-        sweep: PlotSpec {
-            x: x.unwrap_or_default(),
-            metrics,
-            at,
-            only,
-            log_x,
-            per_seed,
-        },
-    };
+    let opts = PlotOptions::from(options);
     quick(py, || {
         privdiffuse::io::plot::draw(kind, Path::new(&input), &out, &opts)
     })

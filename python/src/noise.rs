@@ -209,6 +209,10 @@ impl PyGradualRelease {
     #[new]
     #[pyo3(signature = (value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None,
                         granularity=None, levels_per_doubling=None, eps_max=None, rng=None))]
+    // The public constructor's typed keyword arguments: pyo3 binds each to
+    // a parameter of its own (it has no way to gather keywords into a
+    // struct and keep them typed and named in the signature), so this list
+    // is the shape.
     #[allow(clippy::too_many_arguments)]
     fn new(
         value: &Bound<'_, PyAny>,

@@ -545,7 +545,6 @@ fn connect_until(addr: &str, j: usize, deadline: Instant, timeout: Duration) -> 
 }
 
 /// Accepts the data and heartbeat connections of every higher process.
-#[allow(clippy::too_many_arguments)]
 fn accept_until(
     listener: &TcpListener,
     me: usize,

@@ -4,8 +4,8 @@
 use super::events::read_events;
 use super::graph::{Edges, graph_of};
 use super::pairs::{
-    Ctx, Delta, OwnerState, ReleaseRow, Totals, advance, advance_changed, release, rounding_sq,
-    skipped_pairs,
+    Ctx, Delta, OwnerState, ReleaseRow, ReleaseScratch, Totals, advance, advance_changed, release,
+    rounding_sq, skipped_pairs,
 };
 use super::relax::{Added, Relax, relax_hop};
 use super::{Evolve, EvolveOutput, Timings};
@@ -864,8 +864,7 @@ fn replay(
         }
     }
     let pos: BTreeMap<u32, usize> = owners.iter().enumerate().map(|(i, &o)| (o, i)).collect();
-    let mut x = vec![0.0; config.dim];
-    let mut noise = Vec::new();
+    let mut scratch = ReleaseScratch::new(config.dim);
     let rows = store.answers_upto(last)?;
     let mut i = 0;
     while i < rows.len() {
@@ -877,7 +876,7 @@ fn replay(
         while i < rows.len() && (rows[i].0, rows[i].1) == (b, owner) {
             let (_, _, r, e, dist) = rows[i];
             let mut rng = ctx.resample_rng(owner, r, b);
-            release(&ctx, st, r, e, &mut d, &mut x, &mut noise, &mut rng)?;
+            release(&ctx, st, r, e, &mut d, &mut scratch, &mut rng)?;
             st.dist[r as usize] = dist;
             i += 1;
         }

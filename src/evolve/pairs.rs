@@ -278,19 +278,19 @@ fn pooled(sum_w: f64, sum_wx: &[f64]) -> f64 {
 /// `batch`: the answer is read from the owner's path (extended if needed);
 /// the `resample` policy draws a fresh answer from the stream keyed (seed,
 /// owner, recipient, batch); `frozen` keeps the first. Updates the pair and
-/// `delta`; `err` is left holding the answer's error `y − u` (for Laplace
-/// the noise `V_e`). `rng` is the pair's [`Ctx::resample_rng`] in `batch`.
-#[allow(clippy::too_many_arguments)]
+/// `delta`; `scratch.error` is left holding the answer's error `y − u` (for
+/// Laplace the noise `V_e`). `rng` is the pair's [`Ctx::resample_rng`] in
+/// `batch`.
 pub(crate) fn release<R: Rng + ?Sized>(
     ctx: &Ctx<'_>,
     st: &mut OwnerState,
     r: u32,
     e: f64,
     delta: &mut Delta,
-    x: &mut [f64],
-    err: &mut Vec<f64>,
+    scratch: &mut ReleaseScratch,
     rng: &mut R,
 ) -> Result<()> {
+    let (x, err) = (&mut scratch.draw[..], &mut scratch.error);
     let n = ctx.dim;
     let ri = r as usize;
     let m = st.max_eps[ri];
@@ -336,6 +336,24 @@ pub(crate) fn release<R: Rng + ?Sized>(
     delta.answers += 1;
     st.max_eps[ri] = e;
     Ok(())
+}
+
+/// The buffers [`release`] works in, reused from one release to the next.
+pub(crate) struct ReleaseScratch {
+    /// A fresh draw (before it, the error of the answer held before).
+    draw: Vec<f64>,
+    /// The new answer's error `y − u`.
+    error: Vec<f64>,
+}
+
+impl ReleaseScratch {
+    /// Buffers for answers of dimension `dim`.
+    pub(crate) fn new(dim: usize) -> ReleaseScratch {
+        ReleaseScratch {
+            draw: vec![0.0; dim],
+            error: Vec::with_capacity(dim),
+        }
+    }
 }
 
 /// An explicit release of one batch: (recipient, ε, distance, the path's
@@ -400,8 +418,7 @@ struct Mover<'c, 'a, 'r> {
     record: bool,
     rows: &'r mut Vec<ReleaseRow>,
     delta: Delta,
-    x: Vec<f64>,
-    noise: Vec<f64>,
+    scratch: ReleaseScratch,
     /// The `resample` generators derived ahead: (recipient, generator).
     ahead: [(u32, Option<StreamStart>); LANES],
 }
@@ -414,8 +431,7 @@ impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
             record,
             rows,
             delta: Delta::default(),
-            x: vec![0.0; ctx.dim],
-            noise: Vec::with_capacity(ctx.dim),
+            scratch: ReleaseScratch::new(ctx.dim),
             ahead: std::array::from_fn(|_| (u32::MAX, None)),
         }
     }
@@ -483,16 +499,7 @@ impl<'c, 'a, 'r> Mover<'c, 'a, 'r> {
         if e > st.max_eps[r] {
             let mut rng = self.generator(st.owner, r as u32, next);
             let delta = &mut self.delta;
-            release(
-                ctx,
-                st,
-                r as u32,
-                e,
-                delta,
-                &mut self.x,
-                &mut self.noise,
-                &mut rng,
-            )?;
+            release(ctx, st, r as u32, e, delta, &mut self.scratch, &mut rng)?;
             if self.record {
                 let v = st.path.blob_at(e).unwrap_or_default();
                 self.rows.push((r as u32, e, d, v));

@@ -148,178 +148,12 @@ impl Graph {
         directed: bool,
     ) -> Result<Graph> {
         let n = ids.len();
-        if n > u32::MAX as usize {
-            return Err(Error::param("node count", n, "at most 2^32 - 1 nodes"));
-        }
-        if edges.len() > u32::MAX as usize {
-            // Arcs remember their edge's position as a `u32`.
-            return Err(Error::param(
-                "edge count",
-                edges.len(),
-                "at most 2^32 - 1 edges (self-loops and repeats included)",
-            ));
-        }
-        if let Some(w) = weights {
-            if w.len() != edges.len() {
-                return Err(Error::param(
-                    "weights",
-                    w.len(),
-                    format!("one weight per edge ({})", edges.len()),
-                ));
-            }
-            if let Some((i, x)) = w
-                .iter()
-                .enumerate()
-                .find(|(_, x)| !(x.is_finite() && **x > 0.0))
-            {
-                return Err(Error::param(
-                    format!("weight of edge {i}"),
-                    x,
-                    "a finite number > 0",
-                ));
-            }
-        }
+        check_edge_input(n, edges, weights)?;
         let mut dropped = Dropped::default();
-        // Out-degree before deduplication. (Sequential: atomic increments at
-        // random addresses measured slower on 2 threads than plain ones,
-        // whose cache misses overlap.)
-        let mut degree = vec![0usize; n];
-        for &(u, v) in edges {
-            if u as usize >= n || v as usize >= n {
-                return Err(Error::param(
-                    "edge endpoint",
-                    format!("{u}-{v}"),
-                    format!("node indices below {n}"),
-                ));
-            }
-            if u == v {
-                dropped.self_loops += 1;
-                continue;
-            }
-            degree[u as usize] += 1;
-            if !directed {
-                degree[v as usize] += 1;
-            }
-        }
-        let mut offsets = vec![0usize; n + 1];
-        for i in 0..n {
-            offsets[i + 1] = offsets[i] + degree[i];
-        }
-        let total = offsets[n];
-        // Every arc as (target << 32 | input position) in its source's
-        // segment: sorting a segment orders it by target, first occurrence
-        // of a repeated edge first (the position matters only for weights;
-        // it is 0 without them). Placed in two passes, so that no write lands
-        // at a random address of the whole array: first each arc goes to its
-        // block of NODE_BLOCK sources (one write stream per block) as (source
-        // within the block << 32 | target), its position beside it; then,
-        // per block in parallel, to its source's segment.
-        let blocks_n = n.div_ceil(NODE_BLOCK);
-        let mut cursor: Vec<usize> = (0..blocks_n).map(|b| offsets[b * NODE_BLOCK]).collect();
-        let mut arcs = vec![0u64; total];
-        let mut position = weights.map(|_| vec![0u32; total]);
-        for (k, &(u, v)) in edges.iter().enumerate() {
-            if u == v {
-                continue;
-            }
-            let ends: &[(u32, u32)] = if directed {
-                &[(u, v)]
-            } else {
-                &[(u, v), (v, u)]
-            };
-            for &(from, to) in ends {
-                let b = from as usize / NODE_BLOCK;
-                let at = cursor[b];
-                arcs[at] = (((from as usize % NODE_BLOCK) as u64) << 32) | to as u64;
-                if let Some(p) = position.as_mut() {
-                    p[at] = k as u32;
-                }
-                cursor[b] += 1;
-            }
-        }
-        drop(cursor);
-        node_blocks(&mut arcs, &offsets)
-            .into_par_iter()
-            .for_each_init(Vec::new, |tagged, (first, block)| {
-                let hi = (first + NODE_BLOCK).min(n);
-                let base = offsets[first];
-                let mut fill: Vec<usize> = offsets[first..hi].iter().map(|&o| o - base).collect();
-                tagged.clear();
-                tagged.extend_from_slice(block);
-                let pos = position.as_deref().map(|p| &p[base..base + block.len()]);
-                for (j, &t) in tagged.iter().enumerate() {
-                    let local = (t >> 32) as usize;
-                    let k = pos.map_or(0, |p| p[j] as u64);
-                    block[fill[local]] = ((t & 0xFFFF_FFFF) << 32) | k;
-                    fill[local] += 1;
-                }
-            });
-        drop(position);
-        // Sort and deduplicate each segment in place, blocks of nodes in
-        // parallel; `kept[u]` arcs survive at the front of u's segment.
-        let weight_of = |k: u64| {
-            weights
-                .map(|w| w[(k & 0xFFFF_FFFF) as usize])
-                .unwrap_or(1.0)
-        };
-        let mut kept = vec![0usize; n];
-        let blocks: Vec<_> = node_blocks(&mut arcs, &offsets)
-            .into_iter()
-            .zip(kept.chunks_mut(NODE_BLOCK))
-            .map(|((first, a), k)| (first, a, k))
-            .collect();
-        let (dup_arcs, conflict_arcs) = blocks
-            .into_par_iter()
-            .map(|(first, block, kept)| {
-                let (mut dups, mut conflicts) = (0u64, 0u64);
-                let base = offsets[first];
-                for (i, kept) in kept.iter_mut().enumerate() {
-                    let u = first + i;
-                    let seg = &mut block[offsets[u] - base..offsets[u + 1] - base];
-                    seg.sort_unstable();
-                    let mut len = 0usize;
-                    for j in 0..seg.len() {
-                        let arc = seg[j];
-                        if len > 0 && seg[len - 1] >> 32 == arc >> 32 {
-                            dups += 1;
-                            if weight_of(seg[len - 1]) != weight_of(arc) {
-                                conflicts += 1;
-                            }
-                            continue;
-                        }
-                        seg[len] = arc;
-                        len += 1;
-                    }
-                    *kept = len;
-                }
-                (dups, conflicts)
-            })
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        let mut new_offsets = vec![0usize; n + 1];
-        for u in 0..n {
-            new_offsets[u + 1] = new_offsets[u] + kept[u];
-        }
-        let segment = |u: usize| &arcs[offsets[u]..offsets[u] + kept[u]];
-        let mut targets = vec![0u32; new_offsets[n]];
-        node_blocks(&mut targets, &new_offsets)
-            .into_par_iter()
-            .for_each(|(first, out)| {
-                let arcs = (first..).flat_map(|u| segment(u).iter());
-                for (t, &arc) in out.iter_mut().zip(arcs) {
-                    *t = (arc >> 32) as u32;
-                }
-            });
-        let mut wout = weights.map(|_| vec![0.0f64; new_offsets[n]]);
-        if let Some(ws) = wout.as_mut() {
-            node_blocks(ws, &new_offsets)
-                .into_par_iter()
-                .for_each(|(first, out)| {
-                    let arcs = (first..).flat_map(|u| segment(u).iter());
-                    for (w, &arc) in out.iter_mut().zip(arcs) {
-                        *w = weight_of(arc);
-                    }
-                });
-        }
+        let offsets = arc_offsets(n, edges, directed, &mut dropped.self_loops)?;
+        let mut arcs = place_arcs(edges, &offsets, directed, weights.is_some());
+        let (kept, dup_arcs, conflict_arcs) = dedup_segments(&mut arcs, &offsets, weights);
+        let (new_offsets, targets, wout) = compact_segments(&arcs, &offsets, &kept, weights);
         let arcs_kept = targets.len() as u64;
         let (edges_kept, dups, conflicts) = if directed {
             (arcs_kept, dup_arcs, conflict_arcs)
@@ -452,6 +286,229 @@ impl Graph {
         self.dropped.duplicates += extra.duplicates;
         self.dropped.conflicting_weights += extra.conflicting_weights;
     }
+}
+
+// The phases of `Graph::from_edges`, in order.
+
+/// Checks the sizes `from_edges` can index (node and edge positions are
+/// `u32`) and the weights: one per edge, each finite and > 0.
+fn check_edge_input(n: usize, edges: &[(u32, u32)], weights: Option<&[f64]>) -> Result<()> {
+    if n > u32::MAX as usize {
+        return Err(Error::param("node count", n, "at most 2^32 - 1 nodes"));
+    }
+    if edges.len() > u32::MAX as usize {
+        // Arcs remember their edge's position as a `u32`.
+        return Err(Error::param(
+            "edge count",
+            edges.len(),
+            "at most 2^32 - 1 edges (self-loops and repeats included)",
+        ));
+    }
+    if let Some(w) = weights {
+        if w.len() != edges.len() {
+            return Err(Error::param(
+                "weights",
+                w.len(),
+                format!("one weight per edge ({})", edges.len()),
+            ));
+        }
+        if let Some((i, x)) = w
+            .iter()
+            .enumerate()
+            .find(|(_, x)| !(x.is_finite() && **x > 0.0))
+        {
+            return Err(Error::param(
+                format!("weight of edge {i}"),
+                x,
+                "a finite number > 0",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The CSR offsets of the arcs before deduplication (each node's
+/// out-degree, summed), checking every endpoint is below `n`; self-loops
+/// are skipped and counted in `self_loops`.
+fn arc_offsets(
+    n: usize,
+    edges: &[(u32, u32)],
+    directed: bool,
+    self_loops: &mut u64,
+) -> Result<Vec<usize>> {
+    // Out-degree before deduplication. (Sequential: atomic increments at
+    // random addresses measured slower on 2 threads than plain ones,
+    // whose cache misses overlap.)
+    let mut degree = vec![0usize; n];
+    for &(u, v) in edges {
+        if u as usize >= n || v as usize >= n {
+            return Err(Error::param(
+                "edge endpoint",
+                format!("{u}-{v}"),
+                format!("node indices below {n}"),
+            ));
+        }
+        if u == v {
+            *self_loops += 1;
+            continue;
+        }
+        degree[u as usize] += 1;
+        if !directed {
+            degree[v as usize] += 1;
+        }
+    }
+    let mut offsets = vec![0usize; n + 1];
+    for i in 0..n {
+        offsets[i + 1] = offsets[i] + degree[i];
+    }
+    Ok(offsets)
+}
+
+/// Every arc as (target << 32 | input position) in its source's segment
+/// of `offsets`: sorting a segment orders it by target, first occurrence
+/// of a repeated edge first (the position matters only for weights; it is
+/// 0 without them, `weighted` false). Placed in two passes, so that no
+/// write lands at a random address of the whole array: first each arc goes
+/// to its block of NODE_BLOCK sources (one write stream per block) as
+/// (source within the block << 32 | target), its position beside it; then,
+/// per block in parallel, to its source's segment.
+fn place_arcs(edges: &[(u32, u32)], offsets: &[usize], directed: bool, weighted: bool) -> Vec<u64> {
+    let n = offsets.len() - 1;
+    let total = offsets[n];
+    let blocks_n = n.div_ceil(NODE_BLOCK);
+    let mut cursor: Vec<usize> = (0..blocks_n).map(|b| offsets[b * NODE_BLOCK]).collect();
+    let mut arcs = vec![0u64; total];
+    let mut position = weighted.then(|| vec![0u32; total]);
+    for (k, &(u, v)) in edges.iter().enumerate() {
+        if u == v {
+            continue;
+        }
+        let ends: &[(u32, u32)] = if directed {
+            &[(u, v)]
+        } else {
+            &[(u, v), (v, u)]
+        };
+        for &(from, to) in ends {
+            let b = from as usize / NODE_BLOCK;
+            let at = cursor[b];
+            arcs[at] = (((from as usize % NODE_BLOCK) as u64) << 32) | to as u64;
+            if let Some(p) = position.as_mut() {
+                p[at] = k as u32;
+            }
+            cursor[b] += 1;
+        }
+    }
+    drop(cursor);
+    node_blocks(&mut arcs, offsets)
+        .into_par_iter()
+        .for_each_init(Vec::new, |tagged, (first, block)| {
+            let hi = (first + NODE_BLOCK).min(n);
+            let base = offsets[first];
+            let mut fill: Vec<usize> = offsets[first..hi].iter().map(|&o| o - base).collect();
+            tagged.clear();
+            tagged.extend_from_slice(block);
+            let pos = position.as_deref().map(|p| &p[base..base + block.len()]);
+            for (j, &t) in tagged.iter().enumerate() {
+                let local = (t >> 32) as usize;
+                let k = pos.map_or(0, |p| p[j] as u64);
+                block[fill[local]] = ((t & 0xFFFF_FFFF) << 32) | k;
+                fill[local] += 1;
+            }
+        });
+    arcs
+}
+
+/// The weight of a placed arc (its input position in the low 32 bits); 1
+/// without weights.
+#[inline]
+fn arc_weight(weights: Option<&[f64]>, k: u64) -> f64 {
+    weights
+        .map(|w| w[(k & 0xFFFF_FFFF) as usize])
+        .unwrap_or(1.0)
+}
+
+/// Sorts and deduplicates each segment in place, blocks of nodes in
+/// parallel: `kept[u]` arcs survive at the front of u's segment. Returns
+/// `kept` and the arcs dropped as repeats, and as repeats whose weight
+/// differed from the first.
+fn dedup_segments(
+    arcs: &mut [u64],
+    offsets: &[usize],
+    weights: Option<&[f64]>,
+) -> (Vec<usize>, u64, u64) {
+    let n = offsets.len() - 1;
+    let weight_of = |k: u64| arc_weight(weights, k);
+    let mut kept = vec![0usize; n];
+    let blocks: Vec<_> = node_blocks(arcs, offsets)
+        .into_iter()
+        .zip(kept.chunks_mut(NODE_BLOCK))
+        .map(|((first, a), k)| (first, a, k))
+        .collect();
+    let (dup_arcs, conflict_arcs) = blocks
+        .into_par_iter()
+        .map(|(first, block, kept)| {
+            let (mut dups, mut conflicts) = (0u64, 0u64);
+            let base = offsets[first];
+            for (i, kept) in kept.iter_mut().enumerate() {
+                let u = first + i;
+                let seg = &mut block[offsets[u] - base..offsets[u + 1] - base];
+                seg.sort_unstable();
+                let mut len = 0usize;
+                for j in 0..seg.len() {
+                    let arc = seg[j];
+                    if len > 0 && seg[len - 1] >> 32 == arc >> 32 {
+                        dups += 1;
+                        if weight_of(seg[len - 1]) != weight_of(arc) {
+                            conflicts += 1;
+                        }
+                        continue;
+                    }
+                    seg[len] = arc;
+                    len += 1;
+                }
+                *kept = len;
+            }
+            (dups, conflicts)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    (kept, dup_arcs, conflict_arcs)
+}
+
+/// The final CSR arrays from the kept front of each segment: offsets,
+/// targets and (with `weights`) each arc's weight.
+fn compact_segments(
+    arcs: &[u64],
+    offsets: &[usize],
+    kept: &[usize],
+    weights: Option<&[f64]>,
+) -> (Vec<usize>, Vec<u32>, Option<Vec<f64>>) {
+    let n = kept.len();
+    let mut new_offsets = vec![0usize; n + 1];
+    for u in 0..n {
+        new_offsets[u + 1] = new_offsets[u] + kept[u];
+    }
+    let segment = |u: usize| &arcs[offsets[u]..offsets[u] + kept[u]];
+    let mut targets = vec![0u32; new_offsets[n]];
+    node_blocks(&mut targets, &new_offsets)
+        .into_par_iter()
+        .for_each(|(first, out)| {
+            let arcs = (first..).flat_map(|u| segment(u).iter());
+            for (t, &arc) in out.iter_mut().zip(arcs) {
+                *t = (arc >> 32) as u32;
+            }
+        });
+    let mut wout = weights.map(|_| vec![0.0f64; new_offsets[n]]);
+    if let Some(ws) = wout.as_mut() {
+        node_blocks(ws, &new_offsets)
+            .into_par_iter()
+            .for_each(|(first, out)| {
+                let arcs = (first..).flat_map(|u| segment(u).iter());
+                for (w, &arc) in out.iter_mut().zip(arcs) {
+                    *w = arc_weight(weights, arc);
+                }
+            });
+    }
+    (new_offsets, targets, wout)
 }
 
 #[cfg(test)]

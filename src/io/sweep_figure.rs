@@ -42,7 +42,7 @@
 //! written atomically; legends off the data, one per panel when the colours
 //! mean different things in different panels ([`crate::io::plot::sweep`]).
 
-use super::sweep_summary::{POOLED_KEYS, SweepTable, aggregate, t975};
+use super::sweep_summary::{Aggregate, POOLED_KEYS, SweepTable, aggregate, t975};
 use crate::error::{Error, Result};
 use crate::sweep::grid::{Grid, OUTPUT_COLUMNS};
 use crate::sweep::metrics::METRICS;
@@ -308,18 +308,74 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
     let t = SweepTable::read_drawable(csv, max_rows)?;
     super::sweep_intervals::check_se(csv, &t.rows)?;
     let keys = &t.keys;
-    let nk = keys.len();
-    if nk == 0 {
+    if keys.is_empty() {
         return Err(Error::input(
             csv,
             1,
             "a sweep CSV with at least one key column (this sweep had no grid axis)",
         ));
     }
-    // No metric named: the collusion gain when the sweep has collusion
-    // rows, else the MSE.
-    let metrics: Vec<String> = if spec.metrics.is_empty() {
-        if t.rows.iter().any(|(_, r)| r.metric == "gain_median") {
+    let metrics = metrics_to_draw(spec, &t.rows);
+    let xi = x_column(csv, spec, &t)?;
+    let rows = rows_kept(csv, spec, &t)?;
+    let pooled: Vec<usize> = if spec.per_seed {
+        Vec::new()
+    } else {
+        (0..keys.len())
+            .filter(|&i| i != xi && is_pooled(keys, i))
+            .collect()
+    };
+    let aggs = aggregate(&rows, &pooled);
+    let axis = XAxis::of(&aggs, xi, spec, keys)?;
+    let layout = Layout {
+        csv,
+        spec,
+        keys,
+        xi,
+        pooled: &pooled,
+        aggs: &aggs,
+        xpos: axis.positions(),
+        replicate_se: super::sweep_intervals::ReplicateSe::new(&aggs),
+    };
+    let mut pooling = Pooling::default();
+    let mut panels = Vec::new();
+    for metric in &metrics {
+        panels.push(layout.panel(metric, &mut pooling)?);
+    }
+    let x_label = x_label(spec, &keys[xi], &axis.prefix);
+    let title = figure_title(spec, &panels, &keys[xi]);
+    let pooled_names: Vec<&str> = pooled.iter().map(|&i| keys[i].as_str()).collect();
+    let of_replicates = metrics
+        .iter()
+        .any(|m| super::sweep_intervals::replicate_se_metric(m).is_some());
+    let note = pooling.note(&pooled_names, of_replicates);
+    let note = with_panel_remark(note, &panels);
+    let x_integer = !spec.log_x
+        && axis.numeric
+        && axis
+            .ticks
+            .iter()
+            .all(|t| t.0.fract() == 0.0 && t.1.trim().parse::<f64>().is_ok());
+    Ok(SweepFigure {
+        title,
+        note,
+        x_label,
+        x_ticks: axis.ticks,
+        x_integer,
+        panels,
+    })
+}
+
+/// A key column pooled into a line's mean (`seed`, `replicate`).
+fn is_pooled(keys: &[String], i: usize) -> bool {
+    POOLED_KEYS.contains(&keys[i].as_str())
+}
+
+/// The metrics drawn, canonical; none named: the collusion gain when the
+/// sweep has collusion rows, else the MSE.
+fn metrics_to_draw(spec: &PlotSpec, rows: &[(Vec<String>, SweepRow)]) -> Vec<String> {
+    if spec.metrics.is_empty() {
+        if rows.iter().any(|(_, r)| r.metric == "gain_median") {
             vec!["gain_median".into()]
         } else {
             vec!["mse".into()]
@@ -329,9 +385,22 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
             .iter()
             .map(|m| crate::sweep::metrics::canonical_metric(m).to_string())
             .collect()
-    };
-    let pooled_names = |i: usize| POOLED_KEYS.contains(&keys[i].as_str());
-    // The x column: named, or the first numeric key column that varies.
+    }
+}
+
+/// The x column: named, or the first numeric key column that varies.
+fn x_column(csv: &Path, spec: &PlotSpec, t: &SweepTable) -> Result<usize> {
+    let keys = &t.keys;
+    let nk = keys.len();
+    if !spec.x.trim().is_empty() {
+        return key_index(keys, &spec.x).ok_or_else(|| {
+            Error::param(
+                "x",
+                &spec.x,
+                format!("a key column of {} ({})", csv.display(), keys.join(", ")),
+            )
+        });
+    }
     let distinct_of = |i: usize| {
         let mut d: Vec<&String> = Vec::new();
         for (r, _) in &t.rows {
@@ -341,25 +410,33 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
         }
         d
     };
-    let xi = if spec.x.trim().is_empty() {
-        (0..nk)
-            .filter(|&i| !pooled_names(i))
-            .find(|&i| {
-                let d = distinct_of(i);
-                d.len() > 1 && d.iter().all(|v| v.trim().parse::<f64>().is_ok())
-            })
-            .or_else(|| (0..nk).find(|&i| !pooled_names(i) && distinct_of(i).len() > 1))
-            .unwrap_or(0)
-    } else {
-        key_index(keys, &spec.x).ok_or_else(|| {
-            Error::param(
-                "x",
-                &spec.x,
-                format!("a key column of {} ({})", csv.display(), keys.join(", ")),
-            )
-        })?
-    };
-    // Filters: a key column (or its `_spec`) or an output column.
+    Ok((0..nk)
+        .filter(|&i| !is_pooled(keys, i))
+        .find(|&i| {
+            let d = distinct_of(i);
+            d.len() > 1 && d.iter().all(|v| v.trim().parse::<f64>().is_ok())
+        })
+        .or_else(|| (0..nk).find(|&i| !is_pooled(keys, i) && distinct_of(i).len() > 1))
+        .unwrap_or(0))
+}
+
+/// The text of output column `j` ([`OUTPUT_COLUMNS`]) of a row, for `only`.
+fn tail_cell(r: &SweepRow, j: usize) -> String {
+    match j {
+        0 => r.mechanism.clone(),
+        1 => r.estimator.clone(),
+        2 => r.coalition.clone(),
+        3 => r.metric.clone(),
+        4 => r.distance_lo.map(fmt_f64).unwrap_or_default(),
+        5 => r.distance_hi.map(fmt_f64).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// The rows `only` keeps. A filter names a key column (or its `_spec`) or
+/// an output column; one on a cell that is empty does not apply to it.
+fn rows_kept(csv: &Path, spec: &PlotSpec, t: &SweepTable) -> Result<Vec<(Vec<String>, SweepRow)>> {
+    let keys = &t.keys;
     let mut filters: Vec<(Option<usize>, usize, &str)> = Vec::new();
     for (c, v) in &spec.only {
         if let Some(i) = key_index(keys, c) {
@@ -379,19 +456,7 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
             ));
         }
     }
-    let tail_cell = |r: &SweepRow, j: usize| -> String {
-        match j {
-            0 => r.mechanism.clone(),
-            1 => r.estimator.clone(),
-            2 => r.coalition.clone(),
-            3 => r.metric.clone(),
-            4 => r.distance_lo.map(fmt_f64).unwrap_or_default(),
-            5 => r.distance_hi.map(fmt_f64).unwrap_or_default(),
-            _ => String::new(),
-        }
-    };
-    let rows: Vec<(Vec<String>, SweepRow)> = t
-        .rows
+    Ok(t.rows
         .iter()
         .filter(|(k, r)| {
             filters.iter().all(|(ki, j, v)| {
@@ -403,89 +468,220 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
             })
         })
         .cloned()
-        .collect();
-    let pooled: Vec<usize> = if spec.per_seed {
-        Vec::new()
+        .collect())
+}
+
+/// The x axis: each distinct x value, its position and its tick.
+struct XAxis {
+    /// The x values in order of first appearance.
+    values: Vec<String>,
+    /// The position of each of `values` (log10 with `log_x`).
+    positions: Vec<f64>,
+    /// (position, text) of each value, by position when numeric.
+    ticks: Vec<(f64, String)>,
+    /// The common prefix cut off the tick texts.
+    prefix: String,
+    /// Every value (after the prefix) is a finite number.
+    numeric: bool,
+}
+
+impl XAxis {
+    fn of(aggs: &[Aggregate], xi: usize, spec: &PlotSpec, keys: &[String]) -> Result<XAxis> {
+        let mut values: Vec<String> = Vec::new();
+        for a in aggs {
+            if !values.contains(&a.keys[xi]) {
+                values.push(a.keys[xi].clone());
+            }
+        }
+        let prefix = common_prefix(&values);
+        let rest: Vec<&str> = values.iter().map(|s| &s[prefix.len()..]).collect();
+        let nums: Option<Vec<f64>> = rest
+            .iter()
+            .map(|s| s.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
+            .collect();
+        let numeric = nums.is_some();
+        if spec.log_x && !nums.as_ref().is_some_and(|v| v.iter().all(|x| *x > 0.0)) {
+            return Err(Error::param(
+                "log_x",
+                &keys[xi],
+                "an x column of positive numbers for a logarithmic axis",
+            ));
+        }
+        let mut ticks: Vec<(f64, String)> = match nums {
+            Some(v) => v
+                .into_iter()
+                .map(|x| if spec.log_x { x.log10() } else { x })
+                .zip(rest.iter().map(|s| tick_label(s)))
+                .collect(),
+            None => rest
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i as f64, s.to_string()))
+                .collect(),
+        };
+        let positions = ticks.iter().map(|t| t.0).collect();
+        if numeric {
+            ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        Ok(XAxis {
+            values,
+            positions,
+            ticks,
+            prefix,
+            numeric,
+        })
+    }
+
+    /// Each x value's position.
+    fn positions(&self) -> HashMap<&str, f64> {
+        self.values
+            .iter()
+            .map(String::as_str)
+            .zip(self.positions.iter().copied())
+            .collect()
+    }
+}
+
+/// Whether a row's distance bucket holds one of `at` (every row when `at`
+/// is empty; rows without a bucket always).
+fn in_at(at: &[f64], r: &SweepRow) -> bool {
+    match (r.distance_lo, r.distance_hi) {
+        _ if at.is_empty() => true,
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(lo), Some(hi)) => at.iter().any(|d| lo - 1e-12 <= *d && *d <= hi + 1e-12),
+    }
+}
+
+/// An aggregate's cell of column `d`.
+fn cell(a: &Aggregate, d: Dim) -> String {
+    match d {
+        Dim::Key(i) => a.keys[i].clone(),
+        Dim::Mechanism => a.row.mechanism.clone(),
+        Dim::Estimator => a.row.estimator.clone(),
+        Dim::Coalition => a.row.coalition.clone(),
+        Dim::Bucket => bucket(&a.row),
+    }
+}
+
+/// Column `d` as `only` names it.
+fn dim_name(keys: &[String], d: Dim) -> String {
+    match d {
+        Dim::Key(i) => keys[i].clone(),
+        Dim::Mechanism => "mechanism".into(),
+        Dim::Estimator => "estimator".into(),
+        Dim::Coalition => "coalition".into(),
+        Dim::Bucket => "distance bucket (`at`)".into(),
+    }
+}
+
+/// What the lines of every panel pooled, for the figure's note.
+#[derive(Default)]
+struct Pooling {
+    /// Most values pooled into one point.
+    max_n: usize,
+    /// Some point has whiskers over its replicates.
+    any_whiskers: bool,
+}
+
+impl Pooling {
+    /// What a line and its band (or a point and its whiskers) are.
+    fn note(&self, pooled_names: &[&str], of_replicates: bool) -> String {
+        let max_n = self.max_n;
+        if max_n >= 2 && !pooled_names.is_empty() {
+            if of_replicates {
+                format!(
+                    "lines: mean over {max_n} {}s (each a mean over its replicates); bands: 95% interval over the {}s",
+                    pooled_names.join("/"),
+                    pooled_names.join("/")
+                )
+            } else {
+                format!(
+                    "lines: mean over {max_n} {}s; bands: 95% interval",
+                    pooled_names.join("/")
+                )
+            }
+        } else if self.any_whiskers {
+            format!(
+                "points: mean over the replicates; whiskers: ± {} SE over the replicates (95%)",
+                super::sweep_intervals::Z95
+            )
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// One panel shows no caption: its remark (`estimator ivw`) leads the note.
+fn with_panel_remark(note: String, panels: &[Panel]) -> String {
+    match panels {
+        [p] if p.caption != p.y_label => {
+            let remark = p.caption[p.y_label.len()..].trim_start_matches(", ");
+            if note.is_empty() {
+                remark.to_string()
+            } else {
+                format!("{remark}; {note}")
+            }
+        }
+        _ => note,
+    }
+}
+
+/// The x axis in words, with the prefix cut off its ticks.
+fn x_label(spec: &PlotSpec, key: &str, prefix: &str) -> String {
+    let x_label = if prefix.is_empty() {
+        key_label(key)
     } else {
-        (0..nk).filter(|&i| i != xi && pooled_names(i)).collect()
+        format!("{} = {prefix}…", key_label(key))
     };
-    let aggs = aggregate(&rows, &pooled);
-    let replicate_se = super::sweep_intervals::ReplicateSe::new(&aggs);
-    let mut any_whiskers = false;
-    // The x positions.
-    let mut xs: Vec<String> = Vec::new();
-    for a in &aggs {
-        if !xs.contains(&a.keys[xi]) {
-            xs.push(a.keys[xi].clone());
-        }
+    if spec.log_x {
+        format!("{x_label} (log scale)")
+    } else {
+        x_label
     }
-    let prefix = common_prefix(&xs);
-    let rest: Vec<&str> = xs.iter().map(|s| &s[prefix.len()..]).collect();
-    let nums: Option<Vec<f64>> = rest
-        .iter()
-        .map(|s| s.trim().parse::<f64>().ok().filter(|x| x.is_finite()))
-        .collect();
-    let numeric = nums.is_some();
-    if spec.log_x && !nums.as_ref().is_some_and(|v| v.iter().all(|x| *x > 0.0)) {
-        return Err(Error::param(
-            "log_x",
-            &keys[xi],
-            "an x column of positive numbers for a logarithmic axis",
-        ));
+}
+
+/// The title names the metrics in words; what a panel is of (its
+/// estimator) stays in its caption, or with one panel in the note.
+fn figure_title(spec: &PlotSpec, panels: &[Panel], key: &str) -> String {
+    let words: Vec<&str> = panels.iter().map(|p: &Panel| p.y_label.as_str()).collect();
+    let mut title = format!("{} against the {}", words.join(" and "), key_label(key));
+    if let Some(c) = title.get(..1) {
+        title = c.to_uppercase() + &title[1..];
     }
-    let mut x_ticks: Vec<(f64, String)> = match nums {
-        Some(v) => v
-            .into_iter()
-            .map(|x| if spec.log_x { x.log10() } else { x })
-            .zip(rest.iter().map(|s| tick_label(s)))
-            .collect(),
-        None => rest
+    if !spec.at.is_empty() {
+        let ds: Vec<String> = spec
+            .at
             .iter()
-            .enumerate()
-            .map(|(i, s)| (i as f64, s.to_string()))
-            .collect(),
-    };
-    let xpos: HashMap<&str, f64> = xs
-        .iter()
-        .map(String::as_str)
-        .zip(x_ticks.iter().map(|t| t.0))
-        .collect();
-    if numeric {
-        x_ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+            .map(|d| crate::util::num::short(*d))
+            .collect();
+        title.push_str(&format!(" at distance {}", ds.join(", ")));
     }
-    let in_at = |r: &SweepRow| -> bool {
-        match (r.distance_lo, r.distance_hi) {
-            _ if spec.at.is_empty() => true,
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(lo), Some(hi)) => spec.at.iter().any(|d| lo - 1e-12 <= *d && *d <= hi + 1e-12),
-        }
-    };
-    let cell = |a: &super::sweep_summary::Aggregate, d: Dim| -> String {
-        match d {
-            Dim::Key(i) => a.keys[i].clone(),
-            Dim::Mechanism => a.row.mechanism.clone(),
-            Dim::Estimator => a.row.estimator.clone(),
-            Dim::Coalition => a.row.coalition.clone(),
-            Dim::Bucket => bucket(&a.row),
-        }
-    };
-    let dim_name = |d: Dim| -> String {
-        match d {
-            Dim::Key(i) => keys[i].clone(),
-            Dim::Mechanism => "mechanism".into(),
-            Dim::Estimator => "estimator".into(),
-            Dim::Coalition => "coalition".into(),
-            Dim::Bucket => "distance bucket (`at`)".into(),
-        }
-    };
-    let mut max_n = 0usize;
-    let mut panels = Vec::new();
-    for metric in &metrics {
-        let theory = format!("{metric}_theory");
-        let main: Vec<&super::sweep_summary::Aggregate> = aggs
+    title
+}
+
+/// The aggregated table laid out on the x axis: what every panel is drawn
+/// from.
+struct Layout<'a> {
+    csv: &'a Path,
+    spec: &'a PlotSpec,
+    keys: &'a [String],
+    /// The x column.
+    xi: usize,
+    /// The key columns pooled into a line's mean.
+    pooled: &'a [usize],
+    aggs: &'a [Aggregate],
+    xpos: HashMap<&'a str, f64>,
+    replicate_se: super::sweep_intervals::ReplicateSe,
+}
+
+impl Layout<'_> {
+    /// The panel of `metric`.
+    fn panel(&self, metric: &str, pooling: &mut Pooling) -> Result<Panel> {
+        let main: Vec<&Aggregate> = self
+            .aggs
             .iter()
-            .filter(|a| a.row.metric == *metric && in_at(&a.row))
+            .filter(|a| a.row.metric == *metric && in_at(&self.spec.at, &a.row))
             .collect();
         if main.is_empty() {
             return Err(Error::param(
@@ -493,37 +689,66 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                 metric,
                 format!(
                     "a metric with rows in {} (after `at`/`only`)",
-                    csv.display()
+                    self.csv.display()
                 ),
             ));
         }
-        // The columns that split lines: vary, and are not fixed by x.
-        let candidates = (0..nk)
-            .filter(|&i| i != xi && !pooled.contains(&i))
-            .map(Dim::Key)
-            .chain([Dim::Coalition, Dim::Estimator, Dim::Mechanism, Dim::Bucket]);
-        let mut dims: Vec<Dim> = Vec::new();
-        for d in candidates {
-            let mut seen: Vec<String> = Vec::new();
-            let mut by_x: HashMap<&str, &String> = HashMap::new();
-            let mut fixed_by_x = true;
-            let cells: Vec<String> = main.iter().map(|a| cell(a, d)).collect();
-            for (a, c) in main.iter().zip(&cells) {
-                if !seen.contains(c) {
-                    seen.push(c.clone());
-                }
-                match by_x.get(a.keys[xi].as_str()) {
-                    Some(prev) if *prev != c => fixed_by_x = false,
-                    Some(_) => {}
-                    None => {
-                        by_x.insert(a.keys[xi].as_str(), c);
-                    }
-                }
+        let mut lines = Lines::new(self.keys, metric, self.line_dims(&main), &main);
+        for a in &main {
+            let Some(&x) = self.xpos.get(a.keys[self.xi].as_str()) else {
+                continue;
+            };
+            let y = a.row.value;
+            if !y.is_finite() {
+                continue;
             }
-            if seen.len() > 1 && !fixed_by_x {
-                dims.push(d);
+            pooling.max_n = pooling.max_n.max(a.n);
+            let s = lines.line_of(a);
+            s.points.push((x, y));
+            if a.n >= 2 && a.se.is_finite() {
+                let h = t975(a.n - 1) * a.se;
+                s.band.push((x, y - h, y + h));
+            } else if let Some((lo, hi)) = self.replicate_se.interval(a) {
+                s.whiskers.push((x, lo, hi));
+                pooling.any_whiskers = true;
             }
         }
+        if lines.series.len() > MAX_SERIES {
+            return Err(self.too_many_lines(&lines, &main));
+        }
+        self.add_theory(&mut lines);
+        let mut series: Vec<Series> = lines.series.into_iter().map(|(_, s)| s).collect();
+        for s in &mut series {
+            s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.band.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.whiskers.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.theory.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s.theory.dedup_by(|a, b| a.0 == b.0);
+        }
+        // Log y when every line is positive (a band reaching 0 or below is
+        // cut at the axis).
+        let log = series
+            .iter()
+            .all(|s| s.points.iter().chain(&s.theory).all(|p| p.1 > 0.0));
+        let words = metric_label(metric);
+        Ok(Panel {
+            metric: metric.to_string(),
+            caption: caption(&words, &main),
+            y_label: words,
+            log,
+            series,
+        })
+    }
+
+    /// The columns that split the lines of `main`: they vary, and are not
+    /// fixed by x.
+    fn line_dims(&self, main: &[&Aggregate]) -> Vec<Dim> {
+        let keys = self.keys;
+        let candidates = (0..keys.len())
+            .filter(|&i| i != self.xi && !self.pooled.contains(&i))
+            .map(Dim::Key)
+            .chain([Dim::Coalition, Dim::Estimator, Dim::Mechanism, Dim::Bucket]);
+        let mut dims: Vec<Dim> = candidates.filter(|&d| self.splits(main, d)).collect();
         // `eps.b` says nothing more than `eps` when both split the lines.
         let named: Vec<String> = dims
             .iter()
@@ -538,275 +763,231 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
                 .is_some_and(|(k, _)| named.iter().any(|n| n == k)),
             _ => true,
         });
-        let ident = |a: &super::sweep_summary::Aggregate| -> Vec<String> {
-            dims.iter().map(|&d| cell(a, d)).collect()
-        };
-        let mut series: Vec<(Vec<String>, Series)> = Vec::new();
-        let mut colors: Vec<Vec<String>> = Vec::new();
-        // Mechanisms outside the known three (and outside utility's schemes,
-        // which have their own styles) — e.g. gossip's `gossip`,
-        // `diffusion-gaussian` — are an ordinary dimension of the lines: a
-        // palette colour each, never one shared shade.
+        dims
+    }
+
+    /// Whether column `d` takes several values in `main`, not one per x.
+    fn splits(&self, main: &[&Aggregate], d: Dim) -> bool {
+        let mut seen: Vec<String> = Vec::new();
+        let mut by_x: HashMap<&str, &String> = HashMap::new();
+        let mut fixed_by_x = true;
+        let cells: Vec<String> = main.iter().map(|a| cell(a, d)).collect();
+        for (a, c) in main.iter().zip(&cells) {
+            if !seen.contains(c) {
+                seen.push(c.clone());
+            }
+            match by_x.get(a.keys[self.xi].as_str()) {
+                Some(prev) if *prev != c => fixed_by_x = false,
+                Some(_) => {}
+                None => {
+                    by_x.insert(a.keys[self.xi].as_str(), c);
+                }
+            }
+        }
+        seen.len() > 1 && !fixed_by_x
+    }
+
+    /// The metric's `_theory` rows, on the lines they belong to.
+    fn add_theory(&self, lines: &mut Lines<'_>) {
+        let theory = format!("{}_theory", lines.metric);
+        for a in self
+            .aggs
+            .iter()
+            .filter(|a| a.row.metric == theory && in_at(&self.spec.at, &a.row))
+        {
+            let (Some(&x), y) = (self.xpos.get(a.keys[self.xi].as_str()), a.row.value) else {
+                continue;
+            };
+            if !y.is_finite() {
+                continue;
+            }
+            let id = lines.ident(a);
+            if let Some((_, s)) = lines.series.iter_mut().find(|(k, _)| *k == id) {
+                s.theory.push((x, y));
+            }
+        }
+    }
+
+    /// A panel of more than [`MAX_SERIES`] lines: the error naming the
+    /// columns that vary, for `only`.
+    fn too_many_lines(&self, lines: &Lines<'_>, main: &[&Aggregate]) -> Error {
+        let spec = self.spec;
+        let why: Vec<String> = lines
+            .dims
+            .iter()
+            .map(|&d| {
+                let mut vals: Vec<String> = Vec::new();
+                for a in main {
+                    let c = cell(a, d);
+                    if !vals.contains(&c) {
+                        vals.push(c);
+                    }
+                }
+                let shown: Vec<&String> = vals.iter().take(4).collect();
+                format!(
+                    "{} ({} values: {}{})",
+                    dim_name(self.keys, d),
+                    vals.len(),
+                    shown
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if vals.len() > 4 { ", …" } else { "" }
+                )
+            })
+            .collect();
+        Error::param(
+            "only",
+            if spec.only.is_empty() {
+                "(none)".to_string()
+            } else {
+                spec.only
+                    .iter()
+                    .map(|(c, v)| format!("{c}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
+            format!(
+                "at most {MAX_SERIES} lines in panel {}, not {}: fix some of the columns that vary with `only` COLUMN=VALUE: {}",
+                lines.metric,
+                lines.series.len(),
+                why.join("; ")
+            ),
+        )
+    }
+}
+
+/// What a collusion metric's panel is of: its estimator, or one per line.
+fn caption(words: &str, main: &[&Aggregate]) -> String {
+    let mut estimators: Vec<&str> = Vec::new();
+    for a in main {
+        if !a.row.estimator.is_empty() && !estimators.contains(&a.row.estimator.as_str()) {
+            estimators.push(&a.row.estimator);
+        }
+    }
+    match estimators.as_slice() {
+        [] => words.to_string(),
+        [e] => format!("{words}, estimator {e}"),
+        _ => format!("{words}, one line per estimator"),
+    }
+}
+
+/// The lines of one panel as they are gathered, each keyed by its cells of
+/// the columns that split them.
+struct Lines<'a> {
+    keys: &'a [String],
+    metric: &'a str,
+    /// The columns that split the lines.
+    dims: Vec<Dim>,
+    /// The mechanisms of one combination of the other columns share a hue
+    /// in distinct shades. Mechanisms outside the known three (and outside
+    /// utility's schemes, which have their own styles) — e.g. gossip's
+    /// `gossip`, `diffusion-gaussian` — are an ordinary dimension of the
+    /// lines: a palette colour each, never one shared shade.
+    shades: bool,
+    /// The combinations of the other columns, one hue each, in order.
+    colors: Vec<Vec<String>>,
+    series: Vec<(Vec<String>, Series)>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(keys: &'a [String], metric: &'a str, dims: Vec<Dim>, main: &[&Aggregate]) -> Self {
         let utility = super::sweep_intervals::is_utility_metric(metric);
-        let mechanism_shades = !main.iter().any(|a| {
+        let shades = !main.iter().any(|a| {
             let m = &a.row.mechanism;
             mechanism_marker(m) == 3
                 && !(utility && super::sweep_intervals::scheme_style(m).is_some())
         });
-        for a in &main {
-            let Some(&x) = xpos.get(a.keys[xi].as_str()) else {
-                continue;
-            };
-            let y = a.row.value;
-            if !y.is_finite() {
-                continue;
+        Lines {
+            keys,
+            metric,
+            dims,
+            shades,
+            colors: Vec::new(),
+            series: Vec::new(),
+        }
+    }
+
+    /// The key of `a`'s line: its cells of the splitting columns.
+    fn ident(&self, a: &Aggregate) -> Vec<String> {
+        self.dims.iter().map(|&d| cell(a, d)).collect()
+    }
+
+    /// The line `a` belongs to, started when it is the first of it.
+    fn line_of(&mut self, a: &Aggregate) -> &mut Series {
+        let id = self.ident(a);
+        let i = match self.series.iter().position(|(k, _)| *k == id) {
+            Some(i) => i,
+            None => {
+                let s = self.start(a);
+                self.series.push((id, s));
+                self.series.len() - 1
             }
-            max_n = max_n.max(a.n);
-            let id = ident(a);
-            let i = match series.iter().position(|(k, _)| *k == id) {
+        };
+        &mut self.series[i].1
+    }
+
+    /// A new line, empty, styled and labelled after `a`.
+    fn start(&mut self, a: &Aggregate) -> Series {
+        let metric = self.metric;
+        let dims = &self.dims;
+        let ckey: Vec<String> = dims
+            .iter()
+            .filter(|d| !self.shades || **d != Dim::Mechanism)
+            .map(|&d| cell(a, d))
+            .collect();
+        let by_mechanism = self.shades && dims.contains(&Dim::Mechanism);
+        // A utility scheme: its own colour and marker in every figure.
+        let scheme = super::sweep_intervals::is_utility_metric(metric)
+            .then(|| super::sweep_intervals::scheme_style(&a.row.mechanism))
+            .flatten();
+        let (color, shade) = if let (Some(st), true, true) = (scheme, by_mechanism, ckey.is_empty())
+        {
+            (st.color, None)
+        } else if by_mechanism && ckey.is_empty() {
+            // The mechanism alone: its colour in every figure.
+            (mechanism_marker(&a.row.mechanism), None)
+        } else {
+            let colors = &mut self.colors;
+            let group = match colors.iter().position(|c| *c == ckey) {
                 Some(i) => i,
                 None => {
-                    let ckey: Vec<String> = dims
-                        .iter()
-                        .filter(|d| !mechanism_shades || **d != Dim::Mechanism)
-                        .map(|&d| cell(a, d))
-                        .collect();
-                    let by_mechanism = mechanism_shades && dims.contains(&Dim::Mechanism);
-                    // A utility scheme: its own colour and marker in every figure.
-                    let scheme = super::sweep_intervals::is_utility_metric(metric)
-                        .then(|| super::sweep_intervals::scheme_style(&a.row.mechanism))
-                        .flatten();
-                    let (color, shade) =
-                        if let (Some(st), true, true) = (scheme, by_mechanism, ckey.is_empty()) {
-                            (st.color, None)
-                        } else if by_mechanism && ckey.is_empty() {
-                            // The mechanism alone: its colour in every figure.
-                            (mechanism_marker(&a.row.mechanism), None)
-                        } else {
-                            let group = match colors.iter().position(|c| *c == ckey) {
-                                Some(i) => i,
-                                None => {
-                                    colors.push(ckey);
-                                    colors.len() - 1
-                                }
-                            };
-                            let shade = by_mechanism.then(|| mechanism_marker(&a.row.mechanism));
-                            (group, shade)
-                        };
-                    let parts: Vec<String> = dims
-                        .iter()
-                        .map(|&d| match d {
-                            Dim::Key(k) => format!("{}={}", keys[k], a.keys[k]),
-                            Dim::Mechanism if scheme.is_some() => {
-                                super::sweep_intervals::scheme_label(&a.row.mechanism)
-                                    .unwrap_or_else(|| cell(a, d))
-                            }
-                            _ => cell(a, d),
-                        })
-                        .collect();
-                    series.push((
-                        id,
-                        Series {
-                            label: if parts.is_empty() {
-                                metric_label(metric)
-                            } else {
-                                parts.join(" · ")
-                            },
-                            color,
-                            shade,
-                            marker: scheme
-                                .map(|st| st.marker)
-                                .unwrap_or_else(|| mechanism_marker(&a.row.mechanism)),
-                            points: Vec::new(),
-                            band: Vec::new(),
-                            whiskers: Vec::new(),
-                            theory: Vec::new(),
-                        },
-                    ));
-                    series.len() - 1
+                    colors.push(ckey);
+                    colors.len() - 1
                 }
             };
-            let s = &mut series[i].1;
-            s.points.push((x, y));
-            if a.n >= 2 && a.se.is_finite() {
-                let h = t975(a.n - 1) * a.se;
-                s.band.push((x, y - h, y + h));
-            } else if let Some((lo, hi)) = replicate_se.interval(a) {
-                s.whiskers.push((x, lo, hi));
-                any_whiskers = true;
-            }
-        }
-        if series.len() > MAX_SERIES {
-            let why: Vec<String> = dims
-                .iter()
-                .map(|&d| {
-                    let mut vals: Vec<String> = Vec::new();
-                    for a in &main {
-                        let c = cell(a, d);
-                        if !vals.contains(&c) {
-                            vals.push(c);
-                        }
-                    }
-                    let shown: Vec<&String> = vals.iter().take(4).collect();
-                    format!(
-                        "{} ({} values: {}{})",
-                        dim_name(d),
-                        vals.len(),
-                        shown
-                            .iter()
-                            .map(|s| s.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        if vals.len() > 4 { ", …" } else { "" }
-                    )
-                })
-                .collect();
-            return Err(Error::param(
-                "only",
-                if spec.only.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    spec.only
-                        .iter()
-                        .map(|(c, v)| format!("{c}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                },
-                format!(
-                    "at most {MAX_SERIES} lines in panel {metric}, not {}: fix some of the columns that vary with `only` COLUMN=VALUE: {}",
-                    series.len(),
-                    why.join("; ")
-                ),
-            ));
-        }
-        for a in aggs
-            .iter()
-            .filter(|a| a.row.metric == theory && in_at(&a.row))
-        {
-            let (Some(&x), y) = (xpos.get(a.keys[xi].as_str()), a.row.value) else {
-                continue;
-            };
-            if !y.is_finite() {
-                continue;
-            }
-            let id = ident(a);
-            if let Some((_, s)) = series.iter_mut().find(|(k, _)| *k == id) {
-                s.theory.push((x, y));
-            }
-        }
-        let mut series: Vec<Series> = series.into_iter().map(|(_, s)| s).collect();
-        for s in &mut series {
-            s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s.band.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s.whiskers.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s.theory.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s.theory.dedup_by(|a, b| a.0 == b.0);
-        }
-        // Log y when every line is positive (a band reaching 0 or below is
-        // cut at the axis).
-        let log = series
-            .iter()
-            .all(|s| s.points.iter().chain(&s.theory).all(|p| p.1 > 0.0));
-        // What a collusion metric is of: its estimator, or one per line.
-        let mut estimators: Vec<&str> = Vec::new();
-        for a in &main {
-            if !a.row.estimator.is_empty() && !estimators.contains(&a.row.estimator.as_str()) {
-                estimators.push(&a.row.estimator);
-            }
-        }
-        let words = metric_label(metric);
-        let caption = match estimators.as_slice() {
-            [] => words.clone(),
-            [e] => format!("{words}, estimator {e}"),
-            _ => format!("{words}, one line per estimator"),
+            let shade = by_mechanism.then(|| mechanism_marker(&a.row.mechanism));
+            (group, shade)
         };
-        panels.push(Panel {
-            metric: metric.clone(),
-            caption,
-            y_label: words,
-            log,
-            series,
-        });
-    }
-    let x_label = if prefix.is_empty() {
-        key_label(&keys[xi])
-    } else {
-        format!("{} = {prefix}…", key_label(&keys[xi]))
-    };
-    let x_label = if spec.log_x {
-        format!("{x_label} (log scale)")
-    } else {
-        x_label
-    };
-    // The title names the metrics in words; what a panel is of (its
-    // estimator) stays in its caption, or with one panel in the note.
-    let words: Vec<&str> = panels.iter().map(|p: &Panel| p.y_label.as_str()).collect();
-    let mut title = format!(
-        "{} against the {}",
-        words.join(" and "),
-        key_label(&keys[xi])
-    );
-    if let Some(c) = title.get(..1) {
-        title = c.to_uppercase() + &title[1..];
-    }
-    if !spec.at.is_empty() {
-        let ds: Vec<String> = spec
-            .at
+        let parts: Vec<String> = dims
             .iter()
-            .map(|d| crate::util::num::short(*d))
+            .map(|&d| match d {
+                Dim::Key(k) => format!("{}={}", self.keys[k], a.keys[k]),
+                Dim::Mechanism if scheme.is_some() => {
+                    super::sweep_intervals::scheme_label(&a.row.mechanism)
+                        .unwrap_or_else(|| cell(a, d))
+                }
+                _ => cell(a, d),
+            })
             .collect();
-        title.push_str(&format!(" at distance {}", ds.join(", ")));
-    }
-    let pooled_names: Vec<&str> = pooled.iter().map(|&i| keys[i].as_str()).collect();
-    let of_replicates = metrics
-        .iter()
-        .any(|m| super::sweep_intervals::replicate_se_metric(m).is_some());
-    let note = if max_n >= 2 && !pooled_names.is_empty() {
-        if of_replicates {
-            format!(
-                "lines: mean over {max_n} {}s (each a mean over its replicates); bands: 95% interval over the {}s",
-                pooled_names.join("/"),
-                pooled_names.join("/")
-            )
-        } else {
-            format!(
-                "lines: mean over {max_n} {}s; bands: 95% interval",
-                pooled_names.join("/")
-            )
-        }
-    } else if any_whiskers {
-        format!(
-            "points: mean over the replicates; whiskers: ± {} SE over the replicates (95%)",
-            super::sweep_intervals::Z95
-        )
-    } else {
-        String::new()
-    };
-    // One panel shows no caption: its remark (`estimator ivw`) leads the note.
-    let note = match panels.as_slice() {
-        [p] if p.caption != p.y_label => {
-            let remark = p.caption[p.y_label.len()..].trim_start_matches(", ");
-            if note.is_empty() {
-                remark.to_string()
+        Series {
+            label: if parts.is_empty() {
+                metric_label(metric)
             } else {
-                format!("{remark}; {note}")
-            }
+                parts.join(" · ")
+            },
+            color,
+            shade,
+            marker: scheme
+                .map(|st| st.marker)
+                .unwrap_or_else(|| mechanism_marker(&a.row.mechanism)),
+            points: Vec::new(),
+            band: Vec::new(),
+            whiskers: Vec::new(),
+            theory: Vec::new(),
         }
-        _ => note,
-    };
-    let x_integer = !spec.log_x
-        && numeric
-        && x_ticks
-            .iter()
-            .all(|t| t.0.fract() == 0.0 && t.1.trim().parse::<f64>().is_ok());
-    Ok(SweepFigure {
-        title,
-        note,
-        x_label,
-        x_ticks,
-        x_integer,
-        panels,
-    })
+    }
 }
 
 /// A metric in words (the y axis and the caption of its panel; the CSV

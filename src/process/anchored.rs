@@ -45,6 +45,21 @@ pub struct AnchoredPath {
     word_pos: u128,
 }
 
+/// An anchored path's segments as the store keeps them (the Laplace path's
+/// and the discrete chain's alike): the upper level of each segment,
+/// strictly decreasing from the first (the Laplace path's top; the discrete
+/// chain's ceiling, the level of the rung above its top), their values,
+/// `dim` per segment in order, and the lowest level walked to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredSegments<V> {
+    /// Upper level of each segment.
+    pub his: Vec<f64>,
+    /// Segment values, `dim` per segment.
+    pub values: Vec<V>,
+    /// Lowest level walked to.
+    pub bottom: f64,
+}
+
 /// The generator of an owner's anchored path, at word position `pos`.
 fn generator(seed: u64, owner: u64, pos: u128) -> PrivRng {
     let mut rng = rng_for(seed, owner, 0, Purpose::Anchored);
@@ -91,18 +106,20 @@ impl AnchoredPath {
 
     /// Rebuilds a path from its stored parts (as read back from the store),
     /// checking every invariant a lookup or an extension relies on.
-    #[allow(clippy::too_many_arguments)]
     pub fn restore(
         norm: Norm,
         dim: usize,
         seed: u64,
         owner: u64,
-        bottom: f64,
-        his: Vec<f64>,
-        values: Vec<f64>,
+        segments: StoredSegments<f64>,
         walk: DownWalkState,
         word_pos: u128,
     ) -> Result<AnchoredPath> {
+        let StoredSegments {
+            his,
+            values,
+            bottom,
+        } = segments;
         super::check_dim("dim", dim)?;
         let top = *his.first().unwrap_or(&f64::NAN);
         check_top(top)?;
@@ -253,9 +270,11 @@ mod tests {
             d,
             p.key().0,
             p.key().1,
-            p.bottom(),
-            his,
-            values,
+            StoredSegments {
+                his,
+                values,
+                bottom: p.bottom(),
+            },
             p.walk_state(),
             p.word_pos(),
         )
@@ -333,9 +352,11 @@ mod tests {
                 1,
                 2,
                 7,
-                bottom,
-                his,
-                vals,
+                StoredSegments {
+                    his,
+                    values: vals,
+                    bottom,
+                },
                 a.walk_state(),
                 a.word_pos(),
             )

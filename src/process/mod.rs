@@ -91,7 +91,7 @@ pub fn check_dim(name: &str, dim: usize) -> crate::error::Result<()> {
     }
 }
 
-pub use anchored::AnchoredPath;
+pub use anchored::{AnchoredPath, StoredSegments};
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;
 pub use path::{Jump, NoisePath, Norm};

@@ -28,7 +28,7 @@
 //!
 //! Only for hop distances with no untrimmed relay; otherwise the sweep runs.
 
-use super::levels::LevelTally;
+use super::levels::{LevelTally, OwnerReach};
 use super::plan::RelayPlan;
 use super::signal::{Diffusion, Signal};
 use super::stats::{OwnerStats, RunStats};
@@ -178,9 +178,13 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
             s.degsum.clear();
             s.degsum.push(0);
             s.degsum.extend(s.sums.degs[..=ecc].iter().map(|r| r[i]));
+            let reach = OwnerReach {
+                ecc,
+                recipients,
+                rounds: Some(ecc as u32),
+            };
             for (f, st) in stats.iter_mut().enumerate() {
-                let rounds = Some(ecc as u32);
-                self.level_stats(&mut s.tally, ecc, recipients, &s.degsum, f, rounds, st, run);
+                self.level_stats(&mut s.tally, reach, &s.degsum, f, st, run);
             }
         }
         Ok(())

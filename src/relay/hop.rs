@@ -19,7 +19,7 @@
 //! are sums over senders of out-degree × the size at their trim level;
 //! recipients are aggregated per (hop, learned index) pair.
 
-use super::levels::LevelTally;
+use super::levels::{LevelTally, OwnerReach};
 use super::plan::{RelayPlan, Relays};
 use super::signal::{Diffusion, Signal, message_bytes};
 use super::stats::{OwnerStats, RunStats};
@@ -266,7 +266,12 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
                 s.tally.add(d, got, held, 1);
             }
             let degsum = &s.degsum[f];
-            self.level_stats(&mut s.tally, ecc, recipients, degsum, f, None, st, run);
+            let reach = OwnerReach {
+                ecc,
+                recipients,
+                rounds: None,
+            };
+            self.level_stats(&mut s.tally, reach, degsum, f, st, run);
         }
         if let Some(t) = trace {
             self.hop_trace(s, owner, relays[0], t);

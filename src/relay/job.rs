@@ -123,7 +123,6 @@ impl<'p, 'a, F: NoiseFamily> RelayJob<'p, 'a, F> {
     }
 
     /// Sends node `v`'s messages of slot `i` (global slot `g`).
-    #[allow(clippy::too_many_arguments)]
     fn forward(
         &self,
         shared: &PhaseData<F>,

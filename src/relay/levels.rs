@@ -13,6 +13,18 @@ use crate::process::family::NoiseFamily;
 /// Flag of a pair key whose recipients held their level.
 pub(crate) const HELD: u32 = 1 << 31;
 
+/// How far one hop owner's sweep reached, beside its tally.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OwnerReach {
+    /// The deepest hop reached.
+    pub ecc: usize,
+    /// The nodes reached, the owner not counted.
+    pub recipients: u64,
+    /// The latest holding round when the engine knows it, else `None`:
+    /// the deepest hop held (a node at hop d holds in round d).
+    pub rounds: Option<u32>,
+}
+
 /// Per-worker buffers of the tally, reused across owners; `S` is the
 /// owner's signal (a [`Signal`] of the run's family).
 #[derive(Default)]
@@ -90,22 +102,23 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     }
 
     /// One owner's counts under fraction `f` from `t.pairs` (hops
-    /// 1..=ecc) and `degsum` (out-degrees of the senders per trim index):
-    /// messages, bytes, held and identical recipients, the learned ratios.
-    /// `rounds`: the latest holding round when the engine knows it, else
-    /// the deepest hop held (a node at hop d holds in round d).
-    #[allow(clippy::too_many_arguments)]
+    /// 1..=`reach.ecc`) and `degsum` (out-degrees of the senders per trim
+    /// index): messages, bytes, held and identical recipients, the learned
+    /// ratios.
     pub(crate) fn level_stats(
         &self,
         t: &mut LevelTally<Signal<F>>,
-        ecc: usize,
-        recipients: u64,
+        reach: OwnerReach,
         degsum: &[u64],
         f: usize,
-        rounds: Option<u32>,
         st: &mut OwnerStats,
         run: &mut RunStats,
     ) {
+        let OwnerReach {
+            ecc,
+            recipients,
+            rounds,
+        } = reach;
         let dim = self.model().dim;
         let buckets = self.buckets();
         *st = OwnerStats {

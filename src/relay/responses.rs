@@ -71,7 +71,10 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
             control.check()?;
             let rows: Vec<Vec<ResponseRow>> = owners
                 .par_iter()
-                .map_init(Worker::default, |w, &o| self.owner_responses(w, o))
+                .map_init(
+                    || Worker::new(RelayEngine::Sweep),
+                    |w, &o| self.owner_responses(w, o),
+                )
                 .collect::<Result<_>>()?;
             for r in rows {
                 sink.record_all(r)?;
@@ -88,7 +91,6 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
         let mut sink = TraceSink::default();
         self.owner(
             w,
-            RelayEngine::Sweep,
             owner,
             &relays[..1],
             &mut stats,

@@ -54,28 +54,39 @@ impl std::str::FromStr for RelayEngine {
     }
 }
 
-/// Per-worker buffers (`S`: the owner's signal).
-#[derive(Default)]
+/// A worker: the engine it runs owners with and its buffers (`S`: the
+/// owner's signal).
 pub(crate) struct Worker<S> {
+    engine: RelayEngine,
     hop: HopScratch<S>,
     flood: FloodScratch<S>,
     batch: BatchScratch<S>,
 }
 
+impl<S: Default> Worker<S> {
+    /// A worker of `engine`, its buffers empty.
+    pub(crate) fn new(engine: RelayEngine) -> Self {
+        Worker {
+            engine,
+            hop: HopScratch::default(),
+            flood: FloodScratch::default(),
+            batch: BatchScratch::default(),
+        }
+    }
+}
+
 impl<F: NoiseFamily> Diffusion<'_, '_, F> {
-    /// One owner under `relays` with `worker`'s buffers.
-    #[allow(clippy::too_many_arguments)]
+    /// One owner under `relays` with `worker`'s engine and buffers.
     pub(crate) fn owner(
         &self,
         w: &mut Worker<Signal<F>>,
-        engine: RelayEngine,
         owner: u32,
         relays: &[Relays<'_>],
         stats: &mut [OwnerStats],
         run: &mut RunStats,
         trace: Option<&mut TraceSink>,
     ) -> Result<()> {
-        if self.is_hop() && matches!(engine, RelayEngine::Auto | RelayEngine::Sweep) {
+        if self.is_hop() && matches!(w.engine, RelayEngine::Auto | RelayEngine::Sweep) {
             self.hop_owner(&mut w.hop, owner, relays, stats, run, trace)
         } else {
             self.flood_owner(&mut w.flood, owner, relays, stats, run, trace)
@@ -196,7 +207,6 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
     }
 
     fn trace(&self, owner: u32, relays: Relays<'_>, engine: RelayEngine) -> Result<RelayTrace> {
-        let mut w = Worker::default();
         let mut stats = [OwnerStats::default()];
         let mut run = RunStats::new(0, 1);
         let mut sink = TraceSink::default();
@@ -205,9 +215,9 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
         } else {
             engine
         };
+        let mut w = Worker::new(engine);
         self.owner(
             &mut w,
-            engine,
             owner,
             &[relays],
             &mut stats,
@@ -246,7 +256,7 @@ impl<F: NoiseFamily> ChunkJob for OwnerJob<'_, '_, '_, F> {
     }
 
     fn new_worker(&self) -> Self::Worker {
-        Worker::default()
+        Worker::new(self.engine)
     }
 
     fn run_chunk(&self, w: &mut Self::Worker, index: usize) -> Result<RunStats> {
@@ -265,7 +275,7 @@ impl<F: NoiseFamily> ChunkJob for OwnerJob<'_, '_, '_, F> {
         for (i, &o) in chunk.iter().enumerate() {
             let relays = self.plan.relays_of(o);
             self.plan
-                .owner(w, self.engine, o, &relays, &mut stats, &mut part, None)?;
+                .owner(w, o, &relays, &mut stats, &mut part, None)?;
             part.owners[i * nf..(i + 1) * nf].clone_from_slice(&stats);
         }
         Ok(part)

@@ -35,6 +35,16 @@ pub struct AnswerRow {
     pub y: Vec<f64>,
 }
 
+/// What every owner's answers are read with: the store's level map,
+/// secret values (`dim` per node), node ids, and the recipient filter.
+struct AnswerContext {
+    levels: Levels,
+    values: Vec<f64>,
+    dim: usize,
+    ids: crate::graph::NodeIds,
+    recipient: Option<u32>,
+}
+
 impl Store {
     /// Every release matching `filter`, in (owner, recipient, batch) order.
     pub fn answers(&mut self, filter: &AnswerFilter) -> Result<Vec<AnswerRow>> {
@@ -131,8 +141,13 @@ impl Store {
         if self.last_batch()?.is_none() {
             return Ok(());
         }
-        let values = self.values()?;
-        let n = config.dim;
+        let with = AnswerContext {
+            levels,
+            values: self.values()?,
+            dim: config.dim,
+            ids,
+            recipient: rec_f,
+        };
         let explicit = self.explicit_sorted(owner_f, rec_f)?;
         let start = self.graph_at(0)?;
         let dist = Distances::new(&start, config.distance, &DistanceOptions::default())?;
@@ -152,17 +167,7 @@ impl Store {
                 while at < explicit.len() && explicit[at].0 == o {
                     at += 1;
                 }
-                if let Err(e) = self.owner_answers(
-                    o,
-                    row,
-                    rec_f,
-                    &explicit[from..at],
-                    &levels,
-                    &values,
-                    n,
-                    &ids,
-                    &mut f,
-                ) {
+                if let Err(e) = self.owner_answers(&with, o, row, &explicit[from..at], &mut f) {
                     err = Some(e);
                 }
             });
@@ -173,19 +178,25 @@ impl Store {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Calls `f` with each answer of `owner`: at its START distances
+    /// `start_row`, then its explicit releases `explicit` (sorted by
+    /// recipient), for every recipient or `with.recipient` only.
     fn owner_answers(
         &self,
+        with: &AnswerContext,
         owner: u32,
         start_row: &[f64],
-        recipient: Option<u32>,
         explicit: &[super::read::ExplicitAnswer],
-        levels: &Levels,
-        values: &[f64],
-        n: usize,
-        ids: &crate::graph::NodeIds,
         f: &mut impl FnMut(&AnswerRow) -> Result<()>,
     ) -> Result<()> {
+        let AnswerContext {
+            levels,
+            values,
+            dim: n,
+            ids,
+            recipient,
+        } = with;
+        let (n, recipient) = (*n, *recipient);
         let path = self.load_path(owner)?.ok_or_else(|| {
             Error::input(
                 &self.path,

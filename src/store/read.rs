@@ -7,7 +7,7 @@ use super::{Family, OwnerPath, Store, blob_to_f64s, db_error};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeIds};
 use crate::process::discrete::{DiscreteAnchored, RngSource};
-use crate::process::{AnchoredPath, DownWalkState};
+use crate::process::{AnchoredPath, DownWalkState, StoredSegments};
 use rusqlite::{OptionalExtension, params};
 use std::collections::BTreeMap;
 
@@ -207,14 +207,17 @@ impl Store {
                 let word_pos: u128 = pos
                     .parse()
                     .map_err(|_| self.corrupt(format!("word position '{pos}'")))?;
+                let segments = StoredSegments {
+                    his,
+                    values,
+                    bottom,
+                };
                 AnchoredPath::restore(
                     c.norm,
                     c.dim,
                     c.seed,
                     owner as u64,
-                    bottom,
-                    his,
-                    values,
+                    segments,
                     walk,
                     word_pos,
                 )
@@ -236,18 +239,14 @@ impl Store {
                 if level != bottom || pl.is_some() || pb.is_some() {
                     return Err(self.corrupt(format!("owner {owner}'s walk state")));
                 }
-                DiscreteAnchored::restore(
-                    &noise,
-                    top,
-                    c.seed,
-                    owner as u64,
-                    &his,
+                let segments = StoredSegments {
+                    his,
                     values,
                     bottom,
-                    word_pos,
-                )
-                .map(|p| Some(OwnerPath::Discrete(p)))
-                .map_err(|e| self.corrupt(e))
+                };
+                DiscreteAnchored::restore(&noise, top, c.seed, owner as u64, segments, word_pos)
+                    .map(|p| Some(OwnerPath::Discrete(p)))
+                    .map_err(|e| self.corrupt(e))
             }
         }
     }

@@ -12,7 +12,7 @@
 //! edge whose ids occur on no other line is reported too (a header the rules
 //! could not tell from an edge, as `name1 name2` above text ids).
 
-use super::lex::{parse_u64, quote};
+use super::lex::{check_text, is_edge_header, parse_u64, quote};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -100,4 +100,86 @@ pub(super) fn lonely_first_line(path: &Path, line: usize, text: &str) {
          list: if it is a header, load with `header` = yes",
         path.display()
     ));
+}
+
+/// What the first data lines of an edge list say about a header, as they
+/// are read.
+pub(super) struct HeaderWatch {
+    mode: HeaderMode,
+    seen_data: bool,
+    /// The first data line: where, as quoted, and whether it was kept as
+    /// an edge (for the `auto` mode's lonely-line warning).
+    pub(super) first: Option<(usize, String, bool)>,
+    /// A first line of text ids held back (`auto`).
+    pub(super) held: Option<Held>,
+    /// Whether another data line came, all of numbers, after `held`.
+    pub(super) others: bool,
+}
+
+impl HeaderWatch {
+    pub(super) fn new(mode: HeaderMode) -> HeaderWatch {
+        HeaderWatch {
+            mode,
+            seen_data: false,
+            first: None,
+            held: None,
+            others: false,
+        }
+    }
+
+    /// Whether this data line is the first (it is seen from now on).
+    /// Inlined: every line asks.
+    #[inline]
+    pub(super) fn first_data_line(&mut self) -> bool {
+        !std::mem::replace(&mut self.seen_data, true)
+    }
+
+    /// Whether the first data line `raw` (columns `cols`, 1 to 4) is a
+    /// header to skip or to hold back: reported when skipped.
+    #[inline(never)]
+    pub(super) fn takes_first(
+        &mut self,
+        path: &Path,
+        line_no: usize,
+        raw: &[u8],
+        cols: &[&[u8]],
+    ) -> Result<bool> {
+        let text = quote(raw);
+        let count = cols.len();
+        match self.mode {
+            HeaderMode::Yes => {
+                check_text(path, line_no, raw)?;
+                skipped(path, line_no, &text, "`header` = yes");
+                Ok(true)
+            }
+            HeaderMode::Auto if is_edge_header(cols) => {
+                skipped(
+                    path,
+                    line_no,
+                    &text,
+                    "its columns are header words; `header` = no keeps it as an edge",
+                );
+                Ok(true)
+            }
+            HeaderMode::Auto if (count == 2 || count == 3) && !numeric_ids(cols) => {
+                check_text(path, line_no, raw)?;
+                self.held = Some(Held::new(line_no, cols, raw));
+                self.first = Some((line_no, text, false));
+                Ok(true)
+            }
+            _ => {
+                self.first = Some((line_no, text, true));
+                Ok(false)
+            }
+        }
+    }
+
+    /// Whether the first edge kept is to be checked for ids that occur
+    /// nowhere else (`auto` mode).
+    pub(super) fn lonely_candidate(&self) -> Option<(usize, &str)> {
+        match &self.first {
+            Some((line, text, true)) if self.mode == HeaderMode::Auto => Some((*line, text)),
+            _ => None,
+        }
+    }
 }

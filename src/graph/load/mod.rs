@@ -85,7 +85,7 @@ mod source;
 
 use edges::*;
 pub use header::HeaderMode;
-use header::Held;
+use header::{HeaderWatch, Held};
 pub(crate) use ids::*;
 use lex::*;
 use source::*;
@@ -291,22 +291,18 @@ impl<'a> Loader<'a> {
     /// Interns a batch of integer edges. Batching keeps the id-table lookups
     /// in a tight loop, where the CPU overlaps their cache misses (a shuffled
     /// 10M-edge file: 1.9 s → 1.4 s CPU for the whole load).
-    fn flush(
-        &mut self,
-        pending: &mut Vec<(u64, u64, usize)>,
-        pending_w: &mut Vec<f64>,
-        src: &Source<'_>,
-    ) -> Result<()> {
-        if !self.buf.has_room(pending.len()) {
+    fn flush(&mut self, pending: &mut Batch, src: &Source<'_>) -> Result<()> {
+        if !self.buf.has_room(pending.edges.len()) {
             let at = At::of("graph", src, self.ids.len());
-            self.buf.make_room(pending.len(), self.ids.mem(), &at)?;
+            self.buf
+                .make_room(pending.edges.len(), self.ids.mem(), &at)?;
         }
         let cap = self.cap();
         let Ids::Int(ids) = &mut self.ids else {
             return Err(Error::Numerical("integer batch in token mode".into()));
         };
         let edges = &mut self.buf.edges;
-        for &(a, b, line_no) in pending.iter() {
+        for &(a, b, line_no) in pending.edges.iter() {
             let u = ids.get(a);
             let v = ids.get(b);
             if ids.ids.len() > cap {
@@ -321,8 +317,8 @@ impl<'a> Loader<'a> {
             }
             edges.push((u, v));
         }
-        self.buf.weights.append(pending_w);
-        pending.clear();
+        self.buf.weights.append(&mut pending.weights);
+        pending.edges.clear();
         self.buf
             .check_nodes(self.ids.mem(), &At::of("graph", src, self.ids.len()))
     }
@@ -345,28 +341,11 @@ impl<'a> Loader<'a> {
         src: &mut Source<'_>,
     ) -> Result<(Vec<(u32, u32)>, Option<Vec<f64>>, Dropped)> {
         let path = src.path;
-        let size_hint = src.size.unwrap_or(0);
-        let hint = if src.is_gzip() {
-            size_hint / 4
-        } else {
-            size_hint / 12
-        }
-        .min(1 << 28) as usize;
-        let mode = self.opts.header;
-        // Column count of the first edge line and where it was.
-        let mut shape: Option<(usize, usize)> = None;
-        let mut seen_data = false;
-        // The first data line: where, as quoted, and whether it was kept
-        // as an edge (for the `auto` mode's lonely-line warning).
-        let mut first: Option<(usize, String, bool)> = None;
-        // A first line of text ids held back (`auto`), and whether another
-        // data line came, all of numbers.
-        let mut held: Option<Held> = None;
-        let mut others = false;
+        let mut shape = Shape::new(src);
+        let mut watch = HeaderWatch::new(self.opts.header);
         let mut buf = Vec::with_capacity(256);
         let mut tokens = self.ids_are_tokens();
-        let mut pending: Vec<(u64, u64, usize)> = Vec::with_capacity(BATCH);
-        let mut pending_w: Vec<f64> = Vec::new();
+        let mut pending = Batch::new();
         while src.next_line(&mut buf)? {
             let line_no = src.line;
             if is_comment_or_blank(&buf) {
@@ -377,59 +356,24 @@ impl<'a> Loader<'a> {
             }
             let mut cols: [&[u8]; 4] = [&[]; 4];
             let count = split_columns(&buf, &mut cols);
-            if !std::mem::replace(&mut seen_data, true) {
-                let text = quote(&buf);
-                match mode {
-                    HeaderMode::Yes => {
-                        check_text(path, line_no, &buf)?;
-                        header::skipped(path, line_no, &text, "`header` = yes");
-                        continue;
-                    }
-                    HeaderMode::Auto if is_edge_header(&cols[..count]) => {
-                        header::skipped(
-                            path,
-                            line_no,
-                            &text,
-                            "its columns are header words; `header` = no keeps it as an edge",
-                        );
-                        continue;
-                    }
-                    HeaderMode::Auto
-                        if (count == 2 || count == 3) && !header::numeric_ids(&cols[..count]) =>
-                    {
-                        check_text(path, line_no, &buf)?;
-                        held = Some(Held::new(line_no, &cols[..count], &buf));
-                        first = Some((line_no, text, false));
-                        continue;
-                    }
-                    _ => first = Some((line_no, text, true)),
-                }
-            } else if held.is_some() && count >= 2 {
+            if watch.first_data_line() && watch.takes_first(path, line_no, &buf, &cols[..count])? {
+                continue;
+            } else if watch.held.is_some() && count >= 2 {
                 if header::numeric_ids(&cols[..count]) {
-                    others = true;
-                } else if let Some(h) = held.take() {
+                    watch.others = true;
+                } else if let Some(h) = watch.held.take() {
                     // Text ids on another line too: the held line is the
                     // first edge of a text-id file.
-                    self.reinstate(&h, src, &mut shape, hint, &mut pending, &mut pending_w)?;
-                    first = Some((h.line, h.text, true));
+                    self.reinstate(&h, src, &mut shape, &mut pending)?;
+                    watch.first = Some((h.line, h.text, true));
                     tokens = true;
                     check_text(path, line_no, &buf)?;
                 }
             }
             if !(count == 2 || count == 3) {
-                check_text(path, line_no, &buf)?;
-                let found = if count == 4 { "4 or more" } else { "1" };
-                return Err(Error::input(
-                    path,
-                    line_no,
-                    format!(
-                        "{} has {found} column(s): expected 2 or 3 columns `u v [w]` separated by spaces, tabs or commas{}",
-                        quote(&buf),
-                        cr_hint(&buf)
-                    ),
-                ));
+                return Err(column_count_error(path, line_no, &buf, count));
             }
-            self.check_shape(&mut shape, count, line_no, &buf, path, hint)?;
+            self.check_shape(&mut shape, count, line_no, &buf, path)?;
             let weight = if count == 3 {
                 Some(weight_of(cols[2], &buf, path, line_no)?)
             } else {
@@ -437,19 +381,19 @@ impl<'a> Loader<'a> {
             };
             if !tokens {
                 if let (Some(u), Some(v)) = (parse_u64(cols[0]), parse_u64(cols[1])) {
-                    pending.push((u, v, line_no));
+                    pending.edges.push((u, v, line_no));
                     if let Some(w) = weight {
-                        pending_w.push(w);
+                        pending.weights.push(w);
                     }
-                    if pending.len() == BATCH {
-                        self.flush(&mut pending, &mut pending_w, src)?;
+                    if pending.edges.len() == BATCH {
+                        self.flush(&mut pending, src)?;
                     }
                     continue;
                 }
                 // Not a number: from here on ids are strings (the lines
                 // before keep their order of first appearance).
                 check_text(path, line_no, &buf)?;
-                self.flush(&mut pending, &mut pending_w, src)?;
+                self.flush(&mut pending, src)?;
                 self.ids.become_tokens();
                 tokens = true;
             }
@@ -477,10 +421,30 @@ impl<'a> Loader<'a> {
             }
         }
         if !tokens {
-            self.flush(&mut pending, &mut pending_w, src)?;
+            self.flush(&mut pending, src)?;
         }
-        if let Some(h) = held.take() {
-            if others {
+        self.settle_header(watch, src, &mut shape, &mut pending)?;
+        self.check_some_edges(src)?;
+        let at = At::of("graph", src, self.ids.len());
+        let fresh = EdgeBuf::new(self.opts.directed, self.buf.budget);
+        let buf = std::mem::replace(&mut self.buf, fresh);
+        buf.finish(self.ids.mem(), &at)
+    }
+
+    /// At the end of the file, the line held back as a possible header
+    /// (`auto`): a header when every other data line's ids are numbers,
+    /// else the only data line, an edge. Then warns of a first line kept
+    /// as an edge whose ids occur nowhere else.
+    fn settle_header(
+        &mut self,
+        mut watch: HeaderWatch,
+        src: &Source<'_>,
+        shape: &mut Shape,
+        pending: &mut Batch,
+    ) -> Result<()> {
+        let path = src.path;
+        if let Some(h) = watch.held.take() {
+            if watch.others {
                 header::skipped(
                     path,
                     h.line,
@@ -490,19 +454,22 @@ impl<'a> Loader<'a> {
                 );
             } else {
                 // The only data line: an edge.
-                self.reinstate(&h, src, &mut shape, hint, &mut pending, &mut pending_w)?;
-                first = Some((h.line, h.text, true));
+                self.reinstate(&h, src, shape, pending)?;
+                watch.first = Some((h.line, h.text, true));
             }
         }
-        if mode == HeaderMode::Auto
-            && let Some((line, text, true)) = &first
+        if let Some((line, text)) = watch.lonely_candidate()
             && self.lonely_first_edge()
         {
-            header::lonely_first_line(path, *line, text);
+            header::lonely_first_line(path, line, text);
         }
-        // An edgeless graph is a graph of the node list's nodes (a START
-        // that holds out every edge, issue 33 item 6); without one, a file
-        // with no edge is a mistake.
+        Ok(())
+    }
+
+    /// An edgeless graph is a graph of the node list's nodes (a START
+    /// that holds out every edge, issue 33 item 6); without one, a file
+    /// with no edge is a mistake.
+    fn check_some_edges(&self, src: &Source<'_>) -> Result<()> {
         let listed = self.opts.nodes_file.is_some() && self.ids.len() > 0;
         if self.buf.len() == 0 && self.buf.dropped.self_loops == 0 && !listed {
             let what = if src.line == 0 {
@@ -511,32 +478,28 @@ impl<'a> Loader<'a> {
                 "every line is a comment, blank or a header"
             };
             return Err(Error::input(
-                path,
+                src.path,
                 src.line,
                 format!("no edges ({what}): expected at least one line `u v` or `u v w`"),
             ));
         }
-        let at = At::of("graph", src, self.ids.len());
-        let fresh = EdgeBuf::new(self.opts.directed, self.buf.budget);
-        let buf = std::mem::replace(&mut self.buf, fresh);
-        buf.finish(self.ids.mem(), &at)
+        Ok(())
     }
 
     /// Checks an edge line's column count against the first edge line's
     /// (which sets whether the file is weighted).
     fn check_shape(
         &mut self,
-        shape: &mut Option<(usize, usize)>,
+        shape: &mut Shape,
         count: usize,
         line_no: usize,
         raw: &[u8],
         path: &Path,
-        hint: usize,
     ) -> Result<()> {
-        match *shape {
+        match shape.first {
             None => {
-                *shape = Some((count, line_no));
-                self.buf.start(count == 3, hint, self.ids.mem());
+                shape.first = Some((count, line_no));
+                self.buf.start(count == 3, shape.hint, self.ids.mem());
                 Ok(())
             }
             Some((c, first)) if c != count => {
@@ -563,20 +526,18 @@ impl<'a> Loader<'a> {
         &mut self,
         h: &Held,
         src: &Source<'_>,
-        shape: &mut Option<(usize, usize)>,
-        hint: usize,
-        pending: &mut Vec<(u64, u64, usize)>,
-        pending_w: &mut Vec<f64>,
+        shape: &mut Shape,
+        pending: &mut Batch,
     ) -> Result<()> {
         let path = src.path;
         let raw = h.cols.join(&b' ');
         let count = h.cols.len();
         if !self.ids_are_tokens() {
-            self.flush(pending, pending_w, src)?;
+            self.flush(pending, src)?;
         }
         // The held line's shape is the file's, or is checked against the
         // lines read after it.
-        self.check_shape(shape, count, h.line, &raw, path, hint)?;
+        self.check_shape(shape, count, h.line, &raw, path)?;
         let weight = if count == 3 {
             Some(weight_of(&h.cols[2], &raw, path, h.line)?)
         } else {
@@ -618,6 +579,61 @@ impl<'a> Loader<'a> {
                 .iter()
                 .any(|&(u, v)| u == a || u == b || v == a || v == b)
     }
+}
+
+/// Integer edges read and not yet interned, with their line numbers (and
+/// weights, for a weighted file): interned [`BATCH`] at a time.
+struct Batch {
+    edges: Vec<(u64, u64, usize)>,
+    weights: Vec<f64>,
+}
+
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            edges: Vec::with_capacity(BATCH),
+            weights: Vec::new(),
+        }
+    }
+}
+
+/// The column count of a file's edge lines: set by the first (and where it
+/// was), with the edge count the buffer starts with.
+struct Shape {
+    first: Option<(usize, usize)>,
+    /// Edges expected from the file's size (a guess, capped).
+    hint: usize,
+}
+
+impl Shape {
+    fn new(src: &Source<'_>) -> Shape {
+        let size_hint = src.size.unwrap_or(0);
+        let hint = if src.is_gzip() {
+            size_hint / 4
+        } else {
+            size_hint / 12
+        }
+        .min(1 << 28) as usize;
+        Shape { first: None, hint }
+    }
+}
+
+/// The error of an edge line of `count` columns (1, or 4 meaning 4 or
+/// more): 2 or 3 expected.
+fn column_count_error(path: &Path, line_no: usize, raw: &[u8], count: usize) -> Error {
+    if let Err(e) = check_text(path, line_no, raw) {
+        return e;
+    }
+    let found = if count == 4 { "4 or more" } else { "1" };
+    Error::input(
+        path,
+        line_no,
+        format!(
+            "{} has {found} column(s): expected 2 or 3 columns `u v [w]` separated by spaces, tabs or commas{}",
+            quote(raw),
+            cr_hint(raw)
+        ),
+    )
 }
 
 /// The weight column `tok` of edge line `raw`: a finite length > 0.

@@ -25,6 +25,7 @@ use super::entropy::{NoiseRng, RngSource};
 use super::ladder::Rung;
 use super::noise::DiscreteNoise;
 use crate::error::{Error, Result};
+use crate::process::StoredSegments;
 use crate::rng::{Purpose, rng_for};
 
 /// One owner's stored discrete path (see the module documentation).
@@ -58,20 +59,22 @@ impl DiscreteAnchored {
 
     /// A path from its stored parts: the rows' upper levels `his` (the
     /// first the ceiling, the level of the rung above `top`), their values
-    /// (`dim` per row), the bottom level and the stream position (`None`:
-    /// `rng` = os). Every level must be a rung of `noise`, strictly
+    /// (`dim` per row), the bottom level (the three in `segments`) and the
+    /// stream position (`None`: `rng` = os). Every level must be a rung of `noise`, strictly
     /// decreasing.
-    #[allow(clippy::too_many_arguments)]
     pub fn restore(
         noise: &DiscreteNoise,
         top: Rung,
         seed: u64,
         owner: u64,
-        his: &[f64],
-        values: Vec<i64>,
-        bottom: f64,
+        segments: StoredSegments<i64>,
         word_pos: Option<u64>,
     ) -> Result<Self> {
+        let StoredSegments {
+            his,
+            values,
+            bottom,
+        } = segments;
         let rung = |what: &str, level: f64| -> Result<Rung> {
             noise
                 .rung_of(level)
@@ -262,9 +265,11 @@ mod tests {
                     top,
                     3,
                     owner,
-                    &his,
-                    vals,
-                    a.bottom(),
+                    StoredSegments {
+                        his,
+                        values: vals,
+                        bottom: a.bottom(),
+                    },
                     a.word_pos(),
                 )
                 .unwrap();
@@ -279,26 +284,40 @@ mod tests {
         }
     }
 
+    fn segs(his: &[f64], values: Vec<i64>, bottom: f64) -> StoredSegments<i64> {
+        StoredSegments {
+            his: his.to_vec(),
+            values,
+            bottom,
+        }
+    }
+
     #[test]
     fn restore_refuses_what_is_not_a_path() {
         let nz = noise(1);
         let top = nz.rung_of(4.0).unwrap();
         let t = nz.eps_of(top);
         let c = nz.eps_of(Rung(top.0 + 1));
-        let ok = DiscreteAnchored::restore(&nz, top, 1, 0, &[c], vec![3], t, Some(0));
+        let ok = DiscreteAnchored::restore(&nz, top, 1, 0, segs(&[c], vec![3], t), Some(0));
         assert!(ok.is_ok());
         // Not the ceiling; a level off the ladder; rows not decreasing.
-        assert!(DiscreteAnchored::restore(&nz, top, 1, 0, &[t], vec![3], t, Some(0)).is_err());
         assert!(
-            DiscreteAnchored::restore(&nz, top, 1, 0, &[c, 1.01], vec![3, 4], 0.5, Some(0))
+            DiscreteAnchored::restore(&nz, top, 1, 0, segs(&[t], vec![3], t), Some(0)).is_err()
+        );
+        assert!(
+            DiscreteAnchored::restore(&nz, top, 1, 0, segs(&[c, 1.01], vec![3, 4], 0.5), Some(0))
                 .is_err()
         );
         let b = nz.eps_of(Rung(top.0 - 3));
         assert!(
-            DiscreteAnchored::restore(&nz, top, 1, 0, &[c, b], vec![3, 4], t, Some(0)).is_err()
+            DiscreteAnchored::restore(&nz, top, 1, 0, segs(&[c, b], vec![3, 4], t), Some(0))
+                .is_err()
         );
         // A change one rung below the top: its row holds up to the top, exclusive.
-        assert!(DiscreteAnchored::restore(&nz, top, 1, 0, &[c, t], vec![3, 4], b, Some(0)).is_ok());
+        assert!(
+            DiscreteAnchored::restore(&nz, top, 1, 0, segs(&[c, t], vec![3, 4], b), Some(0))
+                .is_ok()
+        );
         // Above the top is not a level of this path.
         let a = DiscreteAnchored::new(&nz, top, 1, 0, RngSource::Seeded).unwrap();
         assert!(a.value_at(nz.eps_of(Rung(top.0 + 1))).is_none());
