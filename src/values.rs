@@ -425,7 +425,11 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
             return Err(Error::input(
                 path,
                 line_no,
-                format!("node '{}' listed twice", fields[0]),
+                // The line, not the id: with its columns swapped the
+                // first column holds the secrets.
+                "a node listed a second time (the id is not shown; the first column must hold \
+                 the graph's node ids)"
+                    .to_string(),
             ));
         }
         seen[node as usize] = true;

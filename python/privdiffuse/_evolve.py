@@ -63,7 +63,7 @@ class EvolveResult:
         return f"EvolveResult(batches={n}, store={self.store!r})"
 
 
-def evolve(options: Mapping[str, Any] | None = None, /, *, out: "str | os.PathLike | None" = None, plots: bool = True, threads: int | None = None, **kwargs: Any) -> EvolveResult:
+def evolve(options: Mapping[str, Any] | None = None, /, *, out: "str | os.PathLike | None" = None, plots: bool = True, threads: int | None = None, force: bool = False, **kwargs: Any) -> EvolveResult:
     """``privdiffuse evolve`` as a function: batch 0 releases to every
     reachable pair of ``graph`` (START), then per ``batch`` events of
     ``events`` a new answer, read from the SAME stored path, to every pair
@@ -72,7 +72,8 @@ def evolve(options: Mapping[str, Any] | None = None, /, *, out: "str | os.PathLi
     (required), ``nodes``, ``distance``, ``eps``, ``eps_max``, ``dim``,
     ``norm``, ``values`` (a spec or a path), ``owners``, ``seed``,
     ``batch``, ``resume``. ``out`` also writes the command line's directory
-    (``timeline.csv``, ``summary.json``, figures). Returns the timeline (a
+    (``timeline.csv``, ``summary.json``, figures); one that holds files is
+    refused (FileExistsError) unless ``force`` or the store exists (``resume``). Returns the timeline (a
     DataFrame; a dict of columns without pandas) with the summary: same
     seed, same numbers as the command line, whatever ``threads``.
 
@@ -84,7 +85,7 @@ def evolve(options: Mapping[str, Any] | None = None, /, *, out: "str | os.PathLi
     for k in ("graph", "events", "store", "nodes"):
         if opts.get(k) is not None:
             opts[k] = os.fspath(opts[k])
-    cols, summary, csv = _n._evolve(opts, None if out is None else os.fspath(out), bool(plots), threads)
+    cols, summary, csv = _n._evolve(opts, None if out is None else os.fspath(out), bool(plots), threads, bool(force))
     summary = json.loads(summary)
     summary["store"] = opts.get("store", "")
     return EvolveResult(cols, summary, csv)

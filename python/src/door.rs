@@ -155,10 +155,15 @@ fn memory_values(v: &Bound<'_, PyAny>) -> PyResult<MemoryValues> {
                 k.str()?.to_string()
             } else if let Ok(s) = k.cast::<PyString>() {
                 s.to_str()?.to_owned()
+            } else if !k.is_instance_of::<PyBool>() && k.hasattr("__index__")? {
+                // NumPy integers (the elements of `Graph.nodes` arrays).
+                k.call_method0("__index__")?.str()?.to_string()
             } else {
+                // The key's type, not the key: swapped, it is a secret.
                 return Err(PyTypeError::new_err(format!(
-                    "values: expected node ids (int or str) as keys, found {}",
-                    k.repr()?
+                    "values: expected node ids (int or str) as keys, found a key of type {} \
+                     (not shown)",
+                    k.get_type().name()?
                 )));
             };
             let x = numbers(&x, &id)?;
@@ -401,15 +406,14 @@ pub fn set_values(
                 by_id.insert(id, x);
             }
             if !unknown.is_empty() {
+                // How many, never which: swapped, the keys are the secrets.
                 return Err(Error::param(
                     "values",
-                    unknown
-                        .iter()
-                        .take(5)
-                        .copied()
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    format!("ids of the graph's nodes ({} unknown)", unknown.len()),
+                    "(not shown)",
+                    format!(
+                        "ids of the graph's nodes as keys ({} unknown)",
+                        unknown.len()
+                    ),
                 ));
             }
             let mut table = Vec::with_capacity(run.n() * cols);

@@ -8,7 +8,7 @@ use crate::errors::{blocking, quick, to_py};
 use crate::tables::csv_columns;
 use numpy::IntoPyArray;
 use privdiffuse::evolve::EvolveConfig;
-use privdiffuse::io::evolve::{timeline_csv, write_outputs};
+use privdiffuse::io::evolve::{prepare_out, timeline_csv, write_outputs};
 use privdiffuse::store::{AnswerFilter, Store};
 use privdiffuse::{CancelToken, Control, Error};
 use pyo3::prelude::*;
@@ -21,13 +21,14 @@ use std::sync::Mutex;
 /// `(timeline columns, summary numbers, timeline.csv's text)` (the text:
 /// `plot` draws the figure from it, as from the file).
 #[pyfunction]
-#[pyo3(signature = (options, out=None, plots=true, threads=None))]
+#[pyo3(signature = (options, out=None, plots=true, threads=None, force=false))]
 pub fn _evolve<'py>(
     py: Python<'py>,
     options: &Bound<'py, PyDict>,
     out: Option<PathBuf>,
     plots: bool,
     threads: Option<usize>,
+    force: bool,
 ) -> PyResult<(Bound<'py, PyDict>, String, String)> {
     let door::Options { given, values } = door::options(options)?;
     if values.is_some() {
@@ -38,6 +39,12 @@ pub fn _evolve<'py>(
         ));
     }
     let config: EvolveConfig = door::config(&EvolveConfig::default(), &given)?;
+    // The command line's rule for `out`: claimed for the run, refused when
+    // it holds files unless `force` or the store exists.
+    let _claim = match &out {
+        Some(dir) => Some(prepare_out(dir, force, &config.store).map_err(to_py)?),
+        None => None,
+    };
     let token = CancelToken::new();
     let (csv, summary) = blocking(py, &token, threads, || {
         let run = config

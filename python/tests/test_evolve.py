@@ -151,3 +151,21 @@ def test_plot_timeline_from_the_result_is_evolves_figure(tmp_path):
     for ext in ("png", "svg"):
         out = pdf.plot(res, out=tmp_path / f"t.{ext}")
         assert Path(out).read_bytes() == (tmp_path / "run" / f"timeline.{ext}").read_bytes(), ext
+
+
+def test_an_out_with_files_is_refused_unless_force_or_its_own_store(tmp_path):
+    """The command line's rule for ``out``: another run's files are refused
+    (FileExistsError, they were replaced) unless ``force``; ``resume`` of
+    the same store continues its own directory."""
+    ev = tmp_path / "e.csv"
+    ev.write_text("time,u,v,op\n1,0,9,add\n")
+    opts = {"graph": KARATE, "events": ev, "dim": 1, "norm": "l1", "batch": 1}
+    pdf.evolve(opts, store=tmp_path / "a.db", out=tmp_path / "o", plots=False)
+    summary = (tmp_path / "o" / "summary.json").read_bytes()
+    with pytest.raises(FileExistsError, match="force"):
+        pdf.evolve(opts, store=tmp_path / "b.db", out=tmp_path / "o", plots=False, seed=9)
+    assert not (tmp_path / "b.db").exists()
+    assert (tmp_path / "o" / "summary.json").read_bytes() == summary
+    pdf.evolve(opts, store=tmp_path / "b.db", out=tmp_path / "o", plots=False, seed=9, force=True)
+    assert (tmp_path / "o" / "summary.json").read_bytes() != summary
+    pdf.evolve(opts, store=tmp_path / "a.db", out=tmp_path / "o", plots=False, resume=True)

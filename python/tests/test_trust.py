@@ -9,6 +9,7 @@ import threading
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import privdiffuse as pdf
@@ -116,3 +117,19 @@ def test_a_values_file_error_never_quotes_a_secret(run, tmp_path):
         text = str(e.value)
         assert secret not in text, text
         assert f"{name}:2" in text and where in text, text
+
+
+@pytest.mark.parametrize("run", [pdf.simulate, pdf.relay, pdf.utility])
+def test_a_values_dict_with_keys_and_values_swapped_never_shows_them(run):
+    # Swapped, the keys are the secrets: how many, never which.
+    g = pdf.Graph.load(Path(__file__).resolve().parents[2] / "data" / "karate.edges")
+    secret = 31415926535
+    with pytest.raises(ValueError) as e:
+        run(g, values={secret + i: float(i) for i in range(34)}, dim=1, norm="l1")
+    assert str(secret)[:6] not in str(e.value) and "34 unknown" in str(e.value), str(e.value)
+    with pytest.raises(TypeError) as e:
+        run(g, values={float(secret): 0.0}, dim=1, norm="l1")
+    assert str(secret)[:6] not in str(e.value), str(e.value)
+    # NumPy integers are ids (the elements of an id array).
+    vals = {np.int64(i): 0.5 for i in range(34)}
+    run(g, values=vals, dim=1, norm="l1")

@@ -115,9 +115,13 @@ pub struct EvolveArgs {
     /// Continue the store from its last committed batch (same options, START and events)
     #[arg(long)]
     resume: bool,
-    /// Output directory [default: <store without .db>-evolve]
+    /// Output directory [default: <store without .db>-evolve]; one that holds files is refused
+    /// unless --force or --store exists (--resume)
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Replace the files of an existing --out
+    #[arg(long)]
+    force: bool,
     /// Skip the figures
     #[arg(long)]
     no_plots: bool,
@@ -142,15 +146,11 @@ fn default_out(store: &std::path::Path) -> PathBuf {
 /// Runs `privdiffuse evolve`.
 pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
     let out = a.out.clone().unwrap_or_else(|| default_out(&a.store));
-    // Refused before batch 0 is committed, not after.
-    if out.exists() && !out.is_dir() {
-        let e = std::io::Error::other("not a directory (--out is evolve's output directory)");
-        return Err(crate::Error::io(&out, e).into());
-    }
-    // One run at a time into OUT (issue 32 item 2), taken before the store
-    // is opened and held until the last output is written: concurrent runs
-    // into one OUT mixed one run's summary.json with another's timeline.
-    let _claim = crate::io::evolve::claim_out(&out)?;
+    // Refused before batch 0 is committed, not after; one run at a time
+    // into OUT (issue 32 item 2), claimed before the store is opened and
+    // held until the last output is written: concurrent runs into one OUT
+    // mixed one run's summary.json with another's timeline.
+    let _claim = crate::io::evolve::prepare_out(&out, a.force, &a.store)?;
     let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
         .header(a.header.get())
         .eps_max(a.eps_max)

@@ -23,6 +23,28 @@ pub fn claim_out(out: &Path) -> Result<crate::util::lock::FileLock> {
     Ok(crate::util::lock::FileLock::acquire(out)?)
 }
 
+/// Prepares `evolve`'s output directory for a run on `store`, the one rule
+/// of every face (command line and Python): refuses anything but a
+/// directory, and a directory that already holds files unless `force` or
+/// the store exists (a resumed run continues its own `timeline.csv`; a run
+/// into an existing store without `resume` is refused by the store before
+/// anything is written, in its own words; a new run replaced another run's
+/// files without a word), then claims it ([`claim_out`]) for the whole run.
+pub fn prepare_out(out: &Path, force: bool, store: &Path) -> Result<crate::util::lock::FileLock> {
+    if out.exists() && !out.is_dir() {
+        let e = std::io::Error::other("not a directory (`out` is evolve's output directory)");
+        return Err(Error::io(out, e));
+    }
+    let claim = claim_out(out)?;
+    let holds_files = std::fs::read_dir(out)
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    if holds_files && !force && store.symlink_metadata().is_err() {
+        return Err(Error::output_exists(out, crate::util::Refusal::Exists));
+    }
+    Ok(claim)
+}
+
 /// The [`Evolve::on_batch`](crate::evolve::Evolve::on_batch) of the command
 /// line: rewrites `DIR/timeline.csv` from the committed timeline.
 pub fn timeline_writer(

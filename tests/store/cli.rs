@@ -238,6 +238,53 @@ fn a_second_writer_fails_at_once_while_a_reader_runs_beside_the_writer() {
 /// Two runs with different stores into one `--out` (issue 32 item 2): the
 /// second fails at once naming OUT and writes nothing; the first finishes;
 /// no `OUT.lock` is left.
+/// An `--out` that holds another run's files is refused unless `--force`
+/// (it was replaced without a word); `--resume` continues its own.
+#[test]
+fn an_out_with_files_is_refused_unless_force_or_resume() {
+    let dir = tmpdir("out-exists");
+    let o = karate(&dir, &[]);
+    assert!(o.status.success(), "{}", err(&o));
+    let summary = std::fs::read(dir.join("k").join("summary.json")).unwrap();
+    // Another store into the same --out.
+    let ev = dir.join("k.csv");
+    let again = |extra: &[&str]| {
+        bin()
+            .args(["evolve", "--graph", "data/karate.edges", "--events"])
+            .arg(&ev)
+            .arg("--store")
+            .arg(dir.join("other.db"))
+            .arg("--out")
+            .arg(dir.join("k"))
+            .args(["--dim", "1", "--norm", "l1", "--seed", "9", "--quiet"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = again(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("already exists") && err(&o).contains("--force"),
+        "{}",
+        err(&o)
+    );
+    assert!(!dir.join("other.db").exists(), "refused before its store");
+    assert_eq!(
+        std::fs::read(dir.join("k").join("summary.json")).unwrap(),
+        summary
+    );
+    let o = again(&["--force"]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_ne!(
+        std::fs::read(dir.join("k").join("summary.json")).unwrap(),
+        summary
+    );
+    // The first store resumed into its own --out (nothing left to do).
+    let o = karate(&dir, &["--resume"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_second_run_into_the_same_out_fails_at_once() {
     let dir = tmpdir("one-out");

@@ -386,8 +386,9 @@ impl ser::Serializer for &mut Cells<'_> {
             return Err(RowError(not_finite(&column(), v)));
         }
         if v.is_finite() && v.abs() > self.bound {
+            // Never the number: an owner's value or an answer is a secret.
             return Err(RowError(format!(
-                "column '{}': expected a number within ±{:e}, found '{v:e}'",
+                "column '{}': expected a number within ±{:e} (the cell is not shown)",
                 column(),
                 self.bound
             )));
