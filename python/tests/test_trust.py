@@ -85,6 +85,7 @@ def test_relay_responses_are_simulates(tmp_path):
         (pdf.relay, {"replicates": 3}, ["replicates", "relay does not use it"]),
         (pdf.relay, {"delta": 0.5}, ["delta", "relay does not use it"]),
         (pdf.utility, {"bins": 7}, ["bins", "utility does not use it"]),
+        (pdf.utility, {"mechanism": "independent"}, ["mechanism", "utility does not use it"]),
         (pdf.utility, {"ego_owners": ["0"]}, ["ego_owners", "utility does not use it"]),
         (pdf.utility, {"responses": True}, ["responses", "utility does not use it"]),
         (pdf.simulate, {"mechanism": "gaussian", "norm": "l1", "dim": 2}, ["norm", "l2 for the Gaussian"]),

@@ -374,6 +374,9 @@ impl Default for SimConfig {
 pub(crate) enum Ignored {
     /// `mechanism = independent` (a command of the correlated path only).
     Independent,
+    /// `mechanism` other than its default (a command that runs its own
+    /// schemes).
+    Mechanism,
     /// `post`.
     Post,
     /// `replicates`.
@@ -405,6 +408,11 @@ impl SimConfig {
                 Ignored::Independent => (
                     "mechanism",
                     self.mechanism == MechanismChoice::Independent,
+                    self.mechanism.to_string(),
+                ),
+                Ignored::Mechanism => (
+                    "mechanism",
+                    self.mechanism != d.mechanism,
                     self.mechanism.to_string(),
                 ),
                 Ignored::Post => ("post", self.post != d.post, self.post.to_string()),

@@ -184,6 +184,7 @@ impl UtilityConfig {
         self.sim.refuse_ignored(
             "utility",
             &[
+                Ignored::Mechanism,
                 Ignored::Replicates,
                 Ignored::FirstReplicate,
                 Ignored::EgoOwners,
