@@ -27,17 +27,6 @@ use crate::sim::{Plan, simulate};
 use crate::util::average::{mean, median};
 use crate::utility::UtilityPlan;
 
-/// The metrics only rows with a coalition carry (a figure of them needs a
-/// `coalition` key in the grid).
-pub const COLLUSION_METRICS: [&str; 6] = [
-    "gain_mean",
-    "gain_median",
-    "coalition_mse",
-    "eps_max",
-    "eps_sum",
-    "coalition_size",
-];
-
 /// Every metric name a sweep writes (the table above), for checking
 /// `--metric` before a sweep runs.
 pub const METRICS: [&str; 23] = [
@@ -65,6 +54,11 @@ pub const METRICS: [&str; 23] = [
     "gossip_eps_exact_max",
     "two_schools_mse",
 ];
+
+/// The metrics only rows with a coalition carry (a figure of them needs a
+/// `coalition` key in the grid): `gain_mean` … `coalition_size` of
+/// [`METRICS`], read from it.
+pub const COLLUSION_METRICS: &[&str] = METRICS.split_at(7).1.split_at(6).0;
 
 impl SweepRow {
     fn new(mechanism: &str, metric: &str, value: f64) -> SweepRow {
@@ -258,4 +252,24 @@ pub fn collude_rows(plan: &Plan<'_>, cp: &ColludePoint) -> Result<Vec<SweepRow>>
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The coalition metrics are the range of `METRICS` they are read from
+    /// (a reordering of `METRICS` must not change them).
+    #[test]
+    fn collusion_metrics_are_the_coalition_columns() {
+        assert_eq!(
+            super::COLLUSION_METRICS,
+            [
+                "gain_mean",
+                "gain_median",
+                "coalition_mse",
+                "eps_max",
+                "eps_sum",
+                "coalition_size"
+            ]
+        );
+    }
 }
