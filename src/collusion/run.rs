@@ -465,20 +465,30 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
     /// a distance the graph has is refused even when no coalition member
     /// stands there.
     fn check_row_levels(&self, row: &[f64]) -> Result<()> {
-        let spec = self.plan.map().spec();
-        let mut last = f64::NAN;
+        let (map, delta) = (self.plan.map(), self.plan.model().sensitivity);
+        // Each distinct distance once: a 64-slot memo by bits (hop rows hold
+        // a few values); the messages are built only for a refusal.
+        let mut seen = [u64::MAX; 64];
         for &d in row {
-            // Runs of one distance (hop rows hold few values) are checked once.
-            if !(d.is_finite() && d > 0.0) || d == last {
+            if !(d.is_finite() && d > 0.0) {
                 continue;
             }
-            last = d;
-            let at = format!("distance {}", limits::fmt_num(d));
-            let (e, delta) = (self.plan.map().eps(d), self.plan.model().sensitivity);
-            if let Some(err) = limits::level_error(&spec, e, &at, delta) {
-                return Err(err);
+            let bits = d.to_bits();
+            let slot = ((bits ^ (bits >> 29)) % 64) as usize;
+            if seen[slot] == bits {
+                continue;
             }
-            self.family.checked_level(e, &spec, &at)?;
+            seen[slot] = bits;
+            let e = map.eps(d);
+            let ok =
+                limits::level_in_range(e, delta) && self.family.checked_level(e, "", "").is_ok();
+            if !ok {
+                let (spec, at) = (map.spec(), format!("distance {}", limits::fmt_num(d)));
+                if let Some(err) = limits::level_error(&spec, e, &at, delta) {
+                    return Err(err);
+                }
+                self.family.checked_level(e, &spec, &at)?;
+            }
         }
         Ok(())
     }
