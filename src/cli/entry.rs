@@ -73,6 +73,10 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         eprintln!("{}", one_line(&line));
         return ExitCode::from(code);
     }
+    if let Some(line) = stray_value_error(e) {
+        eprintln!("{line} (see --help)");
+        return ExitCode::from(2);
+    }
     let mut text = e.render().to_string();
     // A value holding a line break (`--trials $'1\n2'`) is quoted escaped,
     // before clap's own lines are joined.
@@ -106,4 +110,22 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             || matches!(c.downcast_ref::<crate::Error>(),
                 Some(crate::Error::Io { error, .. }) if error.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// A stray value (`relax --value 1 31415926535`: the second number is not
+/// taken by `--value`) is never echoed: a private value is exactly what such
+/// a slip puts there. (A misspelt flag, `--valeu=3`, clap already names
+/// without its value.) `None` for other errors.
+fn stray_value_error(e: &clap::Error) -> Option<String> {
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) if !arg.starts_with('-') => Some(
+            "error: unexpected argument (not shown: a value without its flag may be a secret; \
+             a flag takes one value, a vector's numbers comma-separated: `--value 1,-2`)"
+                .to_string(),
+        ),
+        _ => None,
+    }
 }

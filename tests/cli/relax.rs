@@ -461,7 +461,7 @@ fn extensions_beyond_the_memory_budget_are_refused() {
 
 /// The secret of `relax` is never shown: not when `--value` does not parse
 /// (clap quoted it), not when it differs from the value a `--state` file
-/// holds (both were printed), under either noise.
+/// holds (both were printed), not as a stray argument, under either noise.
 #[test]
 fn the_secret_is_never_shown() {
     let dir = tmpdir("secret");
@@ -476,6 +476,21 @@ fn the_secret_is_never_shown() {
         assert_eq!(o.status.code(), Some(2), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
         assert!(!e.contains(secret) && e.contains("--value"), "{e}");
+    }
+    // A secret's second number after a space is a stray argument: clap
+    // echoed it ("unexpected argument '31415926535' found").
+    for args in [
+        &["--value", "1", secret, "--eps", "1"][..],
+        &["--eps", "1", secret],
+    ] {
+        let o = run(args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            !e.contains(secret) && e.contains("unexpected argument"),
+            "{e}"
+        );
     }
     for noise in [&[][..], &["--noise", "discrete"][..]] {
         let state = dir.join(format!("s{}.json", noise.len()));
