@@ -710,8 +710,8 @@ def gossip(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[st
     """Private gossip averaging (Muffliato) beside diffusion (``privdiffuse
     gossip`` in memory): every node adds N(0, ``sigma``²) once and gossips
     with the Metropolis–Hastings matrix for ``steps`` (default: the mixing
-    rule) ``gossip`` ("accelerated" or "simple") steps. Options: ``sigma``,
-    ``steps``, ``gossip``, ``alpha`` (default 2), ``delta`` (1e-6),
+    rule) ``gossip`` ("accelerated" or "simple") steps. Options: ``sigma``
+    (required: it sets the privacy), ``steps``, ``gossip``, ``alpha`` (default 2), ``delta`` (1e-6),
     ``owners`` (sources of the code's accounting), ``observers`` (of the
     exact loss; default the owners), ``coalitions``, ``values`` (a spec, or
     in memory as for :func:`simulate`), ``sensitivity``, ``replicates``,

@@ -25,6 +25,10 @@ pub fn _gossip(
     threads: Option<usize>,
 ) -> PyResult<PyUtilityOutput> {
     let door::Options { given, values } = door::options(options)?;
+    if !given.contains_key("sigma") {
+        let e = GossipConfig::sigma_missing();
+        return Err(pyo3::exceptions::PyTypeError::new_err(e.to_string()));
+    }
     let mut config: GossipConfig = door::config(&GossipConfig::default(), &given)?;
     let g = graph.map(|p| p.g.clone());
     let token = CancelToken::new();

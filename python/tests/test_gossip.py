@@ -42,6 +42,13 @@ def test_gossip_equals_the_cli_file_for_file(tmp_path):
         assert res.csv(name) == (tmp_path / "cli" / name).read_text(), name
 
 
+def test_sigma_has_no_default():
+    # The command line requires --sigma and a sweep's gossip point `sigma`:
+    # Python used to run with a silent sigma = 1.
+    with pytest.raises(TypeError, match="sigma"):
+        pdf.gossip(str(KARATE), owners="0,")
+
+
 def test_gossip_tables_hold_the_contract_columns():
     res = pdf.gossip(str(KARATE), sigma=1.0, owners="0,", replicates=2)
     p = res.privacy

@@ -90,6 +90,16 @@ def test_relay_responses_are_simulates(tmp_path):
         (pdf.utility, {"responses": True}, ["responses", "utility does not use it"]),
         (pdf.simulate, {"mechanism": "gaussian", "norm": "l1", "dim": 2}, ["norm", "l2 for the Gaussian"]),
         (pdf.simulate, {"replicates": 100001}, ["replicates", "100000"]),
+        # delta only with the Gaussian mechanism, bins only on continuous
+        # distances, collude without simulate's own keys (all were ignored).
+        (pdf.simulate, {"delta": 0.5}, ["delta", "Gaussian mechanism"]),
+        (pdf.simulate, {"bins": 7}, ["bins", "hop distances"]),
+        (pdf.collude, {"coalitions": "far:min-d=2", "delta": 0.5}, ["delta", "Gaussian mechanism"]),
+        (pdf.collude, {"coalitions": "far:min-d=2", "bins": 7}, ["bins", "hop distances"]),
+        (pdf.collude, {"coalitions": "far:min-d=2", "replicates": 3}, ["replicates", "collude does not use it"]),
+        (pdf.collude, {"coalitions": "far:min-d=2", "post": "bit"}, ["post", "collude does not use it"]),
+        (pdf.collude, {"coalitions": "far:min-d=2", "ego_owners": ["0"]}, ["ego_owners", "collude does not use it"]),
+        (pdf.collude, {"coalitions": "far:min-d=2", "responses": True}, ["responses", "collude does not use it"]),
     ],
 )
 def test_one_rule_for_every_run_function(run, options, words):

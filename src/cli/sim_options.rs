@@ -149,13 +149,10 @@ impl SimOptions {
     pub fn refuse_unused_in(&self, command: &str, c: &SimConfig) -> crate::Result<()> {
         let mut unused = Vec::new();
         if c.mechanism != MechanismChoice::Gaussian {
-            unused.push((Shared::Delta, "δ belongs to the Gaussian mechanism"));
+            unused.push((Shared::Delta, crate::sim::config::DELTA_UNUSED));
         }
         if c.distance == DistanceKind::Hop {
-            unused.push((
-                Shared::Bins,
-                "bins bucket continuous distances; hop distances are their own levels",
-            ));
+            unused.push((Shared::Bins, crate::sim::config::BINS_UNUSED));
         }
         self.refuse_unused(command, &unused)
     }

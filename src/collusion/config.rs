@@ -61,8 +61,24 @@ impl Default for CollusionConfig {
 pub(crate) const OWN_KEYS: [&str; 4] = ["coalitions", "estimators", "trials", "composition_delta"];
 
 impl CollusionConfig {
-    /// The runner's options (validated).
+    /// The runner's options (validated). The simulation's keys `collude`
+    /// does not use are refused here, for every face: `post`, `replicates`,
+    /// `first_replicate`, `ego_owners`, `path_owners`, `responses`, and
+    /// `delta`/`bins` where the run has no use for them.
     pub fn options(&self) -> Result<CollusionOptions> {
+        use crate::sim::config::Ignored;
+        self.sim.refuse_ignored(
+            "collude",
+            &[
+                Ignored::Post,
+                Ignored::Replicates,
+                Ignored::FirstReplicate,
+                Ignored::EgoOwners,
+                Ignored::PathOwners,
+                Ignored::Responses,
+            ],
+        )?;
+        self.sim.refuse_unused()?;
         let opts = CollusionOptions {
             coalitions: self.coalitions.clone(),
             estimators: self.estimators.clone(),

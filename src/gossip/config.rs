@@ -78,10 +78,31 @@ impl Default for GossipConfig {
 }
 
 impl GossipConfig {
+    /// The refusal of a gossip run whose `sigma` was not given: σ sets the
+    /// privacy, so no face picks it for the user (the CLI requires `--sigma`,
+    /// a sweep's gossip point and Python's `gossip()` `sigma`; the `1` of
+    /// [`Default`] is only a placeholder for the library's struct update).
+    pub fn sigma_missing() -> Error {
+        Error::param(
+            "command",
+            "gossip",
+            "a `sigma` too (σ of the noise each node adds once: it sets the privacy, so it has \
+             no default)",
+        )
+    }
+
     /// Checks what needs no graph.
     pub fn check(&self) -> Result<()> {
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
             return Err(Error::param("sigma", self.sigma, "a finite number > 0"));
+        }
+        if !(self.sigma * self.sigma).is_normal() {
+            // The mixing rule and every privacy number divide by σ².
+            return Err(Error::param(
+                "sigma",
+                self.sigma,
+                "a σ whose square is a normal number (about 1e-154 to 1e154)",
+            ));
         }
         if let Some(t) = self.steps
             && !(1..=MAX_STEPS).contains(&t)

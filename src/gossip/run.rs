@@ -207,6 +207,25 @@ fn pairs_by_hop(graph: &Graph) -> Result<Vec<u64>> {
     Ok(hist)
 }
 
+/// The local level α·Δ²/(2σ²) (9), which bounds every privacy number of the
+/// run: refused unless finite and > 0, before the run (it used to surface as
+/// "privacy.csv could not be formatted").
+fn checked_local_level(config: &GossipConfig, sensitivity: f64) -> Result<f64> {
+    let local = local_level(config.alpha, sensitivity, config.sigma);
+    if local.is_finite() && local > 0.0 {
+        return Ok(local);
+    }
+    Err(Error::param(
+        "sigma",
+        config.sigma,
+        format!(
+            "a σ at which the local level α·Δ²/(2σ²) is a finite number > 0 (α = {}, Δ = {}: \
+             it is {local})",
+            config.alpha, sensitivity
+        ),
+    ))
+}
+
 /// Runs `config` on `graph` (its `graph` path is not read).
 pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Result<GossipOutput> {
     let t_all = Instant::now();
@@ -218,6 +237,7 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
     let w = Metropolis::new(graph)?;
     let n = w.n();
     let (lo, hi, sensitivity) = config.interval()?;
+    let local = checked_local_level(config, sensitivity)?;
     let owners = resolve(&config.owners, graph, config.seed, "owners")?;
     let observers = match &config.observers {
         Some(o) => resolve(o, graph, config.seed, "observers")?,
@@ -245,7 +265,6 @@ pub fn run_gossip(graph: &Graph, config: &GossipConfig, control: &Control) -> Re
     timings.norms_s = clock.elapsed().as_secs_f64();
     control.check()?;
 
-    let local = local_level(config.alpha, sensitivity, config.sigma);
     let units = Units {
         local,
         sensitivity,

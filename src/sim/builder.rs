@@ -335,9 +335,11 @@ impl<'g> Simulation<'g> {
         &self.config
     }
 
-    /// Validates the description, prepares the distances and runs every
+    /// Validates the description (`delta` without the Gaussian mechanism
+    /// and `bins` on hops refused), prepares the distances and runs every
     /// owner. Nothing is written to disk.
     pub fn run(&self) -> Result<SimOutput> {
+        self.config.refuse_unused()?;
         let distances = super::distances_for(&self.config, self.graph)?;
         let plan = Plan::new(&self.config, self.graph, &distances)?;
         let keeps = |r: Rows| self.keep.contains(&r);

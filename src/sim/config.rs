@@ -372,7 +372,8 @@ impl Default for SimConfig {
 /// does not use ([`SimConfig::refuse_ignored`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ignored {
-    /// `mechanism = independent` (a command of the correlated path only).
+    /// `mechanism = independent` (a command of the correlated path only;
+    /// `both`, the simulation's default, is its correlated half).
     Independent,
     /// `mechanism` other than its default (a command that runs its own
     /// schemes).
@@ -395,13 +396,42 @@ pub(crate) enum Ignored {
     Delta,
 }
 
+/// Why `delta` is unused by a run without the Gaussian mechanism.
+pub(crate) const DELTA_UNUSED: &str = "δ belongs to the Gaussian mechanism";
+/// Why `bins` is unused by a run on hop distances.
+pub(crate) const BINS_UNUSED: &str =
+    "bins bucket continuous distances; hop distances are their own levels";
+
 impl SimConfig {
+    /// Refuses `delta` set (away from its default) when no Gaussian
+    /// mechanism runs and `bins` when the distances are hops: both were
+    /// accepted and ignored by `simulate` and `collude` from Python
+    /// keywords and `--config` files (the command line refuses the flags:
+    /// [`crate::cli`]'s `refuse_unused_in`).
+    pub(crate) fn refuse_unused(&self) -> Result<()> {
+        let mut unused = Vec::new();
+        if self.mechanism != MechanismChoice::Gaussian {
+            unused.push(Ignored::Delta);
+        }
+        if self.distance == DistanceKind::Hop {
+            unused.push(Ignored::Bins);
+        }
+        self.refuse_set(None, &unused)
+    }
+
     /// Refuses, in one line, a parameter of `ignored` set away from its
     /// default: `command` builds on the simulation's options but does not
     /// use it, and used to accept and ignore it from Python keywords,
     /// `--config` files and sweep keys (its command line has no such flag,
     /// or refuses it: [`crate::cli`]'s `refuse_unused`).
     pub(crate) fn refuse_ignored(&self, command: &str, ignored: &[Ignored]) -> Result<()> {
+        self.refuse_set(Some(command), ignored)
+    }
+
+    /// The first parameter of `ignored` set away from its default, refused:
+    /// `command` does not use it, or (`None`) this run's noise or distance
+    /// has no use for it.
+    fn refuse_set(&self, command: Option<&str>, ignored: &[Ignored]) -> Result<()> {
         let d = SimConfig::default();
         for &p in ignored {
             let (name, set, value) = match p {
@@ -445,11 +475,15 @@ impl SimConfig {
                 ),
             };
             if set {
-                return Err(Error::param(
-                    name,
-                    value,
-                    format!("no `{name}`: {command} does not use it"),
-                ));
+                let expected = match (p, command) {
+                    (Ignored::Delta, None) => format!("no `{name}` here: {DELTA_UNUSED}"),
+                    (Ignored::Bins, None) => format!("no `{name}` here: {BINS_UNUSED}"),
+                    (_, command) => format!(
+                        "no `{name}`: {} does not use it",
+                        command.unwrap_or("this run")
+                    ),
+                };
+                return Err(Error::param(name, value, expected));
             }
         }
         Ok(())
@@ -518,11 +552,16 @@ impl SimConfig {
                 format!("an integer in 1..={most}"),
             ));
         }
-        if self.first_replicate.checked_add(self.replicates).is_none() {
+        // Replicate r is the one a longer run has; no run has more than
+        // `most`, so no replicate lies beyond them.
+        if self.first_replicate as usize + self.replicates as usize > most {
             return Err(Error::param(
                 "replicate",
                 self.first_replicate,
-                format!("replicates below {}", u32::MAX - self.replicates + 1),
+                format!(
+                    "a replicate below {} (a run has at most {most} replicates)",
+                    most + 1 - self.replicates as usize
+                ),
             ));
         }
         if let Some(ids) = &self.ego_owners

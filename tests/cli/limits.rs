@@ -583,5 +583,29 @@ fn replicates_have_one_cap_in_every_command() {
         );
         empty(&dir);
     }
+    // Replicate r exists only below the cap: it is the one a longer run has.
+    for (r, ok) in [("99999", true), ("100000", false), ("4000000000", false)] {
+        let args = [
+            "simulate",
+            "--graph",
+            "data/karate.edges",
+            "--replicate",
+            r,
+            "--out",
+            o,
+            "-q",
+            "--no-plots",
+        ];
+        let run = run_within(&args, 10);
+        let e = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.success(), ok, "{r}: {e}");
+        if ok {
+            fs::remove_dir_all(&out).unwrap();
+        } else {
+            assert_eq!(run.status.code(), Some(2), "{e}");
+            assert!(e.contains(&format!("--replicate '{r}'")), "{e}");
+        }
+        empty(&dir);
+    }
     fs::remove_dir_all(&dir).unwrap();
 }

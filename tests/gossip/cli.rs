@@ -124,6 +124,21 @@ fn refuses_bad_input_in_one_line() {
         ),
         (vec!["--graph", karate(), "--sigma", "0"], "--sigma"),
         (vec!["--graph", karate(), "--sigma=-1"], "--sigma"),
+        // σ² underflows or overflows (the mixing rule said "inf steps"), and
+        // α·Δ²/(2σ²) overflows ("privacy.csv could not be formatted").
+        (vec!["--graph", karate(), "--sigma", "1e-160"], "--sigma"),
+        (vec!["--graph", karate(), "--sigma", "1e300"], "--sigma"),
+        (
+            vec![
+                "--graph",
+                karate(),
+                "--sigma",
+                "1",
+                "--sensitivity",
+                "1e300",
+            ],
+            "local level",
+        ),
         (
             vec!["--graph", karate(), "--sigma", "1", "--steps", "0"],
             "--steps",

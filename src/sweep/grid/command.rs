@@ -158,13 +158,7 @@ fn gossip_point(
     }
     match get("sigma") {
         Some(t) => c.sigma = number("sigma", t)?,
-        None => {
-            return Err(Error::param(
-                "command",
-                "gossip",
-                "a `sigma` too (the noise of a gossip point)",
-            ));
-        }
+        None => return Err(GossipConfig::sigma_missing()),
     }
     if let Some(t) = get("steps") {
         c.steps = Some(whole("steps", t, 1, crate::gossip::iteration::MAX_STEPS)?);
@@ -326,6 +320,47 @@ mod tests {
         assert!(check_command_key("command", "x").is_err());
         assert!(check_command_key("access_radius", "-1").is_err());
         assert!(check_command_key("access_radius", "0").is_ok());
+    }
+
+    /// `delta` and `bins` that no point uses are refused (they were
+    /// ignored); a grid crossing the mechanism or the distance keeps them
+    /// for the points that use them.
+    #[test]
+    fn keys_no_point_uses_are_refused() {
+        let karate = concat!(env!("CARGO_MANIFEST_DIR"), "/data/karate.edges");
+        for (rest, refused) in [
+            (
+                "delta = 0.001\n[grid]\nmechanism = [\"correlated\", \"both\"]",
+                Some("delta"),
+            ),
+            (
+                "[grid]\ndelta = [0.001, 0.01]\nseed = [1, 2]",
+                Some("delta"),
+            ),
+            (
+                "delta = 0.001\n[grid]\nmechanism = [\"correlated\", \"gaussian\"]",
+                None,
+            ),
+            ("bins = 7\n[grid]\nseed = [1, 2]", Some("bins")),
+            (
+                "bins = 7\n[grid]\ndistance = [\"hop\", \"resistance\"]",
+                None,
+            ),
+        ] {
+            let toml = format!("[base]\ngraph = \"{karate}\"\n{rest}\n");
+            let grid = crate::sweep::Grid::from_toml_str(&toml).unwrap();
+            match (grid.points(), refused) {
+                (Ok(_), None) => {}
+                (Err(e), Some(key)) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.contains(key) && e.contains("no point uses it"),
+                        "{rest}: {e}"
+                    );
+                }
+                (got, _) => panic!("{rest}: {:?}", got.map(|p| p.len())),
+            }
+        }
     }
 
     /// A utility sweep on karate: rows per scheme and degree bucket equal to

@@ -529,6 +529,7 @@ impl Grid {
         let owners_given = self.base.iter().any(|(k, _)| k == "owners")
             || self.axes.iter().any(|a| a.key == "owners");
         let mut out = Vec::with_capacity(n);
+        let mut unused = UnusedKeys::default();
         for index in 0..n {
             let mut values = self.point_values(index);
             let lookup = |name: &str| {
@@ -609,6 +610,7 @@ impl Grid {
                 .collect();
             let CommandPoint { utility, gossip } =
                 command_point(&command, &config, collude.is_some(), &sim_keys)?;
+            unused.note(&settings, &config, gossip.is_some());
             if gossip.is_some() {
                 // Gossip values are one number per node: the point's own
                 // (unused) simulation plan is built in one dimension too.
@@ -631,6 +633,7 @@ impl Grid {
                 owners_default,
             });
         }
+        unused.refuse()?;
         Ok(out)
     }
 
@@ -698,5 +701,50 @@ impl Grid {
             other => other,
         })?;
         Ok((slot, val))
+    }
+}
+
+/// `delta` and `bins` given to a sweep whose points never use them (no
+/// Gaussian mechanism and no gossip point; hop distances only): refused, as
+/// the command line refuses the flags. A key some points use is kept for
+/// those (a grid crossing `mechanism` with `delta`).
+#[derive(Default)]
+struct UnusedKeys {
+    delta: Option<(String, bool)>,
+    bins: Option<(String, bool)>,
+}
+
+impl UnusedKeys {
+    /// Notes a point: the keys' texts and whether the point uses them.
+    fn note(&mut self, settings: &[(String, Slot, Value, String)], c: &SimConfig, gossip: bool) {
+        let uses_delta = c.mechanism == crate::mechanism::MechanismChoice::Gaussian || gossip;
+        let uses_bins = c.distance != crate::distance::DistanceKind::Hop;
+        for (_, slot, _, text) in settings {
+            let (entry, used) = match slot {
+                Slot::Sim(s) if s == "delta" => (&mut self.delta, uses_delta),
+                Slot::Sim(s) if s == "bins" => (&mut self.bins, uses_bins),
+                _ => continue,
+            };
+            let e = entry.get_or_insert_with(|| (text.clone(), false));
+            e.1 |= used;
+        }
+    }
+
+    /// The refusal of a key no point used.
+    fn refuse(&self) -> Result<()> {
+        use crate::sim::config::{BINS_UNUSED, DELTA_UNUSED};
+        for (name, entry, why) in [
+            ("delta", &self.delta, DELTA_UNUSED),
+            ("bins", &self.bins, BINS_UNUSED),
+        ] {
+            if let Some((given, false)) = entry {
+                return Err(Error::param(
+                    name,
+                    given,
+                    format!("no `{name}` in this sweep: {why}, and no point uses it"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
