@@ -6,7 +6,7 @@ use super::config::RelayConfig;
 use super::plan::RelayPlan;
 use super::stats::{RelayTotal, RunStats, totals};
 use crate::graph::GraphStats;
-use crate::sim::MapSummary;
+use crate::sim::{MapSummary, SimConfig};
 use serde::Serialize;
 
 /// What a round is, in `summary.json`.
@@ -58,7 +58,12 @@ pub fn summarize(plan: &RelayPlan<'_>, stats: &RunStats) -> RelaySummary {
         tool: "privdiffuse",
         version: env!("CARGO_PKG_VERSION"),
         config: RelayConfig {
-            sim: plan.config().sim_config(),
+            // `responses` as given (the plan's simulation never writes them:
+            // the relay does), so that `--config` re-runs it.
+            sim: SimConfig {
+                responses: plan.config().sim.responses,
+                ..plan.config().sim_config()
+            },
             untrimmed: plan.fractions().to_vec(),
         },
         eps_map: MapSummary::of(plan.sim()),

@@ -102,6 +102,20 @@ fn relay_responses_are_simulates_byte_for_byte() {
             got == want,
             "{name}: relay's responses.csv differs from simulate's"
         );
+        // Recorded, so that `--config` re-runs it with the file.
+        let summary = std::fs::read_to_string(r.join("summary.json")).unwrap();
+        assert!(summary.contains("\"responses\": true"), "{name}: {summary}");
+        if name == "hop" {
+            let again = dir.join("hop-again");
+            ok(&bin()
+                .args(["relay", "--no-plots", "--quiet", "--config"])
+                .arg(r.join("summary.json"))
+                .arg("--out")
+                .arg(&again)
+                .output()
+                .unwrap());
+            assert_eq!(std::fs::read(again.join("responses.csv")).unwrap(), want);
+        }
     }
     // Without the flag, no file (the outputs as before).
     let r = dir.join("plain");
