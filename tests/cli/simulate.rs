@@ -341,3 +341,31 @@ fn replicates_are_identical_for_1_and_2_threads() {
     assert!(summary.contains("\"replicates\": 3"), "{summary}");
     fs::remove_dir_all(&d).unwrap();
 }
+
+/// Values near ±1e300 are accepted (their range has a finite width): the
+/// figure their answers cannot be placed on is skipped with one warning, and
+/// the run keeps its data files (the figure step used to fail the run).
+#[test]
+fn values_beyond_what_an_axis_places_skip_the_figure_not_the_run() {
+    let d = scratch("huge-values");
+    let out = d.join("o");
+    let o = simulate(&[
+        "--graph",
+        "data/karate.edges",
+        "--values",
+        "uniform:1e300,1.5e300",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.starts_with("warning: figure ego not drawn: ego.csv:2"),
+        "{e}"
+    );
+    assert!(out.join("ego.csv").is_file() && !out.join("ego.png").exists());
+    assert!(out.join("jumps.png").is_file());
+    fs::remove_dir_all(&d).unwrap();
+}

@@ -377,8 +377,8 @@ fn has_rows(file: &Path) -> bool {
 /// `dir/<kind>.png` and `dir/<kind>.svg` at the default size; kinds with a
 /// missing input, a header and no rows, an input of more than
 /// [`data::MAX_ROWS`] rows (the run keeps its data; `plot` would refuse the
-/// file too), or nothing drawable in it (e.g. only empty coalitions) are
-/// skipped. Returns the files written. Meant for `simulate` and `collude`,
+/// file too), nothing drawable in it (e.g. only empty coalitions), or
+/// numbers beyond [`data::DRAWABLE`] (with a warning) are skipped. Returns the files written. Meant for `simulate` and `collude`,
 /// which call it on their (staging) output directory.
 pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
@@ -397,6 +397,23 @@ pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> 
         }
         let fig = match load(kind, dir, &opts) {
             Err(Error::NothingToDraw { .. }) => continue,
+            // The run's own numbers beyond what an axis can place (values
+            // near ±1e300): its data files stand, the figure is skipped.
+            Err(Error::Input {
+                file,
+                line,
+                message,
+            }) if message.contains(crate::util::table::BEYOND_BOUND) => {
+                crate::util::notes::warn(&format!(
+                    "figure {} not drawn: {}:{line} holds numbers beyond ±{:e}, which no axis \
+                     can place (the data files are complete)",
+                    kind.stem(),
+                    // The staging directory's name means nothing to the user.
+                    file.strip_prefix(dir).unwrap_or(&file).display(),
+                    data::DRAWABLE
+                ));
+                continue;
+            }
             other => other?,
         };
         for ext in ["png", "svg"] {

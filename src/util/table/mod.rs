@@ -29,6 +29,11 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The words of a finite number refused as beyond a reader's bound
+/// ([`Reader::within`]), followed by the bound: a figure's default drawing
+/// recognises them and skips the figure.
+pub(crate) const BEYOND_BOUND: &str = "expected a number within ±";
+
 mod cells;
 mod read;
 
@@ -388,7 +393,7 @@ impl ser::Serializer for &mut Cells<'_> {
         if v.is_finite() && v.abs() > self.bound {
             // Never the number: an owner's value or an answer is a secret.
             return Err(RowError(format!(
-                "column '{}': expected a number within ±{:e} (the cell is not shown)",
+                "column '{}': {BEYOND_BOUND}{:e} (the cell is not shown)",
                 column(),
                 self.bound
             )));
