@@ -339,17 +339,16 @@ impl PyGradualRelease {
     #[pyo3(signature = (path, scalar=false))]
     fn load(path: PathBuf, scalar: bool) -> PyResult<Self> {
         let r = GradualRelease::load(&path).map_err(to_py)?;
-        if scalar && r.dim() != 1 {
-            return Err(param_err(
-                "scalar",
-                "True",
-                &format!(
-                    "False for a state of dimension {} (numbers are 1-D values)",
-                    r.dim()
-                ),
-            ));
-        }
-        Ok(PyGradualRelease { r, scalar })
+        Self::with_scalar(r, scalar)
+    }
+
+    /// GradualRelease.from_json(text, scalar=False) -> GradualRelease: a
+    /// state from the text `to_json` returned (validated as `load` does).
+    #[staticmethod]
+    #[pyo3(signature = (text, scalar=false))]
+    fn from_json(text: &str, scalar: bool) -> PyResult<Self> {
+        let r = GradualRelease::from_json(text, std::path::Path::new("<text>")).map_err(to_py)?;
+        Self::with_scalar(r, scalar)
     }
 
     /// Whether releases are numbers (the value was given as a number).
@@ -364,11 +363,33 @@ impl PyGradualRelease {
     }
 
     fn __repr__(&self) -> String {
+        // Python's words: `None`, or the float as `repr` prints it.
+        let level = match self.r.privacy_level() {
+            None => "None".to_string(),
+            Some(x) if x.fract() == 0.0 && x.abs() < 1e16 => format!("{x:.1}"),
+            Some(x) => format!("{x:?}"),
+        };
         format!(
-            "GradualRelease(dim={}, releases={}, privacy_level={:?})",
+            "GradualRelease(dim={}, releases={}, privacy_level={level})",
             self.r.dim(),
             self.r.history().len(),
-            self.r.privacy_level()
         )
+    }
+}
+
+impl PyGradualRelease {
+    /// `r` with releases as numbers when `scalar` (a 1-D state only).
+    fn with_scalar(r: GradualRelease, scalar: bool) -> PyResult<Self> {
+        if scalar && r.dim() != 1 {
+            return Err(param_err(
+                "scalar",
+                "True",
+                &format!(
+                    "False for a state of dimension {} (numbers are 1-D values)",
+                    r.dim()
+                ),
+            ));
+        }
+        Ok(PyGradualRelease { r, scalar })
     }
 }

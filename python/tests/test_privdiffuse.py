@@ -366,6 +366,19 @@ def test_collude_and_gradual_release(tmp_path):
     gr.save(tmp_path / "rel.json")
     back = pdf.GradualRelease.load(tmp_path / "rel.json")
     assert back.to_json() == gr.to_json()
+    assert pdf.GradualRelease.from_json(gr.to_json()).to_json() == gr.to_json()
+    assert repr(gr) == "GradualRelease(dim=2, releases=2, privacy_level=2.0)"
+    assert repr(pdf.GradualRelease(1.0)).endswith("privacy_level=None)")
+
+
+def test_a_state_text_given_as_a_path_is_not_echoed():
+    # load(text) used to raise an OSError whose message was the whole state,
+    # secret included.
+    secret = 31415926535.0
+    text = pdf.GradualRelease([secret, 1.0], seed=1).to_json()
+    with pytest.raises(ValueError) as e:
+        pdf.GradualRelease.load(text)
+    assert "31415926535" not in str(e.value) and "from_json" in str(e.value)
 
 
 def test_gradual_release_of_a_number_releases_numbers(tmp_path):

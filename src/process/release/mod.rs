@@ -614,6 +614,16 @@ impl GradualRelease {
     /// Loads and validates a state file (as written by the top layer's
     /// `output::save_release`).
     pub fn load(path: &Path) -> Result<Self> {
+        let name = path.as_os_str().to_string_lossy();
+        if !path.exists() && (name.trim_start().starts_with('{') || name.contains('\n')) {
+            // A state's JSON text given as its path: an error naming the
+            // "file" would print the secret it holds.
+            return Err(Error::param(
+                "path",
+                "(not shown: it looks like a state's JSON text, which holds the secret)",
+                "the path of a state file (JSON text is read by `from_json`)",
+            ));
+        }
         // Parsed into vectors of f64: about a third of the text's size,
         // plus serde's buffers; refuse what could not fit the budget.
         let cap = (crate::limits::memory_budget().bytes / 4).min(1 << 30);
