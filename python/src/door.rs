@@ -232,9 +232,24 @@ pub fn config<T: Serialize + DeserializeOwned>(
             if msg.starts_with("unknown field") {
                 return Err(PyTypeError::new_err(msg));
             }
-            // Name the key: the first one refused on its own.
+            // Name the key: the first one refused on its own. A nested
+            // `sim` object (relay's and utility's simulation options, which
+            // the caller wrote flat) is searched key by key: the user's key
+            // is named, not `sim`.
+            let mut singles: Vec<(String, Map<String, Value>)> = Vec::new();
             for (k, v) in given {
-                let one: Map<String, Value> = [(k.clone(), v.clone())].into_iter().collect();
+                match v {
+                    Value::Object(inner) if k == "sim" => {
+                        for (ik, iv) in inner {
+                            let one = [(ik.clone(), iv.clone())].into_iter().collect();
+                            let nested = [(k.clone(), Value::Object(one))].into_iter().collect();
+                            singles.push((ik.clone(), nested));
+                        }
+                    }
+                    _ => singles.push((k.clone(), [(k.clone(), v.clone())].into_iter().collect())),
+                }
+            }
+            for (k, one) in singles {
                 if let Err(e) = build(one) {
                     let m = e.to_string();
                     let m = if m.contains(k.as_str()) {

@@ -344,3 +344,12 @@ def test_value_models_as_strings(tmp_path):
         pdf.simulate(str(KARATE), values=s, owners=3, **OPTS)
     with pytest.raises(ValueError, match="dim"):
         pdf.simulate(str(KARATE), values=spec, dim=2, owners=2, seed=1)
+
+
+@pytest.mark.parametrize("run", [pdf.relay, pdf.utility])
+def test_a_bad_simulation_option_is_named_by_its_key_not_by_sim(run):
+    # relay and utility nest the simulation's options under `sim`: the
+    # message named `sim` instead of the key the caller wrote.
+    with pytest.raises(ValueError) as e:
+        run(str(KARATE), dim="x")
+    assert str(e.value).startswith("dim: "), str(e.value)
