@@ -4,6 +4,7 @@
 //! (devices, links, default locations, `--resume`, a resumed `--state`), and
 //! full disks (nothing that looks complete, the path named).
 
+use crate::support::scratch::scratch;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -12,13 +13,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-outputs-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn run(args: &[&str]) -> Output {
