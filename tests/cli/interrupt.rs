@@ -192,3 +192,52 @@ fn interrupted_sweep_leaves_only_its_progress_file() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An interrupted run leaves nothing in its temporary folder (`TMPDIR`)
+/// either: a `path` staging beside its output, and a figure that waits to
+/// be written into a named pipe no one reads (a special output is written in
+/// place; the signal lands while the run blocks on opening it).
+#[test]
+fn interrupted_runs_leave_nothing_in_the_temporary_folder() {
+    let dir = scratch("tempdir");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut cmd = bin();
+    cmd.env("TMPDIR", &tmp)
+        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
+        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
+        .arg(dir.join("p.csv"));
+    if interrupt("path", &mut cmd, "-INT", || has_staging(&dir)) {
+        assert_eq!(entries(&dir), ["tmp"], "path");
+        assert!(entries(&tmp).is_empty(), "path: {:?}", entries(&tmp));
+    }
+
+    let input = dir.join("in.csv");
+    let o = bin()
+        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
+        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let fifo = dir.join("f.png");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        crate::skip::skipped("no mkfifo: the named-pipe output is not tried");
+        return;
+    }
+    let mut cmd = bin();
+    cmd.env("TMPDIR", &tmp)
+        .args(["plot", "--kind", "path", "--input"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&fifo);
+    let t0 = Instant::now();
+    // Never done without a reader: the signal finds it drawing or blocked.
+    if interrupt("plot", &mut cmd, "-TERM", || {
+        t0.elapsed() > Duration::from_secs(1)
+    }) {
+        assert_eq!(entries(&dir), ["f.png", "in.csv", "in.json", "tmp"], "plot");
+        assert!(entries(&tmp).is_empty(), "plot: {:?}", entries(&tmp));
+    }
+}
