@@ -18,6 +18,7 @@
 /// What the tests share: the scratch folders.
 mod support {
     pub(crate) mod scratch;
+    mod scratch_tests;
 }
 
 /// The command-line program run as a user runs it: files, exit codes, messages.
