@@ -60,6 +60,30 @@ fn interrupt(what: &str, cmd: &mut Command, signal: &str, under_way: impl Fn() -
     true
 }
 
+/// `path` writing `out`: 5 M paths, seconds of writing, and an output (about
+/// 1 GiB projected) that fits the free space the run checks before it starts.
+fn long_path(out: &Path) -> Command {
+    let mut cmd = bin();
+    cmd.args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
+        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
+        .arg(out);
+    cmd
+}
+
+/// A `path` file of 8 samples, `dir/in.csv` (and its sidecar `in.json`),
+/// for a `plot --kind path` to draw.
+fn plot_input(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("in.csv");
+    let o = bin()
+        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
+        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    input
+}
+
 #[test]
 fn interrupted_simulate_removes_its_staging_directory() {
     let dir = scratch("simulate");
@@ -110,25 +134,13 @@ fn interrupted_collude_path_and_plot_leave_nothing() {
     std::fs::create_dir_all(&dir).unwrap();
 
     // path: a claimed new file, staged.
-    let mut cmd = bin();
-    // 5 M paths: seconds of writing, and an output (about 1 GiB projected)
-    // that fits the free space the run checks before it starts.
-    cmd.args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
-        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
-        .arg(dir.join("p.csv"));
+    let mut cmd = long_path(&dir.join("p.csv"));
     if interrupt("path", &mut cmd, "-TERM", || has_staging(&dir)) {
         assert!(entries(&dir).is_empty(), "path: {:?}", entries(&dir));
     }
 
     // plot: a large PNG takes a second or two to draw and encode.
-    let input = dir.join("in.csv");
-    let o = bin()
-        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
-        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    let input = plot_input(&dir);
     let mut cmd = bin();
     cmd.args([
         "plot", "--kind", "path", "--width", "10000", "--height", "10000",
@@ -202,24 +214,14 @@ fn interrupted_runs_leave_nothing_in_the_temporary_folder() {
     let dir = scratch("tempdir");
     let tmp = dir.join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let mut cmd = bin();
-    cmd.env("TMPDIR", &tmp)
-        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
-        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
-        .arg(dir.join("p.csv"));
+    let mut cmd = long_path(&dir.join("p.csv"));
+    cmd.env("TMPDIR", &tmp);
     if interrupt("path", &mut cmd, "-INT", || has_staging(&dir)) {
         assert_eq!(entries(&dir), ["tmp"], "path");
         assert!(entries(&tmp).is_empty(), "path: {:?}", entries(&tmp));
     }
 
-    let input = dir.join("in.csv");
-    let o = bin()
-        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
-        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    let input = plot_input(&dir);
     let fifo = dir.join("f.png");
     let made = Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
