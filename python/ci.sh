@@ -11,6 +11,10 @@ repo=$(pwd)
 unset RUST_BACKTRACE
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/privdiffuse-py-ci.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# What the steps put in a temporary folder goes into $tmp, removed on exit:
+# pytest's base folder (pytest-of-USER, --basetemp below), and the folders
+# the quick start and the notebook make with tempfile.mkdtemp().
+export TMPDIR="$tmp"
 
 echo "== python3 -m venv (fresh, in $tmp)"
 python3 -m venv "$tmp/venv"
@@ -32,7 +36,7 @@ echo "   built and installed in $(( $(date +%s) - t0 )) s"
 (cd "$tmp" && "$py" -c 'import privdiffuse, sys; print("   privdiffuse", privdiffuse.__version__, "from", privdiffuse.__file__)')
 
 echo "== pytest python/tests"
-(cd "$tmp" && "$py" -m pytest -q -rs -p no:cacheprovider "$repo/python/tests")
+(cd "$tmp" && "$py" -m pytest -q -rs -p no:cacheprovider --basetemp "$tmp/pytest" "$repo/python/tests")
 
 echo "== docs/python.md's quick start (from the repository root; writes only to a temp dir)"
 python3 - "$repo/docs/python.md" > "$tmp/quickstart.py" <<'PY'

@@ -561,8 +561,8 @@ mod tests {
 
     #[test]
     fn file_errors_list_missing_and_extra_nodes() {
-        let dir = std::env::temp_dir().join(format!("pd-values-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let g = Graph::from_index_edges(3, &[(0, 1), (1, 2)], None, false).unwrap();
         let f = dir.join("v.csv");
         std::fs::write(&f, "node,v1\n0,1.5\n1,2\n7,3\n").unwrap();

@@ -8,6 +8,18 @@
 //!
 //! A new test file goes into its theme's folder with a `mod` line below; a file
 //! put directly in `tests/` would be linked as a binary of its own again.
+//!
+//! Files go only into a [`support::scratch`] folder, which is removed when its
+//! guard drops, also when the test fails: `cargo test` leaves nothing in the
+//! temporary directory (`.ci/run` checks). To look at a failed test's files,
+//! run it with `PRIVDIFFUSE_KEEP_SCRATCH=1`: its folder is kept and its path
+//! printed on stderr.
+
+/// What the tests share: the scratch folders.
+mod support {
+    pub(crate) mod scratch;
+    mod scratch_tests;
+}
 
 /// The command-line program run as a user runs it: files, exit codes, messages.
 mod cli {

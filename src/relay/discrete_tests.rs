@@ -281,8 +281,8 @@ fn discrete_relay_refusals() {
 #[test]
 fn discrete_relay_never_shows_a_secret() {
     let g = load("data/karate.edges");
-    let dir = std::env::temp_dir().join(format!("pd-relay-secret-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let file = dir.join("values.csv");
     let text: String = (0..34)
         .map(|i| format!("{i},{}\n", if i == 5 { "123456789012345" } else { "0.5" }))

@@ -297,10 +297,8 @@ mod tests {
         }
         let written = String::from_utf8(w.into_inner().unwrap()).unwrap();
         assert_eq!(written, text, "{name}");
-        let p = std::env::temp_dir().join(format!(
-            "privdiffuse-rows-{}-{name}.csv",
-            std::process::id()
-        ));
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(format!("{name}.csv"));
         std::fs::write(&p, &written).unwrap();
         let mut back = Vec::new();
         Reader::open(&p)

@@ -388,8 +388,8 @@ mod tests {
 
     #[test]
     fn text_lines_strip_line_ends_and_check_text() {
-        let dir = std::env::temp_dir().join(format!("privdiffuse-lines-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let p = dir.join("a.txt");
         std::fs::write(&p, b"a\r\nb\n\nc\xff\n").unwrap();
         let mut t = TextLines::open(&p).unwrap();

@@ -5,19 +5,13 @@
 //! repeated gzip members (a `MultiGzDecoder` reads them as one stream), so a
 //! 512 MiB line costs a few kB of disk and no time to compress.
 
+use crate::support::scratch::scratch;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-bounds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(p)

@@ -2,16 +2,10 @@
 //! determinism across thread counts, `--config` re-runs, and bad coalition
 //! specs failing cleanly (one-line error, exit code, no output left behind).
 
+use crate::support::scratch::scratch;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-collude-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn collude(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_privdiffuse"))

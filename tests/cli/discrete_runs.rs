@@ -4,6 +4,7 @@
 //! `levels_per_doubling`, in [base] and in [grid], give the numbers of the
 //! single `simulate` and `collude` runs.
 
+use crate::support::scratch::scratch as tmpdir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -19,16 +20,6 @@ fn run(args: &[&str]) -> Output {
         String::from_utf8_lossy(&o.stderr)
     );
     o
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "privdiffuse-cli-discrete-runs-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn karate() -> String {

@@ -1,5 +1,6 @@
 //! `privdiffuse distances`, run as a user would run it.
 
+use crate::support::scratch::scratch;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -23,13 +24,6 @@ fn golden(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(p)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-dist-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn parse_csv(s: &str) -> Vec<(String, String, f64)> {

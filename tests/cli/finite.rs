@@ -5,9 +5,10 @@
 //! rows are checked finite before a file is committed, and figures never
 //! hang on extreme coordinates.
 
+use crate::support::scratch::scratch;
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -64,13 +65,6 @@ fn run_killed_after(args: &[&str], secs: u64) -> (Output, Duration) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-finite-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn stderr(o: &Output) -> String {

@@ -1,5 +1,6 @@
 //! The `info` and `generate` commands, run as a user would run them.
 
+use crate::support::scratch::scratch;
 use privdiffuse::graph::GraphStats;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,13 +18,6 @@ fn run(c: &mut Command) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn repo(p: &str) -> PathBuf {

@@ -2,15 +2,9 @@
 //! of ASCII digits is a number, so `7`, `07` and `007` are one node, printed
 //! `7`, even in a graph whose other ids are strings.
 
-use std::path::{Path, PathBuf};
+use crate::support::scratch::scratch;
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-ids-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_privdiffuse"))

@@ -3,7 +3,8 @@
 //! only its progress file, which `--resume` needs.
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
+use crate::support::scratch::scratch;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -11,13 +12,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-interrupt-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Names in `dir`, sorted.
@@ -64,6 +58,30 @@ fn interrupt(what: &str, cmd: &mut Command, signal: &str, under_way: impl Fn() -
     }
     assert_eq!(status.code(), Some(130), "{what} {signal}");
     true
+}
+
+/// `path` writing `out`: 5 M paths, seconds of writing, and an output (about
+/// 1 GiB projected) that fits the free space the run checks before it starts.
+fn long_path(out: &Path) -> Command {
+    let mut cmd = bin();
+    cmd.args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
+        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
+        .arg(out);
+    cmd
+}
+
+/// A `path` file of 8 samples, `dir/in.csv` (and its sidecar `in.json`),
+/// for a `plot --kind path` to draw.
+fn plot_input(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("in.csv");
+    let o = bin()
+        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
+        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    input
 }
 
 #[test]
@@ -116,25 +134,13 @@ fn interrupted_collude_path_and_plot_leave_nothing() {
     std::fs::create_dir_all(&dir).unwrap();
 
     // path: a claimed new file, staged.
-    let mut cmd = bin();
-    // 5 M paths: seconds of writing, and an output (about 1 GiB projected)
-    // that fits the free space the run checks before it starts.
-    cmd.args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.5"])
-        .args(["--eps-hi", "15", "--samples", "5000000", "--out"])
-        .arg(dir.join("p.csv"));
+    let mut cmd = long_path(&dir.join("p.csv"));
     if interrupt("path", &mut cmd, "-TERM", || has_staging(&dir)) {
         assert!(entries(&dir).is_empty(), "path: {:?}", entries(&dir));
     }
 
     // plot: a large PNG takes a second or two to draw and encode.
-    let input = dir.join("in.csv");
-    let o = bin()
-        .args(["path", "--dim", "1", "--norm", "l1", "--eps-lo", "0.001"])
-        .args(["--eps-hi", "1000", "--samples", "8", "--out"])
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    let input = plot_input(&dir);
     let mut cmd = bin();
     cmd.args([
         "plot", "--kind", "path", "--width", "10000", "--height", "10000",
@@ -197,4 +203,43 @@ fn interrupted_sweep_leaves_only_its_progress_file() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An interrupted run leaves nothing in its temporary folder (`TMPDIR`)
+/// either: a `path` staging beside its output, and a figure that waits to
+/// be written into a named pipe no one reads (a special output is written in
+/// place; the signal lands while the run blocks on opening it).
+#[test]
+fn interrupted_runs_leave_nothing_in_the_temporary_folder() {
+    let dir = scratch("tempdir");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut cmd = long_path(&dir.join("p.csv"));
+    cmd.env("TMPDIR", &tmp);
+    if interrupt("path", &mut cmd, "-INT", || has_staging(&dir)) {
+        assert_eq!(entries(&dir), ["tmp"], "path");
+        assert!(entries(&tmp).is_empty(), "path: {:?}", entries(&tmp));
+    }
+
+    let input = plot_input(&dir);
+    let fifo = dir.join("f.png");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        crate::skip::skipped("no mkfifo: the named-pipe output is not tried");
+        return;
+    }
+    let mut cmd = bin();
+    cmd.env("TMPDIR", &tmp)
+        .args(["plot", "--kind", "path", "--input"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&fifo);
+    let t0 = Instant::now();
+    // Never done without a reader: the signal finds it drawing or blocked.
+    if interrupt("plot", &mut cmd, "-TERM", || {
+        t0.elapsed() > Duration::from_secs(1)
+    }) {
+        assert_eq!(entries(&dir), ["f.png", "in.csv", "in.json", "tmp"], "plot");
+        assert!(entries(&tmp).is_empty(), "plot: {:?}", entries(&tmp));
+    }
 }

@@ -6,8 +6,9 @@
 //! so that they do not depend on the test machine's memory; the refusals
 //! they check are all far above any machine's.
 
+use crate::support::scratch::scratch;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -15,13 +16,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-limits-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn repo(p: &str) -> String {

@@ -2,7 +2,8 @@
 //! control characters from files and option values are escaped, TOML errors
 //! point to their line, and a full disk names the file being written.
 
-use std::path::{Path, PathBuf};
+use crate::support::scratch::scratch;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -10,16 +11,6 @@ fn bin() -> Command {
     c.env_remove("RUST_BACKTRACE")
         .env_remove("RUST_LIB_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "privdiffuse-messages-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn repo(p: &str) -> String {

@@ -9,6 +9,7 @@
 //! neither in [`NUMERIC`] nor in [`NOT_NUMERIC`], so a new option cannot be
 //! forgotten.
 
+use crate::support::scratch::scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -652,15 +653,6 @@ fn run_all(jobs: Vec<(String, Vec<String>, PathBuf, PathBuf)>, limit: Duration) 
         }
     });
     failures.into_inner().unwrap()
-}
-
-/// A fresh folder per test (`name`): tests of one binary share a process id
-/// and run concurrently, so a shared root would be removed under another.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-numeric-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// The time bound of one run: generous in debug builds on a shared machine.

@@ -4,6 +4,7 @@
 //! (devices, links, default locations, `--resume`, a resumed `--state`), and
 //! full disks (nothing that looks complete, the path named).
 
+use crate::support::scratch::scratch;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -12,13 +13,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-outputs-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn run(args: &[&str]) -> Output {
@@ -518,4 +512,49 @@ fn a_full_disk_leaves_nothing_that_looks_complete() {
         "{text}"
     );
     fs::remove_dir_all(&d).unwrap();
+}
+
+/// Every writer, run with its own empty temporary folder (`TMPDIR`), leaves
+/// nothing there, and nothing but its output beside `--out` (no staging, no
+/// lock file) — when it succeeds, when it is refused (the output exists)
+/// and when it replaces its output (`--force`).
+#[test]
+fn writers_leave_nothing_in_the_temporary_folder_or_beside_the_output() {
+    let d = scratch("tempdir");
+    let tmp = d.join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    let listing = |dir: &Path| {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    for (name, out, args) in writers(&d) {
+        let with = |extra: &[&str]| {
+            let mut c = bin();
+            c.env("TMPDIR", &tmp).args(&args).arg("--out").arg(&out);
+            c.args(extra).output().unwrap()
+        };
+        let o = with(&[]);
+        assert!(o.status.success(), "{name}: {}", err(&o));
+        let after = listing(&d);
+        assert!(
+            !after
+                .iter()
+                .any(|n| n.contains(".tmp-") || n.ends_with(".lock")),
+            "{name}: {after:?}"
+        );
+        assert!(listing(&tmp).is_empty(), "{name}: {:?}", listing(&tmp));
+        let o = with(&[]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", err(&o));
+        assert_eq!(listing(&d), after, "{name}: refused");
+        assert!(listing(&tmp).is_empty(), "{name}: {:?}", listing(&tmp));
+        let o = with(&["--force"]);
+        assert!(o.status.success(), "{name}: {}", err(&o));
+        assert_eq!(listing(&d), after, "{name}: forced");
+        assert!(listing(&tmp).is_empty(), "{name}: {:?}", listing(&tmp));
+    }
 }

@@ -1,6 +1,7 @@
 //! `privdiffuse path` end to end: CSV structure, round-trip numbers,
 //! determinism (seed, thread count, per-sample generators) and error handling.
 
+use crate::support::scratch::scratch;
 use privdiffuse::process::{Norm, PathSampler};
 use privdiffuse::rng::{Purpose, rng_for};
 use std::process::{Command, Output};
@@ -188,8 +189,7 @@ fn output_is_deterministic_and_thread_independent() {
 
 #[test]
 fn out_file_equals_stdout() {
-    let dir = std::env::temp_dir().join(format!("privdiffuse-cli-path-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("out");
     let file = dir.join("p.csv");
     let f = file.to_str().unwrap();
     let args = base_args(&["--samples", "50", "--at", "1,2"]);
@@ -347,9 +347,7 @@ fn extreme_ranges_and_dimensions_fail_cleanly_or_work() {
 /// breakpoint); without the sidecar the range ends at the last breakpoint.
 #[test]
 fn sidecar_records_the_range_and_the_figure_uses_it() {
-    let d = std::env::temp_dir().join(format!("privdiffuse-path-sidecar-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("sidecar");
     let csv = d.join("p.csv");
     let o = run(&[
         "path",
@@ -412,13 +410,6 @@ fn sidecar_records_the_range_and_the_figure_uses_it() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("p.json already exists"));
     assert!(!csv.exists());
-}
-
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-path-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Runs `args` concurrently for every seed in `seeds` and waits for all.

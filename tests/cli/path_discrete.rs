@@ -3,6 +3,7 @@
 //! record of the noise, refusals in the command line's words, and the
 //! default (laplace) output unchanged by the new flags' absence.
 
+use crate::support::scratch::scratch;
 use privdiffuse::process::discrete::{DiscreteNoise, Grid};
 use std::process::{Command, Output};
 
@@ -95,8 +96,7 @@ fn discrete_rows_sit_on_rungs_and_the_grid() {
 
 #[test]
 fn discrete_sidecar_records_the_noise_and_refusals_name_flags() {
-    let dir = std::env::temp_dir().join(format!("pd-path-discrete-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("sidecar");
     let out = dir.join("p.csv");
     let out_s = out.to_str().unwrap().to_string();
     ok(&with(&[

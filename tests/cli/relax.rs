@@ -1,7 +1,7 @@
 //! `privdiffuse relax` end to end: output format, determinism, the accuracy
 //! table, state files and usage errors.
 
-use std::path::PathBuf;
+use crate::support::scratch::scratch as tmpdir;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -20,16 +20,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "privdiffuse-cli-relax-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! state's record and its mismatch refusals, the lock, the accounting line
 //! and the accuracy table.
 
-use std::path::PathBuf;
+use crate::support::scratch::scratch as tmpdir;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -22,16 +22,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "privdiffuse-cli-relax-discrete-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// (eps, y) of each CSV row.

@@ -3,8 +3,8 @@
 //! 3 threads and again from the summary, the noise recorded, integer
 //! message sizes, `--rng os` refused in one line.
 
+use crate::support::scratch::scratch;
 use std::fs;
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn relay(args: &[&str]) -> Output {
@@ -14,13 +14,6 @@ fn relay(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-relayd-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 const KARATE: &[&str] = &[

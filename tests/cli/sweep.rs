@@ -1,5 +1,6 @@
 //! `privdiffuse sweep` from the command line: exit codes and messages.
 
+use crate::support::scratch::scratch as tmpdir;
 use std::process::Command;
 
 fn sweep(args: &[&str]) -> std::process::Output {
@@ -12,8 +13,7 @@ fn sweep(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn malformed_grid_exits_2_naming_key_and_value() {
-    let dir = std::env::temp_dir().join(format!("privdiffuse-sweep-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tmpdir("malformed");
     let out = dir.join("s.csv");
     let out = out.to_str().unwrap();
     for (args, needles) in [
@@ -52,16 +52,6 @@ fn malformed_grid_exits_2_naming_key_and_value() {
     let text = std::fs::read_to_string(out).unwrap();
     assert!(text.starts_with("graph,values,dim,mechanism,"));
     assert!(text.contains("\n\"data/karate.edges\"") || text.contains("\ndata/karate.edges,"));
-}
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "privdiffuse-sweep-cli-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// The coalition-size grid on the bundled karate graph (20 owners, the

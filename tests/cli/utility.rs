@@ -1,21 +1,15 @@
 //! `privdiffuse utility` through the binary: the files and their columns,
 //! byte-identical outputs on 1, 2 and 4 threads, `--force`, refusals.
 
+use crate::support::scratch::scratch;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cli-util-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn utility(args: &[&str]) -> Output {

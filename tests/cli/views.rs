@@ -3,7 +3,8 @@
 //! writes out; `info` says it is a view; `summary.json` records the view and
 //! `--config` replays it.
 
-use std::path::{Path, PathBuf};
+use crate::support::scratch::scratch;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
@@ -26,13 +27,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-views-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn s(p: &Path) -> &str {

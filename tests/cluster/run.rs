@@ -6,6 +6,7 @@
 //! failing peer ends the others with exit code 1 and a one-line message
 //! naming it, within the timeout.
 
+use crate::scratch::scratch;
 use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -16,13 +17,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-cluster-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// A host file of `k` loopback addresses on ports free right now.

@@ -1,7 +1,8 @@
 //! Coalition specs: every bad spec is rejected with a message naming it;
 //! selection semantics of far / band / nearest / random / sybil / file.
 
-use std::path::PathBuf;
+use crate::support::scratch::scratch;
+use std::path::{Path, PathBuf};
 
 use privdiffuse::Error;
 use privdiffuse::collusion::{Coalition, Member};
@@ -24,11 +25,8 @@ fn nodes(spec: &str, band: Option<f64>, seed: u64) -> Vec<u32> {
     c.members.iter().map(|m| m.node.unwrap()).collect()
 }
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!(
-        "privdiffuse-collusion-{}-{name}",
-        std::process::id()
-    ));
+fn temp_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -177,7 +175,9 @@ fn random_is_seeded_uniform_and_respects_min_distance() {
 
 #[test]
 fn file_members_resolve_ids_and_report_unknown_ones() {
+    let d = scratch("members");
     let p = temp_file(
+        &d,
         "ok.txt",
         "# coalition of friends\n20\n30   # cousin\n\n60\n10\n20\n50\n",
     );
@@ -191,7 +191,7 @@ fn file_members_resolve_ids_and_report_unknown_ones() {
     assert_eq!(parsed.select(0, &dist, None, &ids, 1).unwrap().len(), 3);
     std::fs::remove_file(&p).unwrap();
 
-    let p = temp_file("bad.txt", "20\n99\nalice\n30\n");
+    let p = temp_file(&d, "bad.txt", "20\n99\nalice\n30\n");
     let spec = Coalition::parse(&format!("file:{}", p.display())).unwrap();
     let err = spec.select(0, &dist, None, &ids, 1).unwrap_err();
     let msg = err.to_string();
@@ -202,13 +202,13 @@ fn file_members_resolve_ids_and_report_unknown_ones() {
     );
     std::fs::remove_file(&p).unwrap();
 
-    let p = temp_file("two.txt", "20\n30 40\n");
+    let p = temp_file(&d, "two.txt", "20\n30 40\n");
     let err = Coalition::parse(&format!("file:{}", p.display())).unwrap_err();
     assert!(matches!(err, Error::Input { line: 2, .. }), "{err:?}");
     std::fs::remove_file(&p).unwrap();
 
     // An empty list is an empty coalition, not an error.
-    let p = temp_file("empty.txt", "# nobody\n");
+    let p = temp_file(&d, "empty.txt", "# nobody\n");
     assert!(nodes(&format!("file:{}", p.display()), None, 1).is_empty());
     std::fs::remove_file(&p).unwrap();
 }

@@ -4,21 +4,15 @@
 //! outside its public range named by its owner, never its value), and the
 //! atomic claim of `--out`.
 
+use crate::support::scratch::scratch;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-gossip-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn karate() -> &'static str {

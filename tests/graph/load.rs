@@ -2,20 +2,13 @@
 //! bad input asserting that the message names the file, the line, the offending
 //! text and what was expected.
 
+use crate::support::scratch::scratch;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use privdiffuse::Error;
 use privdiffuse::graph::{LoadOptions, load_graph};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-load-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);
@@ -334,7 +327,8 @@ fn more_nodes_than_the_cap_is_rejected() {
 
 #[test]
 fn unreadable_file_is_an_io_error_naming_it() {
-    let missing = std::env::temp_dir().join("privdiffuse-definitely-missing.edges");
+    let dir = scratch("dir");
+    let missing = dir.join("privdiffuse-definitely-missing.edges");
     let e = load(&missing).unwrap_err();
     assert!(matches!(e, Error::Io { .. }), "{e:?}");
     assert!(
@@ -342,7 +336,6 @@ fn unreadable_file_is_an_io_error_naming_it() {
             .contains("privdiffuse-definitely-missing.edges")
     );
     // A directory cannot be read as a file either.
-    let dir = scratch("dir");
     let e = load(&dir).unwrap_err();
     assert!(matches!(e, Error::Io { .. }), "{e:?}");
 }

@@ -2,6 +2,7 @@
 //! independently (BFS over the parsed edge list, then a filter of its lines),
 //! ids and lengths kept; `privdiffuse subgraph` output loads back to the view.
 
+use crate::support::scratch::scratch;
 use privdiffuse::Graph;
 use privdiffuse::graph::{LoadOptions, load_graph};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -10,13 +11,6 @@ use std::process::Command;
 
 fn golden(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-view-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// `(u, v, w)` lines of an edge-list file (w = 1 when absent), as text ids.

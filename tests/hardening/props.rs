@@ -7,6 +7,7 @@
 //! panicking. Cases are few (fast in debug builds); the fuzz targets run the
 //! long searches.
 
+use crate::support::scratch::scratch;
 use privdiffuse::io::plot::{coalition, data, ego, error, jumps, path};
 use privdiffuse::io::{PlotSpec, sweep_figure as figure};
 use privdiffuse::{
@@ -26,12 +27,6 @@ fn cfg() -> ProptestConfig {
 
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-props-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Tokens the grammars and files are made of: numbers that break

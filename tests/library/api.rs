@@ -1,21 +1,15 @@
 //! The library's builders against the command line: the same description
 //! gives the same numbers, value for value, with nothing written to disk.
 
+use crate::support::scratch::scratch;
 use privdiffuse::io::write_by_distance;
 use privdiffuse::sim::Rows;
 use privdiffuse::{
     Coalition, Collusion, EpsilonMap, Error, Estimator, Graph, MechanismChoice, Norm, Owners,
     Simulation,
 };
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-lib-api-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn cli(args: &[&str]) {
     let o = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))

@@ -3,6 +3,7 @@
 //! `eps_min`), and the command line maps them to its flags in one place
 //! (`src/cli/flags.rs`).
 
+use crate::support::scratch::scratch;
 use privdiffuse::collusion::{CollusionOptions, collude};
 use privdiffuse::distance::Distances;
 use privdiffuse::io::{PlotSpec, SweepOptions, run_sweep};
@@ -14,13 +15,6 @@ use privdiffuse::{
     LoadOptions, MechanismChoice, Norm, Owners, Post, Simulation, ValueSpec,
 };
 use std::path::{Path, PathBuf};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-lib-err-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Every error of the battery: no `--`, and a parameter is named as a word.
 fn check(label: &str, r: Result<impl Sized, Error>, seen: &mut usize) {
@@ -205,7 +199,7 @@ fn no_library_error_names_a_flag() {
         privdiffuse::io::simulate_to_dir(
             &SimConfig::default(),
             &privdiffuse::io::OutputOptions {
-                out: d.clone(),
+                out: d.to_path_buf(),
                 explicit_out: true,
                 force: false,
                 plots: false,

@@ -3,11 +3,12 @@
 //! follow the true law), plus helpers to inspect PNG and SVG output.
 #![allow(dead_code)]
 
+pub use crate::support::scratch::scratch;
 use privdiffuse::process::{NoisePath, Norm, PathSampler};
 use privdiffuse::rng::{Purpose, rng_for};
 use privdiffuse::util::fmt_f64 as f;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `exp:a=3.4,b=0.8`: ε(d) = e^(a − b·d).
 pub const A: f64 = 3.4;
@@ -21,14 +22,6 @@ pub fn eps(d: f64) -> f64 {
 /// Inverse of [`eps`]: d = (a − ln ε)/b.
 pub fn dist(e: f64) -> f64 {
     (A - e.ln()) / B
-}
-
-/// A fresh, empty scratch directory unique to this test.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-plot-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// One simulated owner: id, hop range, sampled path.

@@ -226,7 +226,7 @@ fn non_finite_values_never_panic() {
         let input = if kind == Kind::Path {
             dir.join("samples.csv")
         } else {
-            dir.clone()
+            dir.to_path_buf()
         };
         // Either a figure or an error: never a panic.
         let r = plot::draw(kind, &input, &out, &small());

@@ -6,6 +6,7 @@
 //! that no axis prints a label twice — on the committed runs the issue
 //! found wanting (`results/`) and on small tables built here.
 
+use crate::support::scratch::Scratch;
 use privdiffuse::io::PlotSpec;
 use privdiffuse::io::plot::layout::Layout;
 use privdiffuse::io::plot::{self, Kind, PlotOptions, style};
@@ -185,7 +186,7 @@ fn utility_theory_lines_have_an_entry() {
 }
 
 /// A run directory holding only `name` with `text`.
-fn table(name: &str, file: &str, text: &str) -> PathBuf {
+fn table(name: &str, file: &str, text: &str) -> Scratch {
     let d = super::common::scratch(name);
     std::fs::write(d.join(file), text).unwrap();
     d

@@ -3,6 +3,7 @@
 //! the statistic at the sample size used (formula next to each check); KS
 //! tests use p > 1e−4.
 
+use crate::support::scratch::scratch;
 use privdiffuse::process::backward::{backward_two_point, backward_two_point_l2};
 use privdiffuse::process::bridge::bridge_1d;
 use privdiffuse::process::calibration::{Calibration, normal_cdf};
@@ -629,8 +630,7 @@ fn gaussian_release_marginals_follow_calibration() {
 
 #[test]
 fn answers_survive_save_and_load() {
-    let dir = std::env::temp_dir().join(format!("privdiffuse-release-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("state");
     let file = dir.join("state.json");
     for (k, mech) in [
         ReleaseNoise::Laplace { norm: Norm::L1 },

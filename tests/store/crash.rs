@@ -5,6 +5,7 @@
 //! `answers` and `timeline.csv` must be byte-identical, with no pair ever
 //! released twice at one level or at a falling one.
 
+pub(super) use crate::support::scratch::scratch as tmpdir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -13,13 +14,6 @@ pub(super) fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_privdiffuse"));
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-pub(super) fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-store-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 pub(super) fn ok(o: &Output) -> String {

@@ -15,6 +15,7 @@
 //! Tolerances are standard errors from the sample (5–6 s.e.).
 
 use super::crash::{bin, ego_events, tmpdir};
+use crate::support::scratch::scratch_in_memory as scratch;
 use privdiffuse::distance::DistanceKind;
 use privdiffuse::evolve::{Evolve, EvolveOutput};
 use privdiffuse::process::discrete::theory::{atom, variance};
@@ -23,7 +24,7 @@ use privdiffuse::rng::rng_for_stream;
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
 use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const SEEDS: u64 = 1500;
 
@@ -39,18 +40,6 @@ fn options(rng: RngSource) -> NoiseOptions {
 
 fn chain() -> DiscreteNoise {
     DiscreteNoise::new(Grid::from_exponent(-3).unwrap(), 8, 1.0, 1).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let base = if Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    let d = base.join(format!("privdiffuse-dlaw-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 struct Held {

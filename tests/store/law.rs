@@ -9,6 +9,7 @@
 //! engine's timeline checked against them).
 //! Tolerances are standard errors computed from the sample (5–6 s.e.).
 
+use crate::support::scratch::scratch_in_memory as scratch;
 use privdiffuse::distance::DistanceKind;
 use privdiffuse::evolve::Evolve;
 use privdiffuse::process::sample_marginal;
@@ -16,23 +17,8 @@ use privdiffuse::rng::rng_for_stream;
 use privdiffuse::sim::Owners;
 use privdiffuse::store::{AnswerFilter, Store};
 use privdiffuse::{EpsilonMap, Norm, Purpose, ValueSpec};
-use std::path::PathBuf;
 
 const SEEDS: u64 = 2000;
-
-/// A scratch folder on tmpfs when there is one (each run commits twice
-/// with fsync), else the temporary directory.
-fn scratch(name: &str) -> PathBuf {
-    let base = if std::path::Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    let d = base.join(format!("privdiffuse-law-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 struct Held {
     eps_old: f64,

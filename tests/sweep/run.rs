@@ -1,16 +1,18 @@
 //! Running sweeps: determinism across thread counts, resume after an
 //! interruption, the shared distance cache, jumps per path against theory.
 
+use crate::support::scratch::{Scratch, scratch};
 use privdiffuse::DistanceKind;
 use privdiffuse::io::{SweepOptions, run_sweep, side_file};
 use privdiffuse::sweep::Grid;
 use std::path::{Path, PathBuf};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.join("sweep.csv")
+/// `sweep.csv` in a fresh scratch folder, and the folder's guard: keep it
+/// for as long as the file is used.
+fn tmp(name: &str) -> (Scratch, PathBuf) {
+    let d = scratch(name);
+    let csv = d.join("sweep.csv");
+    (d, csv)
 }
 
 fn karate(sets: &[&str]) -> Grid {
@@ -48,7 +50,7 @@ fn read(p: &Path) -> String {
 #[test]
 fn same_seeds_same_csv_whatever_the_thread_count() {
     let g = karate(&["mechanism=both,correlated", "seed=1..3", "norm=l1,l2"]);
-    let (a, b) = (tmp("det1"), tmp("det2"));
+    let ((_da, a), (_db, b)) = (tmp("det1"), tmp("det2"));
     let ra = run_with(1, &g, &SweepOptions::new(&a));
     let rb = run_with(2, &g, &SweepOptions::new(&b));
     assert!(ra.complete && rb.complete);
@@ -71,7 +73,7 @@ fn same_seeds_same_csv_whatever_the_thread_count() {
     let timings = read(&side_file(&a, "timings.csv"));
     assert_eq!(timings.lines().count(), 13);
     // A different seed changes the numbers (the test can fail).
-    let c = tmp("det3");
+    let (_d_c, c) = tmp("det3");
     run_with(
         1,
         &karate(&["mechanism=both,correlated", "seed=2..4", "norm=l1,l2"]),
@@ -86,11 +88,11 @@ fn same_seeds_same_csv_whatever_the_thread_count() {
 #[test]
 fn resume_after_interruption_gives_the_uninterrupted_csv() {
     let g = karate(&["seed=1..4", "dim=1,2"]);
-    let full = tmp("full");
+    let (_d, full) = tmp("full");
     run_with(2, &g, &SweepOptions::new(&full));
     let expected = read(&full);
 
-    let out = tmp("resume");
+    let (_d, out) = tmp("resume");
     let mut opts = SweepOptions::new(&out);
     opts.stop_after = Some(3);
     let r = run_with(1, &g, &opts);
@@ -125,7 +127,7 @@ fn resume_after_interruption_gives_the_uninterrupted_csv() {
 
     // Rows written without their progress entry (a crash between the two)
     // are dropped too.
-    let out2 = tmp("resume2");
+    let (_d_out2, out2) = tmp("resume2");
     let mut opts = SweepOptions::new(&out2);
     opts.stop_after = Some(2);
     run_with(1, &g, &opts);
@@ -143,7 +145,7 @@ fn resume_after_interruption_gives_the_uninterrupted_csv() {
 #[test]
 fn resistance_is_prepared_once_per_sweep() {
     let g = karate(&["distance=resistance", "seed=1..4", "bins=5,10"]);
-    let out = tmp("cache");
+    let (_d, out) = tmp("cache");
     let r = run_with(2, &g, &SweepOptions::new(&out));
     assert_eq!(r.points, 8);
     assert_eq!(r.prepared(DistanceKind::Resistance), 1);
@@ -157,7 +159,7 @@ fn resistance_is_prepared_once_per_sweep() {
 #[test]
 fn dimension_sweep_jumps_per_path_match_theory() {
     let grid = Grid::from_toml(Path::new("examples/sweeps/dimension.toml")).unwrap();
-    let out = tmp("dim");
+    let (_d, out) = tmp("dim");
     let r = run_with(2, &grid, &SweepOptions::new(&out));
     assert_eq!(r.points, 4);
     let text = read(&out);
@@ -190,7 +192,7 @@ fn dimension_sweep_jumps_per_path_match_theory() {
 #[test]
 fn plots_are_drawn_beside_the_csv() {
     let g = karate(&["dim=1,2", "norm=l1,l2"]);
-    let out = tmp("plot");
+    let (_d, out) = tmp("plot");
     let mut opts = SweepOptions::new(&out);
     opts.plot = Some(privdiffuse::io::PlotSpec {
         x: "dim".into(),
@@ -209,7 +211,8 @@ fn plots_are_drawn_beside_the_csv() {
         );
     }
     // An --x that is not a grid key is refused before anything runs.
-    let mut opts = SweepOptions::new(tmp("plot2"));
+    let (_d, out) = tmp("plot2");
+    let mut opts = SweepOptions::new(out);
     opts.plot = Some(privdiffuse::io::PlotSpec {
         x: "delta".into(),
         metrics: vec!["mse".into()],
@@ -221,7 +224,7 @@ fn plots_are_drawn_beside_the_csv() {
     assert!(e.to_string().contains("delta"), "{e}");
     // So are an unknown metric and a collusion metric without a coalition.
     for (metric, needle) in [("msee", "one of mse"), ("gain", "need a coalition")] {
-        let out = tmp("plot3");
+        let (_d, out) = tmp("plot3");
         let mut opts = SweepOptions::new(&out);
         opts.plot = Some(privdiffuse::io::PlotSpec {
             x: "dim".into(),
@@ -242,12 +245,12 @@ fn coalition_axis_adds_gain_and_accounting_rows() {
     g.add_base("estimators", "best,ivw").unwrap();
     g.add_base("trials", "30").unwrap();
     g.add_base("owners", "4").unwrap();
-    let out = tmp("collude");
+    let (_d, out) = tmp("collude");
     let r = run_with(2, &g, &SweepOptions::new(&out));
     assert!(r.complete);
     let text = read(&out);
     // Collusion trials are as deterministic as the simulation.
-    let one = tmp("collude1");
+    let (_d_one, one) = tmp("collude1");
     run_with(1, &g, &SweepOptions::new(&one));
     assert_eq!(read(&one), text);
     // The two specs' m (3 and 8) differ: a numeric coalition.m column.
@@ -301,7 +304,7 @@ fn a_points_numbers_do_not_depend_on_the_grid() {
         g.add_base("estimators", "best,ivw,pitman").unwrap();
         g
     };
-    let (a, b) = (tmp("alone"), tmp("among"));
+    let ((_da, a), (_db, b)) = (tmp("alone"), tmp("among"));
     run_with(2, &grid("5"), &SweepOptions::new(&a));
     run_with(2, &grid("2,5,10"), &SweepOptions::new(&b));
     let (a, b) = (read(&a), read(&b));
@@ -320,7 +323,7 @@ fn dry_run_runs_nothing() {
     let mut g = karate(&["m=2,4", "seed=1..3"]);
     g.add_base("coalition", "random:m={m}").unwrap();
     g.add_base("trials", "50").unwrap();
-    let out = tmp("dry");
+    let (_d, out) = tmp("dry");
     let mut opts = SweepOptions::new(&out);
     opts.dry_run = true;
     opts.plot = Some(privdiffuse::io::PlotSpec {
@@ -349,7 +352,7 @@ fn dry_run_runs_nothing() {
 #[test]
 fn summary_pools_the_seeds() {
     let g = karate(&["dim=1,2", "seed=1..4"]);
-    let out = tmp("summary");
+    let (_d, out) = tmp("summary");
     run_with(2, &g, &SweepOptions::new(&out));
     let raw = read(&out);
     let summary = read(&side_file(&out, "summary.csv"));

@@ -2,6 +2,7 @@
 //! `PRIVDIFFUSE_TEST_BIN`, another build of it — how these tests were shown
 //! to fail on 683415f), scratch folders, outputs.
 
+pub use crate::support::scratch::scratch as tmpdir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,14 +18,6 @@ pub fn bin() -> Command {
     let mut c = Command::new(exe());
     c.env_remove("RUST_BACKTRACE");
     c
-}
-
-/// A fresh scratch folder.
-pub fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pd-trust-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 pub fn err(o: &Output) -> String {

@@ -424,16 +424,17 @@ pub fn read_summary_if_present(dir: &Path) -> Result<Option<RunSummary>> {
 mod tests {
     use super::*;
 
-    fn file(name: &str, text: &str) -> PathBuf {
-        let p =
-            std::env::temp_dir().join(format!("privdiffuse-data-{}-{name}", std::process::id()));
+    /// `name` holding `text` in a fresh folder, removed when the guard drops.
+    fn file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(name);
         std::fs::write(&p, text).unwrap();
-        p
+        (d, p)
     }
 
     #[test]
     fn owners_without_recipients_have_no_range() {
-        let p = file(
+        let (_d, p) = file(
             "owners.csv",
             "owner,recipients,distance_min,distance_max,eps_lo,eps_hi,jumps,jumps_expected\n\
              3,0,,,,,0,0\n4,2,1,inf,0.1,4.5,3,7.25\n",
@@ -446,7 +447,7 @@ mod tests {
 
     #[test]
     fn path_files_of_both_kinds() {
-        let p = file("p.csv", "sample,eps,v1,v2\n0,0.5,1,2\n0,1,3,4\n1,0.5,5,6\n");
+        let (_d, p) = file("p.csv", "sample,eps,v1,v2\n0,0.5,1,2\n0,1,3,4\n1,0.5,5,6\n");
         let t = read_paths(&p).unwrap();
         assert_eq!(
             (t.id_column.as_str(), t.dim, t.series.len()),

@@ -127,14 +127,6 @@ fn lock_exclusive(_f: &fs::File) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("privdiffuse-pair-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(&d).unwrap();
-        d
-    }
-
     fn write(p: &mut AtomicPair, text: &str) {
         p.first().write_all(text.as_bytes()).unwrap();
         p.second().write_all(text.as_bytes()).unwrap();
@@ -142,7 +134,8 @@ mod tests {
 
     #[test]
     fn both_appear_on_commit_and_neither_when_dropped() {
-        let d = scratch("commit");
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().to_path_buf();
         let (a, b) = (d.join("p.csv"), d.join("p.json"));
         let mut p = AtomicPair::create_with(&a, &b, Existing::Refuse).unwrap();
         write(&mut p, "one");
@@ -173,7 +166,8 @@ mod tests {
     /// folder lock, which `tests/cli/path.rs` checks with concurrent runs.
     #[test]
     fn concurrent_replacements_leave_one_writers_pair() {
-        let d = scratch("race");
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().to_path_buf();
         let (a, b) = (d.join("g.edges"), d.join("g.coords.csv"));
         for round in 0..20 {
             std::thread::scope(|s| {

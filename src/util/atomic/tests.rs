@@ -1,15 +1,9 @@
 use super::*;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("privdiffuse-atomic-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn file_appears_only_on_commit() {
-    let d = scratch("file");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("a.csv");
     let mut f = AtomicFile::create(&dest).unwrap();
     f.write_all(b"x\n").unwrap();
@@ -28,7 +22,8 @@ fn file_appears_only_on_commit() {
 #[cfg(unix)]
 #[test]
 fn links_are_followed_and_special_files_written_in_place() {
-    let d = scratch("links");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let real = d.join("real.csv");
     let link = d.join("link.csv");
     std::os::unix::fs::symlink("real.csv", &link).unwrap();
@@ -70,7 +65,8 @@ fn links_are_followed_and_special_files_written_in_place() {
 
 #[test]
 fn stale_staging_of_a_dead_process_is_removed() {
-    let d = scratch("stale");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("out");
     // PIDs are below 2^22 on Linux: this one cannot be alive.
     let stale = d.join(".out.tmp-4294967290-a1B2c3");
@@ -98,7 +94,8 @@ fn stale_staging_of_a_dead_process_is_removed() {
 
 #[test]
 fn staging_is_exclusive_and_named_for_its_destination() {
-    let d = scratch("exclusive");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("a.csv");
     // Two writers to one destination at once: two temporaries.
     let mut f = AtomicFile::create(&dest).unwrap();
@@ -130,7 +127,8 @@ fn staging_is_exclusive_and_named_for_its_destination() {
 #[test]
 fn committed_files_and_dirs_get_the_usual_permissions() {
     use std::os::unix::fs::PermissionsExt;
-    let d = scratch("mode");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     // What plain File::create / create_dir give under the current umask.
     let (plain_file, plain_dir) = (d.join("plain.csv"), d.join("plain"));
     fs::File::create(&plain_file).unwrap();
@@ -146,7 +144,8 @@ fn committed_files_and_dirs_get_the_usual_permissions() {
 
 #[test]
 fn a_failed_dir_removes_the_parents_it_created() {
-    let d = scratch("parents");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("a").join("b").join("out");
     {
         let _a = AtomicDir::create(&dest).unwrap();
@@ -161,7 +160,8 @@ fn a_failed_dir_removes_the_parents_it_created() {
 
 #[test]
 fn refuse_claims_a_new_directory_and_releases_it_when_dropped() {
-    let d = scratch("claim-dir");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("a").join("run");
     let a = AtomicDir::create_with(&dest, Existing::Refuse).unwrap();
     // Claimed at once: the empty directory is there during the run.
@@ -189,7 +189,8 @@ fn refuse_claims_a_new_directory_and_releases_it_when_dropped() {
 
 #[test]
 fn refuse_claims_a_new_file_and_links_are_written_through() {
-    let d = scratch("claim-file");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("sub").join("a.csv");
     let mut f = AtomicFile::create_with(&dest, Existing::Refuse).unwrap();
     assert_eq!(fs::metadata(&dest).unwrap().len(), 0, "claimed empty");
@@ -225,7 +226,8 @@ fn the_empty_claim_of_a_killed_run_is_taken_over() {
     if !Path::new("/proc/self").exists() {
         return;
     }
-    let d = scratch("dead-claim");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("run");
     fs::create_dir(&dest).unwrap();
     // PIDs are below 2^22 on Linux: this one cannot be alive.
@@ -242,7 +244,8 @@ fn the_empty_claim_of_a_killed_run_is_taken_over() {
 
 #[test]
 fn replacing_a_directory_exchanges_it() {
-    let d = scratch("exchange");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("out");
     for round in 0..3 {
         let a = AtomicDir::create_with(&dest, Existing::Replace).unwrap();
@@ -258,7 +261,8 @@ fn replacing_a_directory_exchanges_it() {
 
 #[test]
 fn dir_replaces_or_vanishes() {
-    let d = scratch("dir");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_path_buf();
     let dest = d.join("out");
     fs::create_dir(&dest).unwrap();
     fs::write(dest.join("old.txt"), "old").unwrap();

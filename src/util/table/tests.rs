@@ -45,7 +45,7 @@ fn non_finite_numbers_only_where_documented() {
     let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
     assert_eq!(text, "id,count,x,v1\na,1,1,inf\na,1,1,NaN\n");
     // Readers keep the same promise, naming file, line and column.
-    let p = scratch("nonfinite", "id,count,x,v1\na,1,1,inf\nb,2,-inf,0\n");
+    let (_d_p, p) = scratch("nonfinite", "id,count,x,v1\na,1,1,inf\nb,2,-inf,0\n");
     let m = read(&p).unwrap_err().to_string();
     assert!(
         m.ends_with(":3: column 'x': expected a finite number, found '-inf'"),
@@ -53,10 +53,12 @@ fn non_finite_numbers_only_where_documented() {
     );
 }
 
-fn scratch(name: &str, text: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("privdiffuse-table-{}-{name}", std::process::id()));
+/// `name` holding `text` in a fresh folder, removed when the guard drops.
+fn scratch(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join(name);
     std::fs::write(&p, text).unwrap();
-    p
+    (d, p)
 }
 
 fn read(p: &Path) -> Result<Vec<(usize, Demo)>, TableError> {
@@ -105,12 +107,12 @@ fn writes_shortest_floats_and_reads_them_back() {
         "id,count,x,v1,v2,v3\n\"a,b\",3,15,0.0000001,inf,NaN\n\"q\"\"\",0,-0.5,0.1,2,-3\n"
     );
     // Reordered columns, an extra one, the optional one present.
-    let p = scratch("back", &text);
+    let (_d_p, p) = scratch("back", &text);
     let back = read(&p).unwrap();
     assert_eq!(back[0].0, 2);
     assert_eq!(back[1].1, rows[1]);
     assert!(back[0].1.v[2].is_nan());
-    let p2 = scratch("order", "v1,extra,x,note,count,id\n4,zz,1,2.5,7,k\n");
+    let (_d_p2, p2) = scratch("order", "v1,extra,x,note,count,id\n4,zz,1,2.5,7,k\n");
     let r = read(&p2).unwrap();
     assert_eq!(
         r[0].1,
@@ -133,7 +135,7 @@ fn text_reads_back_exactly_and_files_are_trimmed() {
     assert_eq!(rows[0].id, " a ");
     assert_eq!(rows[1].id, " b");
     assert_eq!(rows[1].v, [6.0]);
-    let p = scratch("trim", text);
+    let (_d_p, p) = scratch("trim", text);
     assert_eq!(read(&p).unwrap()[0].1.id, "a");
     std::fs::remove_file(p).unwrap();
     let m = Reader::from_text("kept.csv", "id,count,x,v1\na,1,y,3\n")
@@ -150,7 +152,7 @@ fn text_reads_back_exactly_and_files_are_trimmed() {
 #[test]
 fn errors_name_file_line_and_column() {
     let msg = |text: &str| {
-        let p = scratch("err", text);
+        let (_d_p, p) = scratch("err", text);
         let m = read(&p).unwrap_err().to_string();
         std::fs::remove_file(p).unwrap();
         m
