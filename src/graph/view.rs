@@ -39,17 +39,21 @@ const EGO_EXPECTED: &str =
 
 impl GraphView {
     /// Parses the value of `--ego`: `ID` or `ID:R` (R ≥ 1; default 1). The
-    /// last `:` followed by digits separates R, so an id containing a colon
-    /// is written with its radius (`a:3:1`).
+    /// last `:` followed by a number separates R (a number that is no whole
+    /// R ≥ 1, `0:-1` or `0:1.5`, is refused as a radius, not looked up as an
+    /// id), so an id containing a colon is written with its radius (`a:3:1`).
     pub fn parse_ego(text: &str) -> Result<GraphView> {
         let t = text.trim();
+        let numeric = |r: &str| {
+            r.trim_start_matches(['+', '-'])
+                .starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                && r.parse::<f64>().is_ok()
+        };
         let (id, radius) = match t.rsplit_once(':') {
-            Some((id, r)) if !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()) => {
-                match r.parse::<u32>() {
-                    Ok(r) if r >= 1 => (id.trim(), r),
-                    _ => return Err(Error::param("ego", text, EGO_EXPECTED)),
-                }
-            }
+            Some((id, r)) if numeric(r) => match r.parse::<u32>() {
+                Ok(r) if r >= 1 => (id.trim(), r),
+                _ => return Err(Error::param("ego", text, EGO_EXPECTED)),
+            },
             _ => (t, 1),
         };
         if id.is_empty() || id.contains(char::is_control) {
@@ -320,6 +324,8 @@ mod tests {
             ("17:2", "17", 2),
             ("a:3:1", "a:3", 1),
             (" x ", "x", 1),
+            ("a:b", "a:b", 1),
+            ("v:-1:2", "v:-1", 2),
         ] {
             assert_eq!(
                 GraphView::parse_ego(s).unwrap(),
@@ -330,8 +336,11 @@ mod tests {
                 "{s}"
             );
         }
-        for s in ["", ":2", "0:0", "0:99999999999"] {
-            assert!(GraphView::parse_ego(s).is_err(), "{s}");
+        // A radius that is a number but no whole R ≥ 1 is refused as one
+        // (`0:-1` was looked up as the id "0:-1").
+        for s in ["", ":2", "0:0", "0:99999999999", "0:-1", "0:1.5"] {
+            let e = GraphView::parse_ego(s).unwrap_err().to_string();
+            assert!(e.contains("`:R` hops"), "{s}: {e}");
         }
         for s in ["ego:0:1", "ego:a:b:2", "subgraph:x/y.txt"] {
             assert_eq!(s.parse::<GraphView>().unwrap().to_string(), s);
