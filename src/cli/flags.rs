@@ -160,15 +160,9 @@ pub fn in_cli_words(subcommand: &str, e: Error) -> Error {
             value,
             expected: rewrite(&expected, &pairs),
         },
-        Error::Input {
-            file,
-            line,
-            message,
-        } => Error::Input {
-            file,
-            line,
-            message: rewrite(&message, &pairs),
-        },
+        // A file's content is worded in the file's own keys (a state's
+        // `mechanism`, a `--config` summary's `eps`), never as flags.
+        e @ Error::Input { .. } => e,
         Error::Budget {
             name,
             value,
