@@ -39,8 +39,23 @@ impl Plan<'_> {
         f.used.clear();
         f.theory.clear();
         f.correct.clear();
-        for &e in &s.unit_eps {
-            let level = level_of(fam, &mut f.level_cache, e)?;
+        for (k, &e) in s.unit_eps.iter().enumerate() {
+            let level = match level_of(fam, &mut f.level_cache, e) {
+                Ok(level) => level,
+                // The family's refusal, naming the map and the distance.
+                Err(err) => {
+                    let d = s.unit_d[k];
+                    let at = if d.is_finite() {
+                        format!("distance {}", crate::limits::fmt_num(d))
+                    } else {
+                        "unreachable members (answered at `eps_min`)".to_string()
+                    };
+                    return Err(fam
+                        .checked_level(e, &self.map.spec(), &at)
+                        .err()
+                        .unwrap_or(err));
+                }
+            };
             f.levels.push(level);
             f.used.push(fam.eps_used(e, level));
             f.theory.push(fam.mse(level) + round_sq);

@@ -221,7 +221,7 @@ impl DiscreteNoise {
             format!(
                 "ε ≥ {} (with granularity {} and sensitivity {}, Δ_Z = {} grid steps, and the \
                  noise scale Δ_Z/ε may not exceed 2^40 steps)",
-                self.eps_of(self.min_rung),
+                crate::limits::fmt_num(self.eps_of(self.min_rung)),
                 self.grid,
                 self.sensitivity,
                 self.delta_z

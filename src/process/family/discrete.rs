@@ -131,6 +131,23 @@ impl NoiseFamily for Discrete {
         self.noise.rung_of(eps)
     }
 
+    /// The rung of `eps`; a refusal names the privacy map `spec` as typed
+    /// and where the level is used, as the Laplace family's (it named the
+    /// computed ε alone, `invalid --eps '0.000000000758…'`).
+    fn checked_level(&self, eps: f64, spec: &str, at: &str) -> Result<Rung> {
+        self.level(eps).map_err(|e| match e {
+            Error::Parameter { expected, .. } => Error::param(
+                "eps",
+                limits::readable(spec),
+                format!(
+                    "{expected} at every distance of the run, got ε = {} at {at}",
+                    limits::fmt_num(eps)
+                ),
+            ),
+            e => e,
+        })
+    }
+
     fn eps_used(&self, _eps: f64, level: Rung) -> f64 {
         self.noise.eps_of(level)
     }

@@ -205,7 +205,7 @@ fn refusals_name_the_parameter() {
     let e = noise.rung_of(1e-10).unwrap_err().to_string();
     assert!(
         e.starts_with("invalid eps '0.0000000001'")
-            && e.contains("ε ≥ 0.0000000009313225746154785"),
+            && e.contains("ε ≥ 9.313225746154785e-10"),
         "{e}"
     );
     assert!(!e.contains('\n'));
