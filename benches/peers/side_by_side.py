@@ -11,7 +11,10 @@ the medians, the spread (min–max) and the NumPy/BLAS set-up:
               --no-plots`               vs  numpy_resistance.py (inv(L + J/n))
 
 Uses (and on first use creates) the virtual environment of peers.py.
-usage: python3 benches/peers/side_by_side.py [EDGES] [--bin PATH] [--pairs 9]
+With `--old PATH` (a previous build), each pair also runs that build first
+(old, ours, peer in turn) and prints new/old per pair and its median.
+
+usage: python3 benches/peers/side_by_side.py [EDGES] [--bin PATH] [--old PATH] [--pairs 9]
                                               [--workload simulate|resistance|all]
 """
 import argparse
@@ -56,6 +59,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("edges", nargs="?", default=default_edges())
     p.add_argument("--bin", default=str(HERE.parent.parent / "target/release/privdiffuse"))
+    p.add_argument("--old", help="a previous build, run first in every pair")
     p.add_argument("--pairs", type=int, default=9)
     p.add_argument("--workload", default="all", choices=["simulate", "resistance", "all"])
     a = p.parse_args()
@@ -69,20 +73,31 @@ def main():
     except Exception:  # older numpy: no CONFIG dict
         pass
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (ours, peer) in workloads(a.bin, a.edges, os.path.join(tmp, "out")).items():
+        out = os.path.join(tmp, "out")
+        olds = workloads(a.old, a.edges, out) if a.old else {}
+        for name, (ours, peer) in workloads(a.bin, a.edges, out).items():
             if a.workload not in ("all", name):
                 continue
-            t_ours, t_peer = [], []
+            t_ours, t_peer, t_old = [], [], []
             for i in range(a.pairs):
+                if name in olds:
+                    t_old.append(wall(olds[name][0]))
                 t_ours.append(wall(ours))
                 t_peer.append(wall(peer))
                 print(f"{name} pair {i + 1}: privdiffuse {t_ours[-1]:.3f} s, peer {t_peer[-1]:.3f} s, "
-                      f"{t_peer[-1] / t_ours[-1]:.1f}x", flush=True)
+                      f"{t_peer[-1] / t_ours[-1]:.1f}x"
+                      + (f"; old {t_old[-1]:.3f} s, new/old {t_ours[-1] / t_old[-1]:.2f}" if t_old else ""),
+                      flush=True)
             ratios = [p_ / o for o, p_ in zip(t_ours, t_peer)]
             print(f"{name}: privdiffuse median {statistics.median(t_ours):.3f} s "
                   f"({min(t_ours):.3f}–{max(t_ours):.3f}), peer median {statistics.median(t_peer):.3f} s "
                   f"({min(t_peer):.3f}–{max(t_peer):.3f}); ratio median {statistics.median(ratios):.1f}x "
                   f"({min(ratios):.1f}–{max(ratios):.1f}) over {a.pairs} pairs")
+            if t_old:
+                per = [o / p_ for o, p_ in zip(t_ours, t_old)]
+                print(f"{name}: old build median {statistics.median(t_old):.3f} s "
+                      f"({min(t_old):.3f}–{max(t_old):.3f}); new/old per pair median "
+                      f"{statistics.median(per):.2f} ({min(per):.2f}–{max(per):.2f})")
 
 
 if __name__ == "__main__":

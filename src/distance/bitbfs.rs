@@ -16,8 +16,9 @@
 //! Otherwise levels are recorded per (node, source) as `u16` in a node-major
 //! `N × 64` array (128 bytes per node, O(64·N) per workspace, never N×N) and
 //! handed out per source as a compact `u16` row made by a blocked transpose
-//! ([`GROUP`] sources per pass, each pass reading contiguous 2·GROUP bytes per
-//! node), or as the historical `f64` row ([`BitBfs::run`]). A search that
+//! (all 64 sources in one pass of node tiles up to [`ONE_PASS_NODES`] nodes,
+//! else [`GROUP`] sources per pass), or as the historical `f64` row
+//! ([`BitBfs::run`]). A search that
 //! would reach level 65,535 (diameter beyond `u16`) falls back to the exact
 //! single-source BFS for that batch.
 
@@ -29,8 +30,17 @@ use std::ops::ControlFlow;
 
 const UNSEEN: u16 = u16::MAX;
 
-/// Sources transposed per pass over the node-major levels.
+/// Sources transposed per pass over the node-major levels of a large graph.
 const GROUP: usize = 16;
+
+/// Nodes up to which a batch's 64 level rows are transposed in one pass
+/// (the rows then take as much memory as the node-major levels, 8 MiB at
+/// most); above, [`GROUP`] rows per pass.
+const ONE_PASS_NODES: usize = 1 << 16;
+
+/// Nodes per tile of the transpose: a tile's node-major levels (16 KiB)
+/// stay in L1 while each source's stretch of its row is written.
+const TILE: usize = 128;
 
 /// Reusable bit-parallel BFS state (part of a `Workspace`).
 #[derive(Default)]
@@ -45,7 +55,7 @@ pub(crate) struct BitBfs {
     counts: Vec<[u64; 64]>,
     /// One source's histogram, handed to callbacks.
     hist: Vec<u64>,
-    /// `GROUP` transposed level rows, `GROUP × N`.
+    /// The transposed level rows of one pass (64 or `GROUP` of them, × N).
     rows: Vec<u16>,
     /// Fallback rows when the diameter exceeds `u16`.
     wide: Vec<u32>,
@@ -155,9 +165,10 @@ impl BitBfs {
             }
             return;
         }
+        let group = if n <= ONE_PASS_NODES { 64 } else { GROUP };
         let mut i = 0;
         while i < sources.len() {
-            let end = (i + GROUP).min(sources.len());
+            let end = (i + group).min(sources.len());
             let wanted: Vec<bool> = (i..end).map(want_row).collect();
             if wanted.iter().any(|&w| w) {
                 self.transpose(n, i, end);
@@ -184,17 +195,25 @@ impl BitBfs {
         }
     }
 
-    /// Level rows of sources `from..to` (at most `GROUP`) into `rows`: one
-    /// sequential pass over the node-major levels, reading the group's
-    /// contiguous `u16`s of each node and appending to each row.
+    /// Level rows of sources `from..to` into `rows`: one sequential pass
+    /// over the node-major levels, a tile of [`TILE`] nodes at a time, each
+    /// source's stretch of the tile copied into its row. Every entry of
+    /// `rows` is overwritten, so a buffer of the right length is not reset.
     fn transpose(&mut self, n: usize, from: usize, to: usize) {
         let g = to - from;
-        self.rows.clear();
-        self.rows.resize(g * n, UNSEEN);
-        let (rows, levels) = (&mut self.rows[..], &self.levels[..]);
-        for (v, lv) in levels.chunks_exact(64).enumerate() {
-            for (k, &l) in lv[from..to].iter().enumerate() {
-                rows[k * n + v] = l;
+        if self.rows.len() != g * n {
+            self.rows.clear();
+            self.rows.resize(g * n, UNSEEN);
+        }
+        let (rows, levels) = (&mut self.rows[..], &self.levels[..64 * n]);
+        for (t, tile) in levels.chunks(64 * TILE).enumerate() {
+            let v = t * TILE;
+            let len = tile.len() / 64;
+            for (k, row) in rows.chunks_exact_mut(n).enumerate() {
+                let src = tile.chunks_exact(64).map(|lv| lv[from + k]);
+                for (r, l) in row[v..v + len].iter_mut().zip(src) {
+                    *r = l;
+                }
             }
         }
     }
@@ -432,6 +451,46 @@ mod tests {
                 },
             );
             assert_eq!(calls, sources.len());
+        }
+    }
+
+    /// Every row equals the exact BFS when a workspace is reused across
+    /// batches (its rows are overwritten, not reset) and for both transposes:
+    /// the one-pass transpose of a graph up to `ONE_PASS_NODES` nodes (64
+    /// sources, a partial last tile) and the `GROUP`-row passes above it.
+    #[test]
+    fn rows_match_exact_bfs_across_batches_and_transposes() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for (n, per_batch) in [(3000u32, 64u32), (ONE_PASS_NODES as u32 + 3000, 20)] {
+            let edges: Vec<(u32, u32)> = (0..2 * n)
+                .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
+                .collect();
+            let g = Graph::from_index_edges(n as usize, &edges, None, false).unwrap();
+            let mut b = BitBfs::default();
+            let (mut q, mut row) = (Vec::new(), Vec::new());
+            for batch in 0..2 {
+                let sources: Vec<u32> = (0..per_batch).map(|i| (i * 97 + batch * 13) % n).collect();
+                let mut calls = 0;
+                b.levels(
+                    &g,
+                    &sources,
+                    &mut Vec::new(),
+                    &mut Vec::new(),
+                    &|_| true,
+                    &mut |i, lv| {
+                        calls += 1;
+                        hop::bfs(&g, sources[i], &mut q, &mut row);
+                        let r = lv.row().unwrap();
+                        assert_eq!(r.len(), n as usize);
+                        r.for_each(|v, l| {
+                            let l = l.map(|l| l as f64).unwrap_or(f64::INFINITY);
+                            assert_eq!(l, row[v as usize], "batch {batch} source {i} node {v}");
+                        });
+                    },
+                );
+                assert_eq!(calls, per_batch);
+            }
         }
     }
 

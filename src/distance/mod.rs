@@ -248,20 +248,42 @@ impl LevelRow<'_> {
     /// Calls `f(node, hop)` for every node in index order (`hop` is `None`
     /// when unreachable), dispatching on the width once.
     #[inline]
-    pub fn for_each(&self, mut f: impl FnMut(u32, Option<u32>)) {
-        match self {
-            LevelRow::Compact(r) => {
-                for (v, &l) in r.iter().enumerate() {
-                    f(v as u32, (l != u16::MAX).then_some(l as u32));
-                }
-            }
-            LevelRow::Wide(r) => {
-                for (v, &l) in r.iter().enumerate() {
-                    f(v as u32, (l != u32::MAX).then_some(l));
+    pub fn for_each(&self, f: impl FnMut(u32, Option<u32>)) {
+        struct Each<F>(F);
+        impl<F: FnMut(u32, Option<u32>)> HopsVisit for Each<F> {
+            type Out = ();
+            #[inline]
+            fn run(mut self, hops: impl Iterator<Item = Option<u32>>) {
+                for (v, l) in hops.enumerate() {
+                    (self.0)(v as u32, l);
                 }
             }
         }
+        self.visit(Each(f))
     }
+
+    /// Hands `v` every node's hop in index order (`None` when unreachable)
+    /// as one iterator per width: the dispatch on the width is made once,
+    /// and `v`'s loop is compiled for each width.
+    #[inline]
+    pub fn visit<V: HopsVisit>(&self, v: V) -> V::Out {
+        match self {
+            LevelRow::Compact(r) => {
+                v.run(r.iter().map(|&l| (l != u16::MAX).then_some(u32::from(l))))
+            }
+            LevelRow::Wide(r) => v.run(r.iter().map(|&l| (l != u32::MAX).then_some(l))),
+        }
+    }
+}
+
+/// A loop over one [`LevelRow`]'s hops, generic over the row's width (see
+/// [`LevelRow::visit`]).
+pub trait HopsVisit {
+    /// What the loop returns.
+    type Out;
+    /// Runs the loop over `hops`: every node's hop in index order, `None`
+    /// when unreachable.
+    fn run(self, hops: impl Iterator<Item = Option<u32>>) -> Self::Out;
 }
 
 /// Owners per bit-parallel BFS batch (one machine word). Callers that

@@ -8,7 +8,7 @@ use super::chunk::{ChunkOut, Counts};
 use super::config::Unreachable;
 use super::plan::Plan;
 use super::rows::OwnerRow;
-use crate::distance::{HopLevels, LevelRow, Workspace};
+use crate::distance::{HopLevels, HopsVisit, LevelRow, Workspace};
 use crate::error::Result;
 use crate::limits;
 use crate::process::family::NoiseFamily;
@@ -43,6 +43,71 @@ pub(super) struct Scratch<F: NoiseFamily> {
     pub(super) recs_owner: u32,
     pub(super) eps_cache: Vec<f64>,
     pub(super) f: FamilyScratch<F>,
+}
+
+/// The owner's units of `s` as [`Plan::recipients`] reads them (a macro, so
+/// that the rest of the scratch stays free to borrow).
+macro_rules! units_of {
+    ($s:expr) => {
+        $crate::sim::owner::UnitsOf {
+            hop_unit: &$s.hop_unit,
+            d: &$s.unit_d,
+            node: &$s.unit_node,
+        }
+    };
+}
+pub(super) use units_of;
+
+/// The owner's units as the recipients are mapped to them: per hop level
+/// (`hop_unit`), or per recipient of a continuous row (`node`); `d`, each
+/// unit's distance (the last infinite: the unreachable members' floor).
+#[derive(Clone, Copy)]
+pub(super) struct UnitsOf<'a> {
+    pub(super) hop_unit: &'a [u32],
+    pub(super) d: &'a [f64],
+    pub(super) node: &'a [u32],
+}
+
+/// A loop over one owner's recipients, (node, unit index) in node order
+/// (see [`Plan::recipients`]).
+pub(super) trait OnRecipients {
+    /// What the loop returns.
+    type Out;
+    /// Runs the loop over `recs`.
+    fn run(self, recs: impl Iterator<Item = (u32, u32)>) -> Self::Out;
+}
+
+/// A level row's hops mapped to the owner's recipients: every node but the
+/// owner, at its hop's unit, the unreachable ones at the floor unit (or
+/// not answered).
+struct ByHop<'a, V> {
+    owner: u32,
+    hop_unit: &'a [u32],
+    floor_unit: Option<u32>,
+    v: V,
+}
+
+impl<V: OnRecipients> HopsVisit for ByHop<'_, V> {
+    type Out = V::Out;
+    #[inline]
+    fn run(self, hops: impl Iterator<Item = Option<u32>>) -> V::Out {
+        let ByHop {
+            owner,
+            hop_unit,
+            floor_unit,
+            v,
+        } = self;
+        v.run(hops.enumerate().filter_map(move |(j, l)| {
+            let j = j as u32;
+            if j == owner {
+                return None;
+            }
+            match l {
+                Some(l) => Some((j, hop_unit[l as usize])),
+                None => floor_unit.map(|u| (j, u)),
+            }
+        }))
+    }
 }
 
 /// The family's per-worker buffers (see `replicate.rs`).
@@ -230,44 +295,32 @@ impl Plan<'_> {
         Ok(())
     }
 
-    /// Calls `f(node, unit)` for every answered recipient, in node order.
-    /// Hop levels need their level row (asked for by `process_chunk`).
-    pub(super) fn each_recipient(
+    /// Hands `v` every answered recipient as (node, unit index), in node
+    /// order, as one iterator (its loop compiled per kind of row). Hop
+    /// levels need their level row (asked for by `process_chunk`).
+    pub(super) fn recipients<V: OnRecipients>(
         &self,
         owner: u32,
         dist: Dist<'_>,
-        hop_unit: &[u32],
-        unit_d: &[f64],
-        unit_node: &[u32],
-        mut f: impl FnMut(u32, usize),
-    ) {
+        units: UnitsOf<'_>,
+        v: V,
+    ) -> V::Out {
         match dist {
             Dist::Levels(lv) => {
                 let floor_unit = (self.config.unreachable == Unreachable::Floor
-                    && unit_d.last().is_some_and(|d| !d.is_finite()))
-                .then(|| unit_d.len() - 1);
+                    && units.d.last().is_some_and(|d| !d.is_finite()))
+                .then(|| (units.d.len() - 1) as u32);
                 let row: LevelRow<'_> = lv
                     .row()
                     .expect("a level row is requested for per-recipient work");
-                row.for_each(|v, l| {
-                    if v == owner {
-                        return;
-                    }
-                    match l {
-                        Some(l) => f(v, hop_unit[l as usize] as usize),
-                        None => {
-                            if let Some(u) = floor_unit {
-                                f(v, u)
-                            }
-                        }
-                    }
-                });
+                row.visit(ByHop {
+                    owner,
+                    hop_unit: units.hop_unit,
+                    floor_unit,
+                    v,
+                })
             }
-            Dist::Row(_) => {
-                for (k, &j) in unit_node.iter().enumerate() {
-                    f(j, k);
-                }
-            }
+            Dist::Row(_) => v.run(units.node.iter().enumerate().map(|(k, &j)| (j, k as u32))),
         }
     }
 
@@ -284,16 +337,14 @@ impl Plan<'_> {
         }
         s.recs.clear();
         s.recs_owner = owner;
-        let Scratch {
-            recs,
-            hop_unit,
-            unit_d,
-            unit_node,
-            ..
-        } = s;
-        self.each_recipient(owner, dist, hop_unit, unit_d, unit_node, |j, k| {
-            recs.push((j, k as u32))
-        });
+        struct List<'r>(&'r mut Vec<(u32, u32)>);
+        impl OnRecipients for List<'_> {
+            type Out = ();
+            fn run(self, recs: impl Iterator<Item = (u32, u32)>) {
+                self.0.extend(recs);
+            }
+        }
+        self.recipients(owner, dist, units_of!(s), List(&mut s.recs));
     }
 
     pub(super) fn process_owner<F: NoiseFamily>(

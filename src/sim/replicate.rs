@@ -12,7 +12,7 @@
 //! listed.
 
 use super::chunk::ChunkOut;
-use super::owner::{Owner, Scratch, Wants};
+use super::owner::{OnRecipients, Owner, Scratch, Wants, units_of};
 use super::plan::Plan;
 use super::rows::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
 use crate::error::Result;
@@ -231,22 +231,25 @@ impl Plan<'_> {
         let rows = wants.responses || wants.ego;
         // Without listed answers or post-processing, only the sums per unit.
         let sums_only = !rows && self.post.is_none();
-        self.collect_recipients(s, at.owner, at.dist);
+        s.f.unit_sq.clear();
+        s.f.unit_sq.resize(units, 0.0);
+        if sums_only {
+            // Drawn as the level row is read: no list of recipients.
+            let sums = FreshSums {
+                fam,
+                u: &s.u,
+                secret: &s.f.secret,
+                levels: &s.f.levels,
+                rng: &mut rng,
+                sums: &mut s.f.unit_sq,
+            };
+            self.recipients(at.owner, at.dist, units_of!(s), sums)?;
+        } else {
+            self.collect_recipients(s, at.owner, at.dist);
+        }
         let f = &mut s.f;
         f.noise.resize(n, F::Coord::default());
         f.y.resize(n, 0.0);
-        f.unit_sq.clear();
-        f.unit_sq.resize(units, 0.0);
-        if sums_only {
-            fam.fresh_square_sums(
-                &s.u,
-                &f.secret,
-                &f.levels,
-                &s.recs,
-                &mut rng,
-                &mut f.unit_sq,
-            )?;
-        }
         if rows {
             reserve_rows(out, wants, s.recs.len());
         }
@@ -386,6 +389,27 @@ impl Plan<'_> {
             ),
             need,
         )
+    }
+}
+
+/// The independent baseline's sums per unit, drawn recipient by recipient
+/// as they are visited ([`NoiseFamily::fresh_square_sums`]).
+struct FreshSums<'a, F: NoiseFamily> {
+    fam: &'a F,
+    u: &'a [f64],
+    secret: &'a [F::Coord],
+    levels: &'a [F::Level],
+    rng: &'a mut F::Rng,
+    sums: &'a mut [f64],
+}
+
+impl<F: NoiseFamily> OnRecipients for FreshSums<'_, F> {
+    type Out = Result<()>;
+    #[inline]
+    fn run(self, recs: impl Iterator<Item = (u32, u32)>) -> Result<()> {
+        let units = recs.map(|(_, k)| k);
+        self.fam
+            .fresh_square_sums(self.u, self.secret, self.levels, units, self.rng, self.sums)
     }
 }
 

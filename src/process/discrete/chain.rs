@@ -298,8 +298,8 @@ impl DiscreteNoise {
         Ok(())
     }
 
-    /// The independent baseline's sums of squared errors: for each recipient
-    /// `(_, k)` of `recs`, in order, fresh DL noise X at `rungs[k]` (the
+    /// The independent baseline's sums of squared errors: for each recipient's
+    /// unit `k` of `units`, in order, fresh DL noise X at `rungs[k]` (the
     /// draws of [`sample_fresh_into`](Self::sample_fresh_into)), the answer
     /// (û + X)·γ and its squared error against `u` added to `sums[k]` — the
     /// bits of answering one by one, with each rung's rate prepared once
@@ -309,7 +309,7 @@ impl DiscreteNoise {
         u: &[f64],
         uhat: &[i64],
         rungs: &[Rung],
-        recs: &[(u32, u32)],
+        units: impl IntoIterator<Item = u32>,
         rng: &mut R,
         sums: &mut [f64],
     ) -> Result<()> {
@@ -317,7 +317,7 @@ impl DiscreteNoise {
         self.check_len("u", u.len())?;
         let grid = self.grid();
         let mut levels: Vec<Option<Level>> = (0..rungs.len()).map(|_| None).collect();
-        for &(_, k) in recs {
+        for k in units {
             let k = k as usize;
             let level = match &mut levels[k] {
                 Some(level) => level,

@@ -233,17 +233,17 @@ impl NoiseFamily for Discrete {
         u: &[f64],
         secret: &[i64],
         levels: &[Rung],
-        recs: &[(u32, u32)],
+        units: impl IntoIterator<Item = u32>,
         rng: &mut NoiseRng,
         sums: &mut [f64],
     ) -> Result<()> {
         match rng {
             NoiseRng::Seeded(r) => self
                 .noise
-                .fresh_square_sums(u, secret, levels, recs, r, sums),
+                .fresh_square_sums(u, secret, levels, units, r, sums),
             NoiseRng::Os(r) => self
                 .noise
-                .fresh_square_sums(u, secret, levels, recs, r, sums),
+                .fresh_square_sums(u, secret, levels, units, r, sums),
         }
     }
 

@@ -172,21 +172,23 @@ pub trait NoiseFamily: Send + Sync {
         out: &mut [Self::Coord],
     ) -> Result<()>;
 
-    /// The independent baseline when only sums are kept: for each recipient
-    /// `(_, k)` of `recs`, in order, one fresh draw at `levels[k]`
-    /// ([`sample_fresh`](NoiseFamily::sample_fresh)) whose squared error
-    /// ([`answer`](NoiseFamily::answer)) is added to `sums[k]`. A family may
-    /// override it with a loop that gives the same bits faster.
+    /// The independent baseline when only sums are kept: for each recipient's
+    /// unit `k` of `units` (recipients in node order), one fresh draw at
+    /// `levels[k]` ([`sample_fresh`](NoiseFamily::sample_fresh)) whose
+    /// squared error ([`answer`](NoiseFamily::answer)) is added to
+    /// `sums[k]`. `units` is an iterator so that a caller can hand the
+    /// recipients straight from a level row, without listing them first. A
+    /// family may override it with a loop that gives the same bits faster.
     fn fresh_square_sums(
         &self,
         u: &[f64],
         secret: &[Self::Coord],
         levels: &[Self::Level],
-        recs: &[(u32, u32)],
+        units: impl IntoIterator<Item = u32>,
         rng: &mut Self::Rng,
         sums: &mut [f64],
     ) -> Result<()> {
-        fresh_square_sums_each(self, u, secret, levels, recs, rng, sums)
+        fresh_square_sums_each(self, u, secret, levels, units, rng, sums)
     }
 
     /// The answer `y` to the value `u` (prepared as `secret`) under `noise`;
@@ -576,13 +578,13 @@ pub fn fresh_square_sums_each<F: NoiseFamily + ?Sized>(
     u: &[f64],
     secret: &[F::Coord],
     levels: &[F::Level],
-    recs: &[(u32, u32)],
+    units: impl IntoIterator<Item = u32>,
     rng: &mut F::Rng,
     sums: &mut [f64],
 ) -> Result<()> {
     let mut noise = vec![F::Coord::default(); u.len()];
     let mut y = vec![0.0; u.len()];
-    for &(_, k) in recs {
+    for k in units {
         let k = k as usize;
         fam.sample_fresh(levels[k], rng, &mut noise)?;
         sums[k] += fam.answer(u, secret, &noise, &mut y)?;

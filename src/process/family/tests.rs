@@ -493,6 +493,47 @@ fn checked_levels_name_the_map_and_the_distance() {
     );
 }
 
+/// Laplace's 1-D ℓ1 loop keeps a run of one unit's recipients in registers:
+/// bit for bit the answer-by-answer sums for runs of every length (1 to 40,
+/// interleaved, a unit coming back after others), a single recipient and
+/// none.
+#[test]
+fn fresh_square_sums_in_runs_match_the_definition() {
+    let fam = Laplace::new(1, Norm::L1, 1.5).unwrap();
+    let u = [0.3];
+    let mut secret = Vec::new();
+    fam.prepare(&u, &mut secret, "0").unwrap();
+    let levels: Vec<f64> = [0.5, 1.0, 4.0, 2.0]
+        .iter()
+        .map(|&e| fam.level(e).unwrap())
+        .collect();
+    // Runs of lengths 1, 2, …, 40 cycling through the units 0, 2, 1, 3.
+    let runs: Vec<u32> = (1..=40u32)
+        .flat_map(|len| std::iter::repeat_n([0, 2, 1, 3][len as usize % 4], len as usize))
+        .collect();
+    let sums = |units: &[u32], fast: bool| {
+        let key = StreamKey::new(5, 9, 0, Purpose::Independent);
+        let mut rng = fam.generator(key).unwrap();
+        let mut sums = vec![0.0; levels.len()];
+        let it = units.iter().copied();
+        if fast {
+            fam.fresh_square_sums(&u, &secret, &levels, it, &mut rng, &mut sums)
+        } else {
+            fresh_square_sums_each(&fam, &u, &secret, &levels, it, &mut rng, &mut sums)
+        }
+        .unwrap();
+        sums.iter().map(|s| s.to_bits()).collect::<Vec<_>>()
+    };
+    for units in [&runs[..], &[2], &[], &[1; 100]] {
+        assert_eq!(sums(units, true), sums(units, false), "{units:?}");
+    }
+    assert!(
+        sums(&runs, true).iter().all(|&b| b != 0),
+        "every unit drawn"
+    );
+    assert_eq!(sums(&[], true), vec![0; 4]);
+}
+
 /// `fresh_square_sums` gives, bit for bit, the sums of the answer-by-answer
 /// definition (`fresh_square_sums_each`) from the same stream, for every
 /// family (the discrete chain's loop in dims 1 and 2) and for Laplace's
@@ -509,15 +550,16 @@ fn fresh_square_sums_match_the_answer_by_answer_definition() {
         let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
         // Recipients in node order with units repeating and interleaving.
         let recs: Vec<(u32, u32)> = (0..500u32).map(|j| (j, (j * 7 + j / 3) % 3)).collect();
+        let units = || recs.iter().map(|&(_, k)| k);
         let sums = |seed: u64, fast: bool| {
             let mut rng = fam
                 .generator(StreamKey::new(seed, 9, 0, Purpose::Independent))
                 .unwrap();
             let mut sums = vec![0.0; levels.len()];
             if fast {
-                fam.fresh_square_sums(&u, &secret, &levels, &recs, &mut rng, &mut sums)
+                fam.fresh_square_sums(&u, &secret, &levels, units(), &mut rng, &mut sums)
             } else {
-                fresh_square_sums_each(fam, &u, &secret, &levels, &recs, &mut rng, &mut sums)
+                fresh_square_sums_each(fam, &u, &secret, &levels, units(), &mut rng, &mut sums)
             }
             .unwrap();
             sums.iter().map(|s| s.to_bits()).collect::<Vec<_>>()
