@@ -204,8 +204,7 @@ fn refusals_name_the_parameter() {
     assert_eq!(noise.eps_of(noise.min_rung()), 2f64.powi(-30));
     let e = noise.rung_of(1e-10).unwrap_err().to_string();
     assert!(
-        e.starts_with("invalid eps '0.0000000001'")
-            && e.contains("ε ≥ 9.313225746154785e-10"),
+        e.starts_with("invalid eps '0.0000000001'") && e.contains("ε ≥ 9.313225746154785e-10"),
         "{e}"
     );
     assert!(!e.contains('\n'));
