@@ -103,7 +103,7 @@ class GradualRelease:
     def __init__(
         self,
         value: float | Sequence[float] | npt.NDArray[np.floating[Any]],
-        mechanism: str = ...,
+        mechanism: str | None = ...,
         sensitivity: float = ...,
         seed: int = ...,
         delta: float | None = ...,
@@ -111,6 +111,9 @@ class GradualRelease:
         levels_per_doubling: int | None = ...,
         eps_max: float | None = ...,
         rng: str | None = ...,
+        *,
+        noise: str | None = ...,
+        norm: str | None = ...,
     ) -> None: ...
     def release(self, eps: float) -> Any:
         """A float when the value was a number, else a numpy array (dim,)."""

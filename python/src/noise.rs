@@ -197,18 +197,24 @@ fn secret(value: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, bool)> {
 
 #[pymethods]
 impl PyGradualRelease {
-    /// GradualRelease(value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None,
-    /// granularity=None, levels_per_doubling=None, eps_max=None, rng=None)
+    /// GradualRelease(value, mechanism=None, sensitivity=1.0, seed=0, delta=None,
+    /// granularity=None, levels_per_doubling=None, eps_max=None, rng=None, *,
+    /// noise=None, norm=None)
     ///
     /// `value` is a number (a 1-D secret, whose releases are numbers) or a
     /// sequence of numbers (releases are numpy arrays of its length).
-    /// `mechanism` is `laplace-l1`, `laplace-l2`, `gaussian` (needs `delta`) or
-    /// `discrete` (the exact integer chain of `relax --noise discrete`, with
-    /// `granularity` "2^-10" by default, `levels_per_doubling` 32, the fixed top
-    /// `eps_max` 256 and `rng` "seeded" or "os"; levels answered at their rungs).
+    /// `noise` is `laplace` (the default; `norm` "l1" or "l2", default "l1"),
+    /// `gaussian` (needs `delta`; ℓ2) or `discrete` (the exact integer chain
+    /// of `relax --noise discrete`, with `granularity` "2^-10" by default,
+    /// `levels_per_doubling` 32, the fixed top `eps_max` 256 and `rng`
+    /// "seeded" or "os"; levels answered at their rungs) — the words of the
+    /// command line's `--noise` and `--norm`. `mechanism` is the older
+    /// spelling of both in one word (`laplace-l1`, `laplace-l2`, `gaussian`,
+    /// `discrete`), still taken.
     #[new]
-    #[pyo3(signature = (value, mechanism="laplace-l1", sensitivity=1.0, seed=0, delta=None,
-                        granularity=None, levels_per_doubling=None, eps_max=None, rng=None))]
+    #[pyo3(signature = (value, mechanism=None, sensitivity=1.0, seed=0, delta=None,
+                        granularity=None, levels_per_doubling=None, eps_max=None, rng=None,
+                        *, noise=None, norm=None))]
     // The public constructor's typed keyword arguments: pyo3 binds each to
     // a parameter of its own (it has no way to gather keywords into a
     // struct and keep them typed and named in the signature), so this list
@@ -216,7 +222,7 @@ impl PyGradualRelease {
     #[allow(clippy::too_many_arguments)]
     fn new(
         value: &Bound<'_, PyAny>,
-        mechanism: &str,
+        mechanism: Option<&str>,
         sensitivity: f64,
         seed: u64,
         delta: Option<f64>,
@@ -224,9 +230,12 @@ impl PyGradualRelease {
         levels_per_doubling: Option<u32>,
         eps_max: Option<f64>,
         rng: Option<&str>,
+        noise: Option<&str>,
+        norm: Option<&str>,
     ) -> PyResult<Self> {
         let (value, scalar) = secret(value)?;
-        let kind = mechanism.trim().to_ascii_lowercase();
+        let kind = release_kind(mechanism, noise, norm)?;
+        let mechanism = mechanism.unwrap_or(kind.as_str());
         if kind == "discrete" {
             if let Some(d) = delta {
                 return Err(param_err("delta", d, "no delta for the discrete mechanism"));
@@ -263,7 +272,7 @@ impl PyGradualRelease {
             return Err(param_err(
                 name,
                 "given",
-                "None unless mechanism = \"discrete\" (it applies to the discrete chain only)",
+                "None unless noise = \"discrete\" (it applies to the discrete chain only)",
             ));
         }
         let noise = match (kind.as_str(), delta) {
@@ -391,5 +400,45 @@ impl PyGradualRelease {
             ));
         }
         Ok(PyGradualRelease { r, scalar })
+    }
+}
+
+/// The one word the constructor dispatches on (`laplace-l1`, `laplace-l2`,
+/// `gaussian`, `discrete`) from `noise=` and `norm=` (the command line's
+/// `--noise`/`--norm` words) or from the older one-word `mechanism=`; both
+/// spellings at once are refused.
+fn release_kind(
+    mechanism: Option<&str>,
+    noise: Option<&str>,
+    norm: Option<&str>,
+) -> PyResult<String> {
+    let lower = |s: &str| s.trim().to_ascii_lowercase();
+    if let Some(m) = mechanism {
+        if noise.is_some() || norm.is_some() {
+            return Err(param_err(
+                "mechanism",
+                m,
+                "None when noise= or norm= is given (mechanism is their older one-word spelling)",
+            ));
+        }
+        return Ok(lower(m));
+    }
+    let noise = noise.map_or_else(|| "laplace".to_string(), lower);
+    let norm = norm.map(lower);
+    match (noise.as_str(), norm.as_deref()) {
+        ("laplace", None | Some("l1")) => Ok("laplace-l1".into()),
+        ("laplace", Some("l2")) => Ok("laplace-l2".into()),
+        ("gaussian", None | Some("l2")) => Ok("gaussian".into()),
+        ("discrete", None | Some("l1")) => Ok("discrete".into()),
+        ("laplace" | "gaussian" | "discrete", Some(n)) => Err(param_err(
+            "norm",
+            n,
+            match noise.as_str() {
+                "laplace" => "l1 or l2",
+                "gaussian" => "l2 (the Gaussian mechanism is calibrated in ℓ2)",
+                _ => "l1 (the discrete chain has independent integer coordinates)",
+            },
+        )),
+        (n, _) => Err(param_err("noise", n, "laplace, gaussian or discrete")),
     }
 }

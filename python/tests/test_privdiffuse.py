@@ -371,6 +371,22 @@ def test_collude_and_gradual_release(tmp_path):
     assert repr(pdf.GradualRelease(1.0)).endswith("privacy_level=None)")
 
 
+def test_noise_and_norm_are_the_command_lines_words():
+    # noise= and norm= as --noise/--norm; the one-word mechanism= still works,
+    # with the same draws; both spellings at once are refused.
+    for words, old in [({}, "laplace-l1"), ({"norm": "l2"}, "laplace-l2"),
+                       ({"noise": "gaussian", "delta": 1e-5}, "gaussian"), ({"noise": "discrete"}, "discrete")]:
+        extra = {"delta": words["delta"]} if "delta" in words else {}
+        new = pdf.GradualRelease([0.3, 0.1], seed=3, **words)
+        was = pdf.GradualRelease([0.3, 0.1], mechanism=old, seed=3, **extra)
+        assert [list(new.release(e)) for e in (2.0, 0.5)] == [list(was.release(e)) for e in (2.0, 0.5)], old
+    for bad, word in [({"mechanism": "gaussian", "noise": "gaussian"}, "mechanism"),
+                      ({"noise": "gaussian", "norm": "l1", "delta": 1e-5}, "norm"),
+                      ({"noise": "discrete", "norm": "l2"}, "norm"), ({"noise": "cauchy"}, "noise")]:
+        with pytest.raises(ValueError, match=word):
+            pdf.GradualRelease([0.3], **bad)
+
+
 def test_a_state_text_given_as_a_path_is_not_echoed():
     # load(text) used to raise an OSError whose message was the whole state,
     # secret included.
