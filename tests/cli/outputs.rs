@@ -558,3 +558,33 @@ fn writers_leave_nothing_in_the_temporary_folder_or_beside_the_output() {
         assert!(listing(&tmp).is_empty(), "{name}: {:?}", listing(&tmp));
     }
 }
+
+/// `--out /dev/stdout` with standard output a pipe (`… | wc -c`) writes the
+/// bytes `--out -` writes, for every command whose `--out` is one file
+/// (it failed with "/dev/stdout: No such file or directory": the link chain
+/// ends at `/proc/self/fd/1 -> pipe:[N]`).
+#[cfg(target_os = "linux")]
+#[test]
+fn out_dev_stdout_into_a_pipe_is_standard_output() {
+    let karate = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/karate.edges");
+    let karate = karate.to_str().unwrap();
+    let rows: &[&[&str]] = &[
+        &[
+            "path", "--dim", "1", "--norm", "l1", "--eps-lo", "1", "--eps-hi", "2",
+        ],
+        &["relax", "--value", "0", "--eps", "1,2"],
+        &["distances", "--graph", karate, "--owners", "0,1"],
+    ];
+    for args in rows {
+        let mut outs = Vec::new();
+        for out in ["/dev/stdout", "-"] {
+            let mut a = args.to_vec();
+            a.extend(["--out", out]);
+            let o = bin().args(&a).stdout(Stdio::piped()).output().unwrap();
+            assert!(o.status.success(), "{a:?}: {}", err(&o));
+            outs.push(o.stdout);
+        }
+        assert!(!outs[0].is_empty(), "{args:?}");
+        assert_eq!(outs[0], outs[1], "{args:?}");
+    }
+}

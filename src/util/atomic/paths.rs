@@ -142,7 +142,12 @@ pub(super) fn remove_stale_siblings(dest: &Path) {
 /// Where a writer with policy `existing` puts `dest`: the link-followed
 /// target, and the policy that applies (a link is always written through).
 pub(super) fn resolve(dest: &Path, existing: Existing) -> (PathBuf, Existing) {
-    if is_symlink(dest) {
+    if is_symlink(dest) && is_special(dest) {
+        // A link to a device, FIFO or pipe, written in place through the
+        // link: `/dev/stdout` when standard output is a pipe ends at
+        // `/proc/self/fd/1 -> pipe:[N]`, a name only the kernel resolves.
+        (dest.to_path_buf(), Existing::Replace)
+    } else if is_symlink(dest) {
         (follow_links(dest), Existing::Replace)
     } else {
         (dest.to_path_buf(), existing)

@@ -63,6 +63,33 @@ fn links_are_followed_and_special_files_written_in_place() {
     fs::remove_dir_all(&d).unwrap();
 }
 
+/// `--out /dev/stdout` with standard output a pipe: the link chain ends at
+/// `/proc/self/fd/N -> pipe:[…]`, which only the kernel resolves. The
+/// writer goes through the link in place (it failed with "No such file or
+/// directory", staging in `/proc/self/fd`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_link_to_a_pipe_is_written_in_place() {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    // What /dev/stdout is: a link to the process's descriptor.
+    let link = tmp.path().join("stdout");
+    std::os::unix::fs::symlink(format!("/proc/self/fd/{}", writer.as_raw_fd()), &link).unwrap();
+    for existing in [Existing::Refuse, Existing::Replace] {
+        let mut f = AtomicFile::create_with(&link, existing).unwrap();
+        f.write_all(b"through the pipe\n").unwrap();
+        f.commit().unwrap();
+    }
+    drop(writer);
+    let mut got = String::new();
+    reader.read_to_string(&mut got).unwrap();
+    assert_eq!(got, "through the pipe\nthrough the pipe\n");
+    // Nothing staged beside the link.
+    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
+}
+
 #[test]
 fn stale_staging_of_a_dead_process_is_removed() {
     let tmp = tempfile::tempdir().unwrap();
