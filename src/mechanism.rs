@@ -15,7 +15,9 @@ use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
 use rand::Rng;
 
 pub use crate::process::family::gaussian::brownian_at;
-pub use crate::process::mechanism::{Mechanism, MechanismChoice};
+pub use crate::process::mechanism::{
+    Mechanism, MechanismChoice, NOISE_NAMES, NoiseName, resolve_noise,
+};
 
 /// The law of the noise: dimension, norm, sensitivity and, for the Gaussian
 /// mechanism, δ.

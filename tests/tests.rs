@@ -33,6 +33,7 @@ mod cli {
     mod interrupt;
     mod limits;
     mod messages;
+    mod noise_words;
     mod numeric;
     mod outputs;
     mod path;

@@ -665,14 +665,18 @@ class SweepResult(_Result):
 
 def simulate(graph: "Graph | str | os.PathLike | None" = None, options: Mapping[str, Any] | None = None, /, *, threads: int | None = None, **kwargs: Any) -> SimulationResult:
     """Every owner shares its value with every reachable member through one
-    lazy noise path (``correlated``) and/or fresh noise per member
-    (``independent``, ``gaussian``): ``privdiffuse simulate`` in memory.
+    lazy noise path (``mechanism="correlated"``) and/or fresh noise per
+    member (``"independent"``; ``"both"``, the default): ``privdiffuse
+    simulate`` in memory. ``noise`` names the noise as ``--noise`` does:
+    ``"laplace"`` (default), ``"gaussian"`` (one Brownian path per owner,
+    (ε, δ)-DP; ``mechanism="gaussian"`` is its older spelling) or
+    ``"discrete"``.
 
     ``graph``: a :class:`Graph`, or the path of an edge list (default: the
     ``graph`` option, the bundled ``data/geometric150.edges``). Options: the
     keys of ``summary.json``'s ``config`` (:func:`option_names`), as keyword
     arguments or a dict (``simulate(g, res.summary["config"])``): ``eps``
-    (an :class:`EpsilonMap` or spec), ``dim``, ``norm``, ``mechanism``,
+    (an :class:`EpsilonMap` or spec), ``dim``, ``norm``, ``noise``, ``mechanism``,
     ``owners`` (a count, a list of ids or a spec), ``seed``,
     ``replicates``, ``responses``, ``distance_options`` (a dict), …;
     ``values`` also takes a numpy array aligned with ``graph.nodes`` (1-D

@@ -7,9 +7,10 @@
 //! unchanged.
 
 use crate::epsilon::PyEpsilonMap;
-use crate::errors::param_err;
+use crate::errors::{param_err, to_py};
 use numpy::PyReadonlyArray1;
 use privdiffuse::graph::GraphView;
+use privdiffuse::sim::config::resolve_noise_keys;
 use privdiffuse::util::table::fields;
 use privdiffuse::utility::UtilityConfig;
 use privdiffuse::values::GivenValues;
@@ -217,6 +218,18 @@ pub fn config<T: Serialize + DeserializeOwned>(
     defaults: &T,
     given: &Map<String, Value>,
 ) -> PyResult<T> {
+    // `noise` and `mechanism` read together, at the top or in relay's and
+    // utility's nested `sim`, as on every face.
+    let mut given = given.clone();
+    if let Ok(Value::Object(base)) = serde_json::to_value(defaults) {
+        resolve_noise_keys(&base, &mut given).map_err(to_py)?;
+        if let (Some(Value::Object(b)), Some(Value::Object(g))) =
+            (base.get("sim"), given.get_mut("sim"))
+        {
+            resolve_noise_keys(b, g).map_err(to_py)?;
+        }
+    }
+    let given = &given;
     let build = |given: Map<String, Value>| -> Result<T, serde_json::Error> {
         let mut base = match serde_json::to_value(defaults)? {
             Value::Object(m) => m,

@@ -107,7 +107,7 @@ impl ColludeArgs {
             Some(p) => crate::io::collude_config_from_summary(p)?,
             None => CollusionConfig::default(),
         };
-        self.sim.apply(&mut c.sim);
+        self.sim.apply(&mut c.sim)?;
         self.sim.refuse_unused_in("collude", &c.sim)?;
         if !self.owner.is_empty() {
             c.sim.owners = Owners::Ids(self.owner.clone());

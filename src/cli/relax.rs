@@ -3,6 +3,7 @@
 //! table against the single-release optimum and the composition baseline.
 
 use crate::io::relax::{StateFile, accounting_line, accuracy_table, write_releases};
+use crate::mechanism::NoiseName;
 use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
 use crate::process::release::DEFAULT_EPS_MAX;
 use crate::process::{Calibration, GradualRelease, Norm, ReleaseNoise};
@@ -10,13 +11,78 @@ use crate::release::ReleaseTrials;
 use crate::{Error, Result};
 use std::path::PathBuf;
 
-/// Noise family on the command line.
+/// `--mechanism` of relax: the coupling (a gradual release is one path:
+/// `correlated`), or, in the older spelling, the f64 noise family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MechanismArg {
-    /// Lazy Laplace process (ε-DP in the chosen --norm).
+    /// One path per secret, answered at each level (the only coupling of a release).
+    Correlated,
+    /// The older spelling of --noise laplace.
     Laplace,
-    /// Brownian motion indexed by variance ((ε, δ)-DP in ℓ2).
+    /// The older spelling of --noise gaussian.
     Gaussian,
+}
+
+/// The f64 noise family of a release: the lazy Laplace process or the
+/// Brownian one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Laplace,
+    Gaussian,
+}
+
+impl RelaxArgs {
+    /// The f64 family named by `--noise` and `--mechanism` (its older
+    /// spelling), `None` when neither names one; the two contradicting each
+    /// other are refused. `--noise discrete` names none (its own checks
+    /// refuse `--mechanism gaussian` beside it).
+    fn family(&self) -> Result<Option<Family>> {
+        let from_mechanism = match self.mechanism {
+            Some(MechanismArg::Laplace) => Some(Family::Laplace),
+            Some(MechanismArg::Gaussian) => Some(Family::Gaussian),
+            Some(MechanismArg::Correlated) | None => None,
+        };
+        let from_noise = match self.noise {
+            Some(NoiseName::Laplace) => Some(Family::Laplace),
+            Some(NoiseName::Gaussian) => Some(Family::Gaussian),
+            Some(NoiseName::Discrete) | None => None,
+        };
+        match (from_noise, from_mechanism) {
+            (Some(n), Some(m)) if n != m => Err(Error::param(
+                "mechanism",
+                self.mechanism.map_or("", |m| {
+                    if m == MechanismArg::Laplace {
+                        "laplace"
+                    } else {
+                        "gaussian"
+                    }
+                }),
+                format!(
+                    "correlated with --noise {} (--mechanism laplace|gaussian is the older \
+                     spelling of --noise)",
+                    NoiseName::from_family(n)
+                ),
+            )),
+            (n, m) => Ok(n.or(m)),
+        }
+    }
+
+    /// `--noise` as the discrete-or-f64 choice.
+    fn noise_kind(&self) -> Option<NoiseKind> {
+        self.noise.map(|n| match n {
+            NoiseName::Discrete => NoiseKind::Discrete,
+            NoiseName::Laplace | NoiseName::Gaussian => NoiseKind::Laplace,
+        })
+    }
+}
+
+impl NoiseName {
+    fn from_family(f: Family) -> Self {
+        match f {
+            Family::Laplace => NoiseName::Laplace,
+            Family::Gaussian => NoiseName::Gaussian,
+        }
+    }
 }
 
 /// Release one secret at privacy levels requested in any order (gradual release).
@@ -53,12 +119,13 @@ pub struct RelaxArgs {
     #[arg(long)]
     pub norm: Option<Norm>,
 
-    /// Noise family. [default: laplace]
+    /// correlated (a release is one path per secret); laplace | gaussian: the older
+    /// spelling of --noise
     #[arg(long, value_enum)]
     pub mechanism: Option<MechanismArg>,
 
     /// δ of the Gaussian mechanism, in (0, 1), the same at every level.
-    /// Only with --mechanism gaussian. [default: 1e-5]
+    /// Only with --noise gaussian. [default: 1e-5]
     #[arg(long, allow_hyphen_values = true)]
     pub delta: Option<f64>,
 
@@ -99,11 +166,11 @@ pub struct RelaxArgs {
     #[arg(long)]
     pub state: Option<PathBuf>,
 
-    /// Noise: laplace (f64; simulations) | discrete (exact integers on a grid:
-    /// floating-point safe, see docs/releases.md; each level answered at its
-    /// rung, the largest ≤ ε) [default: laplace]
+    /// Noise: laplace (f64; simulations) | gaussian (Brownian motion indexed by variance,
+    /// (ε, δ)-DP in ℓ2) | discrete (exact integers on a grid: floating-point safe, see
+    /// docs/releases.md; each level answered at its rung, the largest ≤ ε) [default: laplace]
     #[arg(long, value_name = "KIND")]
-    pub noise: Option<NoiseKind>,
+    pub noise: Option<NoiseName>,
 
     /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
     #[arg(long, value_name = "G")]
@@ -193,7 +260,7 @@ fn build_template(args: &RelaxArgs, state: Option<&StateFile>) -> Result<Gradual
         }
         check_noise_flags(args, g.mechanism(), &conflict)?;
         let discrete = matches!(g.mechanism(), ReleaseNoise::Discrete { .. });
-        if !discrete && args.mechanism.is_some()
+        if !discrete && args.family()?.is_some()
             || args.norm.is_some()
             || args.delta.is_some()
             || args.calibration.is_some()
@@ -280,7 +347,7 @@ fn noise_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Option<R
         }
     };
     let options = NoiseOptions {
-        noise: args.noise.unwrap_or(stored_kind),
+        noise: args.noise_kind().unwrap_or(stored_kind),
         granularity: args.granularity.unwrap_or(g0),
         levels_per_doubling: args.levels_per_doubling.unwrap_or(m0),
         rng: args.rng.unwrap_or(r0),
@@ -316,6 +383,7 @@ fn refuse_with_discrete(args: &RelaxArgs) -> Result<()> {
             "laplace",
         ));
     }
+
     if let Some(d) = args.delta {
         return Err(Error::param("delta", d, "no --delta with --noise discrete"));
     }
@@ -336,6 +404,16 @@ fn check_noise_flags(
     stored: ReleaseNoise,
     conflict: &dyn Fn(&str, String, String) -> Error,
 ) -> Result<()> {
+    let stored_name = match stored {
+        ReleaseNoise::Discrete { .. } => NoiseName::Discrete,
+        ReleaseNoise::Gaussian { .. } => NoiseName::Gaussian,
+        ReleaseNoise::Laplace { .. } => NoiseName::Laplace,
+    };
+    if let Some(n) = args.noise
+        && n != stored_name
+    {
+        return Err(conflict("noise", n.to_string(), stored_name.to_string()));
+    }
     let (kind, g, m, e, r) = match stored {
         ReleaseNoise::Discrete {
             granularity,
@@ -351,11 +429,6 @@ fn check_noise_flags(
         ),
         _ => (NoiseKind::Laplace, None, None, None, None),
     };
-    if let Some(n) = args.noise
-        && n != kind
-    {
-        return Err(conflict("noise", n.to_string(), kind.to_string()));
-    }
     let stored_or_default = |s: Option<String>| s.unwrap_or_else(|| "none: laplace".into());
     if let Some(x) = args.granularity
         && Some(x) != g
@@ -402,12 +475,12 @@ fn check_noise_flags(
 /// The mechanism named by the flags; unset flags fall back to `stored`'s
 /// settings (when resuming) or to the defaults.
 fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<ReleaseNoise> {
-    let stored_kind = match stored {
-        Some(ReleaseNoise::Gaussian { .. }) => MechanismArg::Gaussian,
-        _ => MechanismArg::Laplace,
+    let stored_family = match stored {
+        Some(ReleaseNoise::Gaussian { .. }) => Family::Gaussian,
+        _ => Family::Laplace,
     };
-    match args.mechanism.unwrap_or(stored_kind) {
-        MechanismArg::Laplace => {
+    match args.family()?.unwrap_or(stored_family) {
+        Family::Laplace => {
             if let Some(d) = args.delta {
                 return Err(Error::param(
                     "delta",
@@ -430,7 +503,7 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
                 norm: args.norm.unwrap_or(default_norm),
             })
         }
-        MechanismArg::Gaussian => {
+        Family::Gaussian => {
             let (d0, c0) = match stored {
                 Some(ReleaseNoise::Gaussian { delta, calibration }) => (delta, calibration),
                 _ => (1e-5, Calibration::Analytic),

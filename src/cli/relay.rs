@@ -79,7 +79,7 @@ impl RelayArgs {
             Some(p) => relay_config_from_summary(p)?,
             None => RelayConfig::default(),
         };
-        self.sim.apply(&mut c.sim);
+        self.sim.apply(&mut c.sim)?;
         if let Some(v) = &self.owners {
             c.sim.owners = v.clone();
         }

@@ -6,9 +6,9 @@
 //! between without changing `simulate --help`.
 
 use crate::distance::DistanceKind;
-use crate::mechanism::MechanismChoice;
+use crate::mechanism::{MechanismChoice, NoiseName, resolve_noise};
 use crate::process::Norm;
-use crate::process::discrete::{Grid, NoiseKind, RngSource};
+use crate::process::discrete::{Grid, RngSource};
 use crate::sim::{SimConfig, Unreachable};
 use crate::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
@@ -52,7 +52,8 @@ pub struct SimOptions {
     /// Norm of the Laplace noise: l1 (independent coordinates) | l2 [default: l2]
     #[arg(long, value_name = "NORM", display_order = 100)]
     pub norm: Option<Norm>,
-    /// correlated | independent | gaussian | both (correlated + independent) [default: both]
+    /// correlated | independent | both (correlated + independent) [default: both; correlated
+    /// with --noise gaussian] (gaussian: the older spelling of --noise gaussian)
     #[arg(long, value_name = "M", display_order = 110)]
     pub mechanism: Option<MechanismChoice>,
     /// δ of the Gaussian mechanism [default: 1e-5]
@@ -66,10 +67,11 @@ pub struct SimOptions {
     /// Sensitivity Δ: noise at level ε has scale Δ/ε [default: 1]
     #[arg(long, value_name = "X", display_order = 140)]
     pub sensitivity: Option<f64>,
-    /// Noise: laplace (f64; simulations) | discrete (exact integers on a grid: floating-point
-    /// safe, see docs/releases.md) [default: laplace]
+    /// Noise: laplace (f64; simulations) | gaussian (a Brownian path by variance, (ε, δ)-DP)
+    /// | discrete (exact integers on a grid: floating-point safe, see docs/releases.md)
+    /// [default: laplace]
     #[arg(long, value_name = "KIND", display_order = 141)]
-    pub noise: Option<NoiseKind>,
+    pub noise: Option<NoiseName>,
     /// Grid γ of --noise discrete, a power of two (2^-10 or 0.0009765625) [default: 2^-10]
     #[arg(long, value_name = "G", display_order = 142)]
     pub granularity: Option<Grid>,
@@ -125,6 +127,14 @@ impl SimOptions {
     /// and ignored (issue 32 item 3).
     pub fn refuse_unused(&self, command: &str, unused: &[(Shared, &str)]) -> crate::Result<()> {
         for &(flag, why) in unused {
+            // A command without `mechanism` has no Gaussian noise either.
+            if flag == Shared::Mechanism && self.noise == Some(NoiseName::Gaussian) {
+                return Err(crate::Error::param(
+                    "noise",
+                    NoiseName::Gaussian,
+                    format!("laplace or discrete: {command} has no Gaussian form ({why})"),
+                ));
+            }
             let given = match flag {
                 Shared::Mechanism => self.mechanism.map(|m| m.to_string()),
                 Shared::Bins => self.bins.map(|b| b.to_string()),
@@ -158,8 +168,10 @@ impl SimOptions {
     }
 
     /// Overlays the flags that were given on `c` (a default or `--config`
-    /// configuration); absent flags leave `c` as it is.
-    pub fn apply(&self, c: &mut SimConfig) {
+    /// configuration); absent flags leave `c` as it is. `--noise` and
+    /// `--mechanism` are read together ([`resolve_noise`]).
+    pub fn apply(&self, c: &mut SimConfig) -> crate::Result<()> {
+        (c.noise, c.mechanism) = resolve_noise((c.noise, c.mechanism), self.noise, self.mechanism)?;
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = &self.$f { c.$f = v.clone(); } )* };
         }
@@ -171,12 +183,10 @@ impl SimOptions {
             unreachable,
             dim,
             norm,
-            mechanism,
             delta,
             values,
             sensitivity,
             seed,
-            noise,
             granularity,
             levels_per_doubling,
             rng
@@ -205,5 +215,6 @@ impl SimOptions {
         if let Some(h) = self.view.header.mode {
             c.header = h;
         }
+        Ok(())
     }
 }

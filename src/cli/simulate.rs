@@ -72,7 +72,7 @@ impl SimulateArgs {
             Some(p) => crate::io::sim_config_from_summary(p)?,
             None => SimConfig::default(),
         };
-        self.sim.apply(&mut c);
+        self.sim.apply(&mut c)?;
         self.sim.refuse_unused_in("simulate", &c)?;
         if let Some(v) = &self.post {
             c.post = *v;

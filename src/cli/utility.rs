@@ -84,7 +84,7 @@ impl UtilityArgs {
                 ..UtilityConfig::default()
             },
         };
-        self.sim.apply(&mut c.sim);
+        self.sim.apply(&mut c.sim)?;
         if let Some(v) = &self.post {
             c.sim.post = *v;
         }

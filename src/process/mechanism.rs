@@ -4,6 +4,7 @@
 //! or fresh noise per recipient ([`Mechanism::Independent`]).
 
 use crate::error::{Error, Result};
+use crate::process::discrete::NoiseKind;
 use serde::{Deserialize, Serialize};
 
 /// One noise mechanism.
@@ -94,5 +95,223 @@ impl std::fmt::Display for MechanismChoice {
             MechanismChoice::Gaussian => "gaussian",
             MechanismChoice::Both => "both",
         })
+    }
+}
+
+/// The noise a command's `--noise` (a sweep's or Python's `noise`) names:
+/// one word per concept, the coupling being `mechanism`'s. `gaussian` is
+/// the Brownian process (once only `mechanism = gaussian`, still taken).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoiseName {
+    /// The f64 lazy Laplace process.
+    Laplace,
+    /// The Brownian process by variance, (ε, δ)-DP, correlated.
+    Gaussian,
+    /// The exact integer chain on a grid.
+    Discrete,
+}
+
+/// The words [`NoiseName`] reads, in the order errors list them.
+pub const NOISE_NAMES: [&str; 3] = ["laplace", "gaussian", "discrete"];
+
+impl std::str::FromStr for NoiseName {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "laplace" => Ok(NoiseName::Laplace),
+            "gaussian" => Ok(NoiseName::Gaussian),
+            "discrete" => Ok(NoiseName::Discrete),
+            _ => Err(Error::param(
+                "noise",
+                s,
+                format!(
+                    "laplace, gaussian or discrete{}",
+                    crate::util::suggest::did_you_mean(s, &NOISE_NAMES)
+                ),
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for NoiseName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(NOISE_NAMES[*self as usize])
+    }
+}
+
+impl From<NoiseKind> for NoiseName {
+    fn from(k: NoiseKind) -> Self {
+        match k {
+            NoiseKind::Laplace => NoiseName::Laplace,
+            NoiseKind::Discrete => NoiseName::Discrete,
+        }
+    }
+}
+
+/// The one reading of `noise` and `mechanism` as a face gives them (`None`:
+/// not given) over `base`, the configuration they overlay (defaults, or a
+/// `--config` file's): the (noise, mechanism) pair the typed configuration
+/// holds. Every face calls it — CLI flags, Python keywords, sweep keys —
+/// so `noise = gaussian` means the same everywhere.
+///
+/// * `gaussian` is the correlated Brownian path: with `mechanism` unset,
+///   `correlated` or (the older spelling) `gaussian`; `independent` and
+///   `both` are refused (there is no independent Gaussian baseline).
+/// * `laplace` with `mechanism = gaussian` contradict each other and are
+///   refused (`discrete` with it is refused by the discrete options' check,
+///   which names the fix); with `mechanism` unset over a Gaussian base
+///   `laplace` and `discrete` take the default coupling (`both`), not the
+///   base's Gaussian.
+pub fn resolve_noise(
+    base: (NoiseKind, MechanismChoice),
+    noise: Option<NoiseName>,
+    mechanism: Option<MechanismChoice>,
+) -> Result<(NoiseKind, MechanismChoice)> {
+    let kind = match noise {
+        None => return Ok((base.0, mechanism.unwrap_or(base.1))),
+        Some(NoiseName::Gaussian) => {
+            return match mechanism {
+                None | Some(MechanismChoice::Correlated | MechanismChoice::Gaussian) => {
+                    Ok((NoiseKind::Laplace, MechanismChoice::Gaussian))
+                }
+                Some(m) => Err(Error::param(
+                    "mechanism",
+                    m,
+                    "correlated with `noise` = gaussian (one Brownian path per owner; \
+                     there is no independent Gaussian baseline)",
+                )),
+            };
+        }
+        Some(NoiseName::Laplace) => NoiseKind::Laplace,
+        Some(NoiseName::Discrete) => NoiseKind::Discrete,
+    };
+    match mechanism {
+        // Discrete + Gaussian: the discrete options' own refusal names it.
+        Some(MechanismChoice::Gaussian) if kind == NoiseKind::Laplace => Err(Error::param(
+            "mechanism",
+            "gaussian",
+            "correlated, independent or both with `noise` = laplace \
+             (`mechanism` = gaussian is the older spelling of `noise` = gaussian)",
+        )),
+        Some(m) => Ok((kind, m)),
+        None if base.1 == MechanismChoice::Gaussian => Ok((kind, MechanismChoice::default())),
+        None => Ok((kind, base.1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use MechanismChoice::{Both, Correlated, Gaussian, Independent};
+    use NoiseKind::{Discrete, Laplace};
+
+    /// (base, noise, mechanism as given, what the configuration holds; `None`: refused)
+    type Case = (
+        (NoiseKind, MechanismChoice),
+        Option<NoiseName>,
+        Option<MechanismChoice>,
+        Option<(NoiseKind, MechanismChoice)>,
+    );
+
+    /// Every (base, noise, mechanism) a face can give, and what the typed
+    /// configuration then holds (`None`: refused).
+    #[test]
+    fn noise_and_mechanism_are_read_together() {
+        let n = |s: &str| Some(s.parse::<NoiseName>().unwrap());
+        let cases: &[Case] = &[
+            ((Laplace, Both), None, None, Some((Laplace, Both))),
+            (
+                (Laplace, Both),
+                None,
+                Some(Gaussian),
+                Some((Laplace, Gaussian)),
+            ),
+            (
+                (Discrete, Correlated),
+                None,
+                Some(Independent),
+                Some((Discrete, Independent)),
+            ),
+            (
+                (Laplace, Both),
+                n("gaussian"),
+                None,
+                Some((Laplace, Gaussian)),
+            ),
+            (
+                (Laplace, Both),
+                n("gaussian"),
+                Some(Correlated),
+                Some((Laplace, Gaussian)),
+            ),
+            (
+                (Laplace, Both),
+                n("gaussian"),
+                Some(Gaussian),
+                Some((Laplace, Gaussian)),
+            ),
+            (
+                (Discrete, Independent),
+                n("gaussian"),
+                None,
+                Some((Laplace, Gaussian)),
+            ),
+            ((Laplace, Both), n("gaussian"), Some(Independent), None),
+            ((Laplace, Both), n("gaussian"), Some(Both), None),
+            (
+                (Laplace, Gaussian),
+                n("laplace"),
+                None,
+                Some((Laplace, Both)),
+            ),
+            (
+                (Laplace, Gaussian),
+                n("discrete"),
+                None,
+                Some((Discrete, Both)),
+            ),
+            (
+                (Laplace, Correlated),
+                n("discrete"),
+                None,
+                Some((Discrete, Correlated)),
+            ),
+            ((Laplace, Both), n("laplace"), Some(Gaussian), None),
+            // Left to the discrete options' check, which names the fix.
+            (
+                (Laplace, Both),
+                n("discrete"),
+                Some(Gaussian),
+                Some((Discrete, Gaussian)),
+            ),
+            (
+                (Discrete, Both),
+                n("laplace"),
+                Some(Independent),
+                Some((Laplace, Independent)),
+            ),
+        ];
+        for &(base, noise, mechanism, want) in cases {
+            let got = resolve_noise(base, noise, mechanism);
+            assert_eq!(
+                got.as_ref().ok().copied(),
+                want,
+                "{base:?} {noise:?} {mechanism:?}: {got:?}"
+            );
+            if let Err(e) = got {
+                assert!(!e.to_string().contains('\n'), "{e}");
+                assert!(e.to_string().contains("mechanism"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn noise_words_round_trip_and_suggest() {
+        for w in NOISE_NAMES {
+            assert_eq!(w.parse::<NoiseName>().unwrap().to_string(), w);
+        }
+        let e = "gausian".parse::<NoiseName>().unwrap_err().to_string();
+        assert!(e.contains("did you mean `gaussian`"), "{e}");
+        assert_eq!(NoiseName::from(Discrete), NoiseName::Discrete);
     }
 }

@@ -659,6 +659,41 @@ impl SimConfig {
     }
 }
 
+/// `noise` and `mechanism` among the keys a face was given (`given`: JSON
+/// as serde reads a [`SimConfig`]), read together over `base` (the object
+/// they overlay) by [`resolve_noise`](crate::mechanism::resolve_noise):
+/// `noise = "gaussian"` becomes the configuration's `mechanism =
+/// "gaussian"`. Python's keywords and a sweep's keys go through it, the
+/// command line's flags through `resolve_noise` itself. Without `noise`
+/// in `given`, or without `mechanism` in `base` (a configuration that has
+/// no such choice, left to serde to refuse), `given` is left as it is.
+pub fn resolve_noise_keys(
+    base: &serde_json::Map<String, serde_json::Value>,
+    given: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<()> {
+    use crate::mechanism::{NoiseName, resolve_noise};
+    use crate::process::discrete::NoiseKind;
+    let Some(noise) = given.get("noise").and_then(|v| v.as_str()) else {
+        return Ok(());
+    };
+    if !base.contains_key("mechanism") {
+        return Ok(());
+    }
+    let noise: NoiseName = noise.parse()?;
+    let mechanism = match given.get("mechanism").and_then(|v| v.as_str()) {
+        Some(m) => Some(m.parse::<MechanismChoice>()?),
+        None => None,
+    };
+    let word = |k: &str| base.get(k).and_then(|v| v.as_str());
+    let base_kind: NoiseKind = word("noise").map_or(Ok(NoiseKind::Laplace), str::parse)?;
+    let base_mechanism: MechanismChoice =
+        word("mechanism").map_or(Ok(MechanismChoice::default()), str::parse)?;
+    let (kind, mechanism) = resolve_noise((base_kind, base_mechanism), Some(noise), mechanism)?;
+    given.insert("noise".into(), kind.to_string().into());
+    given.insert("mechanism".into(), mechanism.to_string().into());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -574,10 +574,11 @@ impl Grid {
             let mut obj = defaults.clone();
             let mut collude: Vec<(&'static str, &str)> = Vec::new();
             let mut command: Vec<(&'static str, &str)> = Vec::new();
+            let mut sim = Map::new();
             for (_, slot, val, text) in &settings {
                 match slot {
                     Slot::Sim(k) => {
-                        obj.insert(k.clone(), val.clone());
+                        sim.insert(k.clone(), val.clone());
                     }
                     Slot::Distance(k) => {
                         if let Some(Value::Object(d)) = obj.get_mut("distance_options") {
@@ -591,6 +592,14 @@ impl Grid {
                     Slot::Template => {}
                 }
             }
+            crate::sim::config::resolve_noise_keys(&defaults, &mut sim).map_err(|e| {
+                Error::param(
+                    "sweep point",
+                    describe(&self.axes, &values),
+                    format!("a valid configuration ({e})"),
+                )
+            })?;
+            obj.extend(sim);
             let mut config: SimConfig =
                 serde_json::from_value(Value::Object(obj)).map_err(|e| {
                     Error::param(
@@ -660,7 +669,9 @@ impl Grid {
         let mut obj = defaults.clone();
         match &slot {
             Slot::Sim(k) => {
-                obj.insert(k.clone(), val.clone());
+                let mut one: Map<String, Value> = [(k.clone(), val.clone())].into_iter().collect();
+                crate::sim::config::resolve_noise_keys(defaults, &mut one)?;
+                obj.extend(one);
                 if ["noise", "granularity", "levels_per_doubling", "rng"].contains(&k.as_str()) {
                     // Checked alone in 1-D ℓ1 and as `discrete` (the default
                     // ℓ2 in 2-D has no discrete form; every point is checked
