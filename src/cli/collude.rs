@@ -54,7 +54,7 @@ pub struct ColludeArgs {
     sim: SimOptions,
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`)
     /// [default: 20, or all nodes on a smaller graph]
-    #[arg(long, value_name = "SPEC", display_order = 160)]
+    #[arg(long, value_name = "SPEC", display_order = 160, value_parser = super::common::owners_or_owner)]
     owners: Option<Owners>,
     /// One owner by node id (repeatable; instead of --owners)
     #[arg(

@@ -202,3 +202,21 @@ pub struct CommonArgs {
     #[arg(long)]
     pub force: bool,
 }
+
+/// `--owners` of a command that also has `--owner ID`: the library's
+/// reading, whose refusal of `0` (zero owners, or the owner with id 0?)
+/// here names `--owner 0` too.
+pub fn owners_or_owner(s: &str) -> Result<crate::sim::Owners> {
+    s.parse().map_err(|e| match e {
+        Error::Parameter {
+            name,
+            value,
+            expected,
+        } if expected == crate::sim::config::OWNERS_ZERO => Error::param(
+            name,
+            value,
+            "a count N ≥ 1 (for the one owner with id 0 use --owner 0, or `0,`)",
+        ),
+        e => e,
+    })
+}

@@ -39,7 +39,7 @@ pub struct UtilityArgs {
     #[arg(long, value_name = "SPEC", display_order = 150)]
     post: Option<Post>,
     /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
-    #[arg(long, value_name = "SPEC", display_order = 160)]
+    #[arg(long, value_name = "SPEC", display_order = 160, value_parser = super::common::owners_or_owner)]
     owners: Option<Owners>,
     /// One owner by node id (repeatable; instead of --owners)
     #[arg(

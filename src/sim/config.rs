@@ -75,7 +75,10 @@ pub enum Owners {
 
 const OWNERS_EXPECTED: &str =
     "all, a count N ≥ 1, or a comma-separated list of node ids (one id: `17,`)";
-const OWNERS_ZERO: &str = "a count N ≥ 1 (for the one owner with id 0 use `owner` 0, or `0,`)";
+/// `owners = 0`: zero owners, or the one owner with id 0? Refused on every
+/// face; the command line adds its `--owner` flag where a command has one
+/// (`cli::common::owners_or_owner`).
+pub const OWNERS_ZERO: &str = "a count N ≥ 1 (the one owner with id 0 is the list `0,`)";
 
 impl Owners {
     /// Checks what needs no graph: a count ≥ 1, a non-empty list of ids that

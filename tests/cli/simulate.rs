@@ -363,3 +363,32 @@ fn values_beyond_what_an_axis_places_skip_the_figure_not_the_run() {
     assert!(out.join("jumps.png").is_file());
     fs::remove_dir_all(&d).unwrap();
 }
+
+/// `--owners 0` (zero owners, or the owner with id 0?) is refused on every
+/// command that takes `--owners`, and the hint names `--owner 0` only where
+/// the command has that flag (relay, evolve and gossip pointed at an
+/// `owner` they do not take).
+#[test]
+fn owners_zero_names_only_flags_the_command_has() {
+    let karate = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/karate.edges");
+    for (cmd, has_owner) in [
+        ("simulate", true),
+        ("collude", true),
+        ("utility", true),
+        ("relay", false),
+        ("evolve", false),
+        ("gossip", false),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_privdiffuse"))
+            .args([cmd, "--graph", karate.to_str().unwrap(), "--owners", "0"])
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {err}");
+        assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
+        assert!(err.contains("`0,`"), "{cmd}: {err}");
+        assert_eq!(err.contains("--owner 0"), has_owner, "{cmd}: {err}");
+        assert!(!err.contains("`owner`"), "{cmd}: {err}");
+    }
+}
