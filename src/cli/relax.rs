@@ -485,14 +485,14 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
                 return Err(Error::param(
                     "delta",
                     d,
-                    "no --delta with --mechanism laplace",
+                    "no --delta with --noise laplace",
                 ));
             }
             if let Some(c) = args.calibration {
                 return Err(Error::param(
                     "calibration",
                     c,
-                    "no --calibration with --mechanism laplace",
+                    "no --calibration with --noise laplace",
                 ));
             }
             let default_norm = match stored {
