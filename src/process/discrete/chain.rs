@@ -424,14 +424,7 @@ impl DiscretePath {
                         Level::Small(p, q) => narrow(discrete_laplace(&p, &q, rng)),
                         Level::Big(p, q) => narrow(discrete_laplace(&p, &q, rng)),
                     };
-                    if l != 0 {
-                        if !changed {
-                            self.new_row(r);
-                            changed = true;
-                        }
-                        let i = self.values.len() - dim + c;
-                        self.values[i] = self.values[i].saturating_add(l);
-                    }
+                    self.add(c, l, r, &mut changed);
                 }
                 self.pending[c] = next_event(noise, r, rng);
             }
@@ -441,16 +434,27 @@ impl DiscretePath {
         }
     }
 
-    /// A new row from rung `below` down (a copy of the last, which now
-    /// holds down to the rung above).
-    fn new_row(&mut self, below: i32) {
-        let dim = self.dim;
-        if let Some(last) = self.rungs.last_mut() {
-            *last = below + 1;
+    /// Adds a jump's noise `l` to coordinate `c` from rung `below` down: a
+    /// nonzero `l` starts a new row at `below` (a copy of the last, which
+    /// keeps the rung above as its lowest) unless `changed` says this rung
+    /// has one already.
+    #[inline]
+    fn add(&mut self, c: usize, l: i64, below: i32, changed: &mut bool) {
+        if l == 0 {
+            return;
         }
-        let start = self.values.len() - dim;
-        self.values.extend_from_within(start..);
-        self.rungs.push(below);
+        let dim = self.dim;
+        if !*changed {
+            if let Some(last) = self.rungs.last_mut() {
+                *last = below + 1;
+            }
+            let start = self.values.len() - dim;
+            self.values.extend_from_within(start..);
+            self.rungs.push(below);
+            *changed = true;
+        }
+        let i = self.values.len() - dim + c;
+        self.values[i] = self.values[i].saturating_add(l);
     }
 
     /// One step down to rung `below`, with consecutive rates p₁/q > p₂/q.
@@ -461,16 +465,7 @@ impl DiscretePath {
         for c in 0..dim {
             if jump(p1, p2, q, rng) {
                 let l = narrow(discrete_laplace(p2, q, rng));
-                if l != 0 {
-                    if !changed {
-                        // The row above keeps its lowest rung (the one above
-                        // `below`); a new row starts here.
-                        self.new_row(below);
-                        changed = true;
-                    }
-                    let i = self.values.len() - dim + c;
-                    self.values[i] = self.values[i].saturating_add(l);
-                }
+                self.add(c, l, below, &mut changed);
             }
         }
         if !changed && let Some(last) = self.rungs.last_mut() {
@@ -619,6 +614,13 @@ impl TryFrom<WalkParts> for DiscreteWalk {
         w.noise.check_len("path", w.path.dim())?;
         w.noise.check_rung("top", w.path.top())?;
         w.noise.check_rung("bottom", bottom)?;
+        // A pending event lies on the ladder (or is `NEVER`): one below the
+        // lowest rung would silently stop the coordinate's jumps.
+        for e in &w.path.pending {
+            if e.rung != Pending::NEVER.rung {
+                w.noise.check_rung("pending rung", Rung(e.rung))?;
+            }
+        }
         Ok(DiscreteWalk {
             noise: w.noise,
             path: w.path,
