@@ -3,14 +3,16 @@
 //! Δ_Z = 1024), ns per fresh draw through `DiscreteNoise` (seeded and OS
 //! generators; seeded also at ε = 3·e⁻⁴, the facebook run's typical level,
 //! whose rate's denominator needs 128 bits), and paths/s of a 1-D ℓ1 discrete path over [0.5, 15]
-//! (m = 32, γ = 2^-10: 157 rung steps) next to the f64 `PathSampler` over
-//! the same range. Budget from the issue: ≈ 240 ns per exact draw.
+//! (m = 32, γ = 2^-10: 157 rung steps), jump to jump (sampler 2) and rung by
+//! rung (sampler 1), next to the f64 `PathSampler` over the same range.
+//! Budget from the issue: ≈ 240 ns per exact draw.
 //!
 //! Run: `cargo bench -p privdiffuse-benches --bench discrete -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use privdiffuse::process::discrete::{
-    DiscreteNoise, DiscretePath, Grid, JumpCoin, OsRng, Ratio, Rung, discrete_laplace_exact,
+    DiscreteNoise, DiscretePath, Grid, JumpCoin, OsRng, Ratio, Rung, Sampler,
+    discrete_laplace_exact,
 };
 use privdiffuse::process::{NoisePath, Norm, PathSampler};
 use privdiffuse::rng::{Purpose, rng_for};
@@ -82,6 +84,16 @@ fn paths(c: &mut Criterion) {
         b.iter(|| {
             noise
                 .sample_path_into(top, bottom, &mut rng, &mut p)
+                .expect("valid rungs");
+            black_box(p.num_changes())
+        })
+    });
+    // The same path rung by rung (sampler 1, what stores and older relax
+    // states continue with): the jump-to-jump walk's reference.
+    g.bench_function("discrete_n1_l1_m32_sampler1", |b| {
+        b.iter(|| {
+            noise
+                .sample_path_with(Sampler::Rungwise, top, bottom, &mut rng, &mut p)
                 .expect("valid rungs");
             black_box(p.num_changes())
         })

@@ -290,3 +290,73 @@ fn os_entropy_is_recorded() {
     assert_eq!((r[0].1 * 1024.0).fract(), 0.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The committed fixture (tests/fixtures/discrete/README.md) is a state
+/// drawn by sampler 1 (privdiffuse 683415f) with no sampler record: it is
+/// continued with sampler 1 — exactly the answers that binary gave — and
+/// stays without a record; a new state records sampler 2; a record naming
+/// a sampler this build does not know is refused in one line.
+#[test]
+fn a_state_without_a_sampler_record_continues_with_sampler_1() {
+    let dir = tmpdir("sampler");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/discrete/relax-683415f.json");
+    let old = std::fs::read_to_string(&fixture).unwrap();
+    assert!(!old.contains("sampler"), "the fixture has no record");
+    let st = dir.join("old.json");
+    std::fs::write(&st, &old).unwrap();
+    let args = |st: &std::path::Path, eps: &str| -> Output {
+        let s = st.to_str().unwrap().to_string();
+        run(&[
+            "--noise", "discrete", "--seed", "7", "--eps", eps, "--state", &s,
+        ])
+    };
+    let o = args(&st, "0.25,1");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&o), [(0.25, -1.85546875), (1.0, 1.466796875)]);
+    let saved = std::fs::read_to_string(&st).unwrap();
+    assert!(!saved.contains("sampler") && !saved.contains("pending"));
+
+    let new = dir.join("new.json");
+    let o = run(&[
+        "--noise",
+        "discrete",
+        "--seed",
+        "7",
+        "--value",
+        "0.3",
+        "--eps",
+        "2,0.5",
+        "--state",
+        new.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let saved = std::fs::read_to_string(&new).unwrap();
+    assert!(saved.contains("\"sampler\": 2"), "{saved}");
+    assert!(saved.contains("\"pending\""), "{saved}");
+    // Continued with its own sampler, a second run replays and extends it.
+    let o = args(&new, "0.25");
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        old.replacen(
+            "\"dim\": 1,\n        \"top\"",
+            "\"dim\": 1,\n        \"sampler\": 7,\n        \"top\"",
+            1,
+        ),
+    )
+    .unwrap();
+    assert!(
+        std::fs::read_to_string(&bad)
+            .unwrap()
+            .contains("\"sampler\": 7")
+    );
+    let o = args(&bad, "0.25");
+    assert!(!o.status.success());
+    assert!(matches!(o.status.code(), Some(1 | 2)), "{:?}", o.status);
+    let e = stderr(&o);
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(e.contains("sampler"), "{e}");
+}

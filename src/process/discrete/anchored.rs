@@ -20,7 +20,7 @@
 //! Markov, so continuing from the stored bottom needs nothing else, and
 //! what is stored is never drawn again.
 
-use super::chain::{DiscretePath, DiscreteWalk};
+use super::chain::{DiscretePath, DiscreteWalk, Sampler};
 use super::entropy::{NoiseRng, RngSource};
 use super::ladder::Rung;
 use super::noise::DiscreteNoise;
@@ -48,7 +48,9 @@ impl DiscreteAnchored {
         rng: RngSource,
     ) -> Result<Self> {
         let mut g = generator(seed, owner, rng, 0)?;
-        let walk = DiscreteWalk::start(noise, top, &mut g)?;
+        // The store's rows keep no pending events: its paths stay on the
+        // sampler its records imply (1).
+        let walk = DiscreteWalk::start_with(noise, top, Sampler::Rungwise, &mut g)?;
         Ok(DiscreteAnchored {
             walk,
             seed,
@@ -249,9 +251,16 @@ mod tests {
             .collect();
         let bottom = nz.rung_of(0.05).unwrap();
         for owner in 0..20u64 {
-            let one = nz
-                .sample_path(top, bottom, &mut rng_for(3, owner, 0, Purpose::Anchored))
-                .unwrap();
+            // A store's paths are sampler 1's (its rows keep no pending events).
+            let mut one = DiscretePath::empty(nz.dim());
+            nz.sample_path_with(
+                Sampler::Rungwise,
+                top,
+                bottom,
+                &mut rng_for(3, owner, 0, Purpose::Anchored),
+                &mut one,
+            )
+            .unwrap();
             let mut a = DiscreteAnchored::new(&nz, top, 3, owner, RngSource::Seeded).unwrap();
             for (i, &l) in levels.iter().enumerate() {
                 a.read(l).unwrap();

@@ -13,10 +13,11 @@
 //! is extended down as requests need it, serialisable for stores and relax
 //! states).
 
+use super::ladder::Ladder;
 use super::ladder::Rung;
-use super::noise::{DiscreteNoise, Level, Step};
+use super::noise::{DiscreteNoise, Level, Step, Window, Windowed};
 use super::rational::Nat;
-use super::samplers::{discrete_laplace, jump};
+use super::samplers::{discrete_laplace, first_jump, jump};
 use crate::error::{Error, Result};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,111 @@ fn fill_level<R: Rng + ?Sized>(noise: &DiscreteNoise, k: i32, out: &mut [i64], r
     }
 }
 
+/// The algorithm that walks a path down the ladder. Both draw the same law
+/// (memo §2, §4) from different words of the stream, so a stored walk (relax
+/// state, store) records its sampler and is only ever continued with it: a
+/// record without one was drawn by sampler 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
+pub enum Sampler {
+    /// Rung by rung (privdiffuse 683415f): the jump coin B of every
+    /// coordinate at every rung.
+    Rungwise = 1,
+    /// Jump to jump: one draw of three integers per coordinate finds the
+    /// next rung where the coordinate jumps within an octave
+    /// (memo §2 telescoped); O(jumps + octaves) instead of O(rungs).
+    Jumpwise = 2,
+}
+
+impl Sampler {
+    /// The sampler new paths, walks, states and stores use.
+    pub const CURRENT: Sampler = Sampler::Jumpwise;
+
+    /// The number records carry.
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+
+    /// Sampler 1, the one of records without a sampler.
+    pub fn legacy() -> Sampler {
+        Sampler::Rungwise
+    }
+
+    fn is_legacy(&self) -> bool {
+        *self == Sampler::Rungwise
+    }
+}
+
+impl TryFrom<u32> for Sampler {
+    type Error = Error;
+    fn try_from(n: u32) -> Result<Sampler> {
+        match n {
+            1 => Ok(Sampler::Rungwise),
+            2 => Ok(Sampler::Jumpwise),
+            _ => Err(Error::param(
+                "sampler",
+                n,
+                "1 (rung by rung) or 2 (jump to jump): a sampler this privdiffuse knows",
+            )),
+        }
+    }
+}
+
+impl From<Sampler> for u32 {
+    fn from(s: Sampler) -> u32 {
+        s.number()
+    }
+}
+
+impl std::fmt::Display for Sampler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.number().fmt(f)
+    }
+}
+
+/// A coordinate's next event below the bottom of a [`Sampler::Jumpwise`]
+/// path, already drawn: at `rung` the coordinate jumps (fresh DL noise at
+/// that rung is added when the walk reaches it) or, with `jump` false, the
+/// search window ended there without a jump and the next search starts
+/// from it. `rung` = `i32::MIN`: no rung left (the lowest allowed rung).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pending {
+    pub(super) rung: i32,
+    pub(super) jump: bool,
+}
+
+impl Pending {
+    const NEVER: Pending = Pending {
+        rung: i32::MIN,
+        jump: false,
+    };
+}
+
+/// Sampler 2: a coordinate's next event below rung `k` (see [`Pending`]),
+/// one [`first_jump`] search in the window below `k`.
+#[inline]
+pub(super) fn next_event<R: Rng + ?Sized>(noise: &DiscreteNoise, k: i32, rng: &mut R) -> Pending {
+    fn search<N: Nat, R: Rng + ?Sized>(w: &Window<N>, ladder: &Ladder, rng: &mut R) -> Pending {
+        let p = |i: usize| N::from_u64_shl(ladder.mantissa(i), w.shift);
+        match first_jump(&w.top, &w.q, p, (w.lo, w.hi), rng) {
+            Some(i) => Pending {
+                rung: w.base + i as i32,
+                jump: true,
+            },
+            None => Pending {
+                rung: w.base + w.lo as i32,
+                jump: false,
+            },
+        }
+    }
+    match noise.window(k) {
+        None => Pending::NEVER,
+        Some(Windowed::Small(w)) => search(&w, noise.ladder(), rng),
+        Some(Windowed::Big(w)) => search(&w, noise.ladder(), rng),
+    }
+}
+
 /// A sampled path of the discrete chain from its top rung down to its
 /// bottom rung, stored as breakpoints: the rungs where some coordinate
 /// changed (like [`NoisePath`](crate::process::NoisePath)). Read at any rung
@@ -58,6 +164,22 @@ pub struct DiscretePath {
     rungs: Vec<i32>,
     /// Row-major, `rungs.len() × dim`.
     values: Vec<i64>,
+    /// The algorithm that drew the path (absent in records: sampler 1).
+    #[serde(
+        default = "Sampler::legacy",
+        skip_serializing_if = "Sampler::is_legacy"
+    )]
+    sampler: Sampler,
+    /// Sampler 2: each coordinate's next event below the bottom (drawn,
+    /// not yet reached), so that a walk extended later is the one-shot path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pending: Vec<Pending>,
+}
+
+impl Default for Sampler {
+    fn default() -> Sampler {
+        Sampler::CURRENT
+    }
 }
 
 /// The serialised form of a [`DiscretePath`], checked on the way in.
@@ -68,6 +190,10 @@ struct PathParts {
     top: Rung,
     rungs: Vec<i32>,
     values: Vec<i64>,
+    #[serde(default = "Sampler::legacy")]
+    sampler: Sampler,
+    #[serde(default)]
+    pending: Vec<Pending>,
 }
 
 impl TryFrom<PathParts> for DiscretePath {
@@ -77,6 +203,20 @@ impl TryFrom<PathParts> for DiscretePath {
             && p.values.len() == p.rungs.len() * p.dim
             && p.rungs.first().is_none_or(|&r| r <= p.top.0)
             && p.rungs.windows(2).all(|w| w[0] > w[1]);
+        // Sampler 2: one pending event per coordinate, below the bottom.
+        let pending_ok = match (p.sampler, p.rungs.last()) {
+            (Sampler::Rungwise, _) | (Sampler::Jumpwise, None) => p.pending.is_empty(),
+            (Sampler::Jumpwise, Some(&b)) => {
+                p.pending.len() == p.dim && p.pending.iter().all(|e| e.rung < b)
+            }
+        };
+        if !pending_ok {
+            return Err(Error::param(
+                "discrete path",
+                format!("{} pending events (sampler {})", p.pending.len(), p.sampler),
+                "sampler 2: one event per coordinate below the bottom; sampler 1: none",
+            ));
+        }
         if !ok {
             return Err(Error::param(
                 "discrete path",
@@ -94,6 +234,8 @@ impl TryFrom<PathParts> for DiscretePath {
             top: p.top,
             rungs: p.rungs,
             values: p.values,
+            sampler: p.sampler,
+            pending: p.pending,
         })
     }
 }
@@ -105,6 +247,11 @@ impl DiscretePath {
             dim,
             ..Default::default()
         }
+    }
+
+    /// The algorithm that drew (and continues) the path.
+    pub fn sampler(&self) -> Sampler {
+        self.sampler
     }
 
     /// Dimension n.
@@ -166,6 +313,8 @@ impl DiscretePath {
             top,
             rungs,
             values,
+            sampler: Sampler::Rungwise,
+            pending: Vec::new(),
         })
     }
 
@@ -185,20 +334,44 @@ impl DiscretePath {
         (hi, &self.values[j * self.dim..(j + 1) * self.dim])
     }
 
-    /// Starts the path at `top` with a DL draw per coordinate.
-    fn restart<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, top: Rung, rng: &mut R) {
+    /// Starts the path at `top` with a DL draw per coordinate (then, for
+    /// sampler 2, each coordinate's first event below the top, in
+    /// coordinate order).
+    fn restart<R: Rng + ?Sized>(
+        &mut self,
+        noise: &DiscreteNoise,
+        top: Rung,
+        sampler: Sampler,
+        rng: &mut R,
+    ) {
         self.dim = noise.dim();
         self.top = top;
+        self.sampler = sampler;
         self.rungs.clear();
         self.rungs.push(top.0);
         self.values.clear();
         self.values.resize(self.dim, 0);
         fill_level(noise, top.0, &mut self.values, rng);
+        self.pending.clear();
+        if sampler == Sampler::Jumpwise {
+            for _ in 0..self.dim {
+                self.pending.push(next_event(noise, top.0, rng));
+            }
+        }
     }
 
-    /// Walks from the bottom down to rung `to` (no-op at or above the bottom),
-    /// through every rung (memo §4).
+    /// Walks from the bottom down to rung `to` (no-op at or above the
+    /// bottom) with the path's sampler.
     fn extend<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, to: i32, rng: &mut R) {
+        match self.sampler {
+            Sampler::Rungwise => self.extend_rungwise(noise, to, rng),
+            Sampler::Jumpwise => self.extend_jumpwise(noise, to, rng),
+        }
+    }
+
+    /// Sampler 1: through every rung (memo §4), a jump coin per coordinate
+    /// at each.
+    fn extend_rungwise<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, to: i32, rng: &mut R) {
         let Some(bottom) = self.rungs.last().copied() else {
             return;
         };
@@ -218,6 +391,72 @@ impl DiscretePath {
         }
     }
 
+    /// Sampler 2: the pending events at rungs ≥ `to`, highest rung first
+    /// and in coordinate order within a rung; each adds its fresh DL draw
+    /// (a jump) and draws the coordinate's next event. The words read depend
+    /// only on the events processed, so stopping anywhere and extending
+    /// later reads the stream exactly as the one-shot walk does.
+    fn extend_jumpwise<R: Rng + ?Sized>(&mut self, noise: &DiscreteNoise, to: i32, rng: &mut R) {
+        let Some(bottom) = self.rungs.last().copied() else {
+            return;
+        };
+        if to >= bottom {
+            return;
+        }
+        let dim = self.dim;
+        loop {
+            let r = self
+                .pending
+                .iter()
+                .map(|e| e.rung)
+                .max()
+                .unwrap_or(i32::MIN);
+            if r < to {
+                break;
+            }
+            let mut changed = false;
+            for c in 0..dim {
+                if self.pending[c].rung != r {
+                    continue;
+                }
+                if self.pending[c].jump {
+                    let l = match noise.level(r) {
+                        Level::Small(p, q) => narrow(discrete_laplace(&p, &q, rng)),
+                        Level::Big(p, q) => narrow(discrete_laplace(&p, &q, rng)),
+                    };
+                    self.add(c, l, r, &mut changed);
+                }
+                self.pending[c] = next_event(noise, r, rng);
+            }
+        }
+        if let Some(last) = self.rungs.last_mut() {
+            *last = to;
+        }
+    }
+
+    /// Adds a jump's noise `l` to coordinate `c` from rung `below` down: a
+    /// nonzero `l` starts a new row at `below` (a copy of the last, which
+    /// keeps the rung above as its lowest) unless `changed` says this rung
+    /// has one already.
+    #[inline]
+    fn add(&mut self, c: usize, l: i64, below: i32, changed: &mut bool) {
+        if l == 0 {
+            return;
+        }
+        let dim = self.dim;
+        if !*changed {
+            if let Some(last) = self.rungs.last_mut() {
+                *last = below + 1;
+            }
+            let start = self.values.len() - dim;
+            self.values.extend_from_within(start..);
+            self.rungs.push(below);
+            *changed = true;
+        }
+        let i = self.values.len() - dim + c;
+        self.values[i] = self.values[i].saturating_add(l);
+    }
+
     /// One step down to rung `below`, with consecutive rates p₁/q > p₂/q.
     #[inline]
     fn step<N: Nat, R: Rng + ?Sized>(&mut self, p1: &N, p2: &N, q: &N, below: i32, rng: &mut R) {
@@ -226,18 +465,7 @@ impl DiscretePath {
         for c in 0..dim {
             if jump(p1, p2, q, rng) {
                 let l = narrow(discrete_laplace(p2, q, rng));
-                if l != 0 {
-                    if !changed {
-                        // The row above keeps its lowest rung (the one above
-                        // `below`); a new row starts here.
-                        let start = self.values.len() - dim;
-                        self.values.extend_from_within(start..);
-                        self.rungs.push(below);
-                        changed = true;
-                    }
-                    let i = self.values.len() - dim + c;
-                    self.values[i] = self.values[i].saturating_add(l);
-                }
+                self.add(c, l, below, &mut changed);
             }
         }
         if !changed && let Some(last) = self.rungs.last_mut() {
@@ -249,10 +477,22 @@ impl DiscretePath {
 impl DiscreteNoise {
     /// Samples a one-shot path from rung `top` down to rung `bottom` into
     /// `path`, reusing its allocations (memo §4: a one-shot run takes the
-    /// owner's largest needed rung as top). Mirrors
-    /// [`PathSampler::sample_into`](crate::process::PathSampler::sample_into).
+    /// owner's largest needed rung as top), with [`Sampler::CURRENT`].
+    /// Mirrors [`PathSampler::sample_into`](crate::process::PathSampler::sample_into).
     pub fn sample_path_into<R: Rng + ?Sized>(
         &self,
+        top: Rung,
+        bottom: Rung,
+        rng: &mut R,
+        path: &mut DiscretePath,
+    ) -> Result<()> {
+        self.sample_path_with(Sampler::CURRENT, top, bottom, rng, path)
+    }
+
+    /// [`sample_path_into`](Self::sample_path_into) with a given sampler.
+    pub fn sample_path_with<R: Rng + ?Sized>(
+        &self,
+        sampler: Sampler,
         top: Rung,
         bottom: Rung,
         rng: &mut R,
@@ -267,7 +507,7 @@ impl DiscreteNoise {
                 format!("a rung ≤ `top` ({top})"),
             ));
         }
-        path.restart(self, top, rng);
+        path.restart(self, top, sampler, rng);
         path.extend(self, bottom.0, rng);
         Ok(())
     }
@@ -374,6 +614,13 @@ impl TryFrom<WalkParts> for DiscreteWalk {
         w.noise.check_len("path", w.path.dim())?;
         w.noise.check_rung("top", w.path.top())?;
         w.noise.check_rung("bottom", bottom)?;
+        // A pending event lies on the ladder (or is `NEVER`): one below the
+        // lowest rung would silently stop the coordinate's jumps.
+        for e in &w.path.pending {
+            if e.rung != Pending::NEVER.rung {
+                w.noise.check_rung("pending rung", Rung(e.rung))?;
+            }
+        }
         Ok(DiscreteWalk {
             noise: w.noise,
             path: w.path,
@@ -382,15 +629,32 @@ impl TryFrom<WalkParts> for DiscreteWalk {
 }
 
 impl DiscreteWalk {
-    /// Draws the value at `top` (DL per coordinate) and stops there.
+    /// Draws the value at `top` (DL per coordinate) and stops there, with
+    /// [`Sampler::CURRENT`].
     pub fn start<R: Rng + ?Sized>(noise: &DiscreteNoise, top: Rung, rng: &mut R) -> Result<Self> {
+        DiscreteWalk::start_with(noise, top, Sampler::CURRENT, rng)
+    }
+
+    /// [`start`](Self::start) with a given sampler (a record's: a stored
+    /// walk is only ever continued with the sampler that drew it).
+    pub fn start_with<R: Rng + ?Sized>(
+        noise: &DiscreteNoise,
+        top: Rung,
+        sampler: Sampler,
+        rng: &mut R,
+    ) -> Result<Self> {
         noise.check_rung("top", top)?;
         let mut path = DiscretePath::empty(noise.dim());
-        path.restart(noise, top, rng);
+        path.restart(noise, top, sampler, rng);
         Ok(DiscreteWalk {
             noise: noise.clone(),
             path,
         })
+    }
+
+    /// The algorithm the walk is drawn (and continued) with.
+    pub fn sampler(&self) -> Sampler {
+        self.path.sampler()
     }
 
     /// A walk from a stored path, checked as a deserialised one is.

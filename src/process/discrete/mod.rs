@@ -59,7 +59,7 @@ pub mod theory;
 mod tests;
 
 pub use anchored::DiscreteAnchored;
-pub use chain::{DiscretePath, DiscreteWalk};
+pub use chain::{DiscretePath, DiscreteWalk, Sampler};
 pub use entropy::{NoiseRng, OsRng, RngSource};
 pub use grid::{Grid, MAX_GRID_VALUE};
 pub use ladder::{DEFAULT_LEVELS_PER_DOUBLING, Ladder, MAX_LEVELS_PER_DOUBLING, Rung};

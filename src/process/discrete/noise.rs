@@ -92,6 +92,26 @@ pub(super) enum Level {
     Big(BigUint, BigUint),
 }
 
+/// The rungs one search of the jump-to-jump walk looks at from a start
+/// rung k (sampler 2): k − 1 down to the lowest rung of k − 1's octave (not
+/// below `min_rung`), rates p(i)/q = M_i·2^`shift`/q for the octave's
+/// indices `lo..=hi`, and k's rate `top`/q.
+pub(super) struct Window<N> {
+    /// The rung of the octave's index 0.
+    pub base: i32,
+    pub lo: usize,
+    pub hi: usize,
+    pub top: N,
+    pub q: N,
+    pub shift: u32,
+}
+
+/// A [`Window`] in the width the samplers run in.
+pub(super) enum Windowed {
+    Small(Window<u128>),
+    Big(Window<BigUint>),
+}
+
 /// Consecutive rates t₁ = p₁/q > t₂ = p₂/q of one step down the ladder.
 pub(super) enum Step {
     Small(u128, u128, u128),
@@ -342,6 +362,53 @@ impl DiscreteNoise {
         }
         let ([p1, p2], q) = self.build([p1, p2], e);
         Step::Big(p1, p2, q)
+    }
+
+    /// The search window below rung `k` (see [`Window`]); `None` at or
+    /// below `min_rung`, where the chain has no rung left.
+    #[inline]
+    pub(super) fn window(&self, k: i32) -> Option<Windowed> {
+        if k <= self.min_rung.0 {
+            return None;
+        }
+        let m = self.ladder.levels_per_doubling() as usize;
+        let (o, hi) = self.ladder.split(k - 1);
+        let base = o * m as i32;
+        let lo = (self.min_rung.0.max(base) - base) as usize;
+        // ε_k = M_{hi+1}·2^{o−52}, or 2^53·2^{o−52} at the next octave's start.
+        let pk = if hi + 1 < m {
+            self.ladder.mantissa(hi + 1)
+        } else {
+            1 << 53
+        };
+        let e = o - 52;
+        let dz_bits = 64 - self.delta_z.leading_zeros() as i32;
+        let dz = u128::from(self.delta_z);
+        let small = |top: u128, q: u128, shift: u32| {
+            Windowed::Small(Window {
+                base,
+                lo,
+                hi,
+                top,
+                q,
+                shift,
+            })
+        };
+        if e < 0 && dz_bits - e <= 128 {
+            return Some(small(u128::from(pk), dz << (-e), 0));
+        }
+        if e >= 0 && 54 + e <= 128 {
+            return Some(small(u128::from(pk) << e, dz, e as u32));
+        }
+        let ([top], q) = self.build([pk], e);
+        Some(Windowed::Big(Window {
+            base,
+            lo,
+            hi,
+            top,
+            q,
+            shift: e.max(0) as u32,
+        }))
     }
 
     /// Rounds values to the grid (û = ⌊u/γ + ½⌋, exact; memo §1) into `out`.

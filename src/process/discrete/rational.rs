@@ -89,6 +89,8 @@ fn uniform_wide<R: Rng + ?Sized>(n: u128, rng: &mut R) -> u128 {
 pub(super) trait Nat: Clone + Ord + std::fmt::Debug {
     /// The value `v`.
     fn from_u64(v: u64) -> Self;
+    /// v·2^s (the caller checks that it fits the width).
+    fn from_u64_shl(v: u64, s: u32) -> Self;
     /// Whether the value is 0.
     fn is_zero(&self) -> bool;
     /// Uniform on {0, …, self − 1} (self ≥ 1), exact: values up to 2⁶⁴ by
@@ -110,6 +112,10 @@ impl Nat for u128 {
     #[inline]
     fn from_u64(v: u64) -> Self {
         u128::from(v)
+    }
+    #[inline]
+    fn from_u64_shl(v: u64, s: u32) -> Self {
+        u128::from(v) << s
     }
     #[inline]
     fn is_zero(&self) -> bool {
@@ -148,6 +154,9 @@ impl Nat for u128 {
 impl Nat for BigUint {
     fn from_u64(v: u64) -> Self {
         BigUint::from(v)
+    }
+    fn from_u64_shl(v: u64, s: u32) -> Self {
+        BigUint::from(v) << s
     }
     fn is_zero(&self) -> bool {
         Zero::is_zero(self)

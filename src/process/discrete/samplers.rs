@@ -121,13 +121,13 @@ pub(super) fn discrete_laplace<N: Nat, R: Rng + ?Sized>(p: &N, q: &N, rng: &mut 
     }
 }
 
-/// D ~ Bernoulli((1 − a₂)/(1 − a₁)) for t₁ = p₁/q > t₂ = p₂/q > 0 (memo §2):
-/// D = 1{J < p₂} with P(J = j) ∝ r^j on {0, …, p₁ − 1}, r = e^{−1/q}.
-/// t₁ ≤ 1: J uniform, accepted with Bernoulli(e^{−J/q}) (acceptance ≥ e^{−1});
-/// t₁ > 1: J geometric for r until J < p₁ (acceptance 1 − a₁ ≥ 1 − e^{−1}).
+/// J with P(J = j) ∝ r^j on {0, …, p₁ − 1}, r = e^{−1/q} (memo §2), p₁ ≥ 1:
+/// for t₁ = p₁/q ≤ 1, J uniform, accepted with Bernoulli(e^{−J/q})
+/// (acceptance ≥ e^{−1}); for t₁ > 1, J geometric for r until J < p₁
+/// (acceptance 1 − e^{−t₁} ≥ 1 − e^{−1}).
 #[inline]
-pub(super) fn d_coin<N: Nat, R: Rng + ?Sized>(p1: &N, p2: &N, q: &N, rng: &mut R) -> bool {
-    let j = if p1 <= q {
+pub(super) fn truncated_geometric<N: Nat, R: Rng + ?Sized>(p1: &N, q: &N, rng: &mut R) -> N {
+    if p1 <= q {
         loop {
             let j = p1.uniform_below(rng);
             if bern_exp_le1(&j, q, rng) {
@@ -142,8 +142,73 @@ pub(super) fn d_coin<N: Nat, R: Rng + ?Sized>(p1: &N, p2: &N, q: &N, rng: &mut R
                 break j;
             }
         }
+    }
+}
+
+/// D ~ Bernoulli((1 − a₂)/(1 − a₁)) for t₁ = p₁/q > t₂ = p₂/q > 0 (memo §2):
+/// D = 1{J < p₂} with J the [`truncated_geometric`] on {0, …, p₁ − 1}.
+#[inline]
+pub(super) fn d_coin<N: Nat, R: Rng + ?Sized>(p1: &N, p2: &N, q: &N, rng: &mut R) -> bool {
+    &truncated_geometric(p1, q, rng) < p2
+}
+
+/// The first jump of the chain below a rung k inside a window of rungs
+/// (memo §2, telescoped; sampler 2 of [`Sampler`](super::chain::Sampler)).
+/// The window's rates are p(i)/q for indices `lo..=hi` (increasing in i),
+/// k's is `top`/q > p(hi)/q. The steps' coins are independent and their stay
+/// probabilities multiply, so ONE draw of three integers decides "no jump
+/// from k down through rung i" for every i at once:
+/// * C through i ⟺ G ≥ p_k − p_i, G geometric for r = e^{−1/q}
+///   (probability e^{−(t_k − t_i)}): a Bernoulli(e^{−(t_k − t_lo)}) coin
+///   says whether C holds through the whole window, and otherwise G is the
+///   [`truncated_geometric`] on {0, …, p_k − p_lo − 1};
+/// * D, D′ through i ⟺ J < p_i, J′ < p_i, with J, J′ the
+///   [`truncated_geometric`] on {0, …, p_k − 1} (probability
+///   (1 − a_i)/(1 − a_k) each).
+///
+/// Returns the highest index where one of them fails (the first jump, where
+/// fresh DL noise is added and the chain restarts), or `None` when the
+/// value stays through `lo`. The product of the three probabilities is
+/// c_{k,i} = (a_k/a_i)·((1 − a_i)/(1 − a_k))², the stay probability of the
+/// steps k → … → i (Chapman–Kolmogorov).
+#[inline]
+pub(super) fn first_jump<N: Nat, R: Rng + ?Sized>(
+    top: &N,
+    q: &N,
+    p: impl Fn(usize) -> N,
+    (lo, hi): (usize, usize),
+    rng: &mut R,
+) -> Option<usize> {
+    let span = top.minus(&p(lo));
+    // C fails at i ⟺ p_i < p_k − G; `None` when G ≥ p_k − p_lo.
+    let c_cut = if bern_exp(&span, q, rng) {
+        None
+    } else {
+        Some(top.minus(&truncated_geometric(&span, q, rng)))
     };
-    &j < p2
+    // D or D′ fails at i ⟺ p_i ≤ max(J, J′).
+    let d_cut = std::cmp::max(
+        truncated_geometric(top, q, rng),
+        truncated_geometric(top, q, rng),
+    );
+    let fails = |i: usize| {
+        let pi = p(i);
+        pi <= d_cut || c_cut.as_ref().is_some_and(|c| &pi < c)
+    };
+    if !fails(lo) {
+        return None;
+    }
+    // fails(i) holds for i ≤ the answer and not above it.
+    let (mut a, mut b) = (lo, hi + 1);
+    while b - a > 1 {
+        let mid = a + (b - a) / 2;
+        if fails(mid) {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    Some(a)
 }
 
 /// The jump coin B between consecutive levels t₁ = p₁/q > t₂ = p₂/q > 0

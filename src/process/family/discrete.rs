@@ -495,7 +495,13 @@ impl NoiseFamily for Discrete {
         };
         let replayed = || -> Result<(DiscreteWalk, Option<u64>)> {
             let mut rng = self.walk_generator(key, 0)?;
-            let mut w = DiscreteWalk::start(&self.noise, self.release_top(), &mut rng)?;
+            // Replayed with the sampler the state records (1 when absent).
+            let mut w = DiscreteWalk::start_with(
+                &self.noise,
+                self.release_top(),
+                d.walk.sampler(),
+                &mut rng,
+            )?;
             w.extend_to(lowest, &mut rng)?;
             Ok((w, rng.word_pos()?))
         };

@@ -3,8 +3,9 @@
 //! = Var X₁, and a path extended in steps is the one-shot path.
 
 use super::*;
+use crate::process::discrete::chain::next_event;
 use crate::process::discrete::theory::{atom, pmf, stay_probability, variance};
-use crate::process::discrete::{DiscreteNoise, DiscretePath, DiscreteWalk, Grid, Rung};
+use crate::process::discrete::{DiscreteNoise, DiscretePath, DiscreteWalk, Grid, Rung, Sampler};
 
 /// γ = 2^-3, Δ = 1, m = 32: Δ_Z = 8 (n = 1) or 9 (n = 2, odd denominators).
 fn noise(dim: usize) -> DiscreteNoise {
@@ -217,8 +218,16 @@ fn the_stream_to_path_map_is_pinned() {
     let noise = DiscreteNoise::new(Grid::default(), 32, 1.0, 2).unwrap();
     let (top, bottom) = (noise.rung_of(15.0).unwrap(), noise.rung_of(0.5).unwrap());
     assert_eq!((top, bottom), (Rung(125), Rung(-32)));
-    let p = noise
-        .sample_path(top, bottom, &mut rng_for(1, 1, 0, Purpose::Path))
+    // Sampler 1 (683415f): what stored walks without a sampler record hold.
+    let mut p = DiscretePath::empty(2);
+    noise
+        .sample_path_with(
+            Sampler::Rungwise,
+            top,
+            bottom,
+            &mut rng_for(1, 1, 0, Purpose::Path),
+            &mut p,
+        )
         .unwrap();
     let got: Vec<(i32, Vec<i64>)> = p.breakpoints().map(|(k, v)| (k.0, v.to_vec())).collect();
     let want: Vec<(i32, Vec<i64>)> = [
@@ -250,4 +259,143 @@ fn the_stream_to_path_map_is_pinned() {
         fresh.extend(out);
     }
     assert_eq!(fresh, [497, -1191, 5415, 38, -551, -211, 2117, 1625]);
+    // Sampler 2 (jump to jump), the one new paths, walks and states use.
+    let p = noise
+        .sample_path(top, bottom, &mut rng_for(1, 1, 0, Purpose::Path))
+        .unwrap();
+    assert_eq!(p.sampler(), Sampler::Jumpwise);
+    let got: Vec<(i32, Vec<i64>)> = p.breakpoints().map(|(k, v)| (k.0, v.to_vec())).collect();
+    let want: Vec<(i32, Vec<i64>)> = SAMPLER_2_PIN
+        .iter()
+        .map(|(k, v)| (*k, v.to_vec()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// The breakpoints of sampler 2's pinned path (see
+/// `the_stream_to_path_map_is_pinned`).
+const SAMPLER_2_PIN: [(i32, [i64; 2]); 16] = [
+    (-32, [2878, 4253]),
+    (-29, [903, 4253]),
+    (-18, [903, 729]),
+    (-12, [948, 343]),
+    (5, [948, 363]),
+    (6, [1321, 363]),
+    (23, [37, 363]),
+    (27, [37, 1]),
+    (34, [37, 276]),
+    (73, [27, 276]),
+    (79, [27, 122]),
+    (82, [27, 211]),
+    (89, [27, 151]),
+    (98, [-23, 151]),
+    (105, [-23, 85]),
+    (115, [-23, 105]),
+];
+
+/// Sampler 2's search (memo §2 telescoped): the rung of the first jump below
+/// a top k has P(no jump from k through j) = c_kj = (a_k/a_j)·((1 − a_j)/
+/// (1 − a_k))² (Chapman–Kolmogorov), so P(first jump at j) = c_{k,j+1} −
+/// c_kj. Searches restart at octave boundaries (jump = false), so the top is
+/// chosen two octaves and a half above the bottom. χ² over the rungs plus a
+/// bin "no jump through the bottom" (p-value > 1e−6, the module's rule; with
+/// N = 60,000 every bin's expected count is ≥ 5, asserted); the same draws
+/// reject the law with one D coin instead of two (a search that dropped J′).
+#[test]
+fn the_first_jump_rung_has_the_chapman_kolmogorov_law() {
+    for (dim, m, top, bottom) in [(1, 32, 80, 0), (2, 3, 8, -4)] {
+        let noise = DiscreteNoise::new(Grid::from_exponent(-3).unwrap(), m, 1.0, dim).unwrap();
+        let (top, bottom) = (Rung(top), Rung(bottom));
+        let n = 60_000u64;
+        let bins = (top.0 - bottom.0) as usize + 1;
+        let mut counts = vec![0u64; bins];
+        let mut r = rng(1200 + u64::from(m));
+        for _ in 0..n {
+            let mut k = top.0;
+            let j = loop {
+                let e = next_event(&noise, k, &mut r);
+                if e.jump || e.rung < bottom.0 {
+                    break e.rung;
+                }
+                k = e.rung;
+            };
+            // Bin 0: no jump through the bottom; bin i: the jump at top − i.
+            let bin = if j < bottom.0 {
+                0
+            } else {
+                (top.0 - j) as usize
+            };
+            counts[bin] += 1;
+        }
+        let law = |stay: &dyn Fn(f64, f64) -> f64| -> Vec<f64> {
+            let tk = noise.rate_f64(top);
+            let c = |j: i32| {
+                if j == top.0 {
+                    1.0
+                } else {
+                    stay(tk, noise.rate_f64(Rung(j)))
+                }
+            };
+            let mut p = vec![c(bottom.0)];
+            p.extend((1..bins).map(|i| {
+                let j = top.0 - i as i32;
+                c(j + 1) - c(j)
+            }));
+            p
+        };
+        let probs = law(&stay_probability);
+        assert!(probs.iter().all(|&p| p * n as f64 >= 5.0), "{probs:?}");
+        let p = pvalue(&counts, &probs);
+        assert!(p > 1e-6, "dim {dim}, m = {m}: p = {p}");
+        let one_d = |t1: f64, t2: f64| (-(t1 - t2)).exp() * (-t2).exp_m1() / (-t1).exp_m1();
+        let q = pvalue(&counts, &law(&one_d));
+        assert!(
+            q < 1e-6,
+            "dim {dim}, m = {m}: one D coin not rejected, p = {q}"
+        );
+    }
+}
+
+/// A walk of either sampler extended in pieces of random sizes — stopping
+/// one rung at a time, at pending jumps and at octave boundaries, with a
+/// serde round trip of the state after every piece — is the one-shot path
+/// of the same stream bit for bit and has read the same words.
+#[test]
+fn a_walk_extended_in_pieces_is_the_one_shot_walk() {
+    use rand::RngExt as _;
+    for sampler in [Sampler::Rungwise, Sampler::Jumpwise] {
+        for (dim, m) in [(1, 32), (3, 32), (2, 3)] {
+            let noise = DiscreteNoise::new(Grid::default(), m, 1.0, dim).unwrap();
+            let (top, bottom) = (noise.rung_of(12.0).unwrap(), noise.rung_of(0.3).unwrap());
+            let mut sizes = rng(1300);
+            for owner in 0..60 {
+                let mut r = rng(1400 + owner);
+                let mut one = DiscretePath::empty(dim);
+                noise
+                    .sample_path_with(sampler, top, bottom, &mut r, &mut one)
+                    .unwrap();
+                let end = r.get_word_pos();
+                let mut r = rng(1400 + owner);
+                let mut walk = DiscreteWalk::start_with(&noise, top, sampler, &mut r).unwrap();
+                while walk.bottom() > bottom {
+                    let step = sizes.random_range(1..=12);
+                    let to = Rung((walk.bottom().0 - step).max(bottom.0));
+                    walk.extend_to(to, &mut r).unwrap();
+                    let json = serde_json::to_string(&walk).unwrap();
+                    walk = serde_json::from_str(&json).unwrap();
+                    assert_eq!(walk.sampler(), sampler);
+                }
+                assert_eq!(
+                    walk.path(),
+                    &one,
+                    "{sampler:?}, dim {dim}, m {m}, owner {owner}"
+                );
+                assert_eq!(
+                    r.get_word_pos(),
+                    end,
+                    "{sampler:?}, dim {dim}, owner {owner}"
+                );
+            }
+        }
+    }
 }
