@@ -21,9 +21,9 @@ use crate::collusion::{
 };
 use crate::distance::Distances;
 use crate::error::{Error, Result};
+use crate::io::run_dir::{at_destination, claim_out_dir, write_error, write_json};
 use crate::io::run_dir::{create, finish};
 use crate::io::simulate::OutputOptions;
-use crate::io::simulate::{at_destination, claim_out_dir, write_error, write_json};
 use crate::io::{RunFigures, check_plots_available, draw_run_figures};
 use crate::sim::Plan;
 use crate::util::table::{self, columns};

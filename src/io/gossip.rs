@@ -11,8 +11,9 @@ use crate::gossip::{
     PrivacyByDistanceRow, PrivacyRow, Stats, TwoSchoolsRow, run_gossip,
 };
 use crate::graph::{Graph, LoadOptions, load_graph};
+use crate::io::run_dir::{claim_out_dir, write_error, write_json};
 use crate::io::run_dir::{create, finish};
-use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
+use crate::io::simulate::OutputOptions;
 use crate::util::fmt_f64;
 use std::io::Write;
 use std::time::Instant;
@@ -224,9 +225,9 @@ pub fn gossip_to_dir(
         #[cfg(feature = "plots")]
         {
             crate::io::plot::utility::draw(dir.staging(), &out.utility)
-                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+                .map_err(|e| crate::io::run_dir::at_destination(&dir, e))?;
             crate::io::plot::gossip::draw(dir.staging(), &out.by_distance, &out.two_schools)
-                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+                .map_err(|e| crate::io::run_dir::at_destination(&dir, e))?;
         }
         timings.plots_s = t.elapsed().as_secs_f64();
     }

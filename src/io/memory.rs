@@ -7,7 +7,8 @@
 //! configuration, and [`save_files`] to write them into a new directory all
 //! or nothing (with the figures and `timings.json`).
 
-use super::simulate::{OutputOptions, check_totals, claim_out_dir, ego_leave_out};
+use super::run_dir::claim_out_dir;
+use super::simulate::{OutputOptions, check_totals, ego_leave_out};
 use super::{RunFigures, check_plots_available, draw_run_figures};
 use crate::collusion::CollusionOutput;
 use crate::error::{Error, Result};
@@ -154,7 +155,7 @@ pub fn save_files(
             #[cfg(not(feature = "plots"))]
             SavedFigures::Utility(_) | SavedFigures::Relay(_) => Ok(()),
         }
-        .map_err(|e| super::simulate::at_destination(&dir, e))?;
+        .map_err(|e| super::run_dir::at_destination(&dir, e))?;
     }
     put("timings.json", &json(timings)?)?;
     dir.commit()?;

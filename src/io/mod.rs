@@ -13,6 +13,7 @@
 
 pub mod collude;
 pub mod csv;
+pub mod driver;
 #[cfg(feature = "store")]
 pub mod evolve;
 pub mod figure_input;

@@ -4,10 +4,11 @@
 //! engine (`crate::relay`) hands over typed rows; this module writes them.
 
 use super::csv::CsvSink;
-use super::run_dir::{create, finish};
 #[cfg(feature = "plots")]
-use super::simulate::at_destination;
-use super::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
+use super::run_dir::at_destination;
+use super::run_dir::{claim_out_dir, write_error, write_json};
+use super::run_dir::{create, finish};
+use super::simulate::OutputOptions;
 use super::{check_plots_available, simulate::sim_default_out_dir};
 use crate::control::Control;
 use crate::distance::Distances;

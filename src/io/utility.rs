@@ -6,8 +6,9 @@ use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
 use crate::graph::Graph;
+use crate::io::run_dir::{claim_out_dir, write_error, write_json};
 use crate::io::run_dir::{create, finish};
-use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
+use crate::io::simulate::OutputOptions;
 use crate::util::fmt_f64;
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
@@ -206,7 +207,7 @@ pub fn utility_to_dir_on(
         let t = Instant::now();
         #[cfg(feature = "plots")]
         crate::io::plot::utility::draw(dir.staging(), &res.rows)
-            .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+            .map_err(|e| crate::io::run_dir::at_destination(&dir, e))?;
         timings.plots_s = t.elapsed().as_secs_f64();
     }
     timings.total_s = t0.elapsed().as_secs_f64();
