@@ -128,7 +128,7 @@ pub trait Job<E: Executor> {
     ) -> Result<Vec<RunFile<'a>>>;
 
     /// `summary.json`.
-    fn summary(&self, plan: &Self::Plan<'_>, ran: &Self::Ran) -> Self::Summary;
+    fn summary(&self, plan: &Self::Plan<'_>, ran: &Self::Ran) -> Result<Self::Summary>;
 
     /// Draws the figures into `dir` (the staging directory).
     fn draw(&self, plan: &Self::Plan<'_>, ran: &Self::Ran, dir: &Path) -> Result<()>;
@@ -179,7 +179,7 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
     for file in job.files(&plan, &ran)? {
         write_file(&dir, file)?;
     }
-    let summary = job.summary(&plan, &ran);
+    let summary = job.summary(&plan, &ran)?;
     write_json(&dir, "summary.json", &summary)?;
     phases.write_s = clock.seconds();
     if opts.plots {

@@ -231,8 +231,8 @@ impl<E: Executor> Job<E> for Simulate<'_> {
         Ok(vec![RunFile::new("by_distance.csv", by_distance)])
     }
 
-    fn summary(&self, plan: &Plan<'_>, ran: &SimResult) -> SimSummary {
-        summarize(plan, ran)
+    fn summary(&self, plan: &Plan<'_>, ran: &SimResult) -> Result<SimSummary> {
+        Ok(summarize(plan, ran))
     }
 
     fn draw(&self, plan: &Plan<'_>, _: &SimResult, dir: &Path) -> Result<()> {
