@@ -2,21 +2,20 @@
 //! `summary.json`, `timings.json` and the figure, in a staging directory
 //! that replaces DIR only when complete (same rules as `simulate`).
 
+use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
-use crate::exec::{Executor, Local};
+use crate::exec::Executor;
 use crate::graph::Graph;
-use crate::io::run_dir::{claim_out_dir, write_error, write_json};
-use crate::io::run_dir::{create, finish};
+use crate::io::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use crate::io::simulate::OutputOptions;
-use crate::util::fmt_f64;
+use crate::util::{AtomicDir, fmt_f64};
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
 };
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 /// `timings.json` of a utility run.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -125,14 +124,7 @@ pub fn utility_to_dir(
     recipients: bool,
     opts: &OutputOptions,
 ) -> Result<(UtilitySummary, UtilityTimings)> {
-    let done = utility_to_dir_on(config, recipients, opts, &Local)?;
-    Ok(done.expect("a local run merges and writes"))
-}
-
-/// The graph of a utility run: the one loader of a run's configuration
-/// (edge list, header, nodes, then the view).
-fn load(config: &UtilityConfig) -> Result<Graph> {
-    config.sim.load_graph()
+    run_here(Utility { config, recipients }, opts)
 }
 
 /// [`utility_to_dir`] on an executor. Where the executor merges (locally,
@@ -147,73 +139,98 @@ pub fn utility_to_dir_on(
     opts: &OutputOptions,
     exec: &impl Executor,
 ) -> Result<Option<(UtilitySummary, UtilityTimings)>> {
-    config.check()?;
-    if !exec.merges_here() {
-        let graph = load(config)?;
-        let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
-        let mut plan = UtilityPlan::new(config, &graph, &distances)?;
-        plan.run_on(exec, &opts.control)?;
-        return Ok(None);
+    run_to_dir(Utility { config, recipients }, opts, exec)
+}
+
+/// `utility` as a [`Job`] (`recipients`: also `recipients.csv`).
+struct Utility<'c> {
+    config: &'c UtilityConfig,
+    recipients: bool,
+}
+
+impl<E: Executor> Job<E> for Utility<'_> {
+    type Summary = UtilitySummary;
+    type Timings = UtilityTimings;
+    type Ground<'g> = Distances<'g>;
+    type Plan<'g>
+        = UtilityPlan<'g>
+    where
+        Self: 'g;
+    type Ran = UtilityResult;
+    const RUNNING: &'static str = "estimating";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.config.check()
     }
-    if opts.plots {
-        crate::io::check_plots_available()?;
+
+    fn load(&mut self) -> Result<Graph> {
+        load_sim_graph(&self.config.sim)
     }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let t0 = Instant::now();
-    let mut timings = UtilityTimings {
-        threads: rayon::current_num_threads(),
-        ..Default::default()
-    };
-    let sim = &config.sim;
-    if sim.graph == Path::new(crate::sim::DEFAULT_GRAPH) && !sim.graph.exists() {
-        return Err(Error::Unsupported(format!(
-            "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
-            sim.graph.display()
-        )));
+
+    fn ground<'g>(&self, graph: &'g Graph) -> Result<Distances<'g>> {
+        let sim = &self.config.sim;
+        Distances::new(graph, sim.distance, &sim.distance_options)
     }
-    let control = &opts.control;
-    control.phase("loading the graph");
-    let graph = load(config)?;
-    timings.load_s = t0.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("preparing distances");
-    let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
-    control.phase("planning");
-    let mut plan = UtilityPlan::new(config, &graph, &distances)?;
-    timings.plan_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("estimating");
-    let res = plan
-        .run_on(exec, &opts.control)?
-        .expect("process 0 and local runs merge");
-    timings.utility_s = t.elapsed().as_secs_f64();
-    timings.range_guess = plan
-        .range_guess()
-        .map(|(guessed, held)| RangeGuess { guessed, held });
-    control.phase("writing outputs");
-    let mut w = create(&dir, "utility.csv")?;
-    write_utility_csv(&mut w, &res.rows).map_err(|e| write_error(&dir, "utility.csv", e))?;
-    finish(&dir, w, "utility.csv")?;
-    if recipients {
-        let mut w = create(&dir, "recipients.csv")?;
-        write_recipients_csv(&mut w, &plan, &res)
-            .map_err(|e| write_error(&dir, "recipients.csv", e))?;
-        finish(&dir, w, "recipients.csv")?;
+
+    fn plan<'p, 'g: 'p>(
+        &'p self,
+        graph: &'g Graph,
+        ground: &'p Distances<'g>,
+    ) -> Result<UtilityPlan<'p>> {
+        UtilityPlan::new(self.config, graph, ground)
     }
-    let summary = UtilitySummary::of(&plan, &res);
-    write_json(&dir, "summary.json", &summary)?;
-    if opts.plots {
-        control.phase("drawing figures");
-        let t = Instant::now();
+
+    fn run(
+        &self,
+        plan: &mut UtilityPlan<'_>,
+        exec: &E,
+        _: Option<&AtomicDir>,
+        control: &Control,
+    ) -> Result<Option<UtilityResult>> {
+        plan.run_on(exec, control)
+    }
+
+    fn files<'a>(
+        &'a self,
+        plan: &'a UtilityPlan<'_>,
+        ran: &'a UtilityResult,
+    ) -> Result<Vec<RunFile<'a>>> {
+        let mut files = vec![RunFile::new("utility.csv", |mut w| {
+            write_utility_csv(&mut w, &ran.rows)
+        })];
+        if self.recipients {
+            files.push(RunFile::new("recipients.csv", |mut w| {
+                write_recipients_csv(&mut w, plan, ran)
+            }));
+        }
+        Ok(files)
+    }
+
+    fn summary(&self, plan: &UtilityPlan<'_>, ran: &UtilityResult) -> Result<UtilitySummary> {
+        Ok(UtilitySummary::of(plan, ran))
+    }
+
+    fn draw(&self, _: &UtilityPlan<'_>, ran: &UtilityResult, dir: &Path) -> Result<()> {
         #[cfg(feature = "plots")]
-        crate::io::plot::utility::draw(dir.staging(), &res.rows)
-            .map_err(|e| crate::io::run_dir::at_destination(&dir, e))?;
-        timings.plots_s = t.elapsed().as_secs_f64();
+        crate::io::plot::utility::draw(dir, &ran.rows)?;
+        #[cfg(not(feature = "plots"))]
+        let _ = (ran, dir);
+        Ok(())
     }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok(Some((summary, timings)))
+
+    fn timings(&self, t: Phases, plan: &UtilityPlan<'_>, _: &UtilityResult) -> UtilityTimings {
+        UtilityTimings {
+            threads: t.threads,
+            load_s: t.load_s,
+            plan_s: t.distances_s + t.plan_s,
+            utility_s: t.run_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+            range_guess: plan
+                .range_guess()
+                .map(|(guessed, held)| RangeGuess { guessed, held }),
+        }
+    }
 }
 
 /// Reads the `config` object of a `summary.json` written by `utility`
