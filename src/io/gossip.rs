@@ -5,18 +5,19 @@
 //! in a staging directory that replaces DIR only when complete (the rules of
 //! every run: an explicit DIR must be new unless `force`).
 
+use crate::control::Control;
 use crate::error::{Error, Result};
+use crate::exec::Local;
 use crate::gossip::{
     CoalitionLossRow, GossipConfig, GossipOutput, GossipSummary, GossipTimings,
     PrivacyByDistanceRow, PrivacyRow, Stats, TwoSchoolsRow, run_gossip,
 };
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::io::run_dir::{claim_out_dir, write_error, write_json};
-use crate::io::run_dir::{create, finish};
+use crate::io::driver::{Job, Phases, RunFile, run_here};
 use crate::io::simulate::OutputOptions;
-use crate::util::fmt_f64;
+use crate::util::{AtomicDir, fmt_f64};
 use std::io::Write;
-use std::time::Instant;
+use std::path::Path;
 
 /// The header of `privacy.csv`.
 pub const PRIVACY_HEADER: &str = "source,observer,distance,rdp_paper,rdp_exact,eps_paper,eps_exact";
@@ -152,6 +153,16 @@ pub fn write_two_schools_csv(w: &mut impl Write, rows: &[TwoSchoolsRow]) -> std:
 /// Every file of a gossip run, formatted in memory (name, bytes), in the
 /// order they are written.
 pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let mut files = gossip_tables(out)?;
+    let mut json = serde_json::to_vec_pretty(&out.summary)
+        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
+    json.push(b'\n');
+    files.push(("summary.json", json));
+    Ok(files)
+}
+
+/// The CSV files of a gossip run, formatted in memory, in order.
+fn gossip_tables(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let fail = |name: &str, e: std::io::Error| {
         Error::Numerical(format!("{name} could not be formatted: {e}"))
     };
@@ -175,10 +186,6 @@ pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> 
     let mut w = Vec::new();
     write_two_schools_csv(&mut w, &out.two_schools).map_err(|e| fail("two_schools.csv", e))?;
     files.push(("two_schools.csv", w));
-    let mut json = serde_json::to_vec_pretty(&out.summary)
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    json.push(b'\n');
-    files.push(("summary.json", json));
     Ok(files)
 }
 
@@ -203,38 +210,81 @@ pub fn gossip_to_dir(
     config: &GossipConfig,
     opts: &OutputOptions,
 ) -> Result<(GossipSummary, GossipTimings)> {
-    config.check()?;
-    if opts.plots {
-        crate::io::check_plots_available()?;
+    run_here(Gossip(config), opts)
+}
+
+/// `gossip` as a [`Job`]: one process, no distance route (the engine
+/// times its own phases).
+struct Gossip<'c>(&'c GossipConfig);
+
+impl Job<Local> for Gossip<'_> {
+    type Summary = GossipSummary;
+    type Timings = GossipTimings;
+    type Ground<'g> = ();
+    type Plan<'g>
+        = &'g Graph
+    where
+        Self: 'g;
+    type Ran = GossipOutput;
+    const RUNNING: &'static str = "gossiping";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.0.check()
     }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let t0 = Instant::now();
-    let graph = load_gossip_graph(config)?;
-    let load_s = t0.elapsed().as_secs_f64();
-    let out = run_gossip(&graph, config, &opts.control)?;
-    for (name, bytes) in gossip_files(&out)? {
-        let mut w = create(&dir, name)?;
-        w.write_all(&bytes)
-            .map_err(|e| write_error(&dir, name, e))?;
-        finish(&dir, w, name)?;
+
+    fn load(&mut self) -> Result<Graph> {
+        load_gossip_graph(self.0)
     }
-    let mut timings = out.timings.clone();
-    timings.load_s = load_s;
-    if opts.plots {
-        let t = Instant::now();
+
+    fn ground(&self, _: &Graph) -> Result<()> {
+        Ok(())
+    }
+
+    fn plan<'p, 'g: 'p>(&'p self, graph: &'g Graph, _: &'p ()) -> Result<&'p Graph> {
+        Ok(graph)
+    }
+
+    fn run(
+        &self,
+        graph: &mut &Graph,
+        _: &Local,
+        _: Option<&AtomicDir>,
+        control: &Control,
+    ) -> Result<Option<GossipOutput>> {
+        run_gossip(graph, self.0, control).map(Some)
+    }
+
+    fn files<'a>(&'a self, _: &'a &Graph, ran: &'a GossipOutput) -> Result<Vec<RunFile<'a>>> {
+        let files = gossip_tables(ran)?;
+        Ok(files
+            .into_iter()
+            .map(|(name, bytes)| RunFile::bytes(name, bytes))
+            .collect())
+    }
+
+    fn summary(&self, _: &&Graph, ran: &GossipOutput) -> Result<GossipSummary> {
+        Ok(ran.summary.clone())
+    }
+
+    fn draw(&self, _: &&Graph, ran: &GossipOutput, dir: &Path) -> Result<()> {
         #[cfg(feature = "plots")]
         {
-            crate::io::plot::utility::draw(dir.staging(), &out.utility)
-                .map_err(|e| crate::io::run_dir::at_destination(&dir, e))?;
-            crate::io::plot::gossip::draw(dir.staging(), &out.by_distance, &out.two_schools)
-                .map_err(|e| crate::io::run_dir::at_destination(&dir, e))?;
+            crate::io::plot::utility::draw(dir, &ran.utility)?;
+            crate::io::plot::gossip::draw(dir, &ran.by_distance, &ran.two_schools)?;
         }
-        timings.plots_s = t.elapsed().as_secs_f64();
+        #[cfg(not(feature = "plots"))]
+        let _ = (ran, dir);
+        Ok(())
     }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok((out.summary, timings))
+
+    fn timings(&self, t: Phases, _: &&Graph, ran: &GossipOutput) -> GossipTimings {
+        GossipTimings {
+            load_s: t.load_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+            ..ran.timings.clone()
+        }
+    }
 }
 
 /// Reads the `config` object of a `summary.json` written by `gossip`.
