@@ -25,6 +25,7 @@ use crate::exec::Executor;
 use crate::graph::Graph;
 use crate::io::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use crate::io::simulate::OutputOptions;
+use crate::io::summary::{config_as, config_object, no_config};
 use crate::io::{RunFigures, draw_run_figures};
 use crate::sim::Plan;
 use crate::util::AtomicDir;
@@ -205,15 +206,8 @@ impl<E: Executor> Job<E> for Collude {
 /// `simulate` (whose config lacks the collusion keys: they keep their
 /// defaults; its `owners` is kept).
 pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let Some(serde_json::Value::Object(mut obj)) = v.get("config").cloned() else {
-        return Err(Error::input(
-            path,
-            1,
-            "expected a summary.json with a \"config\" object",
-        ));
+    let serde_json::Value::Object(mut obj) = config_object(path)? else {
+        return Err(no_config(path));
     };
     let mut c = CollusionConfig::default();
     let bad = |key: &str, e: serde_json::Error| {
@@ -225,8 +219,7 @@ pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
             own.push((key, v));
         }
     }
-    c.sim = serde_json::from_value(serde_json::Value::Object(obj))
-        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))?;
+    c.sim = config_as(path, serde_json::Value::Object(obj))?;
     for (key, v) in own {
         match key {
             "coalitions" => c.coalitions = serde_json::from_value(v).map_err(|e| bad(key, e))?,

@@ -15,6 +15,7 @@ use crate::gossip::{
 use crate::graph::{Graph, LoadOptions, load_graph};
 use crate::io::driver::{Job, Phases, RunFile, run_here};
 use crate::io::simulate::OutputOptions;
+use crate::io::summary::{config_as, config_object};
 use crate::util::{AtomicDir, fmt_f64};
 use std::io::Write;
 use std::path::Path;
@@ -288,14 +289,6 @@ impl Job<Local> for Gossip<'_> {
 }
 
 /// Reads the `config` object of a `summary.json` written by `gossip`.
-pub fn gossip_config_from_summary(path: &std::path::Path) -> Result<GossipConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    serde_json::from_value(cfg)
-        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+pub fn gossip_config_from_summary(path: &Path) -> Result<GossipConfig> {
+    config_as(path, config_object(path)?)
 }

@@ -6,6 +6,7 @@
 use super::csv::CsvSink;
 use super::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use super::simulate::{OutputOptions, sim_default_out_dir};
+use super::summary::{config_as, config_object};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
@@ -14,7 +15,7 @@ use crate::graph::Graph;
 use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
 use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
-use crate::sim::{ResponseRow, SimConfig};
+use crate::sim::ResponseRow;
 use crate::util::AtomicDir;
 use crate::util::table::{self, CsvRow};
 use serde::Serialize;
@@ -253,24 +254,14 @@ fn csv_bytes<R: CsvRow>(name: &str, n: usize, rows: &[R]) -> Result<Vec<u8>> {
 /// Reads the `config` object of a relay `summary.json` (or, without a `sim`
 /// member, a `simulate` summary's configuration with the default fractions).
 pub fn relay_config_from_summary(path: &Path) -> Result<RelayConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    if cfg.get("sim").is_some() {
-        serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
-    } else {
-        let sim: SimConfig = serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))?;
-        Ok(RelayConfig {
-            sim,
-            ..RelayConfig::default()
-        })
+    let config = config_object(path)?;
+    if config.get("sim").is_some() {
+        return config_as(path, config);
     }
+    Ok(RelayConfig {
+        sim: config_as(path, config)?,
+        ..RelayConfig::default()
+    })
 }
 
 /// The default output directory: `runs/<graph stem>-relay` (the view

@@ -4,6 +4,7 @@
 
 use super::csv::CsvSink;
 use super::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use super::summary::{config_as, config_object};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
@@ -255,15 +256,7 @@ impl<E: Executor> Job<E> for Simulate<'_> {
 
 /// Reads the `config` object of a `summary.json` written by `simulate`.
 pub fn sim_config_from_summary(path: &Path) -> Result<SimConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    serde_json::from_value(cfg)
-        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+    config_as(path, config_object(path)?)
 }
 
 /// The default output directory: `runs/<graph file stem>` (an ignored folder:

@@ -4,11 +4,12 @@
 
 use crate::control::Control;
 use crate::distance::Distances;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::Executor;
 use crate::graph::Graph;
 use crate::io::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use crate::io::simulate::OutputOptions;
+use crate::io::summary::{config_as, config_object};
 use crate::util::{AtomicDir, fmt_f64};
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
@@ -117,6 +118,24 @@ pub fn write_recipients_csv(
     Ok(())
 }
 
+/// The table files of a utility run, in the order they are written:
+/// `utility.csv`, and `recipients.csv` when `recipients`.
+pub(crate) fn utility_tables<'a>(
+    plan: &'a UtilityPlan<'_>,
+    res: &'a UtilityResult,
+    recipients: bool,
+) -> Vec<RunFile<'a>> {
+    let mut files = vec![RunFile::new("utility.csv", |mut w| {
+        write_utility_csv(&mut w, &res.rows)
+    })];
+    if recipients {
+        files.push(RunFile::new("recipients.csv", |mut w| {
+            write_recipients_csv(&mut w, plan, res)
+        }));
+    }
+    files
+}
+
 /// Loads the graph, runs the utility and writes every output into
 /// `opts.out` atomically.
 pub fn utility_to_dir(
@@ -195,15 +214,7 @@ impl<E: Executor> Job<E> for Utility<'_> {
         plan: &'a UtilityPlan<'_>,
         ran: &'a UtilityResult,
     ) -> Result<Vec<RunFile<'a>>> {
-        let mut files = vec![RunFile::new("utility.csv", |mut w| {
-            write_utility_csv(&mut w, &ran.rows)
-        })];
-        if self.recipients {
-            files.push(RunFile::new("recipients.csv", |mut w| {
-                write_recipients_csv(&mut w, plan, ran)
-            }));
-        }
-        Ok(files)
+        Ok(utility_tables(plan, ran, self.recipients))
     }
 
     fn summary(&self, plan: &UtilityPlan<'_>, ran: &UtilityResult) -> Result<UtilitySummary> {
@@ -235,21 +246,13 @@ impl<E: Executor> Job<E> for Utility<'_> {
 
 /// Reads the `config` object of a `summary.json` written by `utility`
 /// (or the simulation options of one written by `simulate`).
-pub fn utility_config_from_summary(path: &std::path::Path) -> Result<UtilityConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    if cfg.get("sim").is_some() {
-        serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
-    } else {
-        Ok(UtilityConfig {
-            sim: super::simulate::sim_config_from_summary(path)?,
-            ..UtilityConfig::default()
-        })
+pub fn utility_config_from_summary(path: &Path) -> Result<UtilityConfig> {
+    let config = config_object(path)?;
+    if config.get("sim").is_some() {
+        return config_as(path, config);
     }
+    Ok(UtilityConfig {
+        sim: config_as(path, config)?,
+        ..UtilityConfig::default()
+    })
 }
