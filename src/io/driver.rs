@@ -10,7 +10,7 @@
 //! distances and plan are built, its share computed and sent, nothing is
 //! written and the result is `None`.
 
-use super::run_dir::{at_destination, claim_out_dir, create, finish, write_error, write_json};
+use super::run_dir::{at_destination, claim_out_dir, write_json, write_with};
 use super::simulate::OutputOptions;
 use crate::control::Control;
 use crate::error::{Error, Result};
@@ -71,6 +71,13 @@ impl<'a> RunFile<'a> {
     /// The file `name` of bytes already formatted.
     pub fn bytes(name: &'static str, bytes: Vec<u8>) -> Self {
         RunFile::new(name, move |w| w.write_all(&bytes))
+    }
+
+    /// The file's bytes, in memory.
+    pub fn into_bytes(self) -> std::io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        (self.write)(&mut bytes)?;
+        Ok(bytes)
     }
 }
 
@@ -177,7 +184,7 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
         .ok_or_else(|| Error::Unsupported("process 0 and local runs merge".into()))?;
     phases.run_s = clock.next("writing outputs");
     for file in job.files(&plan, &ran)? {
-        write_file(&dir, file)?;
+        write_with(&dir, file.name, file.write)?;
     }
     let summary = job.summary(&plan, &ran)?;
     write_json(&dir, "summary.json", &summary)?;
@@ -228,13 +235,6 @@ impl<'c> Clock<'c> {
         self.since = Instant::now();
         seconds
     }
-}
-
-/// Writes `file` into the staging directory, flushed and synced.
-fn write_file(dir: &AtomicDir, file: RunFile<'_>) -> Result<()> {
-    let mut w = create(dir, file.name)?;
-    (file.write)(&mut w).map_err(|e| write_error(dir, file.name, e))?;
-    finish(dir, w, file.name)
 }
 
 /// The graph of a run configured by `sim`: refused in one line when it is

@@ -7,7 +7,7 @@
 //! configuration, and [`save_files`] to write them into a new directory all
 //! or nothing (with the figures and `timings.json`).
 
-use super::run_dir::claim_out_dir;
+use super::run_dir::{claim_out_dir, write_with};
 use super::simulate::{OutputOptions, check_totals, ego_leave_out};
 use super::{RunFigures, check_plots_available, draw_run_figures};
 use crate::collusion::CollusionOutput;
@@ -17,7 +17,6 @@ use crate::sim::{EgoRow, JumpRow, KeptRow, OwnerRow, PathRow, ResponseRow, SimOu
 use crate::util::table::{self, CsvRow, Records, columns};
 use crate::utility::{UtilityPlan, UtilityResult, UtilityRow, UtilitySummary};
 use serde::Serialize;
-use std::io::Write;
 
 /// The files of a `simulate` run directory this output can give: the CSV
 /// files of the rows it kept, `by_distance.csv` and `summary.json`, in the
@@ -96,15 +95,9 @@ pub fn utility_files(
     recipients: bool,
 ) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let mut files = Vec::new();
-    let mut w = Vec::new();
-    super::utility::write_utility_csv(&mut w, &res.rows)
-        .map_err(|e| format_error("utility.csv", e))?;
-    files.push(("utility.csv", w));
-    if recipients {
-        let mut w = Vec::new();
-        super::utility::write_recipients_csv(&mut w, plan, res)
-            .map_err(|e| format_error("recipients.csv", e))?;
-        files.push(("recipients.csv", w));
+    for file in super::utility::utility_tables(plan, res, recipients) {
+        let name = file.name;
+        files.push((name, file.into_bytes().map_err(|e| format_error(name, e))?));
     }
     files.push(("summary.json", json(&UtilitySummary::of(plan, res))?));
     Ok(files)
@@ -135,12 +128,7 @@ pub fn save_files(
         check_plots_available()?;
     }
     let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let put = |name: &str, bytes: &[u8]| -> Result<()> {
-        let shown = dir.path().join(name);
-        let mut f = std::fs::File::create(dir.join(name)).map_err(|e| Error::io(&shown, e))?;
-        f.write_all(bytes).map_err(|e| Error::io(&shown, e))?;
-        f.sync_all().map_err(|e| Error::io(&shown, e))
-    };
+    let put = |name: &str, bytes: &[u8]| write_with(&dir, name, |w| w.write_all(bytes));
     for (name, bytes) in files {
         opts.control.check()?;
         put(name, bytes)?;

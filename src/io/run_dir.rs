@@ -29,6 +29,18 @@ pub(crate) fn finish(dir: &AtomicDir, w: BufWriter<File>, name: &str) -> Result<
         .map_err(|e| Error::io(shown(dir, name), e))
 }
 
+/// Writes file `name` into the staging directory with `write`, flushed and
+/// synced (a number the format does not allow: see [`write_error`]).
+pub(crate) fn write_with(
+    dir: &AtomicDir,
+    name: &str,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let mut w = create(dir, name)?;
+    write(&mut w).map_err(|e| write_error(dir, name, e))?;
+    finish(dir, w, name)
+}
+
 /// The output directory's writer, created (and a new explicit directory
 /// claimed) before any work, so that a second run into the same new
 /// directory fails at once.
