@@ -18,17 +18,15 @@ use crate::collusion::{
     AuditRow, CoalitionResult, CoalitionRow, CollusionConfig, CollusionOptions, CollusionResult,
     CollusionSummary, PhaseTimes, audit_rows, coalition_rows, collude_on, summarize_collusion,
 };
-use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::Executor;
 use crate::graph::Graph;
-use crate::io::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
-use crate::io::simulate::OutputOptions;
+use crate::io::driver::OutputOptions;
+use crate::io::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use crate::io::summary::{config_as, config_object, no_config};
 use crate::io::{RunFigures, draw_run_figures};
 use crate::sim::Plan;
-use crate::util::AtomicDir;
 use crate::util::table::{self, columns};
 
 /// `timings.json` of `collude`.
@@ -156,14 +154,8 @@ impl<E: Executor> Job<E> for Collude {
         Plan::new(&self.config.sim, graph, ground)
     }
 
-    fn run(
-        &self,
-        plan: &mut Plan<'_>,
-        exec: &E,
-        _: Option<&AtomicDir>,
-        control: &Control,
-    ) -> Result<Option<CollusionResult>> {
-        collude_on(plan, self.opts()?, control, exec)
+    fn run(&self, plan: &mut Plan<'_>, at: At<'_, E>) -> Result<Option<CollusionResult>> {
+        collude_on(plan, self.opts()?, at.control, at.exec)
     }
 
     fn files<'a>(
@@ -235,10 +227,5 @@ pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
 
 /// The default output directory: `runs/<graph stem>-collude`.
 pub fn collude_default_out_dir(config: &CollusionConfig) -> PathBuf {
-    let base = super::simulate::sim_default_out_dir(&config.sim);
-    let name = base
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
-    base.with_file_name(format!("{name}-collude"))
+    super::simulate::sim_default_out_dir_of(&config.sim, "collude")
 }

@@ -11,7 +11,6 @@
 //! written and the result is `None`.
 
 use super::run_dir::{at_destination, claim_out_dir, write_json, write_with};
-use super::simulate::OutputOptions;
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
@@ -19,8 +18,24 @@ use crate::graph::Graph;
 use crate::util::AtomicDir;
 use serde::Serialize;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// How and where a run is written (options that do not change the numbers).
+#[derive(Clone, Debug)]
+pub struct OutputOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// The directory was given explicitly: it must not exist yet (unless
+    /// `force`); a new one is claimed at once. A default one is replaced.
+    pub explicit_out: bool,
+    /// Replace an existing output directory.
+    pub force: bool,
+    /// Draw the figures.
+    pub plots: bool,
+    /// Cancellation and progress reports.
+    pub control: Control,
+}
 
 /// The seconds of a run's phases, measured by [`run_to_dir`]; each job
 /// lays them out as its own `timings.json` ([`Job::timings`]).
@@ -81,6 +96,18 @@ impl<'a> RunFile<'a> {
     }
 }
 
+/// Where a job runs: its executor, the staging directory for the files it
+/// streams while running (`None` on a process that writes nothing) and the
+/// run's control.
+pub struct At<'a, E> {
+    /// The executor.
+    pub exec: &'a E,
+    /// The staging directory, where this process writes.
+    pub dir: Option<&'a AtomicDir>,
+    /// Cancellation and progress.
+    pub control: &'a Control,
+}
+
 /// A command as [`run_to_dir`] runs it, on executors of type `E`.
 pub trait Job<E: Executor> {
     /// What `summary.json` holds (also returned).
@@ -116,16 +143,9 @@ pub trait Job<E: Executor> {
         ground: &'p Self::Ground<'g>,
     ) -> Result<Self::Plan<'p>>;
 
-    /// Runs the plan on `exec`: the merged result where it merges, `None`
-    /// elsewhere. Files streamed while running go into `dir` (`None` on a
-    /// process that writes nothing).
-    fn run(
-        &self,
-        plan: &mut Self::Plan<'_>,
-        exec: &E,
-        dir: Option<&AtomicDir>,
-        control: &Control,
-    ) -> Result<Option<Self::Ran>>;
+    /// Runs the plan on `at.exec`: the merged result where it merges,
+    /// `None` elsewhere.
+    fn run(&self, plan: &mut Self::Plan<'_>, at: At<'_, E>) -> Result<Option<Self::Ran>>;
 
     /// The files written after the run, in order (before `summary.json`).
     fn files<'a>(
@@ -160,7 +180,15 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
         let graph = job.load()?;
         let ground = job.ground(&graph)?;
         let mut plan = job.plan(&graph, &ground)?;
-        job.run(&mut plan, exec, None, &opts.control)?;
+        let control = &opts.control;
+        job.run(
+            &mut plan,
+            At {
+                exec,
+                dir: None,
+                control,
+            },
+        )?;
         return Ok(None);
     }
     if opts.plots {
@@ -179,8 +207,16 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
     phases.distances_s = clock.next("planning");
     let mut plan = job.plan(&graph, &ground)?;
     phases.plan_s = clock.next(J::RUNNING);
+    let control = &opts.control;
     let ran = job
-        .run(&mut plan, exec, Some(&dir), &opts.control)?
+        .run(
+            &mut plan,
+            At {
+                exec,
+                dir: Some(&dir),
+                control,
+            },
+        )?
         .ok_or_else(|| Error::Unsupported("process 0 and local runs merge".into()))?;
     phases.run_s = clock.next("writing outputs");
     for file in job.files(&plan, &ran)? {

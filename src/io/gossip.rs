@@ -5,7 +5,6 @@
 //! in a staging directory that replaces DIR only when complete (the rules of
 //! every run: an explicit DIR must be new unless `force`).
 
-use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::exec::Local;
 use crate::gossip::{
@@ -13,26 +12,16 @@ use crate::gossip::{
     PrivacyByDistanceRow, PrivacyRow, Stats, TwoSchoolsRow, run_gossip,
 };
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::io::driver::{Job, Phases, RunFile, run_here};
-use crate::io::simulate::OutputOptions;
+use crate::io::driver::OutputOptions;
+use crate::io::driver::{At, Job, Phases, RunFile, run_here};
+use crate::io::run_dir::json_bytes;
 use crate::io::summary::{config_as, config_object};
-use crate::util::{AtomicDir, fmt_f64};
+use crate::io::utility::num;
 use std::io::Write;
 use std::path::Path;
 
 /// The header of `privacy.csv`.
 pub const PRIVACY_HEADER: &str = "source,observer,distance,rdp_paper,rdp_exact,eps_paper,eps_exact";
-
-fn num(x: f64) -> std::io::Result<String> {
-    if x.is_finite() {
-        Ok(fmt_f64(x))
-    } else {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("a non-finite number ({x})"),
-        ))
-    }
-}
 
 fn opt(x: Option<f64>) -> std::io::Result<String> {
     Ok(x.map(num).transpose()?.unwrap_or_default())
@@ -155,10 +144,7 @@ pub fn write_two_schools_csv(w: &mut impl Write, rows: &[TwoSchoolsRow]) -> std:
 /// order they are written.
 pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let mut files = gossip_tables(out)?;
-    let mut json = serde_json::to_vec_pretty(&out.summary)
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    json.push(b'\n');
-    files.push(("summary.json", json));
+    files.push(("summary.json", json_bytes("summary.json", &out.summary)?));
     Ok(files)
 }
 
@@ -245,14 +231,8 @@ impl Job<Local> for Gossip<'_> {
         Ok(graph)
     }
 
-    fn run(
-        &self,
-        graph: &mut &Graph,
-        _: &Local,
-        _: Option<&AtomicDir>,
-        control: &Control,
-    ) -> Result<Option<GossipOutput>> {
-        run_gossip(graph, self.0, control).map(Some)
+    fn run(&self, graph: &mut &Graph, at: At<'_, Local>) -> Result<Option<GossipOutput>> {
+        run_gossip(graph, self.0, at.control).map(Some)
     }
 
     fn files<'a>(&'a self, _: &'a &Graph, ran: &'a GossipOutput) -> Result<Vec<RunFile<'a>>> {

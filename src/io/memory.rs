@@ -7,8 +7,9 @@
 //! configuration, and [`save_files`] to write them into a new directory all
 //! or nothing (with the figures and `timings.json`).
 
-use super::run_dir::{claim_out_dir, write_with};
-use super::simulate::{OutputOptions, check_totals, ego_leave_out};
+use super::driver::OutputOptions;
+use super::run_dir::{claim_out_dir, json_bytes, write_with};
+use super::simulate::{check_totals, ego_leave_out};
 use super::{RunFigures, check_plots_available, draw_run_figures};
 use crate::collusion::CollusionOutput;
 use crate::error::{Error, Result};
@@ -63,7 +64,7 @@ pub fn simulation_file(out: &SimOutput, graph: &Graph, name: &str) -> Result<Vec
         _ => {
             let summary = crate::sim::summarize_output(out, graph);
             check_totals(&summary.mse)?;
-            json(&summary)
+            json_bytes(name, &summary)
         }
     }
 }
@@ -82,7 +83,7 @@ pub fn collusion_file(out: &CollusionOutput, name: &str) -> Result<Vec<u8>> {
             Ok(w)
         }
         "audit.csv" => csv_file(name, 0, &[], out.audit_rows()),
-        "summary.json" => json(out.summary()),
+        "summary.json" => json_bytes(name, out.summary()),
         _ => Err(unknown_name(name, &COLLUSION_FILES)),
     }
 }
@@ -99,7 +100,10 @@ pub fn utility_files(
         let name = file.name;
         files.push((name, file.into_bytes().map_err(|e| format_error(name, e))?));
     }
-    files.push(("summary.json", json(&UtilitySummary::of(plan, res))?));
+    files.push((
+        "summary.json",
+        json_bytes("summary.json", &UtilitySummary::of(plan, res))?,
+    ));
     Ok(files)
 }
 
@@ -145,7 +149,7 @@ pub fn save_files(
         }
         .map_err(|e| super::run_dir::at_destination(&dir, e))?;
     }
-    put("timings.json", &json(timings)?)?;
+    put("timings.json", &json_bytes("timings.json", timings)?)?;
     dir.commit()?;
     Ok(())
 }
@@ -192,12 +196,4 @@ fn csv_file<R: CsvRow>(name: &str, n: usize, leave_out: &[&str], rows: &[R]) -> 
     }
     w.extend_from_slice(records.as_str().as_bytes());
     Ok(w)
-}
-
-/// Pretty JSON ended by a newline, as the runs write `summary.json`.
-fn json(value: &impl Serialize) -> Result<Vec<u8>> {
-    let mut v = serde_json::to_vec_pretty(value)
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    v.push(b'\n');
-    Ok(v)
 }

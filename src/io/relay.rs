@@ -4,8 +4,9 @@
 //! engine (`crate::relay`) hands over typed rows; this module writes them.
 
 use super::csv::CsvSink;
-use super::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
-use super::simulate::{OutputOptions, sim_default_out_dir};
+use super::driver::OutputOptions;
+use super::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use super::run_dir::json_bytes;
 use super::summary::{config_as, config_object};
 use crate::control::Control;
 use crate::distance::Distances;
@@ -16,7 +17,6 @@ use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
 use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
 use crate::sim::ResponseRow;
-use crate::util::AtomicDir;
 use crate::util::table::{self, CsvRow};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -115,13 +115,8 @@ impl<E: RoundExecutor> Job<E> for Relay<'_> {
         RelayPlan::new(self.0, graph, ground)
     }
 
-    fn run(
-        &self,
-        plan: &mut RelayPlan<'_>,
-        exec: &E,
-        dir: Option<&AtomicDir>,
-        control: &Control,
-    ) -> Result<Option<Relayed>> {
+    fn run(&self, plan: &mut RelayPlan<'_>, at: At<'_, E>) -> Result<Option<Relayed>> {
+        let At { exec, dir, control } = at;
         let t = Instant::now();
         let Some(stats) = plan.run_on(exec, RelayEngine::Auto, control)? else {
             return Ok(None);
@@ -193,9 +188,7 @@ pub fn relay_files(
     stats: &RunStats,
 ) -> Result<(Vec<NamedFile>, Vec<RelayByDistanceRow>)> {
     let (mut files, by_distance) = relay_tables(plan, stats)?;
-    let mut summary = serde_json::to_vec_pretty(&summarize(plan, stats))
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    summary.push(b'\n');
+    let summary = json_bytes("summary.json", &summarize(plan, stats))?;
     files.push(("summary.json", summary));
     Ok((files, by_distance))
 }
@@ -267,13 +260,7 @@ pub fn relay_config_from_summary(path: &Path) -> Result<RelayConfig> {
 /// The default output directory: `runs/<graph stem>-relay` (the view
 /// appended as for `simulate`, before `-relay`).
 pub fn relay_default_out_dir(config: &RelayConfig) -> PathBuf {
-    let sim = sim_default_out_dir(&config.sim);
-    let mut name = sim
-        .file_name()
-        .map(|s| s.to_os_string())
-        .unwrap_or_else(|| "run".into());
-    name.push("-relay");
-    sim.with_file_name(name)
+    super::simulate::sim_default_out_dir_of(&config.sim, "relay")
 }
 
 #[cfg(test)]

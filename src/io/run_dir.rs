@@ -94,18 +94,17 @@ pub(crate) fn write_error(dir: &AtomicDir, name: &str, e: std::io::Error) -> Err
     Error::io(shown(dir, name), e)
 }
 
-/// Writes `value` as pretty JSON into `name`.
+/// Writes `value` as pretty JSON into `name` ([`json_bytes`]).
 pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
-    let mut w = create(dir, name)?;
-    serde_json::to_writer_pretty(&mut w, value).map_err(|e| {
-        // serde_json wraps the writer's I/O errors (a full disk).
-        let io = match e.io_error_kind() {
-            Some(kind) => std::io::Error::new(kind, e.to_string()),
-            None => std::io::Error::other(e),
-        };
-        Error::io(shown(dir, name), io)
-    })?;
-    w.write_all(b"\n")
-        .map_err(|e| Error::io(shown(dir, name), e))?;
-    finish(dir, w, name)
+    let bytes = json_bytes(name, value)?;
+    write_with(dir, name, |w| w.write_all(&bytes))
+}
+
+/// `value` as file `name` holds it: pretty JSON ended by a newline, as
+/// every run writes `summary.json` and `timings.json`.
+pub(crate) fn json_bytes(name: &str, value: &impl Serialize) -> Result<Vec<u8>> {
+    let mut v =
+        serde_json::to_vec_pretty(value).map_err(|e| Error::Numerical(format!("{name}: {e}")))?;
+    v.push(b'\n');
+    Ok(v)
 }

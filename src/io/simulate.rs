@@ -3,9 +3,8 @@
 //! partial DIR).
 
 use super::csv::CsvSink;
-use super::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use super::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use super::summary::{config_as, config_object};
-use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
 use crate::exec::Executor;
@@ -16,27 +15,14 @@ use crate::post::Post;
 use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, SimSummary, Sinks, summarize};
 use crate::sim::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow, SimResult};
 use crate::sink::Discard;
+use crate::util::Existing;
 use crate::util::table::{self, columns};
-use crate::util::{AtomicDir, Existing};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// How and where a run is written (options that do not change the numbers).
-#[derive(Clone, Debug)]
-pub struct OutputOptions {
-    /// Output directory.
-    pub out: PathBuf,
-    /// The directory was given explicitly: it must not exist yet (unless
-    /// `force`); a new one is claimed at once. A default one is replaced.
-    pub explicit_out: bool,
-    /// Replace an existing output directory.
-    pub force: bool,
-    /// Draw the figures.
-    pub plots: bool,
-    /// Cancellation and progress reports.
-    pub control: Control,
-}
+/// How and where a run is written (its home is [`super::driver`]).
+pub use super::driver::OutputOptions;
 
 /// `timings.json` (kept apart so that every other file is a pure function of
 /// the configuration).
@@ -168,13 +154,8 @@ impl<E: Executor> Job<E> for Simulate<'_> {
         Plan::new(self.0, graph, ground)
     }
 
-    fn run(
-        &self,
-        plan: &mut Plan<'_>,
-        exec: &E,
-        dir: Option<&AtomicDir>,
-        control: &Control,
-    ) -> Result<Option<SimResult>> {
+    fn run(&self, plan: &mut Plan<'_>, at: At<'_, E>) -> Result<Option<SimResult>> {
+        let At { exec, dir, control } = at;
         let Some(dir) = dir else {
             // The sinks are discarded here, but present exactly where
             // process 0 has files, so every chunk formats the same rows.
@@ -286,6 +267,14 @@ pub fn sim_default_out_dir(config: &SimConfig) -> PathBuf {
         ),
     };
     PathBuf::from("runs").join(stem)
+}
+
+/// The default output directory of `command` on `config`'s graph:
+/// [`sim_default_out_dir`] with `-command` appended.
+pub(crate) fn sim_default_out_dir_of(config: &SimConfig, command: &str) -> PathBuf {
+    let mut dir = sim_default_out_dir(config);
+    dir.as_mut_os_string().push(format!("-{command}"));
+    dir
 }
 
 #[cfg(test)]

@@ -2,15 +2,14 @@
 //! `summary.json`, `timings.json` and the figure, in a staging directory
 //! that replaces DIR only when complete (same rules as `simulate`).
 
-use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::Result;
 use crate::exec::Executor;
 use crate::graph::Graph;
-use crate::io::driver::{Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
-use crate::io::simulate::OutputOptions;
+use crate::io::driver::OutputOptions;
+use crate::io::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use crate::io::summary::{config_as, config_object};
-use crate::util::{AtomicDir, fmt_f64};
+use crate::util::fmt_f64;
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
 };
@@ -45,7 +44,9 @@ fn opt_u(x: Option<u64>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn num(x: f64) -> std::io::Result<String> {
+/// `x` as a CSV cell; a number the format does not allow (not finite) is
+/// `InvalidData` (see [`crate::io::run_dir::write_error`]).
+pub(crate) fn num(x: f64) -> std::io::Result<String> {
     if x.is_finite() {
         Ok(fmt_f64(x))
     } else {
@@ -199,14 +200,8 @@ impl<E: Executor> Job<E> for Utility<'_> {
         UtilityPlan::new(self.config, graph, ground)
     }
 
-    fn run(
-        &self,
-        plan: &mut UtilityPlan<'_>,
-        exec: &E,
-        _: Option<&AtomicDir>,
-        control: &Control,
-    ) -> Result<Option<UtilityResult>> {
-        plan.run_on(exec, control)
+    fn run(&self, plan: &mut UtilityPlan<'_>, at: At<'_, E>) -> Result<Option<UtilityResult>> {
+        plan.run_on(at.exec, at.control)
     }
 
     fn files<'a>(
