@@ -10,21 +10,22 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::collusion::estimator_list;
 use crate::collusion::{
-    AuditRow, CoalitionResult, CoalitionRow, CollusionConfig, CollusionSummary, PhaseTimes,
-    audit_rows, coalition_rows, collude_on, summarize_collusion,
+    AuditRow, CoalitionResult, CoalitionRow, CollusionConfig, CollusionOptions, CollusionResult,
+    CollusionSummary, PhaseTimes, audit_rows, coalition_rows, collude_on, summarize_collusion,
 };
 use crate::distance::Distances;
 use crate::error::{Error, Result};
-use crate::io::run_dir::{create, finish};
-use crate::io::simulate::OutputOptions;
-use crate::io::simulate::{at_destination, claim_out_dir, write_error, write_json};
-use crate::io::{RunFigures, check_plots_available, draw_run_figures};
+use crate::exec::Executor;
+use crate::graph::Graph;
+use crate::io::driver::OutputOptions;
+use crate::io::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use crate::io::summary::{config_as, config_object, no_config};
+use crate::io::{RunFigures, draw_run_figures};
 use crate::sim::Plan;
 use crate::util::table::{self, columns};
 
@@ -82,8 +83,7 @@ pub fn collude_to_dir(
     config: &CollusionConfig,
     run: &OutputOptions,
 ) -> Result<(CollusionSummary, CollusionTimings)> {
-    let done = collude_to_dir_on(config, run, &crate::exec::Local)?;
-    Ok(done.expect("a local run merges and writes"))
+    run_here(Collude::new(config), run)
 }
 
 /// [`collude_to_dir`] on an executor. Where the executor merges (locally,
@@ -95,99 +95,111 @@ pub fn collude_to_dir(
 pub fn collude_to_dir_on(
     config: &CollusionConfig,
     run: &OutputOptions,
-    exec: &impl crate::exec::Executor,
+    exec: &impl Executor,
 ) -> Result<Option<(CollusionSummary, CollusionTimings)>> {
-    if !exec.merges_here() {
-        config.sim.check()?;
-        let opts = config.options()?;
-        let graph = config.sim.load_graph()?;
-        for spec in &opts.coalitions {
+    run_to_dir(Collude::new(config), run, exec)
+}
+
+/// `collude` as a [`Job`]: the configuration is fitted to the graph (the
+/// default owner count on a small graph), the options resolved before it.
+struct Collude {
+    config: CollusionConfig,
+    opts: Option<CollusionOptions>,
+}
+
+impl Collude {
+    fn new(config: &CollusionConfig) -> Self {
+        Collude {
+            config: config.clone(),
+            opts: None,
+        }
+    }
+
+    fn opts(&self) -> Result<&CollusionOptions> {
+        self.opts
+            .as_ref()
+            .ok_or_else(|| Error::Unsupported("collude's options are resolved first".into()))
+    }
+}
+
+impl<E: Executor> Job<E> for Collude {
+    type Summary = CollusionSummary;
+    type Timings = CollusionTimings;
+    type Ground<'g> = Distances<'g>;
+    type Plan<'g> = Plan<'g>;
+    type Ran = CollusionResult;
+    const RUNNING: &'static str = "colluding";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.config.sim.check()?;
+        self.opts = Some(self.config.options()?);
+        Ok(())
+    }
+
+    fn load(&mut self) -> Result<Graph> {
+        let graph = load_sim_graph(&self.config.sim)?;
+        for spec in &self.opts()?.coalitions {
             spec.check(graph.ids())?;
         }
-        let mut config = config.clone();
-        config.fit_default_owners(graph.n());
-        let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
-        let plan = Plan::new(&config.sim, &graph, &distances)?;
-        collude_on(&plan, &opts, &run.control, exec)?;
-        return Ok(None);
+        self.config.fit_default_owners(graph.n());
+        Ok(graph)
     }
-    if run.plots {
-        check_plots_available()?;
-    }
-    // Everything that needs no graph, before the graph is read.
-    config.sim.check()?;
-    let dir = claim_out_dir(&run.out, run.explicit_out, run.force)?;
-    let opts = config.options()?;
-    let t0 = Instant::now();
-    let mut timings = CollusionTimings {
-        threads: rayon::current_num_threads(),
-        ..Default::default()
-    };
-    let control = &run.control;
-    control.phase("loading the graph");
-    let graph = config.sim.load_graph()?;
-    timings.load_s = t0.elapsed().as_secs_f64();
-    for spec in &opts.coalitions {
-        spec.check(graph.ids())?;
-    }
-    let mut config = config.clone();
-    config.fit_default_owners(graph.n());
-    let t = Instant::now();
-    control.phase("preparing distances");
-    let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
-    timings.distance_setup_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("planning");
-    let plan = Plan::new(&config.sim, &graph, &distances)?;
-    timings.plan_s = t.elapsed().as_secs_f64();
 
-    let t = Instant::now();
-    control.phase("colluding");
-    let result =
-        collude_on(&plan, &opts, &run.control, exec)?.expect("process 0 and local runs merge");
-    timings.collude_s = t.elapsed().as_secs_f64();
-    timings.phases = result.phases;
+    fn ground<'g>(&self, graph: &'g Graph) -> Result<Distances<'g>> {
+        let sim = &self.config.sim;
+        Distances::new(graph, sim.distance, &sim.distance_options)
+    }
 
-    let t = Instant::now();
-    control.phase("writing outputs");
-    let rows = coalition_rows(&plan, &result.results)?;
-    let mut w = create(&dir, "coalition.csv")?;
-    write_coalition_csv(&mut w, &rows).map_err(|e| write_error(&dir, "coalition.csv", e))?;
-    finish(&dir, w, "coalition.csv")?;
-    let mut w = create(&dir, "audit.csv")?;
-    write_audit_csv(&mut w, &plan, &result.results)
-        .map_err(|e| write_error(&dir, "audit.csv", e))?;
-    finish(&dir, w, "audit.csv")?;
-    let summary = summarize_collusion(&config, &plan, &opts, &result);
-    write_json(&dir, "summary.json", &summary)?;
-    timings.write_s = t.elapsed().as_secs_f64();
-    if run.plots {
-        control.phase("drawing figures");
-        let t = Instant::now();
+    fn plan<'p, 'g: 'p>(&'p self, graph: &'g Graph, ground: &'p Distances<'g>) -> Result<Plan<'p>> {
+        Plan::new(&self.config.sim, graph, ground)
+    }
+
+    fn run(&self, plan: &mut Plan<'_>, at: At<'_, E>) -> Result<Option<CollusionResult>> {
+        collude_on(plan, self.opts()?, at.control, at.exec)
+    }
+
+    fn files<'a>(
+        &'a self,
+        plan: &'a Plan<'_>,
+        ran: &'a CollusionResult,
+    ) -> Result<Vec<RunFile<'a>>> {
+        let rows = coalition_rows(plan, &ran.results)?;
+        Ok(vec![
+            RunFile::new("coalition.csv", move |w| write_coalition_csv(w, &rows)),
+            RunFile::new("audit.csv", |w| write_audit_csv(w, plan, &ran.results)),
+        ])
+    }
+
+    fn summary(&self, plan: &Plan<'_>, ran: &CollusionResult) -> Result<CollusionSummary> {
+        Ok(summarize_collusion(&self.config, plan, self.opts()?, ran))
+    }
+
+    fn draw(&self, _: &Plan<'_>, _: &CollusionResult, dir: &Path) -> Result<()> {
         // coalition.png / coalition.svg: gain per coalition × estimator.
-        draw_run_figures(dir.staging(), RunFigures::Collusion)
-            .map_err(|e| at_destination(&dir, e))?;
-        timings.plots_s = t.elapsed().as_secs_f64();
+        draw_run_figures(dir, RunFigures::Collusion)
     }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok(Some((summary, timings)))
+
+    fn timings(&self, t: Phases, _: &Plan<'_>, ran: &CollusionResult) -> CollusionTimings {
+        CollusionTimings {
+            threads: t.threads,
+            load_s: t.load_s,
+            distance_setup_s: t.distances_s,
+            plan_s: t.plan_s,
+            collude_s: t.run_s,
+            phases: ran.phases,
+            write_s: t.write_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+        }
+    }
 }
 
 /// Reads the `config` object of a `summary.json` written by `collude` or by
 /// `simulate` (whose config lacks the collusion keys: they keep their
 /// defaults; its `owners` is kept).
 pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let Some(serde_json::Value::Object(mut obj)) = v.get("config").cloned() else {
-        return Err(Error::input(
-            path,
-            1,
-            "expected a summary.json with a \"config\" object",
-        ));
+    let serde_json::Value::Object(mut obj) = config_object(path)? else {
+        return Err(no_config(path));
     };
     let mut c = CollusionConfig::default();
     let bad = |key: &str, e: serde_json::Error| {
@@ -199,8 +211,7 @@ pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
             own.push((key, v));
         }
     }
-    c.sim = serde_json::from_value(serde_json::Value::Object(obj))
-        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))?;
+    c.sim = config_as(path, serde_json::Value::Object(obj))?;
     for (key, v) in own {
         match key {
             "coalitions" => c.coalitions = serde_json::from_value(v).map_err(|e| bad(key, e))?,
@@ -216,10 +227,5 @@ pub fn collude_config_from_summary(path: &Path) -> Result<CollusionConfig> {
 
 /// The default output directory: `runs/<graph stem>-collude`.
 pub fn collude_default_out_dir(config: &CollusionConfig) -> PathBuf {
-    let base = super::simulate::sim_default_out_dir(&config.sim);
-    let name = base
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
-    base.with_file_name(format!("{name}-collude"))
+    super::simulate::sim_default_out_dir_of(&config.sim, "collude")
 }

@@ -90,6 +90,26 @@ fn write_timeline_to(out: &mut dyn Write, rows: &[TimelineRow]) -> std::io::Resu
     Ok(())
 }
 
+/// Replaces `DIR/name` by `value` as pretty JSON, ended by a newline when
+/// `newline` (evolve's `timings.json` has always been written without one).
+fn replace_json(
+    dir: &Path,
+    name: &str,
+    value: &impl serde::Serialize,
+    newline: bool,
+) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::Numerical(format!("{name}: {e}")))?;
+    if newline {
+        text.push('\n');
+    }
+    let path = dir.join(name);
+    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| Error::io(&path, e))?;
+    Ok(f.commit()?)
+}
+
 /// Writes `DIR/summary.json` (configuration, counts, the last batch's three
 /// policies, timings) and, with the `plots` feature and `plots` true, the
 /// figure.
@@ -129,21 +149,8 @@ pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> 
                 .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?,
         );
     }
-    let path = dir.join("summary.json");
-    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
-    let text = serde_json::to_string_pretty(&summary)
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    f.write_all(text.as_bytes())
-        .and_then(|_| f.write_all(b"\n"))
-        .map_err(|e| Error::io(&path, e))?;
-    f.commit()?;
-    let timings = serde_json::to_string_pretty(&out.seconds)
-        .map_err(|e| Error::Numerical(format!("timings.json: {e}")))?;
-    let path = dir.join("timings.json");
-    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
-    f.write_all(timings.as_bytes())
-        .map_err(|e| Error::io(&path, e))?;
-    f.commit()?;
+    replace_json(dir, "summary.json", &summary, true)?;
+    replace_json(dir, "timings.json", &out.seconds, false)?;
     #[cfg(feature = "plots")]
     if plots {
         super::plot::timeline::draw(dir, &out.timeline)?;

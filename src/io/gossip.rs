@@ -6,30 +6,22 @@
 //! every run: an explicit DIR must be new unless `force`).
 
 use crate::error::{Error, Result};
+use crate::exec::Local;
 use crate::gossip::{
     CoalitionLossRow, GossipConfig, GossipOutput, GossipSummary, GossipTimings,
     PrivacyByDistanceRow, PrivacyRow, Stats, TwoSchoolsRow, run_gossip,
 };
 use crate::graph::{Graph, LoadOptions, load_graph};
-use crate::io::run_dir::{create, finish};
-use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
-use crate::util::fmt_f64;
+use crate::io::driver::OutputOptions;
+use crate::io::driver::{At, Job, Phases, RunFile, run_here};
+use crate::io::run_dir::json_bytes;
+use crate::io::summary::{config_as, config_object};
+use crate::io::utility::num;
 use std::io::Write;
-use std::time::Instant;
+use std::path::Path;
 
 /// The header of `privacy.csv`.
 pub const PRIVACY_HEADER: &str = "source,observer,distance,rdp_paper,rdp_exact,eps_paper,eps_exact";
-
-fn num(x: f64) -> std::io::Result<String> {
-    if x.is_finite() {
-        Ok(fmt_f64(x))
-    } else {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("a non-finite number ({x})"),
-        ))
-    }
-}
 
 fn opt(x: Option<f64>) -> std::io::Result<String> {
     Ok(x.map(num).transpose()?.unwrap_or_default())
@@ -151,6 +143,13 @@ pub fn write_two_schools_csv(w: &mut impl Write, rows: &[TwoSchoolsRow]) -> std:
 /// Every file of a gossip run, formatted in memory (name, bytes), in the
 /// order they are written.
 pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let mut files = gossip_tables(out)?;
+    files.push(("summary.json", json_bytes("summary.json", &out.summary)?));
+    Ok(files)
+}
+
+/// The CSV files of a gossip run, formatted in memory, in order.
+fn gossip_tables(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let fail = |name: &str, e: std::io::Error| {
         Error::Numerical(format!("{name} could not be formatted: {e}"))
     };
@@ -174,10 +173,6 @@ pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> 
     let mut w = Vec::new();
     write_two_schools_csv(&mut w, &out.two_schools).map_err(|e| fail("two_schools.csv", e))?;
     files.push(("two_schools.csv", w));
-    let mut json = serde_json::to_vec_pretty(&out.summary)
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    json.push(b'\n');
-    files.push(("summary.json", json));
     Ok(files)
 }
 
@@ -202,49 +197,78 @@ pub fn gossip_to_dir(
     config: &GossipConfig,
     opts: &OutputOptions,
 ) -> Result<(GossipSummary, GossipTimings)> {
-    config.check()?;
-    if opts.plots {
-        crate::io::check_plots_available()?;
+    run_here(Gossip(config), opts)
+}
+
+/// `gossip` as a [`Job`]: one process, no distance route (the engine
+/// times its own phases).
+struct Gossip<'c>(&'c GossipConfig);
+
+impl Job<Local> for Gossip<'_> {
+    type Summary = GossipSummary;
+    type Timings = GossipTimings;
+    type Ground<'g> = ();
+    type Plan<'g>
+        = &'g Graph
+    where
+        Self: 'g;
+    type Ran = GossipOutput;
+    const RUNNING: &'static str = "gossiping";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.0.check()
     }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let t0 = Instant::now();
-    let graph = load_gossip_graph(config)?;
-    let load_s = t0.elapsed().as_secs_f64();
-    let out = run_gossip(&graph, config, &opts.control)?;
-    for (name, bytes) in gossip_files(&out)? {
-        let mut w = create(&dir, name)?;
-        w.write_all(&bytes)
-            .map_err(|e| write_error(&dir, name, e))?;
-        finish(&dir, w, name)?;
+
+    fn load(&mut self) -> Result<Graph> {
+        load_gossip_graph(self.0)
     }
-    let mut timings = out.timings.clone();
-    timings.load_s = load_s;
-    if opts.plots {
-        let t = Instant::now();
+
+    fn ground(&self, _: &Graph) -> Result<()> {
+        Ok(())
+    }
+
+    fn plan<'p, 'g: 'p>(&'p self, graph: &'g Graph, _: &'p ()) -> Result<&'p Graph> {
+        Ok(graph)
+    }
+
+    fn run(&self, graph: &mut &Graph, at: At<'_, Local>) -> Result<Option<GossipOutput>> {
+        run_gossip(graph, self.0, at.control).map(Some)
+    }
+
+    fn files<'a>(&'a self, _: &'a &Graph, ran: &'a GossipOutput) -> Result<Vec<RunFile<'a>>> {
+        let files = gossip_tables(ran)?;
+        Ok(files
+            .into_iter()
+            .map(|(name, bytes)| RunFile::bytes(name, bytes))
+            .collect())
+    }
+
+    fn summary(&self, _: &&Graph, ran: &GossipOutput) -> Result<GossipSummary> {
+        Ok(ran.summary.clone())
+    }
+
+    fn draw(&self, _: &&Graph, ran: &GossipOutput, dir: &Path) -> Result<()> {
         #[cfg(feature = "plots")]
         {
-            crate::io::plot::utility::draw(dir.staging(), &out.utility)
-                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
-            crate::io::plot::gossip::draw(dir.staging(), &out.by_distance, &out.two_schools)
-                .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
+            crate::io::plot::utility::draw(dir, &ran.utility)?;
+            crate::io::plot::gossip::draw(dir, &ran.by_distance, &ran.two_schools)?;
         }
-        timings.plots_s = t.elapsed().as_secs_f64();
+        #[cfg(not(feature = "plots"))]
+        let _ = (ran, dir);
+        Ok(())
     }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok((out.summary, timings))
+
+    fn timings(&self, t: Phases, _: &&Graph, ran: &GossipOutput) -> GossipTimings {
+        GossipTimings {
+            load_s: t.load_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+            ..ran.timings.clone()
+        }
+    }
 }
 
 /// Reads the `config` object of a `summary.json` written by `gossip`.
-pub fn gossip_config_from_summary(path: &std::path::Path) -> Result<GossipConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    serde_json::from_value(cfg)
-        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+pub fn gossip_config_from_summary(path: &Path) -> Result<GossipConfig> {
+    config_as(path, config_object(path)?)
 }

@@ -7,7 +7,9 @@
 //! configuration, and [`save_files`] to write them into a new directory all
 //! or nothing (with the figures and `timings.json`).
 
-use super::simulate::{OutputOptions, check_totals, claim_out_dir, ego_leave_out};
+use super::driver::OutputOptions;
+use super::run_dir::{claim_out_dir, json_bytes, write_with};
+use super::simulate::{check_totals, ego_leave_out};
 use super::{RunFigures, check_plots_available, draw_run_figures};
 use crate::collusion::CollusionOutput;
 use crate::error::{Error, Result};
@@ -16,7 +18,6 @@ use crate::sim::{EgoRow, JumpRow, KeptRow, OwnerRow, PathRow, ResponseRow, SimOu
 use crate::util::table::{self, CsvRow, Records, columns};
 use crate::utility::{UtilityPlan, UtilityResult, UtilityRow, UtilitySummary};
 use serde::Serialize;
-use std::io::Write;
 
 /// The files of a `simulate` run directory this output can give: the CSV
 /// files of the rows it kept, `by_distance.csv` and `summary.json`, in the
@@ -63,7 +64,7 @@ pub fn simulation_file(out: &SimOutput, graph: &Graph, name: &str) -> Result<Vec
         _ => {
             let summary = crate::sim::summarize_output(out, graph);
             check_totals(&summary.mse)?;
-            json(&summary)
+            json_bytes(name, &summary)
         }
     }
 }
@@ -82,7 +83,7 @@ pub fn collusion_file(out: &CollusionOutput, name: &str) -> Result<Vec<u8>> {
             Ok(w)
         }
         "audit.csv" => csv_file(name, 0, &[], out.audit_rows()),
-        "summary.json" => json(out.summary()),
+        "summary.json" => json_bytes(name, out.summary()),
         _ => Err(unknown_name(name, &COLLUSION_FILES)),
     }
 }
@@ -95,17 +96,14 @@ pub fn utility_files(
     recipients: bool,
 ) -> Result<Vec<(&'static str, Vec<u8>)>> {
     let mut files = Vec::new();
-    let mut w = Vec::new();
-    super::utility::write_utility_csv(&mut w, &res.rows)
-        .map_err(|e| format_error("utility.csv", e))?;
-    files.push(("utility.csv", w));
-    if recipients {
-        let mut w = Vec::new();
-        super::utility::write_recipients_csv(&mut w, plan, res)
-            .map_err(|e| format_error("recipients.csv", e))?;
-        files.push(("recipients.csv", w));
+    for file in super::utility::utility_tables(plan, res, recipients) {
+        let name = file.name;
+        files.push((name, file.into_bytes().map_err(|e| format_error(name, e))?));
     }
-    files.push(("summary.json", json(&UtilitySummary::of(plan, res))?));
+    files.push((
+        "summary.json",
+        json_bytes("summary.json", &UtilitySummary::of(plan, res))?,
+    ));
     Ok(files)
 }
 
@@ -134,12 +132,7 @@ pub fn save_files(
         check_plots_available()?;
     }
     let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let put = |name: &str, bytes: &[u8]| -> Result<()> {
-        let shown = dir.path().join(name);
-        let mut f = std::fs::File::create(dir.join(name)).map_err(|e| Error::io(&shown, e))?;
-        f.write_all(bytes).map_err(|e| Error::io(&shown, e))?;
-        f.sync_all().map_err(|e| Error::io(&shown, e))
-    };
+    let put = |name: &str, bytes: &[u8]| write_with(&dir, name, |w| w.write_all(bytes));
     for (name, bytes) in files {
         opts.control.check()?;
         put(name, bytes)?;
@@ -154,9 +147,9 @@ pub fn save_files(
             #[cfg(not(feature = "plots"))]
             SavedFigures::Utility(_) | SavedFigures::Relay(_) => Ok(()),
         }
-        .map_err(|e| super::simulate::at_destination(&dir, e))?;
+        .map_err(|e| super::run_dir::at_destination(&dir, e))?;
     }
-    put("timings.json", &json(timings)?)?;
+    put("timings.json", &json_bytes("timings.json", timings)?)?;
     dir.commit()?;
     Ok(())
 }
@@ -203,12 +196,4 @@ fn csv_file<R: CsvRow>(name: &str, n: usize, leave_out: &[&str], rows: &[R]) -> 
     }
     w.extend_from_slice(records.as_str().as_bytes());
     Ok(w)
-}
-
-/// Pretty JSON ended by a newline, as the runs write `summary.json`.
-fn json(value: &impl Serialize) -> Result<Vec<u8>> {
-    let mut v = serde_json::to_vec_pretty(value)
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    v.push(b'\n');
-    Ok(v)
 }

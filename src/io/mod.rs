@@ -13,6 +13,7 @@
 
 pub mod collude;
 pub mod csv;
+pub mod driver;
 #[cfg(feature = "store")]
 pub mod evolve;
 pub mod figure_input;
@@ -39,6 +40,7 @@ pub use collude::{
     CollusionTimings, collude_config_from_summary, collude_default_out_dir, collude_to_dir,
     collude_to_dir_on,
 };
+pub use driver::OutputOptions;
 pub use gossip::{gossip_config_from_summary, gossip_files, gossip_to_dir};
 pub use graph::{coords_to, edge_list_to, write_coords, write_edge_list};
 pub use relay::{
@@ -46,8 +48,8 @@ pub use relay::{
 };
 pub use release::{save_release, save_release_with};
 pub use simulate::{
-    OutputOptions, SimTimings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir,
-    simulate_to_dir_on, write_by_distance,
+    SimTimings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir, simulate_to_dir_on,
+    write_by_distance,
 };
 pub use summary::{ConfigEcho, SummaryFile};
 pub use sweep::{DEFAULT_OUT as SWEEP_DEFAULT_OUT, SweepOptions, SweepReport, run_sweep};

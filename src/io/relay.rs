@@ -4,22 +4,21 @@
 //! engine (`crate::relay`) hands over typed rows; this module writes them.
 
 use super::csv::CsvSink;
-use super::run_dir::{create, finish};
-#[cfg(feature = "plots")]
-use super::simulate::at_destination;
-use super::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
-use super::{check_plots_available, simulate::sim_default_out_dir};
+use super::driver::OutputOptions;
+use super::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use super::run_dir::json_bytes;
+use super::summary::{config_as, config_object};
 use crate::control::Control;
 use crate::distance::Distances;
 use crate::error::{Error, Result};
-use crate::exec::{Local, RoundExecutor};
+use crate::exec::RoundExecutor;
+use crate::graph::Graph;
 use crate::relay::stats::{RunStats, bucket_rows, owner_rows};
 use crate::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use crate::relay::{RelaySummary, summarize};
-use crate::sim::{ResponseRow, SimConfig};
+use crate::sim::ResponseRow;
 use crate::util::table::{self, CsvRow};
 use serde::Serialize;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -56,8 +55,7 @@ pub fn relay_to_dir(
     config: &RelayConfig,
     opts: &OutputOptions,
 ) -> Result<(RelaySummary, RelayTimings)> {
-    let done = relay_to_dir_on(config, opts, &Local)?;
-    done.ok_or_else(|| Error::Unsupported("a local run merges and writes".into()))
+    run_here(Relay(config), opts)
 }
 
 /// [`relay_to_dir`] on an executor. In one process the owners run in
@@ -70,78 +68,112 @@ pub fn relay_to_dir_on(
     opts: &OutputOptions,
     exec: &impl RoundExecutor,
 ) -> Result<Option<(RelaySummary, RelayTimings)>> {
-    config.check()?;
-    if !exec.merges_here() {
-        let graph = config.sim.load_graph()?;
-        let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
-        let plan = RelayPlan::new(config, &graph, &distances)?;
-        plan.run_on(exec, RelayEngine::Auto, &opts.control)?;
-        return Ok(None);
+    run_to_dir(Relay(config), opts, exec)
+}
+
+/// `relay` as a [`Job`].
+struct Relay<'c>(&'c RelayConfig);
+
+/// What a relay run merged: the counts, and the seconds of the diffusion
+/// and of `responses.csv` (streamed right after it, where the outputs are
+/// written).
+struct Relayed {
+    stats: RunStats,
+    relay_s: f64,
+    responses_s: f64,
+}
+
+impl<E: RoundExecutor> Job<E> for Relay<'_> {
+    type Summary = RelaySummary;
+    type Timings = RelayTimings;
+    type Ground<'g> = Distances<'g>;
+    type Plan<'g>
+        = RelayPlan<'g>
+    where
+        Self: 'g;
+    type Ran = Relayed;
+    const RUNNING: &'static str = "relaying";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.0.check()
     }
-    if opts.plots {
-        check_plots_available()?;
+
+    fn load(&mut self) -> Result<Graph> {
+        load_sim_graph(&self.0.sim)
     }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let t0 = Instant::now();
-    let mut timings = RelayTimings {
-        threads: rayon::current_num_threads(),
-        ..Default::default()
-    };
-    let sim = &config.sim;
-    if sim.graph == Path::new(crate::sim::DEFAULT_GRAPH) && !sim.graph.exists() {
-        return Err(Error::Unsupported(format!(
-            "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
-            sim.graph.display()
-        )));
+
+    fn ground<'g>(&self, graph: &'g Graph) -> Result<Distances<'g>> {
+        let sim = &self.0.sim;
+        Distances::new(graph, sim.distance, &sim.distance_options)
     }
-    let control = &opts.control;
-    control.phase("loading the graph");
-    let graph = sim.load_graph()?;
-    timings.load_s = t0.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("preparing distances");
-    let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
-    control.phase("planning");
-    let plan = RelayPlan::new(config, &graph, &distances)?;
-    timings.plan_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("relaying");
-    let stats = plan
-        .run_on(exec, RelayEngine::Auto, &opts.control)?
-        .ok_or_else(|| Error::Unsupported("peer 0 merges the relay's counts".into()))?;
-    timings.relay_s = t.elapsed().as_secs_f64();
-    if config.sim.responses {
-        // Every recipient's read-out, in simulate's rows and writer (issue
-        // 33 item 13): computed here, where the outputs are written.
+
+    fn plan<'p, 'g: 'p>(
+        &'p self,
+        graph: &'g Graph,
+        ground: &'p Distances<'g>,
+    ) -> Result<RelayPlan<'p>> {
+        RelayPlan::new(self.0, graph, ground)
+    }
+
+    fn run(&self, plan: &mut RelayPlan<'_>, at: At<'_, E>) -> Result<Option<Relayed>> {
+        let At { exec, dir, control } = at;
         let t = Instant::now();
-        let n = config.sim.dim;
-        let mut rows = CsvSink::<ResponseRow>::create(&dir, "responses.csv", WHAT, n, &[])?;
-        plan.responses_into(&mut rows, &opts.control)?;
-        rows.finish()?;
-        timings.responses_s = t.elapsed().as_secs_f64();
+        let Some(stats) = plan.run_on(exec, RelayEngine::Auto, control)? else {
+            return Ok(None);
+        };
+        let relay_s = t.elapsed().as_secs_f64();
+        let mut responses_s = 0.0;
+        if let Some(dir) = dir.filter(|_| self.0.sim.responses) {
+            // Every recipient's read-out, in simulate's rows and writer
+            // (issue 33 item 13): computed here, where the outputs are written.
+            let t = Instant::now();
+            let n = self.0.sim.dim;
+            let mut rows = CsvSink::<ResponseRow>::create(dir, "responses.csv", WHAT, n, &[])?;
+            plan.responses_into(&mut rows, control)?;
+            rows.finish()?;
+            responses_s = t.elapsed().as_secs_f64();
+        }
+        Ok(Some(Relayed {
+            stats,
+            relay_s,
+            responses_s,
+        }))
     }
-    control.phase("writing outputs");
-    let (files, by_distance) = relay_files(&plan, &stats)?;
-    for (name, bytes) in &files {
-        let mut w = create(&dir, name)?;
-        w.write_all(bytes).map_err(|e| write_error(&dir, name, e))?;
-        finish(&dir, w, name)?;
+
+    fn files<'a>(&'a self, plan: &'a RelayPlan<'_>, ran: &'a Relayed) -> Result<Vec<RunFile<'a>>> {
+        let (tables, _) = relay_tables(plan, &ran.stats)?;
+        Ok(tables
+            .into_iter()
+            .map(|(name, bytes)| RunFile::bytes(name, bytes))
+            .collect())
     }
-    let summary = summarize(&plan, &stats);
-    #[cfg(not(feature = "plots"))]
-    let _ = &by_distance; // drawn only with the figures
-    if opts.plots {
-        control.phase("drawing figures");
-        let t = Instant::now();
+
+    fn summary(&self, plan: &RelayPlan<'_>, ran: &Relayed) -> Result<RelaySummary> {
+        Ok(summarize(plan, &ran.stats))
+    }
+
+    fn draw(&self, plan: &RelayPlan<'_>, ran: &Relayed, dir: &Path) -> Result<()> {
         #[cfg(feature = "plots")]
-        super::plot::relay::draw(dir.staging(), &by_distance)
-            .map_err(|e| at_destination(&dir, e))?;
-        timings.plots_s = t.elapsed().as_secs_f64();
+        {
+            let rows = bucket_rows(&ran.stats, plan.buckets(), plan.fractions());
+            super::plot::relay::draw(dir, &rows)?;
+        }
+        #[cfg(not(feature = "plots"))]
+        let _ = (plan, ran, dir);
+        Ok(())
     }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok(Some((summary, timings)))
+
+    fn timings(&self, t: Phases, _: &RelayPlan<'_>, ran: &Relayed) -> RelayTimings {
+        RelayTimings {
+            threads: t.threads,
+            load_s: t.load_s,
+            plan_s: t.distances_s + t.plan_s,
+            relay_s: ran.relay_s,
+            responses_s: ran.responses_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+        }
+    }
 }
 
 /// A file of a run directory in memory: its name and its bytes.
@@ -155,6 +187,18 @@ pub fn relay_files(
     plan: &RelayPlan<'_>,
     stats: &RunStats,
 ) -> Result<(Vec<NamedFile>, Vec<RelayByDistanceRow>)> {
+    let (mut files, by_distance) = relay_tables(plan, stats)?;
+    let summary = json_bytes("summary.json", &summarize(plan, stats))?;
+    files.push(("summary.json", summary));
+    Ok((files, by_distance))
+}
+
+/// `relay.csv` and `relay_by_distance.csv` of a finished run, and the
+/// by-distance rows.
+fn relay_tables(
+    plan: &RelayPlan<'_>,
+    stats: &RunStats,
+) -> Result<(Vec<NamedFile>, Vec<RelayByDistanceRow>)> {
     let labels: Vec<String> = plan
         .owners()
         .iter()
@@ -162,16 +206,12 @@ pub fn relay_files(
         .collect();
     let rows = owner_rows(stats, &labels, plan.fractions());
     let by_distance = bucket_rows(stats, plan.buckets(), plan.fractions());
-    let mut summary = serde_json::to_vec_pretty(&summarize(plan, stats))
-        .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?;
-    summary.push(b'\n');
     let files = vec![
         ("relay.csv", csv_bytes("relay.csv", 0, &rows)?),
         (
             "relay_by_distance.csv",
             csv_bytes("relay_by_distance.csv", 0, &by_distance)?,
         ),
-        ("summary.json", summary),
     ];
     Ok((files, by_distance))
 }
@@ -207,36 +247,20 @@ fn csv_bytes<R: CsvRow>(name: &str, n: usize, rows: &[R]) -> Result<Vec<u8>> {
 /// Reads the `config` object of a relay `summary.json` (or, without a `sim`
 /// member, a `simulate` summary's configuration with the default fractions).
 pub fn relay_config_from_summary(path: &Path) -> Result<RelayConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    if cfg.get("sim").is_some() {
-        serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
-    } else {
-        let sim: SimConfig = serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))?;
-        Ok(RelayConfig {
-            sim,
-            ..RelayConfig::default()
-        })
+    let config = config_object(path)?;
+    if config.get("sim").is_some() {
+        return config_as(path, config);
     }
+    Ok(RelayConfig {
+        sim: config_as(path, config)?,
+        ..RelayConfig::default()
+    })
 }
 
 /// The default output directory: `runs/<graph stem>-relay` (the view
 /// appended as for `simulate`, before `-relay`).
 pub fn relay_default_out_dir(config: &RelayConfig) -> PathBuf {
-    let sim = sim_default_out_dir(&config.sim);
-    let mut name = sim
-        .file_name()
-        .map(|s| s.to_os_string())
-        .unwrap_or_else(|| "run".into());
-    name.push("-relay");
-    sim.with_file_name(name)
+    super::simulate::sim_default_out_dir_of(&config.sim, "relay")
 }
 
 #[cfg(test)]

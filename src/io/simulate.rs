@@ -3,38 +3,26 @@
 //! partial DIR).
 
 use super::csv::CsvSink;
-use super::run_dir::{create, finish, shown};
-use crate::control::Control;
+use super::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use super::summary::{config_as, config_object};
+use crate::distance::Distances;
 use crate::error::{Error, Result};
-use crate::exec::{Executor, Local};
-use crate::io::{RunFigures, check_plots_available, draw_run_figures};
+use crate::exec::Executor;
+use crate::graph::Graph;
+use crate::io::{RunFigures, draw_run_figures};
 use crate::mechanism::Mechanism;
 use crate::post::Post;
 use crate::sim::{ByDistanceRow, MechanismTotal, Plan, SimConfig, SimSummary, Sinks, summarize};
-use crate::sim::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow};
+use crate::sim::{EgoRow, JumpRow, OwnerRow, PathRow, ResponseRow, SimResult};
 use crate::sink::Discard;
+use crate::util::Existing;
 use crate::util::table::{self, columns};
-use crate::util::{AtomicDir, Existing};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-/// How and where a run is written (options that do not change the numbers).
-#[derive(Clone, Debug)]
-pub struct OutputOptions {
-    /// Output directory.
-    pub out: PathBuf,
-    /// The directory was given explicitly: it must not exist yet (unless
-    /// `force`); a new one is claimed at once. A default one is replaced.
-    pub explicit_out: bool,
-    /// Replace an existing output directory.
-    pub force: bool,
-    /// Draw the figures.
-    pub plots: bool,
-    /// Cancellation and progress reports.
-    pub control: Control,
-}
+/// How and where a run is written (its home is [`super::driver`]).
+pub use super::driver::OutputOptions;
 
 /// `timings.json` (kept apart so that every other file is a pure function of
 /// the configuration).
@@ -75,49 +63,6 @@ pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::
     out.into_inner().map(|_| ())
 }
 
-/// `e` with a path inside the staging directory shown at the destination
-/// (errors of writers that were handed the staging directory).
-pub(crate) fn at_destination(dir: &AtomicDir, e: Error) -> Error {
-    let moved = |p: std::path::PathBuf| match p.strip_prefix(dir.staging()) {
-        Ok(rest) => dir.path().join(rest),
-        Err(_) => p,
-    };
-    match e {
-        Error::Io { path, error } => Error::Io {
-            path: moved(path),
-            error,
-        },
-        Error::Input {
-            file,
-            line,
-            message,
-        } => Error::Input {
-            file: moved(file),
-            line,
-            message,
-        },
-        Error::NothingToDraw { file, reason } => Error::NothingToDraw {
-            file: moved(file),
-            reason,
-        },
-        other => other,
-    }
-}
-
-/// The error of writing row file `name` into `dir`: a number the format does
-/// not allow (the writer's `InvalidData`) is a numerical failure naming the
-/// final file; anything else an I/O error on it.
-pub(crate) fn write_error(dir: &AtomicDir, name: &str, e: std::io::Error) -> Error {
-    if e.kind() == std::io::ErrorKind::InvalidData {
-        return Error::Numerical(format!(
-            "{}: {e} (a number outside f64's range: the values, the noise or their sums \
-             overflow, or the noise vanishes against the values)",
-            shown(dir, name).display()
-        ));
-    }
-    Error::io(shown(dir, name), e)
-}
-
 /// The optional columns `ego.csv` leaves out: `correct` unless the answers
 /// are projected bits.
 pub(crate) fn ego_leave_out(post: &Post) -> &'static [&'static str] {
@@ -145,22 +90,6 @@ pub fn check_totals(totals: &[MechanismTotal]) -> Result<()> {
     Ok(())
 }
 
-/// Writes `value` as pretty JSON into `name`.
-pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
-    let mut w = create(dir, name)?;
-    serde_json::to_writer_pretty(&mut w, value).map_err(|e| {
-        // serde_json wraps the writer's I/O errors (a full disk).
-        let io = match e.io_error_kind() {
-            Some(kind) => std::io::Error::new(kind, e.to_string()),
-            None => std::io::Error::other(e),
-        };
-        Error::io(shown(dir, name), io)
-    })?;
-    w.write_all(b"\n")
-        .map_err(|e| Error::io(shown(dir, name), e))?;
-    finish(dir, w, name)
-}
-
 /// Checks that an output directory may be written: one given explicitly
 /// must not exist yet, unless `force` (see
 /// [`crate::util::Existing`]). A check to fail early; the
@@ -172,24 +101,13 @@ pub fn check_out_dir(out: &Path, explicit: bool, force: bool) -> Result<()> {
     )?)
 }
 
-/// The output directory's writer, created (and a new explicit directory
-/// claimed) before any work, so that a second run into the same new
-/// directory fails at once.
-pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<AtomicDir> {
-    Ok(AtomicDir::create_with(
-        out,
-        Existing::for_out(explicit, force),
-    )?)
-}
-
 /// Loads the graph, runs the simulation and writes every output into
 /// `opts.out` atomically. Returns the summary and timings.
 pub fn simulate_to_dir(
     config: &SimConfig,
     opts: &OutputOptions,
 ) -> Result<(SimSummary, SimTimings)> {
-    let done = simulate_to_dir_on(config, opts, &Local)?;
-    Ok(done.expect("a local run merges and writes"))
+    run_here(Simulate(config), opts)
 }
 
 /// [`simulate_to_dir`] on an executor. Where the executor merges (locally,
@@ -202,136 +120,124 @@ pub fn simulate_to_dir_on(
     opts: &OutputOptions,
     exec: &impl Executor,
 ) -> Result<Option<(SimSummary, SimTimings)>> {
-    // Everything that needs no graph, before the graph is read.
-    config.check()?;
-    if !exec.merges_here() {
-        compute_elsewhere(config, opts, exec)?;
-        return Ok(None);
-    }
-    if opts.plots {
-        check_plots_available()?;
-    }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let t0 = Instant::now();
-    let mut timings = SimTimings {
-        threads: rayon::current_num_threads(),
-        ..Default::default()
-    };
-    if config.graph == Path::new(crate::sim::config::DEFAULT_GRAPH) && !config.graph.exists() {
-        return Err(Error::Unsupported(format!(
-            "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
-            config.graph.display()
-        )));
-    }
-    let control = &opts.control;
-    control.phase("loading the graph");
-    let graph = config.load_graph()?;
-    timings.load_s = t0.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("preparing distances");
-    let distances = crate::sim::distances_for(config, &graph)?;
-    timings.distance_setup_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("planning");
-    let plan = Plan::new(config, &graph, &distances)?;
-    timings.plan_s = t.elapsed().as_secs_f64();
-
-    let t = Instant::now();
-    control.phase("simulating");
-    const WHAT: &str = "a row of the simulation's output";
-    let n = config.dim;
-    let mut jumps = CsvSink::<JumpRow>::create(&dir, "jumps.csv", WHAT, n, &[])?;
-    let mut owners = CsvSink::<OwnerRow>::create(&dir, "owners.csv", WHAT, n, &[])?;
-    let mut paths = CsvSink::<PathRow>::create(&dir, "paths.csv", WHAT, n, &[])?;
-    let mut ego = CsvSink::<EgoRow>::create(&dir, "ego.csv", WHAT, n, ego_leave_out(&config.post))?;
-    let mut responses = if config.responses {
-        Some(CsvSink::<ResponseRow>::create(
-            &dir,
-            "responses.csv",
-            WHAT,
-            n,
-            &[],
-        )?)
-    } else {
-        None
-    };
-    let result = {
-        let mut sinks = Sinks {
-            jumps: Some(&mut jumps),
-            owners: Some(&mut owners),
-            paths: Some(&mut paths),
-            ego: Some(&mut ego),
-            responses: responses.as_mut().map(|w| w as _),
-        };
-        plan.run_on(exec, &mut sinks, &opts.control)?
-    };
-    timings.simulate_s = t.elapsed().as_secs_f64();
-    control.phase("writing outputs");
-    check_totals(&result.totals)?;
-    jumps.finish()?;
-    owners.finish()?;
-    paths.finish()?;
-    ego.finish()?;
-    if let Some(r) = responses {
-        r.finish()?;
-    }
-    let mut bd = create(&dir, "by_distance.csv")?;
-    write_by_distance(&mut bd, &result.rows)
-        .map_err(|e| write_error(&dir, "by_distance.csv", e))?;
-    finish(&dir, bd, "by_distance.csv")?;
-    let summary = summarize(&plan, &result);
-    write_json(&dir, "summary.json", &summary)?;
-    if opts.plots {
-        control.phase("drawing figures");
-        let t = Instant::now();
-        let laplace = plan.mechanisms().contains(&Mechanism::Correlated);
-        draw_run_figures(dir.staging(), RunFigures::Simulation { laplace })
-            .map_err(|e| at_destination(&dir, e))?;
-        timings.plots_s = t.elapsed().as_secs_f64();
-    }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok(Some((summary, timings)))
+    run_to_dir(Simulate(config), opts, exec)
 }
 
-/// A cluster process other than 0: the same graph, distances and plan
-/// (deterministic, so the same chunks), its chunks computed and sent to
-/// process 0. The sinks are discarded here, but present exactly where
-/// process 0 has files, so every chunk formats the same rows.
-fn compute_elsewhere(config: &SimConfig, opts: &OutputOptions, exec: &impl Executor) -> Result<()> {
-    // The view too: every process must cut the same graph.
-    let graph = config.load_graph()?;
-    let distances = crate::sim::distances_for(config, &graph)?;
-    let plan = Plan::new(config, &graph, &distances)?;
-    let (mut jumps, mut owners, mut paths, mut ego, mut responses) =
-        (Discard, Discard, Discard, Discard, Discard);
-    let mut sinks = Sinks {
-        jumps: Some(&mut jumps),
-        owners: Some(&mut owners),
-        paths: Some(&mut paths),
-        ego: Some(&mut ego),
-        responses: if config.responses {
-            Some(&mut responses)
-        } else {
-            None
-        },
-    };
-    plan.run_on(exec, &mut sinks, &opts.control)?;
-    Ok(())
+/// `simulate` as a [`Job`]: the row files stream while the owners run.
+struct Simulate<'c>(&'c SimConfig);
+
+impl<E: Executor> Job<E> for Simulate<'_> {
+    type Summary = SimSummary;
+    type Timings = SimTimings;
+    type Ground<'g> = Distances<'g>;
+    type Plan<'g>
+        = Plan<'g>
+    where
+        Self: 'g;
+    type Ran = SimResult;
+    const RUNNING: &'static str = "simulating";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.0.check()
+    }
+
+    fn load(&mut self) -> Result<Graph> {
+        // The view too: every process must cut the same graph.
+        load_sim_graph(self.0)
+    }
+
+    fn ground<'g>(&self, graph: &'g Graph) -> Result<Distances<'g>> {
+        crate::sim::distances_for(self.0, graph)
+    }
+
+    fn plan<'p, 'g: 'p>(&'p self, graph: &'g Graph, ground: &'p Distances<'g>) -> Result<Plan<'p>> {
+        Plan::new(self.0, graph, ground)
+    }
+
+    fn run(&self, plan: &mut Plan<'_>, at: At<'_, E>) -> Result<Option<SimResult>> {
+        let At { exec, dir, control } = at;
+        let Some(dir) = dir else {
+            // The sinks are discarded here, but present exactly where
+            // process 0 has files, so every chunk formats the same rows.
+            let (mut jumps, mut owners, mut paths, mut ego, mut responses) =
+                (Discard, Discard, Discard, Discard, Discard);
+            let mut sinks = Sinks {
+                jumps: Some(&mut jumps),
+                owners: Some(&mut owners),
+                paths: Some(&mut paths),
+                ego: Some(&mut ego),
+                responses: self.0.responses.then_some(&mut responses as _),
+            };
+            plan.run_on(exec, &mut sinks, control)?;
+            return Ok(None);
+        };
+        const WHAT: &str = "a row of the simulation's output";
+        let n = self.0.dim;
+        let mut jumps = CsvSink::<JumpRow>::create(dir, "jumps.csv", WHAT, n, &[])?;
+        let mut owners = CsvSink::<OwnerRow>::create(dir, "owners.csv", WHAT, n, &[])?;
+        let mut paths = CsvSink::<PathRow>::create(dir, "paths.csv", WHAT, n, &[])?;
+        let leave_out = ego_leave_out(&self.0.post);
+        let mut ego = CsvSink::<EgoRow>::create(dir, "ego.csv", WHAT, n, leave_out)?;
+        let mut responses = match self.0.responses {
+            true => Some(CsvSink::<ResponseRow>::create(
+                dir,
+                "responses.csv",
+                WHAT,
+                n,
+                &[],
+            )?),
+            false => None,
+        };
+        let result = plan.run_on(
+            exec,
+            &mut Sinks {
+                jumps: Some(&mut jumps),
+                owners: Some(&mut owners),
+                paths: Some(&mut paths),
+                ego: Some(&mut ego),
+                responses: responses.as_mut().map(|w| w as _),
+            },
+            control,
+        )?;
+        check_totals(&result.totals)?;
+        jumps.finish()?;
+        owners.finish()?;
+        paths.finish()?;
+        ego.finish()?;
+        responses.map(CsvSink::finish).transpose()?;
+        Ok(Some(result))
+    }
+
+    fn files<'a>(&'a self, _: &'a Plan<'_>, ran: &'a SimResult) -> Result<Vec<RunFile<'a>>> {
+        let by_distance = |w: &mut dyn Write| write_by_distance(w, &ran.rows);
+        Ok(vec![RunFile::new("by_distance.csv", by_distance)])
+    }
+
+    fn summary(&self, plan: &Plan<'_>, ran: &SimResult) -> Result<SimSummary> {
+        Ok(summarize(plan, ran))
+    }
+
+    fn draw(&self, plan: &Plan<'_>, _: &SimResult, dir: &Path) -> Result<()> {
+        let laplace = plan.mechanisms().contains(&Mechanism::Correlated);
+        draw_run_figures(dir, RunFigures::Simulation { laplace })
+    }
+
+    fn timings(&self, t: Phases, _: &Plan<'_>, _: &SimResult) -> SimTimings {
+        SimTimings {
+            threads: t.threads,
+            load_s: t.load_s,
+            distance_setup_s: t.distances_s,
+            plan_s: t.plan_s,
+            simulate_s: t.run_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+        }
+    }
 }
 
 /// Reads the `config` object of a `summary.json` written by `simulate`.
 pub fn sim_config_from_summary(path: &Path) -> Result<SimConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    serde_json::from_value(cfg)
-        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+    config_as(path, config_object(path)?)
 }
 
 /// The default output directory: `runs/<graph file stem>` (an ignored folder:
@@ -361,6 +267,14 @@ pub fn sim_default_out_dir(config: &SimConfig) -> PathBuf {
         ),
     };
     PathBuf::from("runs").join(stem)
+}
+
+/// The default output directory of `command` on `config`'s graph:
+/// [`sim_default_out_dir`] with `-command` appended.
+pub(crate) fn sim_default_out_dir_of(config: &SimConfig, command: &str) -> PathBuf {
+    let mut dir = sim_default_out_dir(config);
+    dir.as_mut_os_string().push(format!("-{command}"));
+    dir
 }
 
 #[cfg(test)]

@@ -63,6 +63,29 @@ pub struct ConfigEcho {
 /// any the tool writes.
 pub(crate) const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
+/// The `config` object of the `summary.json` at `path`, as a run wrote it
+/// (every command's `--config` reads it here).
+pub(crate) fn config_object(path: &Path) -> Result<serde_json::Value> {
+    let text = crate::util::lines::read_text(path, MAX_SUMMARY_BYTES)?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
+    v.get("config").cloned().ok_or_else(|| no_config(path))
+}
+
+/// The error of a `summary.json` without a `config` object.
+pub(crate) fn no_config(path: &Path) -> Error {
+    Error::input(path, 1, "expected a summary.json with a \"config\" object")
+}
+
+/// A `config` object of [`config_object`] read as `T`.
+pub(crate) fn config_as<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    config: serde_json::Value,
+) -> Result<T> {
+    serde_json::from_value(config)
+        .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
+}
+
 impl SummaryFile {
     /// Parses the text of a `summary.json` (`file` names it in errors).
     pub fn parse(file: &Path, text: &str) -> Result<SummaryFile> {

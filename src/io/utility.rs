@@ -3,11 +3,12 @@
 //! that replaces DIR only when complete (same rules as `simulate`).
 
 use crate::distance::Distances;
-use crate::error::{Error, Result};
-use crate::exec::{Executor, Local};
+use crate::error::Result;
+use crate::exec::Executor;
 use crate::graph::Graph;
-use crate::io::run_dir::{create, finish};
-use crate::io::simulate::{OutputOptions, claim_out_dir, write_error, write_json};
+use crate::io::driver::OutputOptions;
+use crate::io::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use crate::io::summary::{config_as, config_object};
 use crate::util::fmt_f64;
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
@@ -15,7 +16,6 @@ use crate::utility::{
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 /// `timings.json` of a utility run.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -44,7 +44,9 @@ fn opt_u(x: Option<u64>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn num(x: f64) -> std::io::Result<String> {
+/// `x` as a CSV cell; a number the format does not allow (not finite) is
+/// `InvalidData` (see [`crate::io::run_dir::write_error`]).
+pub(crate) fn num(x: f64) -> std::io::Result<String> {
     if x.is_finite() {
         Ok(fmt_f64(x))
     } else {
@@ -117,6 +119,24 @@ pub fn write_recipients_csv(
     Ok(())
 }
 
+/// The table files of a utility run, in the order they are written:
+/// `utility.csv`, and `recipients.csv` when `recipients`.
+pub(crate) fn utility_tables<'a>(
+    plan: &'a UtilityPlan<'_>,
+    res: &'a UtilityResult,
+    recipients: bool,
+) -> Vec<RunFile<'a>> {
+    let mut files = vec![RunFile::new("utility.csv", |mut w| {
+        write_utility_csv(&mut w, &res.rows)
+    })];
+    if recipients {
+        files.push(RunFile::new("recipients.csv", |mut w| {
+            write_recipients_csv(&mut w, plan, res)
+        }));
+    }
+    files
+}
+
 /// Loads the graph, runs the utility and writes every output into
 /// `opts.out` atomically.
 pub fn utility_to_dir(
@@ -124,14 +144,7 @@ pub fn utility_to_dir(
     recipients: bool,
     opts: &OutputOptions,
 ) -> Result<(UtilitySummary, UtilityTimings)> {
-    let done = utility_to_dir_on(config, recipients, opts, &Local)?;
-    Ok(done.expect("a local run merges and writes"))
-}
-
-/// The graph of a utility run: the one loader of a run's configuration
-/// (edge list, header, nodes, then the view).
-fn load(config: &UtilityConfig) -> Result<Graph> {
-    config.sim.load_graph()
+    run_here(Utility { config, recipients }, opts)
 }
 
 /// [`utility_to_dir`] on an executor. Where the executor merges (locally,
@@ -146,92 +159,95 @@ pub fn utility_to_dir_on(
     opts: &OutputOptions,
     exec: &impl Executor,
 ) -> Result<Option<(UtilitySummary, UtilityTimings)>> {
-    config.check()?;
-    if !exec.merges_here() {
-        let graph = load(config)?;
-        let distances = Distances::new(&graph, config.sim.distance, &config.sim.distance_options)?;
-        let mut plan = UtilityPlan::new(config, &graph, &distances)?;
-        plan.run_on(exec, &opts.control)?;
-        return Ok(None);
+    run_to_dir(Utility { config, recipients }, opts, exec)
+}
+
+/// `utility` as a [`Job`] (`recipients`: also `recipients.csv`).
+struct Utility<'c> {
+    config: &'c UtilityConfig,
+    recipients: bool,
+}
+
+impl<E: Executor> Job<E> for Utility<'_> {
+    type Summary = UtilitySummary;
+    type Timings = UtilityTimings;
+    type Ground<'g> = Distances<'g>;
+    type Plan<'g>
+        = UtilityPlan<'g>
+    where
+        Self: 'g;
+    type Ran = UtilityResult;
+    const RUNNING: &'static str = "estimating";
+
+    fn prepare(&mut self) -> Result<()> {
+        self.config.check()
     }
-    if opts.plots {
-        crate::io::check_plots_available()?;
+
+    fn load(&mut self) -> Result<Graph> {
+        load_sim_graph(&self.config.sim)
     }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
-    let t0 = Instant::now();
-    let mut timings = UtilityTimings {
-        threads: rayon::current_num_threads(),
-        ..Default::default()
-    };
-    let sim = &config.sim;
-    if sim.graph == Path::new(crate::sim::DEFAULT_GRAPH) && !sim.graph.exists() {
-        return Err(Error::Unsupported(format!(
-            "the default graph {} is not here: run from the privdiffuse repository root, or pass `graph` = PATH",
-            sim.graph.display()
-        )));
+
+    fn ground<'g>(&self, graph: &'g Graph) -> Result<Distances<'g>> {
+        let sim = &self.config.sim;
+        Distances::new(graph, sim.distance, &sim.distance_options)
     }
-    let control = &opts.control;
-    control.phase("loading the graph");
-    let graph = load(config)?;
-    timings.load_s = t0.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("preparing distances");
-    let distances = Distances::new(&graph, sim.distance, &sim.distance_options)?;
-    control.phase("planning");
-    let mut plan = UtilityPlan::new(config, &graph, &distances)?;
-    timings.plan_s = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    control.phase("estimating");
-    let res = plan
-        .run_on(exec, &opts.control)?
-        .expect("process 0 and local runs merge");
-    timings.utility_s = t.elapsed().as_secs_f64();
-    timings.range_guess = plan
-        .range_guess()
-        .map(|(guessed, held)| RangeGuess { guessed, held });
-    control.phase("writing outputs");
-    let mut w = create(&dir, "utility.csv")?;
-    write_utility_csv(&mut w, &res.rows).map_err(|e| write_error(&dir, "utility.csv", e))?;
-    finish(&dir, w, "utility.csv")?;
-    if recipients {
-        let mut w = create(&dir, "recipients.csv")?;
-        write_recipients_csv(&mut w, &plan, &res)
-            .map_err(|e| write_error(&dir, "recipients.csv", e))?;
-        finish(&dir, w, "recipients.csv")?;
+
+    fn plan<'p, 'g: 'p>(
+        &'p self,
+        graph: &'g Graph,
+        ground: &'p Distances<'g>,
+    ) -> Result<UtilityPlan<'p>> {
+        UtilityPlan::new(self.config, graph, ground)
     }
-    let summary = UtilitySummary::of(&plan, &res);
-    write_json(&dir, "summary.json", &summary)?;
-    if opts.plots {
-        control.phase("drawing figures");
-        let t = Instant::now();
+
+    fn run(&self, plan: &mut UtilityPlan<'_>, at: At<'_, E>) -> Result<Option<UtilityResult>> {
+        plan.run_on(at.exec, at.control)
+    }
+
+    fn files<'a>(
+        &'a self,
+        plan: &'a UtilityPlan<'_>,
+        ran: &'a UtilityResult,
+    ) -> Result<Vec<RunFile<'a>>> {
+        Ok(utility_tables(plan, ran, self.recipients))
+    }
+
+    fn summary(&self, plan: &UtilityPlan<'_>, ran: &UtilityResult) -> Result<UtilitySummary> {
+        Ok(UtilitySummary::of(plan, ran))
+    }
+
+    fn draw(&self, _: &UtilityPlan<'_>, ran: &UtilityResult, dir: &Path) -> Result<()> {
         #[cfg(feature = "plots")]
-        crate::io::plot::utility::draw(dir.staging(), &res.rows)
-            .map_err(|e| crate::io::simulate::at_destination(&dir, e))?;
-        timings.plots_s = t.elapsed().as_secs_f64();
+        crate::io::plot::utility::draw(dir, &ran.rows)?;
+        #[cfg(not(feature = "plots"))]
+        let _ = (ran, dir);
+        Ok(())
     }
-    timings.total_s = t0.elapsed().as_secs_f64();
-    write_json(&dir, "timings.json", &timings)?;
-    dir.commit()?;
-    Ok(Some((summary, timings)))
+
+    fn timings(&self, t: Phases, plan: &UtilityPlan<'_>, _: &UtilityResult) -> UtilityTimings {
+        UtilityTimings {
+            threads: t.threads,
+            load_s: t.load_s,
+            plan_s: t.distances_s + t.plan_s,
+            utility_s: t.run_s,
+            plots_s: t.plots_s,
+            total_s: t.total_s,
+            range_guess: plan
+                .range_guess()
+                .map(|(guessed, held)| RangeGuess { guessed, held }),
+        }
+    }
 }
 
 /// Reads the `config` object of a `summary.json` written by `utility`
 /// (or the simulation options of one written by `simulate`).
-pub fn utility_config_from_summary(path: &std::path::Path) -> Result<UtilityConfig> {
-    let text = crate::util::lines::read_text(path, super::summary::MAX_SUMMARY_BYTES)?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(path, e.line(), format!("not valid JSON: {e}")))?;
-    let cfg = v
-        .get("config")
-        .cloned()
-        .ok_or_else(|| Error::input(path, 1, "expected a summary.json with a \"config\" object"))?;
-    if cfg.get("sim").is_some() {
-        serde_json::from_value(cfg)
-            .map_err(|e| Error::input(path, 1, format!("invalid \"config\": {e}")))
-    } else {
-        Ok(UtilityConfig {
-            sim: super::simulate::sim_config_from_summary(path)?,
-            ..UtilityConfig::default()
-        })
+pub fn utility_config_from_summary(path: &Path) -> Result<UtilityConfig> {
+    let config = config_object(path)?;
+    if config.get("sim").is_some() {
+        return config_as(path, config);
     }
+    Ok(UtilityConfig {
+        sim: config_as(path, config)?,
+        ..UtilityConfig::default()
+    })
 }
