@@ -482,11 +482,7 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
     match args.family()?.unwrap_or(stored_family) {
         Family::Laplace => {
             if let Some(d) = args.delta {
-                return Err(Error::param(
-                    "delta",
-                    d,
-                    "no --delta with --noise laplace",
-                ));
+                return Err(Error::param("delta", d, "no --delta with --noise laplace"));
             }
             if let Some(c) = args.calibration {
                 return Err(Error::param(
