@@ -18,6 +18,14 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs `sweep` on the grid `toml` (written beside `out`) into `out`.
+fn sweep_run(dir: &Path, toml: &str, out: &Path) -> Output {
+    let file = out.with_extension("toml");
+    std::fs::write(&file, toml).unwrap();
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    run(dir, &["sweep", "--config", file, "--out", out, "-q"])
+}
+
 fn karate() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("data/karate.edges")
@@ -129,23 +137,13 @@ fn noise_gaussian_is_the_older_mechanism_gaussian_on_every_face() {
     assert_eq!(csvs[0], csvs[1], "relax");
     // sweep: a grid over `noise` gives the rows a grid over `mechanism` gives.
     let sweep = |key: &str, words: &str| {
-        let toml = dir.join(format!("{key}.toml"));
-        std::fs::write(
-            &toml,
-            format!("[base]\ngraph = \"{g}\"\nowners = \"3\"\ndim = 1\n[grid]\n{key} = [{words}]\nseed = \"1..2\"\n"),
-        )
-        .unwrap();
         let out = dir.join(format!("{key}.csv"));
-        let o = run(
+        let o = sweep_run(
             &dir,
-            &[
-                "sweep",
-                "--config",
-                toml.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-                "-q",
-            ],
+            &format!(
+                "[base]\ngraph = \"{g}\"\nowners = \"3\"\ndim = 1\n[grid]\n{key} = [{words}]\nseed = \"1..2\"\n"
+            ),
+            &out,
         );
         assert!(
             o.status.success(),
@@ -268,18 +266,12 @@ fn contradictions_and_commands_without_a_gaussian_form_are_refused() {
         assert!(!out.exists(), "{a:?}: nothing written");
     }
     // A sweep point that contradicts itself stops the sweep before any point runs.
-    let toml = dir.join("c.toml");
-    std::fs::write(&toml, format!("[base]\ngraph = \"{g}\"\nnoise = \"gaussian\"\n[grid]\nmechanism = [\"correlated\", \"both\"]\n")).unwrap();
-    let o = run(
+    let o = sweep_run(
         &dir,
-        &[
-            "sweep",
-            "--config",
-            toml.to_str().unwrap(),
-            "--out",
-            o_s,
-            "-q",
-        ],
+        &format!(
+            "[base]\ngraph = \"{g}\"\nnoise = \"gaussian\"\n[grid]\nmechanism = [\"correlated\", \"both\"]\n"
+        ),
+        &out,
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
