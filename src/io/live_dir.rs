@@ -77,3 +77,40 @@ impl LiveSink {
         Ok(f.commit()?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_claim_at_a_time_files_refused_unless_force_or_continued() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("a/out");
+        let live = LiveDir::claim(&out, false, false).unwrap();
+        // The lock beside OUT; OUT itself only once a file is written.
+        assert!(tmp.path().join("a/out.lock").exists());
+        assert!(!out.exists());
+        let e = LiveDir::claim(&out, true, true).err().unwrap();
+        assert!(e.to_string().contains("in use by another run"), "{e}");
+        live.sink()
+            .replace("t.csv", |w| w.write_all(b"x\n"))
+            .unwrap();
+        live.sink()
+            .replace("t.csv", |w| w.write_all(b"y\n"))
+            .unwrap();
+        assert_eq!(std::fs::read(out.join("t.csv")).unwrap(), b"y\n");
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+        drop(live);
+        assert!(!tmp.path().join("a/out.lock").exists());
+        // OUT holds files: refused unless forced or continued.
+        let e = LiveDir::claim(&out, false, false).err().unwrap();
+        assert!(matches!(e, Error::OutputExists { .. }), "{e}");
+        assert!(LiveDir::claim(&out, true, false).is_ok());
+        assert!(LiveDir::claim(&out, false, true).is_ok());
+        // Anything but a directory.
+        let e = LiveDir::claim(&out.join("t.csv"), true, true)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("not a directory"), "{e}");
+    }
+}
