@@ -368,6 +368,34 @@ impl<'g> Distances<'g> {
         }
     }
 
+    /// The smallest positive and the largest finite distance from `owners`
+    /// to anyone else (`(∞, −∞)` when there is none), over owner chunks of
+    /// [`BATCH`] in parallel: the range a `range:` ε map is resolved on.
+    pub fn observed_range(&self, owners: &[u32]) -> (f64, f64) {
+        use rayon::prelude::*;
+        owners
+            .par_chunks(BATCH)
+            .map_init(
+                || self.workspace(),
+                |ws, chunk| {
+                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                    self.batch(chunk, ws, |i, row| {
+                        for (j, &d) in row.iter().enumerate() {
+                            if j as u32 != chunk[i] && d.is_finite() {
+                                lo = lo.min(d);
+                                hi = hi.max(d);
+                            }
+                        }
+                    });
+                    (lo, hi)
+                },
+            )
+            .reduce(
+                || (f64::INFINITY, f64::NEG_INFINITY),
+                |a, b| (a.0.min(b.0), a.1.max(b.1)),
+            )
+    }
+
     /// Distances from each of `owners`: calls `f(i, row)` for `owners[i]`, `i`
     /// ascending, with `row` as in [`Distances::from_owner`]. Hop runs the
     /// bit-parallel BFS over chunks of `BATCH` owners, whose memory is

@@ -657,7 +657,7 @@ fn batch_zero(
     let dist = Distances::new(&g, config.distance, &DistanceOptions::default())?;
     let requested: EpsilonMap = config.eps_requested.parse()?;
     let map = if requested.needs_resolution() {
-        let (lo, hi) = observed(&dist, owners);
+        let (lo, hi) = dist.observed_range(owners);
         if !lo.is_finite() {
             return Err(Error::param(
                 "eps",
@@ -733,31 +733,6 @@ fn batch_zero(
         st.mark_stored();
     }
     Ok((config, states, totals))
-}
-
-/// Smallest positive and largest finite distance from the owners.
-fn observed(dist: &Distances<'_>, owners: &[u32]) -> (f64, f64) {
-    owners
-        .par_chunks(crate::distance::BATCH)
-        .map_init(
-            || dist.workspace(),
-            |ws, chunk| {
-                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                dist.batch(chunk, ws, |i, row| {
-                    for (j, &d) in row.iter().enumerate() {
-                        if j as u32 != chunk[i] && d.is_finite() {
-                            lo = lo.min(d);
-                            hi = hi.max(d);
-                        }
-                    }
-                });
-                (lo, hi)
-            },
-        )
-        .reduce(
-            || (f64::INFINITY, f64::NEG_INFINITY),
-            |a, b| (a.0.min(b.0), a.1.max(b.1)),
-        )
 }
 
 /// A store is continued only with its own configuration, START and events.

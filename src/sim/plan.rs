@@ -420,26 +420,6 @@ fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> ((f64, f64), Opt
         });
         return ((lo, hi), cache);
     }
-    let range = owners
-        .par_chunks(CHUNK)
-        .map_init(
-            || distances.workspace(),
-            |ws, chunk| {
-                let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                distances.batch(chunk, ws, |i, row| {
-                    for (j, &d) in row.iter().enumerate() {
-                        if j as u32 != chunk[i] && d.is_finite() {
-                            lo = lo.min(d);
-                            hi = hi.max(d);
-                        }
-                    }
-                });
-                (lo, hi)
-            },
-        )
-        .reduce(
-            || (f64::INFINITY, f64::NEG_INFINITY),
-            |a, b| (a.0.min(b.0), a.1.max(b.1)),
-        );
+    let range = distances.observed_range(owners);
     (range, None)
 }
