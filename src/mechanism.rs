@@ -10,7 +10,7 @@
 //!
 //! Sensitivity Δ ≠ 1 runs the process at level ε/Δ (noise scale Δ/ε).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::process::{NoisePath, Norm, PathSampler, sample_marginal};
 use rand::Rng;
 
@@ -37,16 +37,8 @@ impl NoiseModel {
     /// Validates the parameters.
     pub fn new(dim: usize, norm: Norm, sensitivity: f64, delta: f64) -> Result<Self> {
         crate::process::check_dim("dim", dim)?;
-        if !(sensitivity.is_finite() && sensitivity > 0.0) {
-            return Err(Error::param(
-                "sensitivity",
-                sensitivity,
-                "a finite number > 0",
-            ));
-        }
-        if !(delta > 0.0 && delta < 1.0) {
-            return Err(Error::param("delta", delta, "a number in (0, 1)"));
-        }
+        crate::process::check_sensitivity(sensitivity)?;
+        crate::process::check_delta(delta)?;
         Ok(NoiseModel {
             dim,
             norm,

@@ -58,16 +58,8 @@ pub fn check_gaussian_params(eps: f64, delta: f64, sensitivity: f64) -> Result<(
     if !(eps.is_finite() && eps > 0.0) {
         return Err(Error::param("epsilon", eps, "a finite number > 0"));
     }
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::param("delta", delta, "a number in (0, 1)"));
-    }
-    if !(sensitivity.is_finite() && sensitivity > 0.0) {
-        return Err(Error::param(
-            "sensitivity",
-            sensitivity,
-            "a finite number > 0",
-        ));
-    }
+    crate::process::check_delta(delta)?;
+    crate::process::check_sensitivity(sensitivity)?;
     Ok(())
 }
 

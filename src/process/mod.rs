@@ -91,6 +91,32 @@ pub fn check_dim(name: &str, dim: usize) -> crate::error::Result<()> {
     }
 }
 
+/// Checks the sensitivity Δ: a finite number > 0.
+pub fn check_sensitivity(sensitivity: f64) -> crate::error::Result<()> {
+    if sensitivity.is_finite() && sensitivity > 0.0 {
+        Ok(())
+    } else {
+        Err(crate::error::Error::param(
+            "sensitivity",
+            sensitivity,
+            "a finite number > 0",
+        ))
+    }
+}
+
+/// Checks the δ of an (ε, δ) guarantee: a number in (0, 1).
+pub fn check_delta(delta: f64) -> crate::error::Result<()> {
+    if delta > 0.0 && delta < 1.0 {
+        Ok(())
+    } else {
+        Err(crate::error::Error::param(
+            "delta",
+            delta,
+            "a number in (0, 1)",
+        ))
+    }
+}
+
 pub use anchored::{AnchoredPath, StoredSegments};
 pub use calibration::Calibration;
 pub use gaussian::BrownianPath;

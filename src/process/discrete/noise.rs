@@ -135,13 +135,7 @@ impl DiscreteNoise {
         }
         let ladder = Ladder::get(levels_per_doubling)?;
         crate::process::check_dim("dim", dim)?;
-        if !(sensitivity.is_finite() && sensitivity > 0.0) {
-            return Err(Error::param(
-                "sensitivity",
-                sensitivity,
-                "a finite number > 0",
-            ));
-        }
+        crate::process::check_sensitivity(sensitivity)?;
         let too_fine = || {
             Error::param(
                 "sensitivity",

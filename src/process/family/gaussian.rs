@@ -31,16 +31,8 @@ impl Gaussian {
     /// (0, 1)).
     pub fn new(dim: usize, norm: Norm, sensitivity: f64, delta: f64) -> Result<Gaussian> {
         crate::process::check_dim("dim", dim)?;
-        if !(sensitivity.is_finite() && sensitivity > 0.0) {
-            return Err(Error::param(
-                "sensitivity",
-                sensitivity,
-                "a finite number > 0",
-            ));
-        }
-        if !(delta > 0.0 && delta < 1.0) {
-            return Err(Error::param("delta", delta, "a number in (0, 1)"));
-        }
+        crate::process::check_sensitivity(sensitivity)?;
+        crate::process::check_delta(delta)?;
         // σ is calibrated to the ℓ2 sensitivity: an ℓ1 request in n ≥ 2
         // coordinates (where the norms differ) used to run ℓ2 silently.
         if norm == Norm::L1 && dim >= 2 {

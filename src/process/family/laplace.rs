@@ -28,13 +28,7 @@ impl Laplace {
     /// Validates the parameters (`dim` in 1..=`MAX_DIM`, Δ finite > 0).
     pub fn new(dim: usize, norm: Norm, sensitivity: f64) -> Result<Laplace> {
         crate::process::check_dim("dim", dim)?;
-        if !(sensitivity.is_finite() && sensitivity > 0.0) {
-            return Err(Error::param(
-                "sensitivity",
-                sensitivity,
-                "a finite number > 0",
-            ));
-        }
+        crate::process::check_sensitivity(sensitivity)?;
         Ok(Laplace {
             dim,
             norm,

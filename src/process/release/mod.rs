@@ -423,13 +423,7 @@ impl GradualRelease {
         if let Some(x) = value.iter().find(|x| !x.is_finite()) {
             return Err(Error::param("value", x, "finite numbers"));
         }
-        if !(sensitivity.is_finite() && sensitivity > 0.0) {
-            return Err(Error::param(
-                "sensitivity",
-                sensitivity,
-                "a finite number > 0",
-            ));
-        }
+        crate::process::check_sensitivity(sensitivity)?;
         mechanism.validate()?;
         let family = mechanism.family(sensitivity, value.len())?;
         let g = GradualRelease {
