@@ -466,6 +466,12 @@ def _run_options(graph, options, kwargs: dict) -> tuple[Any, dict]:
     raise TypeError(f"graph: expected a privdiffuse.Graph or a path, found {type(graph).__name__}")
 
 
+def _table_property(name: str, doc: str) -> property:
+    """A result's property giving its table ``name`` (None when the run did
+    not write that file)."""
+    return property(lambda self: self._table(name), doc=doc)
+
+
 class _Result:
     """A run's files in memory: :meth:`csv` gives one file's text, the
     properties its table, :meth:`save` writes them as the command line does."""
@@ -522,94 +528,49 @@ class SimulationResult(_Result):
     ``jumps.csv``, ``owners.csv``, ``paths.csv``, ``ego.csv`` and (with
     ``responses=True``) ``responses.csv``."""
 
-    @property
-    def by_distance(self):
-        """Accuracy per mechanism and distance bucket (``by_distance.csv``)."""
-        return self._table("by_distance.csv")
+    by_distance = _table_property("by_distance.csv", """Accuracy per mechanism and distance bucket (``by_distance.csv``).""")
 
-    @property
-    def jumps(self):
-        """Every jump of every correlated path (``jumps.csv``)."""
-        return self._table("jumps.csv")
+    jumps = _table_property("jumps.csv", """Every jump of every correlated path (``jumps.csv``).""")
 
-    @property
-    def owners(self):
-        """One row per owner (and replicate): the range of levels its path covers (``owners.csv``)."""
-        return self._table("owners.csv")
+    owners = _table_property("owners.csv", """One row per owner (and replicate): the range of levels its path covers (``owners.csv``).""")
 
-    @property
-    def paths(self):
-        """The first owners' paths, breakpoint by breakpoint (``paths.csv``)."""
-        return self._table("paths.csv")
+    paths = _table_property("paths.csv", """The first owners' paths, breakpoint by breakpoint (``paths.csv``).""")
 
-    @property
-    def ego(self):
-        """The recorded owners' recipients and their errors (``ego.csv``)."""
-        return self._table("ego.csv")
+    ego = _table_property("ego.csv", """The recorded owners' recipients and their errors (``ego.csv``).""")
 
-    @property
-    def responses(self):
-        """Every answer (``responses.csv``), or None unless ``responses=True``."""
-        return self._table("responses.csv")
+    responses = _table_property("responses.csv", """Every answer (``responses.csv``), or None unless ``responses=True``.""")
 
 
 class CollusionResult(_Result):
     """What :func:`collude` returns: the ``coalition.csv`` and ``audit.csv`` tables."""
 
-    @property
-    def coalition(self):
-        """Estimator gains per owner, coalition, estimator and mechanism (``coalition.csv``)."""
-        return self._table("coalition.csv")
+    coalition = _table_property("coalition.csv", """Estimator gains per owner, coalition, estimator and mechanism (``coalition.csv``).""")
 
-    @property
-    def audit(self):
-        """Privacy loss and the distinguishing attack per owner and coalition (``audit.csv``)."""
-        return self._table("audit.csv")
+    audit = _table_property("audit.csv", """Privacy loss and the distinguishing attack per owner and coalition (``audit.csv``).""")
 
 
 class UtilityResult(_Result):
     """What :func:`utility` returns: the ``utility.csv`` table and, with
     ``recipients=True``, ``recipients.csv``."""
 
-    @property
-    def utility(self):
-        """MSE per scheme and recipient-degree bucket, then over all recipients (``utility.csv``)."""
-        return self._table("utility.csv")
+    utility = _table_property("utility.csv", """MSE per scheme and recipient-degree bucket, then over all recipients (``utility.csv``).""")
 
-    @property
-    def recipients(self):
-        """One row per recipient, first replicate (``recipients.csv``), or None unless ``recipients=True``."""
-        return self._table("recipients.csv")
+    recipients = _table_property("recipients.csv", """One row per recipient, first replicate (``recipients.csv``), or None unless ``recipients=True``.""")
 
 
 class GossipResult(_Result):
     """What :func:`gossip` returns: ``privacy.csv``, ``privacy_by_distance.csv``,
     ``utility.csv``, ``coalition.csv`` (with coalitions), ``two_schools.csv``."""
 
-    @property
-    def privacy(self):
-        """Per ordered pair (source, observer): hop distance, the code's accounting (capped) and the exact loss, in RDP at ``alpha`` and ε at ``delta`` (``privacy.csv``)."""
-        return self._table("privacy.csv")
+    privacy = _table_property("privacy.csv", """Per ordered pair (source, observer): hop distance, the code's accounting (capped) and the exact loss, in RDP at ``alpha`` and ε at ``delta`` (``privacy.csv``).""")
 
-    @property
-    def privacy_by_distance(self):
-        """Per hop: pairs and the mean, median and maximum of each column (``privacy_by_distance.csv``)."""
-        return self._table("privacy_by_distance.csv")
+    privacy_by_distance = _table_property("privacy_by_distance.csv", """Per hop: pairs and the mean, median and maximum of each column (``privacy_by_distance.csv``).""")
 
-    @property
-    def utility(self):
-        """MSE of every member's estimate of the network mean per degree bucket and overall, with theory (``utility.csv``, the columns of :func:`utility`)."""
-        return self._table("utility.csv")
+    utility = _table_property("utility.csv", """MSE of every member's estimate of the network mean per degree bucket and overall, with theory (``utility.csv``, the columns of :func:`utility`).""")
 
-    @property
-    def coalitions(self):
-        """Per owner and coalition: the exact loss of the pooled views and the largest member's own (``coalition.csv``), or None without coalitions."""
-        return self._table("coalition.csv")
+    coalitions = _table_property("coalition.csv", """Per owner and coalition: the exact loss of the pooled views and the largest member's own (``coalition.csv``), or None without coalitions.""")
 
-    @property
-    def two_schools(self):
-        """Diffusion matched to gossip's exact loss per hop (median and worst pair), and the MSE of each (``two_schools.csv``)."""
-        return self._table("two_schools.csv")
+    two_schools = _table_property("two_schools.csv", """Diffusion matched to gossip's exact loss per hop (median and worst pair), and the MSE of each (``two_schools.csv``).""")
 
 
 class RelayResult(_Result):
@@ -617,20 +578,11 @@ class RelayResult(_Result):
     untrimmed fraction), ``relay_by_distance.csv`` and, with
     ``responses=True``, ``responses.csv``."""
 
-    @property
-    def relay(self):
-        """Per owner and untrimmed fraction: rounds, messages, bytes, recipients, identical answers, largest learned ε relative to one's own (``relay.csv``)."""
-        return self._table("relay.csv")
+    relay = _table_property("relay.csv", """Per owner and untrimmed fraction: rounds, messages, bytes, recipients, identical answers, largest learned ε relative to one's own (``relay.csv``).""")
 
-    @property
-    def relay_by_distance(self):
-        """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``)."""
-        return self._table("relay_by_distance.csv")
+    relay_by_distance = _table_property("relay_by_distance.csv", """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``).""")
 
-    @property
-    def responses(self):
-        """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None."""
-        return self._table("responses.csv")
+    responses = _table_property("responses.csv", """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None.""")
 
 
 class SweepResult(_Result):
@@ -638,15 +590,9 @@ class SweepResult(_Result):
     then mechanism, estimator, coalition, metric, distance bucket, value),
     ``sweep.summary.csv`` and ``sweep.timings.csv``."""
 
-    @property
-    def table(self):
-        """The sweep's rows (``sweep.csv``)."""
-        return self._table("sweep.csv")
+    table = _table_property("sweep.csv", """The sweep's rows (``sweep.csv``).""")
 
-    @property
-    def summary(self):
-        """Means and confidence intervals over the pooled keys (``sweep.summary.csv``)."""
-        return self._table("sweep.summary.csv")
+    summary = _table_property("sweep.summary.csv", """Means and confidence intervals over the pooled keys (``sweep.summary.csv``).""")
 
     @property
     def points(self) -> int:

@@ -2,17 +2,21 @@
 //! evaluation in memory, and its files formatted on demand or saved.
 
 use crate::door;
-use crate::errors::{blocking, quick};
+use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::csv_columns;
+use crate::tables::{Files, output};
 use privdiffuse::collusion::CollusionConfig;
 use privdiffuse::collusion::CollusionOutput;
-use privdiffuse::io::memory::{COLLUSION_FILES, SavedFigures, collusion_file, save_files};
-use privdiffuse::io::{CollusionTimings, OutputOptions, RunFigures};
+use privdiffuse::io::memory::{
+    COLLUSION_FILES, SavedFigures, collusion_columns, collusion_file, save_files,
+};
+use privdiffuse::io::{CollusionTimings, RunFigures};
+use privdiffuse::util::table::Columns;
 use privdiffuse::{CancelToken, Collusion, Control};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
-use std::path::PathBuf;
+use pyo3::types::PyDict;
+use std::borrow::Cow;
+use std::path::Path;
 use std::time::Instant;
 
 /// What `collude` returned.
@@ -23,63 +27,51 @@ pub struct PyCollusionOutput {
     threads: usize,
 }
 
-#[pymethods]
-impl PyCollusionOutput {
-    /// Internal: the names of the files `_bytes` gives.
-    fn _names(&self) -> Vec<&'static str> {
-        COLLUSION_FILES.to_vec()
+crate::result_class!(PyCollusionOutput {});
+
+impl Files for PyCollusionOutput {
+    fn names(&self) -> Vec<String> {
+        COLLUSION_FILES.iter().map(|n| n.to_string()).collect()
     }
 
-    /// Internal: the bytes of one file of the run directory.
-    fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
-        let b = quick(py, || collusion_file(&self.out, name))?;
-        Ok(PyBytes::new(py, &b))
+    fn bytes(&self, name: &str) -> privdiffuse::Result<Cow<'_, [u8]>> {
+        collusion_file(&self.out, name).map(Cow::Owned)
     }
 
-    /// Internal: the columns of one CSV file of the run directory.
-    fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        let b = quick(py, || collusion_file(&self.out, name))?;
-        csv_columns(py, &String::from_utf8_lossy(&b))
+    fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>> {
+        collusion_columns(&self.out, name).map(Some)
     }
 
-    /// Seconds the evaluation took.
-    #[getter]
     fn seconds(&self) -> f64 {
         self.seconds
     }
 
-    /// Internal: writes the command line's files into the new directory
-    /// `dir`, all or nothing (see `CollusionResult.save`).
-    #[pyo3(signature = (dir, force=false, plots=true))]
-    fn _save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: bool) -> PyResult<()> {
-        let token = CancelToken::new();
-        blocking(py, &token, None, || {
-            let files = COLLUSION_FILES
-                .iter()
-                .map(|n| Ok((*n, collusion_file(&self.out, n)?)))
-                .collect::<privdiffuse::Result<Vec<_>>>()?;
-            let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
-            let timings = CollusionTimings {
-                threads: self.threads,
-                collude_s: self.seconds,
-                phases: self.out.phases(),
-                total_s: self.seconds,
-                ..Default::default()
-            };
-            let opts = OutputOptions {
-                out: dir.clone(),
-                explicit_out: true,
-                force,
-                plots,
-                control: Control::new().with_cancel(token.clone()),
-            };
-            save_files(
-                &files,
-                SavedFigures::Run(RunFigures::Collusion),
-                &timings,
-                &opts,
-            )
-        })
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()> {
+        let files = COLLUSION_FILES
+            .iter()
+            .map(|n| Ok((*n, collusion_file(&self.out, n)?)))
+            .collect::<privdiffuse::Result<Vec<_>>>()?;
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
+        let timings = CollusionTimings {
+            threads: self.threads,
+            collude_s: self.seconds,
+            phases: self.out.phases(),
+            total_s: self.seconds,
+            ..Default::default()
+        };
+        let figures = SavedFigures::Run(RunFigures::Collusion);
+        save_files(
+            &files,
+            figures,
+            &timings,
+            &output(dir, force, plots, control),
+        )
     }
 }
 

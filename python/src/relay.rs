@@ -5,93 +5,59 @@
 use crate::door;
 use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::csv_columns;
-use privdiffuse::io::OutputOptions;
-use privdiffuse::io::memory::{SavedFigures, save_files};
+use crate::tables::{Files, output};
+use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files};
 use privdiffuse::io::relay::{RelayTimings, relay_files, relay_responses_csv};
 use privdiffuse::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use privdiffuse::util::table::fields;
 use privdiffuse::{CancelToken, Control, Distances, Error, SimConfig};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 /// What `relay` returned: its files, formatted once.
 #[pyclass(module = "privdiffuse._privdiffuse", name = "RelayOutput", frozen)]
 pub struct PyRelayOutput {
-    files: Vec<(&'static str, Vec<u8>)>,
+    files: Vec<HeldFile>,
     by_distance: Vec<RelayByDistanceRow>,
     seconds: f64,
     threads: usize,
 }
 
-impl PyRelayOutput {
-    fn file(&self, name: &str) -> PyResult<&[u8]> {
-        self.files
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, b)| &b[..])
-            .ok_or_else(|| {
-                let names: Vec<&str> = self.files.iter().map(|(n, _)| *n).collect();
-                crate::errors::param_err("file", name, &format!("one of {}", names.join(", ")))
-            })
-    }
-}
+crate::result_class!(PyRelayOutput {});
 
-#[pymethods]
-impl PyRelayOutput {
-    /// Internal: the names of the files `_bytes` gives.
-    fn _names(&self) -> Vec<&'static str> {
-        self.files.iter().map(|(n, _)| *n).collect()
-    }
+impl Files for PyRelayOutput {
+    crate::held_files!();
 
-    /// Internal: the bytes of one file of the run directory.
-    fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.file(name)?))
-    }
-
-    /// Internal: the columns of one CSV file of the run directory.
-    fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        csv_columns(py, &String::from_utf8_lossy(self.file(name)?))
-    }
-
-    /// Seconds the run took.
-    #[getter]
     fn seconds(&self) -> f64 {
         self.seconds
     }
 
-    /// Internal: writes the command line's files into the new directory
-    /// `dir`, all or nothing (see `RelayResult.save`).
-    #[pyo3(signature = (dir, force=false, plots=true))]
-    fn _save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: bool) -> PyResult<()> {
-        let token = CancelToken::new();
-        blocking(py, &token, None, || {
-            let files: Vec<(&str, &[u8])> = self.files.iter().map(|(n, b)| (*n, &b[..])).collect();
-            let timings = RelayTimings {
-                threads: self.threads,
-                relay_s: self.seconds,
-                total_s: self.seconds,
-                ..Default::default()
-            };
-            let opts = OutputOptions {
-                out: dir.clone(),
-                explicit_out: true,
-                force,
-                plots,
-                control: Control::new().with_cancel(token.clone()),
-            };
-            save_files(
-                &files,
-                SavedFigures::Relay(&self.by_distance),
-                &timings,
-                &opts,
-            )
-        })
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()> {
+        let files: Vec<(&str, &[u8])> = self.files.iter().map(|f| (f.name, &f.bytes[..])).collect();
+        let timings = RelayTimings {
+            threads: self.threads,
+            relay_s: self.seconds,
+            total_s: self.seconds,
+            ..Default::default()
+        };
+        let figures = SavedFigures::Relay(&self.by_distance);
+        save_files(
+            &files,
+            figures,
+            &timings,
+            &output(dir, force, plots, control),
+        )
     }
 }
 

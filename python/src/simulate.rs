@@ -2,17 +2,21 @@
 //! memory (typed rows), and its files formatted on demand or saved.
 
 use crate::door;
-use crate::errors::{blocking, quick};
+use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::csv_columns;
-use privdiffuse::io::memory::{SavedFigures, save_files, simulation_file, simulation_file_names};
-use privdiffuse::io::{OutputOptions, RunFigures, SimTimings};
+use crate::tables::{Files, output};
+use privdiffuse::io::memory::{
+    SavedFigures, save_files, simulation_columns, simulation_file, simulation_file_names,
+};
+use privdiffuse::io::{RunFigures, SimTimings};
 use privdiffuse::mechanism::Mechanism;
 use privdiffuse::sim::Rows;
+use privdiffuse::util::table::Columns;
 use privdiffuse::{CancelToken, Control, Graph, SimConfig, SimOutput, Simulation};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
-use std::path::PathBuf;
+use pyo3::types::PyDict;
+use std::borrow::Cow;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -25,8 +29,7 @@ pub struct PySimOutput {
     threads: usize,
 }
 
-#[pymethods]
-impl PySimOutput {
+crate::result_class!(PySimOutput {
     /// Internal: the graph the simulation ran on.
     #[getter]
     fn _graph(&self) -> PyGraph {
@@ -34,67 +37,57 @@ impl PySimOutput {
             g: self.graph.clone(),
         }
     }
+});
 
-    /// Internal: the names of the files `_bytes` gives.
-    fn _names(&self) -> Vec<&'static str> {
-        simulation_file_names(&self.out)
+impl Files for PySimOutput {
+    fn names(&self) -> Vec<String> {
+        let names = simulation_file_names(&self.out);
+        names.into_iter().map(String::from).collect()
     }
 
-    /// Internal: the bytes of one file of the run directory.
-    fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
-        let b = quick(py, || simulation_file(&self.out, &self.graph, name))?;
-        Ok(PyBytes::new(py, &b))
+    fn bytes(&self, name: &str) -> privdiffuse::Result<Cow<'_, [u8]>> {
+        simulation_file(&self.out, &self.graph, name).map(Cow::Owned)
     }
 
-    /// Internal: the columns of one CSV file of the run directory.
-    fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        let b = quick(py, || simulation_file(&self.out, &self.graph, name))?;
-        csv_columns(py, &String::from_utf8_lossy(&b))
+    fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>> {
+        simulation_columns(&self.out, name).map(Some)
     }
 
-    /// Seconds the run took (distances, plan and simulation).
-    #[getter]
     fn seconds(&self) -> f64 {
         self.seconds
     }
 
-    /// Internal: writes the command line's files into `dir` atomically (see
-    /// `SimulationResult.save`).
-    #[pyo3(signature = (dir, force=false, plots=true))]
-    fn _save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: bool) -> PyResult<()> {
-        let token = CancelToken::new();
-        blocking(py, &token, None, || {
-            let files = simulation_file_names(&self.out)
-                .into_iter()
-                .map(|n| Ok((n, simulation_file(&self.out, &self.graph, n)?)))
-                .collect::<privdiffuse::Result<Vec<_>>>()?;
-            let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
-            let laplace = self
-                .out
-                .config()
-                .mechanism
-                .mechanisms()
-                .contains(&Mechanism::Correlated);
-            let timings = SimTimings {
-                threads: self.threads,
-                simulate_s: self.seconds,
-                total_s: self.seconds,
-                ..Default::default()
-            };
-            let opts = OutputOptions {
-                out: dir.clone(),
-                explicit_out: true,
-                force,
-                plots,
-                control: Control::new().with_cancel(token.clone()),
-            };
-            save_files(
-                &files,
-                SavedFigures::Run(RunFigures::Simulation { laplace }),
-                &timings,
-                &opts,
-            )
-        })
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()> {
+        let files = simulation_file_names(&self.out)
+            .into_iter()
+            .map(|n| Ok((n, simulation_file(&self.out, &self.graph, n)?)))
+            .collect::<privdiffuse::Result<Vec<_>>>()?;
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
+        let laplace = self
+            .out
+            .config()
+            .mechanism
+            .mechanisms()
+            .contains(&Mechanism::Correlated);
+        let timings = SimTimings {
+            threads: self.threads,
+            simulate_s: self.seconds,
+            total_s: self.seconds,
+            ..Default::default()
+        };
+        let figures = SavedFigures::Run(RunFigures::Simulation { laplace });
+        save_files(
+            &files,
+            figures,
+            &timings,
+            &output(dir, force, plots, control),
+        )
     }
 }
 

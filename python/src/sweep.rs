@@ -4,15 +4,17 @@
 
 use crate::door::to_json;
 use crate::errors::{blocking, param_err, to_py};
-use crate::tables::csv_columns;
+use crate::tables::Files;
 use privdiffuse::io::{SweepOptions, run_sweep, side_file};
+use privdiffuse::util::table::Columns;
 use privdiffuse::util::{AtomicFile, Existing};
 use privdiffuse::{CancelToken, Control, Error, Grid};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
+use std::borrow::Cow;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The CSV's name in memory (its side files: `sweep.timings.csv`, `sweep.summary.csv`).
 const CSV: &str = "sweep.csv";
@@ -41,59 +43,50 @@ pub struct PySweepOutput {
     #[pyo3(get)]
     graphs_loaded: usize,
     /// Wall seconds.
-    #[pyo3(get)]
     seconds: f64,
 }
 
-impl PySweepOutput {
-    fn file(&self, name: &str) -> PyResult<&[u8]> {
-        self.files
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| &b[..])
-            .ok_or_else(|| param_err("file", name, &format!("one of {}", names().join(", "))))
-    }
-}
+crate::result_class!(PySweepOutput {});
 
-#[pymethods]
-impl PySweepOutput {
-    /// Internal: the names of the files `_bytes` gives.
-    fn _names(&self) -> Vec<String> {
+impl Files for PySweepOutput {
+    fn names(&self) -> Vec<String> {
         self.files.iter().map(|(n, _)| n.clone()).collect()
     }
 
-    /// Internal: the bytes of one file.
-    fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.file(name)?))
+    fn bytes(&self, name: &str) -> privdiffuse::Result<Cow<'_, [u8]>> {
+        let file = self.files.iter().find(|(n, _)| n == name);
+        let names = || format!("one of {}", names().join(", "));
+        file.map(|(_, b)| Cow::Borrowed(&b[..]))
+            .ok_or_else(|| Error::param("file", name, names()))
     }
 
-    /// Internal: the columns of one CSV file.
-    fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        csv_columns(py, &String::from_utf8_lossy(self.file(name)?))
+    fn columns(&self, _: &str) -> privdiffuse::Result<Option<Columns>> {
+        Ok(None)
     }
 
-    /// Internal: writes the CSV to `path` and its side files beside it
+    fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// Writes the CSV to `path` and its side files beside it
     /// (`STEM.summary.csv`, `STEM.timings.csv`), each atomically; refused
-    /// if any exists, unless `force`.
-    #[pyo3(signature = (path, force=false))]
-    fn _save(&self, py: Python<'_>, path: PathBuf, force: bool) -> PyResult<()> {
+    /// if any exists, unless `force` (no figures: `plots` is ignored).
+    fn save(&self, path: &Path, force: bool, _: bool, _: Control) -> privdiffuse::Result<()> {
         let targets = [
-            path.clone(),
-            side_file(&path, "summary.csv"),
-            side_file(&path, "timings.csv"),
+            path.to_path_buf(),
+            side_file(path, "summary.csv"),
+            side_file(path, "timings.csv"),
         ];
-        blocking(py, &CancelToken::new(), None, || {
-            let existing = Existing::for_out(true, force);
-            for t in &targets {
-                privdiffuse::util::atomic::check_new(t, existing)?;
-            }
-            for (t, (_, bytes)) in targets.iter().zip(&self.files) {
-                let mut f = AtomicFile::create_with(t, existing)?;
-                f.write_all(bytes).map_err(|e| Error::io(t, e))?;
-                f.commit()?;
-            }
-            Ok(())
-        })
+        let existing = Existing::for_out(true, force);
+        for t in &targets {
+            privdiffuse::util::atomic::check_new(t, existing)?;
+        }
+        for (t, (_, bytes)) in targets.iter().zip(&self.files) {
+            let mut f = AtomicFile::create_with(t, existing)?;
+            f.write_all(bytes).map_err(|e| Error::io(t, e))?;
+            f.commit()?;
+        }
+        Ok(())
     }
 }
 

@@ -1,15 +1,188 @@
-//! A CSV file's text as columns: name → numpy array or list of str, the
-//! types `pandas.read_csv` would infer (the Python package makes a DataFrame
-//! of them when pandas is importable).
+//! What the five result classes (`SimOutput`, `CollusionOutput`,
+//! `UtilityOutput`, `RelayOutput`, `SweepOutput`) share, written once: a
+//! run's files by name ([`Files`]), their bytes, their tables as columns
+//! (name → numpy int64 / float64 array or list of str, the types
+//! `pandas.read_csv` gives the file; the Python package makes a DataFrame
+//! of them when pandas is importable) and how they are saved. The
+//! [`result_class!`](crate::result_class) macro gives a class these
+//! methods.
 
+use crate::errors::{blocking, quick};
 use numpy::IntoPyArray;
+use privdiffuse::io::OutputOptions;
+use privdiffuse::io::memory::HeldFile;
+use privdiffuse::util::table::{Column, Columns};
+use privdiffuse::{CancelToken, Control};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 
-/// Columns of a CSV text: name → numpy int64 / float64 array or list of str
-/// (the types `pandas.read_csv` would infer: an all-integer column is int64,
-/// an all-numeric one float64 with `inf`/`NaN`, anything else text).
+/// A run's files, as a result class holds them.
+pub trait Files: Sync {
+    /// The files' names, in the order the command writes them.
+    fn names(&self) -> Vec<String>;
+    /// The bytes of file `name` (an unknown name refused naming the others).
+    fn bytes(&self, name: &str) -> privdiffuse::Result<Cow<'_, [u8]>>;
+    /// The columns of table `name` from its typed rows, or `None` for a
+    /// file formatted without them (its text is read instead).
+    fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>>;
+    /// Seconds the run took.
+    fn seconds(&self) -> f64;
+    /// Writes the files as the command line does into `dir` (a run
+    /// directory; a sweep's CSV path), refused if it exists unless `force`.
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()>;
+}
+
+/// The bytes of file `name` of `files`.
+pub fn bytes<'py>(
+    py: Python<'py>,
+    files: &impl Files,
+    name: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let b = quick(py, || files.bytes(name).map(Cow::into_owned))?;
+    Ok(PyBytes::new(py, &b))
+}
+
+/// The columns of table `name` of `files`.
+pub fn table<'py>(py: Python<'py>, files: &impl Files, name: &str) -> PyResult<Bound<'py, PyDict>> {
+    let cols = quick(py, || {
+        Ok(match files.columns(name)? {
+            Some(c) => Ok(c.into_vec()),
+            None => Err(files.bytes(name)?.into_owned()),
+        })
+    })?;
+    match cols {
+        Ok(cols) => columns_dict(py, cols),
+        Err(text) => csv_columns(py, &String::from_utf8_lossy(&text)),
+    }
+}
+
+/// Writes `files` (see [`Files::save`]), the GIL released, Ctrl-C honoured.
+pub fn save(
+    py: Python<'_>,
+    files: &impl Files,
+    dir: PathBuf,
+    force: bool,
+    plots: bool,
+) -> PyResult<()> {
+    let token = CancelToken::new();
+    blocking(py, &token, None, || {
+        files.save(
+            &dir,
+            force,
+            plots,
+            Control::new().with_cancel(token.clone()),
+        )
+    })
+}
+
+/// The options of writing into the new directory `dir` (explicitly named).
+pub fn output(dir: &Path, force: bool, plots: bool, control: Control) -> OutputOptions {
+    OutputOptions {
+        out: dir.to_path_buf(),
+        explicit_out: true,
+        force,
+        plots,
+        control,
+    }
+}
+
+/// The file `name` among `files`, or an error naming them.
+pub fn held<'a>(files: &'a [HeldFile], name: &str) -> privdiffuse::Result<&'a HeldFile> {
+    files.iter().find(|f| f.name == name).ok_or_else(|| {
+        let names: Vec<&str> = files.iter().map(|f| f.name).collect();
+        privdiffuse::Error::param("file", name, format!("one of {}", names.join(", ")))
+    })
+}
+
+/// The [`Files`] of a list of [`HeldFile`]s, but `seconds` and `save`.
+#[macro_export]
+macro_rules! held_files {
+    () => {
+        fn names(&self) -> Vec<String> {
+            self.files.iter().map(|f| f.name.to_string()).collect()
+        }
+        fn bytes(&self, name: &str) -> privdiffuse::Result<std::borrow::Cow<'_, [u8]>> {
+            Ok(std::borrow::Cow::Borrowed(
+                &$crate::tables::held(&self.files, name)?.bytes,
+            ))
+        }
+        fn columns(
+            &self,
+            name: &str,
+        ) -> privdiffuse::Result<Option<privdiffuse::util::table::Columns>> {
+            $crate::tables::held(&self.files, name)?
+                .columns()
+                .transpose()
+        }
+    };
+}
+
+/// A result class's shared methods (`_names`, `_bytes`, `_table`,
+/// `seconds`, `_save`) from its [`Files`], then `$extra` methods.
+#[macro_export]
+macro_rules! result_class {
+    ($ty:ty { $($extra:tt)* }) => {
+        #[pymethods]
+        impl $ty {
+            /// Internal: the names of the files `_bytes` gives.
+            fn _names(&self) -> Vec<String> {
+                $crate::tables::Files::names(self)
+            }
+
+            /// Internal: the bytes of one file.
+            fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                $crate::tables::bytes(py, self, name)
+            }
+
+            /// Internal: the columns of one CSV file.
+            fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+                $crate::tables::table(py, self, name)
+            }
+
+            /// Seconds the run took.
+            #[getter]
+            fn seconds(&self) -> f64 {
+                $crate::tables::Files::seconds(self)
+            }
+
+            /// Internal: writes the command line's files (see the
+            /// Python class's `save`).
+            #[pyo3(signature = (dir, force=false, plots=true))]
+            fn _save(&self, py: Python<'_>, dir: std::path::PathBuf, force: bool, plots: bool) -> PyResult<()> {
+                $crate::tables::save(py, self, dir, force, plots)
+            }
+
+            $($extra)*
+        }
+    };
+}
+
+/// Columns as a dict: name → numpy int64 / float64 array or list of str.
+fn columns_dict<'py>(py: Python<'py>, cols: Vec<(String, Column)>) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, col) in cols {
+        match col {
+            Column::Int(v) => dict.set_item(name, v.into_pyarray(py))?,
+            Column::Float(v) => dict.set_item(name, v.into_pyarray(py))?,
+            Column::Text(v) => dict.set_item(name, PyList::new(py, v)?)?,
+        }
+    }
+    Ok(dict)
+}
+
+/// Columns of a CSV text formatted without typed rows (`utility.csv`,
+/// gossip's and the sweep's files, evolve's timeline and answers), typed
+/// as [`Column`]s are: an all-integer column is int64, an all-numeric one
+/// float64 with `inf`/`NaN` (empty cells NaN), anything else text.
 pub fn csv_columns<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
     let mut rd = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let header: Vec<String> = rd
@@ -25,29 +198,27 @@ pub fn csv_columns<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDi
             c.push(f.to_string());
         }
     }
-    let dict = PyDict::new(py);
-    for (name, col) in header.iter().zip(cols) {
-        if let Some(v) = col
-            .iter()
-            .map(|s| s.parse::<i64>().ok())
-            .collect::<Option<Vec<i64>>>()
-        {
-            dict.set_item(name, v.into_pyarray(py))?;
-        } else if let Some(v) = col
-            .iter()
-            .map(|s| {
-                if s.is_empty() {
-                    Some(f64::NAN)
-                } else {
-                    s.parse::<f64>().ok()
-                }
-            })
-            .collect::<Option<Vec<f64>>>()
-        {
-            dict.set_item(name, v.into_pyarray(py))?;
-        } else {
-            dict.set_item(name, PyList::new(py, col)?)?;
+    let typed = |col: Vec<String>| {
+        if let Some(v) = col.iter().map(|s| s.parse::<i64>().ok()).collect() {
+            return Column::Int(v);
         }
-    }
-    Ok(dict)
+        let num = |s: &String| {
+            if s.is_empty() {
+                Some(f64::NAN)
+            } else {
+                s.parse().ok()
+            }
+        };
+        match col.iter().map(num).collect() {
+            Some(v) => Column::Float(v),
+            None => Column::Text(col),
+        }
+    };
+    columns_dict(
+        py,
+        header
+            .into_iter()
+            .zip(cols.into_iter().map(typed))
+            .collect(),
+    )
 }

@@ -4,15 +4,15 @@
 use crate::door;
 use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::csv_columns;
-use privdiffuse::io::memory::{SavedFigures, save_files, utility_files};
-use privdiffuse::io::{OutputOptions, UtilityTimings};
+use crate::tables::{Files, output};
+use privdiffuse::io::UtilityTimings;
+use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files, utility_files};
 use privdiffuse::utility::{UtilityConfig, UtilityPlan, UtilityRow};
 use privdiffuse::{CancelToken, Control, Distances, Error};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
 /// What `utility` (and `gossip`, whose `utility.csv` has the same rows)
@@ -20,70 +20,42 @@ use std::time::Instant;
 /// rows for the figure.
 #[pyclass(module = "privdiffuse._privdiffuse", name = "UtilityOutput", frozen)]
 pub struct PyUtilityOutput {
-    pub(crate) files: Vec<(&'static str, Vec<u8>)>,
+    pub(crate) files: Vec<HeldFile>,
     pub(crate) rows: Vec<UtilityRow>,
     pub(crate) seconds: f64,
     pub(crate) threads: usize,
 }
 
-impl PyUtilityOutput {
-    fn file(&self, name: &str) -> PyResult<&[u8]> {
-        self.files
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, b)| &b[..])
-            .ok_or_else(|| {
-                let names: Vec<&str> = self.files.iter().map(|(n, _)| *n).collect();
-                crate::errors::param_err("file", name, &format!("one of {}", names.join(", ")))
-            })
-    }
-}
+crate::result_class!(PyUtilityOutput {});
 
-#[pymethods]
-impl PyUtilityOutput {
-    /// Internal: the names of the files `_bytes` gives.
-    fn _names(&self) -> Vec<&'static str> {
-        self.files.iter().map(|(n, _)| *n).collect()
-    }
+impl Files for PyUtilityOutput {
+    crate::held_files!();
 
-    /// Internal: the bytes of one file of the run directory.
-    fn _bytes<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, self.file(name)?))
-    }
-
-    /// Internal: the columns of one CSV file of the run directory.
-    fn _table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        csv_columns(py, &String::from_utf8_lossy(self.file(name)?))
-    }
-
-    /// Seconds the run took.
-    #[getter]
     fn seconds(&self) -> f64 {
         self.seconds
     }
 
-    /// Internal: writes the command line's files into the new directory
-    /// `dir`, all or nothing (see `UtilityResult.save`).
-    #[pyo3(signature = (dir, force=false, plots=true))]
-    fn _save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: bool) -> PyResult<()> {
-        let token = CancelToken::new();
-        blocking(py, &token, None, || {
-            let files: Vec<(&str, &[u8])> = self.files.iter().map(|(n, b)| (*n, &b[..])).collect();
-            let timings = UtilityTimings {
-                threads: self.threads,
-                utility_s: self.seconds,
-                total_s: self.seconds,
-                ..Default::default()
-            };
-            let opts = OutputOptions {
-                out: dir.clone(),
-                explicit_out: true,
-                force,
-                plots,
-                control: Control::new().with_cancel(token.clone()),
-            };
-            save_files(&files, SavedFigures::Utility(&self.rows), &timings, &opts)
-        })
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()> {
+        let files: Vec<(&str, &[u8])> = self.files.iter().map(|f| (f.name, &f.bytes[..])).collect();
+        let timings = UtilityTimings {
+            threads: self.threads,
+            utility_s: self.seconds,
+            total_s: self.seconds,
+            ..Default::default()
+        };
+        let figures = SavedFigures::Utility(&self.rows);
+        save_files(
+            &files,
+            figures,
+            &timings,
+            &output(dir, force, plots, control),
+        )
     }
 }
 

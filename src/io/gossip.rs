@@ -5,6 +5,7 @@
 //! in a staging directory that replaces DIR only when complete (the rules of
 //! every run: an explicit DIR must be new unless `force`).
 
+use super::memory::HeldFile;
 use crate::error::{Error, Result};
 use crate::exec::Local;
 use crate::gossip::{
@@ -142,9 +143,13 @@ pub fn write_two_schools_csv(w: &mut impl Write, rows: &[TwoSchoolsRow]) -> std:
 
 /// Every file of a gossip run, formatted in memory (name, bytes), in the
 /// order they are written.
-pub fn gossip_files(out: &GossipOutput) -> Result<Vec<(&'static str, Vec<u8>)>> {
-    let mut files = gossip_tables(out)?;
-    files.push(("summary.json", json_bytes("summary.json", &out.summary)?));
+pub fn gossip_files(out: &GossipOutput) -> Result<Vec<HeldFile>> {
+    let mut files: Vec<HeldFile> = gossip_tables(out)?
+        .into_iter()
+        .map(|(name, bytes)| HeldFile::bytes(name, bytes))
+        .collect();
+    let summary = json_bytes("summary.json", &out.summary)?;
+    files.push(HeldFile::bytes("summary.json", summary));
     Ok(files)
 }
 

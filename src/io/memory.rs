@@ -5,17 +5,20 @@
 //! [`collude_to_dir`](super::collude_to_dir) and
 //! [`utility_to_dir`](super::utility_to_dir) write for the same
 //! configuration, and [`save_files`] to write them into a new directory all
-//! or nothing (with the figures and `timings.json`).
+//! or nothing (with the figures and `timings.json`). A table of typed rows
+//! is also handed over as [`Columns`], filled from the same rows and header
+//! as its bytes ([`simulation_columns`], [`collusion_columns`],
+//! [`HeldFile::columns`]).
 
 use super::driver::OutputOptions;
 use super::run_dir::{claim_out_dir, json_bytes, write_with};
 use super::simulate::{check_totals, ego_leave_out};
 use super::{RunFigures, check_plots_available, draw_run_figures};
-use crate::collusion::CollusionOutput;
+use crate::collusion::{AuditRow, CoalitionRow, CollusionOutput};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::sim::{EgoRow, JumpRow, KeptRow, OwnerRow, PathRow, ResponseRow, SimOutput};
-use crate::util::table::{self, CsvRow, Records, columns};
+use crate::util::table::{self, Columns, CsvRow, RowSink, columns, fill};
 use crate::utility::{UtilityPlan, UtilityResult, UtilityRow, UtilitySummary};
 use serde::Serialize;
 
@@ -47,26 +50,55 @@ pub fn simulation_file(out: &SimOutput, graph: &Graph, name: &str) -> Result<Vec
     if !names.contains(&name) {
         return Err(unknown_name(name, &names));
     }
-    let config = out.config();
-    let n = config.dim;
-    match name {
-        "jumps.csv" => rows_file::<JumpRow>(out, name, n, &[]),
-        "owners.csv" => rows_file::<OwnerRow>(out, name, n, &[]),
-        "paths.csv" => rows_file::<PathRow>(out, name, n, &[]),
-        "ego.csv" => rows_file::<EgoRow>(out, name, n, ego_leave_out(&config.post)),
-        "responses.csv" => rows_file::<ResponseRow>(out, name, n, &[]),
-        "by_distance.csv" => {
-            let mut w = Vec::new();
-            super::write_by_distance(&mut w, out.by_distance())
-                .map_err(|e| format_error(name, e))?;
-            Ok(w)
-        }
-        _ => {
-            let summary = crate::sim::summarize_output(out, graph);
-            check_totals(&summary.mse)?;
-            json_bytes(name, &summary)
-        }
+    if let Some(w) = simulation_table(out, name, &csv_writer)? {
+        return w.into_inner().map_err(|e| format_error(name, e));
     }
+    let summary = crate::sim::summarize_output(out, graph);
+    check_totals(&summary.mse)?;
+    json_bytes(name, &summary)
+}
+
+/// The columns of CSV file `name` of the run directory of `out` (see
+/// [`simulation_file_names`]; `summary.json` and any other name refused).
+pub fn simulation_columns(out: &SimOutput, name: &str) -> Result<Columns> {
+    let mut names = simulation_file_names(out);
+    names.retain(|n| n.ends_with(".csv"));
+    if !names.contains(&name) {
+        return Err(unknown_name(name, &names));
+    }
+    let new = |h: Vec<String>| Ok::<_, std::io::Error>(Columns::new(h));
+    simulation_table(out, name, &new)?.ok_or_else(|| unknown_name(name, &names))
+}
+
+/// The rows of table `name` of `out` in the sink `new` makes of its
+/// header, or `None` for a name that is not a table (the one description
+/// of each file, for its bytes and its columns).
+fn simulation_table<S: RowSink>(
+    out: &SimOutput,
+    name: &str,
+    new: &NewSink<S>,
+) -> Result<Option<S>> {
+    fn kept<R: KeptRow + CsvRow, S: RowSink>(
+        out: &SimOutput,
+        name: &str,
+        leave_out: &[&str],
+        new: &NewSink<S>,
+    ) -> Result<S> {
+        let header = columns::<R>(out.config().dim, leave_out);
+        rows_into(name, new, header, out.rows::<R>()?)
+    }
+    Ok(Some(match name {
+        "jumps.csv" => kept::<JumpRow, S>(out, name, &[], new)?,
+        "owners.csv" => kept::<OwnerRow, S>(out, name, &[], new)?,
+        "paths.csv" => kept::<PathRow, S>(out, name, &[], new)?,
+        "ego.csv" => kept::<EgoRow, S>(out, name, ego_leave_out(&out.config().post), new)?,
+        "responses.csv" => kept::<ResponseRow, S>(out, name, &[], new)?,
+        "by_distance.csv" => {
+            let rows = out.by_distance();
+            rows_into(name, new, super::by_distance_header(rows), rows)?
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// The files of a `collude` run directory, in the order it writes them.
@@ -75,17 +107,36 @@ pub const COLLUSION_FILES: [&str; 3] = ["coalition.csv", "audit.csv", "summary.j
 /// The bytes of file `name` (one of [`COLLUSION_FILES`]) of the run
 /// directory of `out`.
 pub fn collusion_file(out: &CollusionOutput, name: &str) -> Result<Vec<u8>> {
-    match name {
-        "coalition.csv" => {
-            let mut w = Vec::new();
-            super::collude::write_coalition_csv(&mut w, out.coalition_rows())
-                .map_err(|e| format_error(name, e))?;
-            Ok(w)
-        }
-        "audit.csv" => csv_file(name, 0, &[], out.audit_rows()),
-        "summary.json" => json_bytes(name, out.summary()),
-        _ => Err(unknown_name(name, &COLLUSION_FILES)),
+    match collusion_table(out, name, &csv_writer)? {
+        Some(w) => w.into_inner().map_err(|e| format_error(name, e)),
+        None if name == "summary.json" => json_bytes(name, out.summary()),
+        None => Err(unknown_name(name, &COLLUSION_FILES)),
     }
+}
+
+/// The columns of table `name` (`coalition.csv` or `audit.csv`) of `out`.
+pub fn collusion_columns(out: &CollusionOutput, name: &str) -> Result<Columns> {
+    let new = |h: Vec<String>| Ok::<_, std::io::Error>(Columns::new(h));
+    collusion_table(out, name, &new)?.ok_or_else(|| unknown_name(name, &COLLUSION_FILES[..2]))
+}
+
+/// The rows of table `name` of `out` in the sink `new` makes of its header
+/// (`None`: not a table).
+fn collusion_table<S: RowSink>(
+    out: &CollusionOutput,
+    name: &str,
+    new: &NewSink<S>,
+) -> Result<Option<S>> {
+    Ok(Some(match name {
+        "coalition.csv" => rows_into(
+            name,
+            new,
+            columns::<CoalitionRow>(0, &[]),
+            out.coalition_rows(),
+        )?,
+        "audit.csv" => rows_into(name, new, columns::<AuditRow>(0, &[]), out.audit_rows())?,
+        _ => return Ok(None),
+    }))
 }
 
 /// Every file of a `utility` run directory (`utility.csv`, `recipients.csv`
@@ -94,16 +145,15 @@ pub fn utility_files(
     plan: &UtilityPlan<'_>,
     res: &UtilityResult,
     recipients: bool,
-) -> Result<Vec<(&'static str, Vec<u8>)>> {
+) -> Result<Vec<HeldFile>> {
     let mut files = Vec::new();
     for file in super::utility::utility_tables(plan, res, recipients) {
         let name = file.name;
-        files.push((name, file.into_bytes().map_err(|e| format_error(name, e))?));
+        let bytes = file.into_bytes().map_err(|e| format_error(name, e))?;
+        files.push(HeldFile::bytes(name, bytes));
     }
-    files.push((
-        "summary.json",
-        json_bytes("summary.json", &UtilitySummary::of(plan, res))?,
-    ));
+    let summary = json_bytes("summary.json", &UtilitySummary::of(plan, res))?;
+    files.push(HeldFile::bytes("summary.json", summary));
     Ok(files)
 }
 
@@ -170,30 +220,98 @@ fn format_error(name: &str, e: std::io::Error) -> Error {
     Error::Numerical(format!("{name}: {e}"))
 }
 
-/// A kept row list as its file (as [`super::csv::CsvSink`] writes it).
-fn rows_file<R: KeptRow + CsvRow>(
-    out: &SimOutput,
-    name: &str,
-    n: usize,
-    leave_out: &[&str],
-) -> Result<Vec<u8>> {
-    csv_file(name, n, leave_out, out.rows::<R>()?)
+/// Makes a table's sink from its header: CSV text ([`csv_writer`]) or
+/// [`Columns`].
+type NewSink<S> = dyn Fn(Vec<String>) -> std::io::Result<S>;
+
+/// A CSV writer into memory, the header written.
+fn csv_writer(header: Vec<String>) -> std::io::Result<table::Writer<Vec<u8>>> {
+    table::Writer::with_header(Vec::new(), header)
 }
 
-/// A header of `R` (vectors of `n` columns, without `leave_out`) and the
-/// rows, each formatted as the run's writers do.
-fn csv_file<R: CsvRow>(name: &str, n: usize, leave_out: &[&str], rows: &[R]) -> Result<Vec<u8>> {
-    let mut w = table::Writer::with_header(Vec::new(), columns::<R>(n, leave_out))
-        .and_then(|h| h.into_inner())
-        .map_err(|e| format_error(name, e))?;
-    let mut records = Records::new();
-    for r in rows {
-        records.push_row(r).map_err(|e| format_error(name, e))?;
-        if records.len() >= 1 << 16 {
-            w.extend_from_slice(records.as_str().as_bytes());
-            records.clear();
+/// The rows, under `header`, in a new sink (an error names file `name`).
+fn rows_into<S: RowSink, R: CsvRow>(
+    name: &str,
+    new: &NewSink<S>,
+    header: Vec<String>,
+    rows: &[R],
+) -> Result<S> {
+    new(header)
+        .and_then(|s| fill(s, rows))
+        .map_err(|e| format_error(name, e))
+}
+
+/// A file held in memory (a relay's, a utility's): its bytes and, for a
+/// table of typed rows, the rows, from which [`HeldFile::columns`] fills
+/// its columns.
+pub struct HeldFile {
+    /// The file's name in the run directory.
+    pub name: &'static str,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    rows: Option<Box<dyn HeldRows>>,
+}
+
+impl std::fmt::Debug for HeldFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldFile")
+            .field("name", &self.name)
+            .field("bytes", &self.bytes.len())
+            .field("rows", &self.rows.is_some())
+            .finish()
+    }
+}
+
+/// Typed rows under their header, as a table's columns.
+trait HeldRows: Send + Sync {
+    fn columns(&self) -> std::io::Result<Columns>;
+}
+
+/// The rows of a held table and its header.
+struct RowsOf<R> {
+    header: Vec<String>,
+    rows: Vec<R>,
+}
+
+impl<R: CsvRow + Send + Sync> HeldRows for RowsOf<R> {
+    fn columns(&self) -> std::io::Result<Columns> {
+        fill(Columns::new(self.header.clone()), &self.rows)
+    }
+}
+
+impl HeldFile {
+    /// A file of bytes formatted elsewhere (no typed rows: no columns).
+    pub fn bytes(name: &'static str, bytes: Vec<u8>) -> HeldFile {
+        HeldFile {
+            name,
+            bytes,
+            rows: None,
         }
     }
-    w.extend_from_slice(records.as_str().as_bytes());
-    Ok(w)
+
+    /// The table `name` of `rows` under `header` (see [`columns`]), its
+    /// bytes formatted now (a number the format refuses is an error here,
+    /// as when a run writes it); `fail` words that error.
+    pub fn table<R: CsvRow + Send + Sync + 'static>(
+        name: &'static str,
+        header: Vec<String>,
+        rows: Vec<R>,
+        fail: impl FnOnce(std::io::Error) -> Error,
+    ) -> Result<HeldFile> {
+        let bytes = csv_writer(header.clone())
+            .and_then(|w| fill(w, &rows))
+            .and_then(|w| w.into_inner())
+            .map_err(fail)?;
+        Ok(HeldFile {
+            name,
+            bytes,
+            rows: Some(Box::new(RowsOf { header, rows })),
+        })
+    }
+
+    /// The columns of this table, or `None` when it holds no typed rows.
+    pub fn columns(&self) -> Option<Result<Columns>> {
+        let rows = self.rows.as_ref()?;
+        Some(rows.columns().map_err(|e| format_error(self.name, e)))
+    }
 }

@@ -49,8 +49,8 @@ pub use relay::{
 };
 pub use release::{save_release, save_release_with};
 pub use simulate::{
-    SimTimings, sim_config_from_summary, sim_default_out_dir, simulate_to_dir, simulate_to_dir_on,
-    write_by_distance,
+    SimTimings, by_distance_header, sim_config_from_summary, sim_default_out_dir, simulate_to_dir,
+    simulate_to_dir_on, write_by_distance,
 };
 pub use summary::{ConfigEcho, SummaryFile};
 pub use sweep::{DEFAULT_OUT as SWEEP_DEFAULT_OUT, SweepOptions, SweepReport, run_sweep};

@@ -6,6 +6,7 @@
 use super::csv::CsvSink;
 use super::driver::OutputOptions;
 use super::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
+use super::memory::HeldFile;
 use super::run_dir::json_bytes;
 use super::summary::{config_as, config_object};
 use crate::control::Control;
@@ -146,7 +147,7 @@ impl<E: RoundExecutor> Job<E> for Relay<'_> {
         let (tables, _) = relay_tables(plan, &ran.stats)?;
         Ok(tables
             .into_iter()
-            .map(|(name, bytes)| RunFile::bytes(name, bytes))
+            .map(|f| RunFile::bytes(f.name, f.bytes))
             .collect())
     }
 
@@ -178,20 +179,17 @@ impl<E: RoundExecutor> Job<E> for Relay<'_> {
     }
 }
 
-/// A file of a run directory in memory: its name and its bytes.
-pub type NamedFile = (&'static str, Vec<u8>);
-
-/// The files of a finished run, formatted in memory as `relay --out`
-/// writes them: `relay.csv`, `relay_by_distance.csv` and `summary.json`
-/// (the Python package returns these bytes); also the by-distance rows, for
-/// the figure.
+/// The files of a finished run, in memory as `relay --out` writes them:
+/// `relay.csv`, `relay_by_distance.csv` (tables of typed rows) and
+/// `summary.json` (the Python package returns these); also the
+/// by-distance rows, for the figure.
 pub fn relay_files(
     plan: &RelayPlan<'_>,
     stats: &RunStats,
-) -> Result<(Vec<NamedFile>, Vec<RelayByDistanceRow>)> {
+) -> Result<(Vec<HeldFile>, Vec<RelayByDistanceRow>)> {
     let (mut files, by_distance) = relay_tables(plan, stats)?;
     let summary = json_bytes("summary.json", &summarize(plan, stats))?;
-    files.push(("summary.json", summary));
+    files.push(HeldFile::bytes("summary.json", summary));
     Ok((files, by_distance))
 }
 
@@ -200,7 +198,7 @@ pub fn relay_files(
 fn relay_tables(
     plan: &RelayPlan<'_>,
     stats: &RunStats,
-) -> Result<(Vec<NamedFile>, Vec<RelayByDistanceRow>)> {
+) -> Result<(Vec<HeldFile>, Vec<RelayByDistanceRow>)> {
     let labels: Vec<String> = plan
         .owners()
         .iter()
@@ -209,11 +207,8 @@ fn relay_tables(
     let rows = owner_rows(stats, &labels, plan.fractions());
     let by_distance = bucket_rows(stats, plan.buckets(), plan.fractions());
     let files = vec![
-        ("relay.csv", csv_bytes("relay.csv", 0, &rows)?),
-        (
-            "relay_by_distance.csv",
-            csv_bytes("relay_by_distance.csv", 0, &by_distance)?,
-        ),
+        held("relay.csv", 0, rows)?,
+        held("relay_by_distance.csv", 0, by_distance.clone())?,
     ];
     Ok((files, by_distance))
 }
@@ -221,16 +216,19 @@ fn relay_tables(
 /// `responses.csv` of a relay run in memory (the Python package's
 /// `responses=True`): the rows of [`RelayPlan::responses_into`], formatted
 /// as `relay --responses` and `simulate --responses` write them.
-pub fn relay_responses_csv(plan: &RelayPlan<'_>, control: &Control) -> Result<NamedFile> {
+pub fn relay_responses_csv(plan: &RelayPlan<'_>, control: &Control) -> Result<HeldFile> {
     let mut rows: Vec<ResponseRow> = Vec::new();
     plan.responses_into(&mut rows, control)?;
-    let n = plan.config().sim.dim;
-    Ok(("responses.csv", csv_bytes("responses.csv", n, &rows)?))
+    held("responses.csv", plan.config().sim.dim, rows)
 }
 
-/// The header of `R` (vectors of `n` columns) and its rows, as the run's
-/// CSV writers format them.
-fn csv_bytes<R: CsvRow>(name: &str, n: usize, rows: &[R]) -> Result<Vec<u8>> {
+/// Table `name` of `rows` (vectors of `n` columns), formatted as the run's
+/// CSV writers format it.
+fn held<R: CsvRow + Send + Sync + 'static>(
+    name: &'static str,
+    n: usize,
+    rows: Vec<R>,
+) -> Result<HeldFile> {
     let fail = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::InvalidData {
             Error::Numerical(format!("{name}: {e} ({WHAT} is not a finite number)"))
@@ -238,12 +236,7 @@ fn csv_bytes<R: CsvRow>(name: &str, n: usize, rows: &[R]) -> Result<Vec<u8>> {
             Error::Numerical(format!("{name}: {e}"))
         }
     };
-    let mut w =
-        table::Writer::with_header(Vec::new(), table::columns::<R>(n, &[])).map_err(fail)?;
-    for r in rows {
-        w.row(r).map_err(fail)?;
-    }
-    w.into_inner().map_err(fail)
+    HeldFile::table(name, table::columns::<R>(n, &[]), rows, fail)
 }
 
 /// Reads the `config` object of a relay `summary.json` (or, without a `sim`

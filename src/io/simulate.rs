@@ -46,9 +46,9 @@ pub struct SimTimings {
     pub total_s: f64,
 }
 
-/// Writes `by_distance.csv` rows (the `post_*` and `correct_*` columns when
-/// the rows have them: all rows or none).
-pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::Result<()> {
+/// The header of `by_distance.csv` of `rows`: the `post_*` and `correct_*`
+/// columns when the rows have them (all rows or none).
+pub fn by_distance_header(rows: &[ByDistanceRow]) -> Vec<String> {
     let post = rows.first().is_some_and(|r| r.post_exact.is_some());
     let bits = rows.first().is_some_and(|r| r.correct_rate.is_some());
     let leave_out: &[&str] = match (post, bits) {
@@ -56,7 +56,12 @@ pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::
         (true, false) => &["correct_rate", "correct_theory"],
         _ => &["post_exact", "post_mse", "correct_rate", "correct_theory"],
     };
-    let mut out = table::Writer::with_header(w, columns::<ByDistanceRow>(0, leave_out))?;
+    columns::<ByDistanceRow>(0, leave_out)
+}
+
+/// Writes `by_distance.csv` rows (header: [`by_distance_header`]).
+pub fn write_by_distance(w: &mut dyn Write, rows: &[ByDistanceRow]) -> std::io::Result<()> {
+    let mut out = table::Writer::with_header(w, by_distance_header(rows))?;
     for r in rows {
         out.row(r)?;
     }

@@ -62,6 +62,20 @@ impl Cells<'_> {
     }
 }
 
+/// The column of element `elem` (1-based; 0: not a vector) of `field`, a
+/// vector of `seq_len` numbers split into `parts` when there are several.
+pub(super) fn column_name(field: &str, elem: usize, parts: &[&str], seq_len: usize) -> String {
+    if elem > 0 && !parts.is_empty() && seq_len >= parts.len() {
+        let n = seq_len / parts.len();
+        let k = ((elem - 1) / n).min(parts.len() - 1);
+        format!("{}{}", parts[k], elem - k * n)
+    } else if elem > 0 {
+        format!("{field}{elem}")
+    } else {
+        field.to_string()
+    }
+}
+
 /// Appends `s` as one CSV field, quoted if it holds a comma, a quote or a
 /// line break (quotes doubled) — the one quoting rule of every file.
 pub fn push_field(out: &mut String, s: &str) {

@@ -35,9 +35,11 @@ use std::path::{Path, PathBuf};
 pub(crate) const BEYOND_BOUND: &str = "expected a number within ±";
 
 mod cells;
+mod columns;
 mod read;
 
 pub use cells::*;
+pub use columns::*;
 pub use read::*;
 
 /// A row type of one CSV file.
@@ -373,17 +375,7 @@ impl ser::Serializer for &mut Cells<'_> {
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<(), RowError> {
-        let column = || {
-            if self.elem > 0 && !self.parts.is_empty() && self.seq_len >= self.parts.len() {
-                let n = self.seq_len / self.parts.len();
-                let k = ((self.elem - 1) / n).min(self.parts.len() - 1);
-                format!("{}{}", self.parts[k], self.elem - k * n)
-            } else if self.elem > 0 {
-                format!("{}{}", self.field, self.elem)
-            } else {
-                self.field.to_string()
-            }
-        };
+        let column = || column_name(self.field, self.elem, self.parts, self.seq_len);
         if !v.is_finite()
             && let Some(allow) = self.allow
             && !allow(self.field, v)

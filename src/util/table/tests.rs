@@ -218,3 +218,193 @@ fn lines_and_cells_round_trip() {
     assert_eq!(l, "\"exp:a=4,b=1\",plain,\"say \"\"hi\"\"\",,\"d∈[1, 2]\"");
     assert_eq!(cells(&l), fields);
 }
+
+/// A row with a cell of every kind the writers emit (text that reads as a
+/// number, integers beyond `i64`, optional and vector numbers).
+#[derive(Debug, Serialize, Deserialize)]
+struct Mixed {
+    id: String,
+    big: u64,
+    x: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<f64>,
+    flag: bool,
+    v: Vec<f64>,
+}
+
+impl CsvRow for Mixed {
+    const VECTOR: Option<&'static str> = Some("v");
+    const OPTIONAL: &'static [&'static str] = &["note"];
+    const INFINITE: &'static [&'static str] = &["v"];
+    const UNDEFINED: &'static [&'static str] = &["v"];
+}
+
+/// The columns a type-inferring reader makes of CSV text (the Python
+/// package's former parser, `pandas.read_csv`'s types): integers, else
+/// numbers with empty cells as NaN, else text.
+fn read_columns(text: &str) -> Vec<(String, Column)> {
+    let mut rd = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let names: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
+    let mut cells: Vec<Vec<String>> = vec![Vec::new(); names.len()];
+    for rec in rd.records() {
+        for (c, f) in cells.iter_mut().zip(rec.unwrap().iter()) {
+            c.push(f.to_string());
+        }
+    }
+    let typed = |col: Vec<String>| {
+        if let Some(v) = col.iter().map(|s| s.parse::<i64>().ok()).collect() {
+            return Column::Int(v);
+        }
+        let num = |s: &String| {
+            if s.is_empty() {
+                Some(f64::NAN)
+            } else {
+                s.parse().ok()
+            }
+        };
+        match col.iter().map(num).collect() {
+            Some(v) => Column::Float(v),
+            None => Column::Text(col),
+        }
+    };
+    names
+        .into_iter()
+        .zip(cells.into_iter().map(typed))
+        .collect()
+}
+
+/// Columns equal, floats bit for bit (NaN included).
+fn same(a: &[(String, Column)], b: &[(String, Column)]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((na, ca), (nb, cb))| {
+            na == nb
+                && match (ca, cb) {
+                    (Column::Float(x), Column::Float(y)) => {
+                        x.len() == y.len()
+                            && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+                    }
+                    _ => ca == cb,
+                }
+        })
+}
+
+fn mixed_row() -> impl Strategy<Value = Mixed> {
+    let ids = prop::sample::select(vec![
+        "",
+        "7",
+        "007",
+        "-0",
+        "+3",
+        "1.50",
+        "1e5",
+        "inf",
+        "NaN",
+        "a,b",
+        "x",
+        "say \"hi\"",
+        "9223372036854775808",
+        "true",
+    ]);
+    let floats = prop::sample::select(vec![
+        0.0,
+        -0.0,
+        1.0,
+        -3.0,
+        0.5,
+        1e-7,
+        1e15,
+        1e16,
+        9007199254740993.0,
+        1e300,
+        -2.5e-300,
+        9.3e18,
+        1.7976931348623157e308,
+    ]);
+    let bigs = prop::sample::select(vec![
+        0u64,
+        1,
+        1 << 53,
+        (1 << 53) + 1,
+        i64::MAX as u64,
+        u64::MAX,
+    ]);
+    let v = prop::collection::vec(
+        prop_oneof![
+            Just(f64::INFINITY),
+            Just(f64::NAN),
+            floats.clone(),
+            any::<f64>().prop_filter("finite", |x| x.is_finite())
+        ],
+        2,
+    );
+    (
+        ids,
+        bigs,
+        floats.clone(),
+        prop::option::of(floats),
+        any::<bool>(),
+        v,
+    )
+        .prop_map(|(id, big, x, note, flag, v)| Mixed {
+            id: id.to_string(),
+            big,
+            x,
+            note,
+            flag,
+            v,
+        })
+}
+
+proptest! {
+    /// Columns built from rows are what a reader types the written text as:
+    /// same names, types and values (the Python tables of the CSV files).
+    #[test]
+    fn columns_are_the_written_text_read_back(
+        rows in prop::collection::vec(mixed_row(), 0..6),
+        notes in any::<bool>(),
+    ) {
+        let rows: Vec<Mixed> = rows
+            .into_iter()
+            .map(|mut r| {
+                if !notes {
+                    r.note = None;
+                } else if r.note.is_none() {
+                    r.note = Some(1.5);
+                }
+                r
+            })
+            .collect();
+        let leave_out: &[&str] = if notes { &[] } else { &["note"] };
+        let header = columns::<Mixed>(2, leave_out);
+        let w = fill(Writer::with_header(Vec::new(), header.clone()).unwrap(), &rows).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let got = fill(Columns::new(header), &rows).unwrap();
+        prop_assert_eq!(got.len(), rows.len());
+        let (got, want) = (got.into_vec(), read_columns(&text));
+        prop_assert!(same(&got, &want), "{got:?}\n{want:?}\n{text}");
+    }
+}
+
+#[test]
+fn columns_refuse_what_the_writer_refuses() {
+    let row = |x: f64| Demo {
+        id: "a".into(),
+        count: 1,
+        x,
+        note: None,
+        v: vec![1.0],
+    };
+    let mut c = Columns::new(columns::<Demo>(1, &["note"]));
+    c.push_row(&row(2.0)).unwrap();
+    let e = c.push_row(&row(f64::NAN)).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    assert!(
+        e.to_string()
+            .contains("column 'x': expected a finite number"),
+        "{e}"
+    );
+    let mut narrow = Columns::new(columns::<Demo>(1, &["note", "v"]));
+    assert!(narrow.push_row(&row(2.0)).is_err());
+    let mut wide = Columns::new(columns::<Demo>(3, &["note"]));
+    assert!(wide.push_row(&row(2.0)).is_err());
+}
