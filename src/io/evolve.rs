@@ -29,13 +29,15 @@ pub fn claim_out(out: &Path) -> Result<crate::util::lock::FileLock> {
 /// the store exists (a resumed run continues its own `timeline.csv`; a run
 /// into an existing store without `resume` is refused by the store before
 /// anything is written, in its own words; a new run replaced another run's
-/// files without a word), then claims it ([`claim_out`]) for the whole run.
+/// files without a word), then claims it ([`claim_out`]) for the whole run
+/// and refuses a directory another command's live run has claimed.
 pub fn prepare_out(out: &Path, force: bool, store: &Path) -> Result<crate::util::lock::FileLock> {
     if out.exists() && !out.is_dir() {
         let e = std::io::Error::other("not a directory (`out` is evolve's output directory)");
         return Err(Error::io(out, e));
     }
     let claim = claim_out(out)?;
+    crate::util::atomic::refuse_another_runs(out)?;
     let holds_files = std::fs::read_dir(out)
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
