@@ -38,7 +38,7 @@ pub fn _evolve<'py>(
             "a spec string or a path (evolve draws values on START and nodes)",
         ));
     }
-    let config: EvolveConfig = door::config(&EvolveConfig::default(), &given)?;
+    let config: EvolveConfig = door::config("evolve", &EvolveConfig::default(), &given)?;
     // The command line's rule for `out`: claimed for the run, refused when
     // it holds files unless `force` or the store exists.
     let _claim = match &out {
