@@ -206,6 +206,23 @@ fn first_blocks(keys: &[[u32; 8]; LANES], streams: &[u64; LANES]) -> [[u32; 16];
     out
 }
 
+/// ChaCha8's four double rounds (columns, then diagonals) with `$quarter`
+/// on the state `$x`, whatever a state word is (a `u32`, an SSE2 lane).
+macro_rules! chacha8_rounds {
+    ($quarter:ident, $x:ident) => {
+        for _ in 0..4 {
+            $quarter(&mut $x, 0, 4, 8, 12);
+            $quarter(&mut $x, 1, 5, 9, 13);
+            $quarter(&mut $x, 2, 6, 10, 14);
+            $quarter(&mut $x, 3, 7, 11, 15);
+            $quarter(&mut $x, 0, 5, 10, 15);
+            $quarter(&mut $x, 1, 6, 11, 12);
+            $quarter(&mut $x, 2, 7, 8, 13);
+            $quarter(&mut $x, 3, 4, 9, 14);
+        }
+    };
+}
+
 /// The ChaCha8 block function of [`LANES`] word-major states, lane by lane
 /// (the portable version of [`chacha8_sse2`]; also its reference in tests).
 #[cfg(any(test, not(target_arch = "x86_64")))]
@@ -224,16 +241,7 @@ fn chacha8_lanes(init: &[[u32; LANES]; 16]) -> [[u32; LANES]; 16] {
     for l in 0..LANES {
         let s: [u32; 16] = std::array::from_fn(|i| init[i][l]);
         let mut x = s;
-        for _ in 0..4 {
-            quarter(&mut x, 0, 4, 8, 12);
-            quarter(&mut x, 1, 5, 9, 13);
-            quarter(&mut x, 2, 6, 10, 14);
-            quarter(&mut x, 3, 7, 11, 15);
-            quarter(&mut x, 0, 5, 10, 15);
-            quarter(&mut x, 1, 6, 11, 12);
-            quarter(&mut x, 2, 7, 8, 13);
-            quarter(&mut x, 3, 4, 9, 14);
-        }
+        chacha8_rounds!(quarter, x);
         for ((o, xi), si) in out.iter_mut().zip(x).zip(s) {
             o[l] = xi.wrapping_add(si);
         }
@@ -270,16 +278,7 @@ fn chacha8_sse2(init: &[[u32; LANES]; 16]) -> [[u32; LANES]; 16] {
     let v: [__m128i; 16] =
         init.map(|w| _mm_set_epi32(w[3] as i32, w[2] as i32, w[1] as i32, w[0] as i32));
     let mut x = v;
-    for _ in 0..4 {
-        quarter(&mut x, 0, 4, 8, 12);
-        quarter(&mut x, 1, 5, 9, 13);
-        quarter(&mut x, 2, 6, 10, 14);
-        quarter(&mut x, 3, 7, 11, 15);
-        quarter(&mut x, 0, 5, 10, 15);
-        quarter(&mut x, 1, 6, 11, 12);
-        quarter(&mut x, 2, 7, 8, 13);
-        quarter(&mut x, 3, 4, 9, 14);
-    }
+    chacha8_rounds!(quarter, x);
     let mut out = [[0u32; LANES]; 16];
     for ((o, xi), vi) in out.iter_mut().zip(x).zip(v) {
         // SAFETY: `o` is 16 writable bytes; storeu needs no alignment.

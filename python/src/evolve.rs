@@ -8,7 +8,8 @@ use crate::errors::{blocking, quick, to_py};
 use crate::tables::csv_columns;
 use numpy::IntoPyArray;
 use privdiffuse::evolve::EvolveConfig;
-use privdiffuse::io::evolve::{prepare_out, timeline_csv, write_outputs};
+use privdiffuse::io::OutputOptions;
+use privdiffuse::io::evolve::{evolve_to_dir, timeline_csv};
 use privdiffuse::store::{AnswerFilter, Store};
 use privdiffuse::{CancelToken, Control, Error};
 use pyo3::prelude::*;
@@ -39,21 +40,25 @@ pub fn _evolve<'py>(
         ));
     }
     let config: EvolveConfig = door::config("evolve", &EvolveConfig::default(), &given)?;
-    // The command line's rule for `out`: claimed for the run, refused when
-    // it holds files unless `force` or the store exists.
-    let _claim = match &out {
-        Some(dir) => Some(prepare_out(dir, force, &config.store).map_err(to_py)?),
-        None => None,
-    };
     let token = CancelToken::new();
     let (csv, summary) = blocking(py, &token, threads, || {
-        let run = config
-            .evolve()
-            .control(Control::new().with_cancel(token.clone()))
-            .run()?;
-        if let Some(dir) = &out {
-            write_outputs(dir, &run, plots)?;
-        }
+        let control = Control::new().with_cancel(token.clone());
+        // With `out`, the command line's directory and its rules (claimed
+        // for the run; refused when it holds files unless `force` or the
+        // store exists).
+        let run = match out {
+            Some(out) => {
+                let opts = OutputOptions {
+                    out,
+                    explicit_out: true,
+                    force,
+                    plots,
+                    control,
+                };
+                evolve_to_dir(&config, false, &opts)?
+            }
+            None => config.evolve().control(control).run()?,
+        };
         let summary = serde_json::json!({
             "config": run.config,
             "batches": run.batches,

@@ -4,7 +4,6 @@ use super::run_args::{RunArgs, out_help};
 use super::sim_options::SimOptions;
 use crate::collusion::CollusionConfig;
 use crate::io::collude_to_dir_on;
-use crate::sim::Owners;
 use crate::{Coalition, Estimator};
 
 /// Pool coalitions' answers: estimator gains, privacy-loss audit, distinguishing attack
@@ -48,22 +47,19 @@ use crate::{Coalition, Estimator};
 ///   privdiffuse collude --graph facebook_combined.txt --dim 1 --norm l1 \
 ///       --eps exp:a=3,b=1 --coalition far:min-d=3 --coalition sybil:m=50,d=4
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment, mut_arg("out", |a| a.help(out_help("runs/<graph stem>-collude"))))]
+#[command(
+    verbatim_doc_comment,
+    mut_arg("out", |a| a.help(out_help("runs/<graph stem>-collude"))),
+    mut_arg("owners", |a| a.help(
+        "Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) \
+         [default: 20, or all nodes on a smaller graph]"
+    ))
+)]
 pub struct ColludeArgs {
     #[command(flatten)]
     sim: SimOptions,
-    /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`)
-    /// [default: 20, or all nodes on a smaller graph]
-    #[arg(long, value_name = "SPEC", display_order = 160, value_parser = super::common::owners_or_owner)]
-    owners: Option<Owners>,
-    /// One owner by node id (repeatable; instead of --owners)
-    #[arg(
-        long,
-        value_name = "ID",
-        conflicts_with = "owners",
-        display_order = 161
-    )]
-    owner: Vec<String>,
+    #[command(flatten)]
+    owners: super::common::OwnerArgs,
     /// A coalition (repeatable): far:min-d=X | band:d=X | random:m=M[,min-d=X] |
     /// nearest:m=M | sybil:m=M,d=X | file:PATH (required unless --config gives some)
     #[arg(
@@ -109,11 +105,7 @@ impl ColludeArgs {
         };
         self.sim.apply(&mut c.sim)?;
         self.sim.refuse_unused_in("collude", &c.sim)?;
-        if !self.owner.is_empty() {
-            c.sim.owners = Owners::Ids(self.owner.clone());
-        } else if let Some(v) = &self.owners {
-            c.sim.owners = v.clone();
-        }
+        self.owners.apply(&mut c.sim.owners);
         if !self.coalitions.is_empty() {
             c.coalitions = self.coalitions.clone();
         }

@@ -203,6 +203,34 @@ pub struct CommonArgs {
     pub force: bool,
 }
 
+/// `--owners SPEC` or `--owner ID` (repeatable): whose secrets a run
+/// releases (simulate, collude, utility).
+#[derive(Debug, Default, clap::Args)]
+pub struct OwnerArgs {
+    /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
+    #[arg(long, value_name = "SPEC", display_order = 160, value_parser = owners_or_owner)]
+    owners: Option<crate::sim::Owners>,
+    /// One owner by node id (repeatable; instead of --owners)
+    #[arg(
+        long,
+        value_name = "ID",
+        conflicts_with = "owners",
+        display_order = 161
+    )]
+    owner: Vec<String>,
+}
+
+impl OwnerArgs {
+    /// Sets `owners` to what the flags ask for, if they ask.
+    pub fn apply(&self, owners: &mut crate::sim::Owners) {
+        if !self.owner.is_empty() {
+            *owners = crate::sim::Owners::Ids(self.owner.clone());
+        } else if let Some(v) = &self.owners {
+            *owners = v.clone();
+        }
+    }
+}
+
 /// `--owners` of a command that also has `--owner ID`: the library's
 /// reading, whose refusal of `0` (zero owners, or the owner with id 0?)
 /// here names `--owner 0` too.
@@ -219,4 +247,60 @@ pub fn owners_or_owner(s: &str) -> Result<crate::sim::Owners> {
         ),
         e => e,
     })
+}
+
+/// The figure of a sweep from its flags (`plot --kind sweep`, `sweep
+/// --plots`): `--only COLUMN=VALUE` pairs, `--at-distance D,..` and the
+/// comma-separated `--metric` list, read the same way by both.
+pub fn sweep_plot_spec(
+    x: Option<&str>,
+    metric: Option<&str>,
+    only: &[String],
+    at_distance: Option<&str>,
+    (log_x, per_seed): (bool, bool),
+) -> Result<crate::io::PlotSpec> {
+    let only = only
+        .iter()
+        .map(|o| {
+            o.split_once('=')
+                .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| Error::param("--only", o, "COLUMN=VALUE"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let at = at_distance
+        .into_iter()
+        .flat_map(|s| s.split(','))
+        .map(|t| {
+            t.trim()
+                .parse::<f64>()
+                .map_err(|_| Error::param("--at-distance", t, "a list of numbers"))
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    Ok(crate::io::PlotSpec {
+        x: x.unwrap_or_default().to_string(),
+        metrics: metric
+            .into_iter()
+            .flat_map(|m| m.split(','))
+            .map(|m| crate::sweep::metrics::canonical_metric(m.trim()).to_string())
+            .filter(|m| !m.is_empty())
+            .collect(),
+        at,
+        only,
+        log_x,
+        per_seed,
+    })
+}
+
+/// The per-scheme lines of `utility`'s and `gossip`'s closing summary.
+pub fn print_scheme_totals(totals: &[crate::utility::UtilityRow]) {
+    for r in totals {
+        eprintln!(
+            "  {:<21} MSE {:.6}{}",
+            r.scheme,
+            r.mse,
+            r.mse_theory
+                .map(|t| format!(" (theory {t:.6})"))
+                .unwrap_or_default()
+        );
+    }
 }

@@ -3,10 +3,11 @@
 
 use super::common::with_threads;
 use crate::distance::DistanceKind;
-use crate::evolve::Evolve;
-use crate::io::evolve::{timeline_writer, write_outputs};
+use crate::evolve::EvolveConfig;
+use crate::io::OutputOptions;
+use crate::io::evolve::{default_out, evolve_to_dir};
 use crate::process::Norm;
-use crate::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
+use crate::process::discrete::{Grid, NoiseKind, RngSource};
 use crate::sim::Owners;
 use crate::{EpsilonMap, ValueSpec};
 use std::path::PathBuf;
@@ -134,68 +135,44 @@ pub struct EvolveArgs {
     full_recompute: bool,
 }
 
-/// The default output directory: the store's path without `.db`, plus `-evolve`.
-fn default_out(store: &std::path::Path) -> PathBuf {
-    let stem = store
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "store".into());
-    store.with_file_name(format!("{stem}-evolve"))
-}
-
 /// Runs `privdiffuse evolve`.
 pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
-    let out = a.out.clone().unwrap_or_else(|| default_out(&a.store));
-    // Refused before batch 0 is committed, not after; one run at a time
-    // into OUT (issue 32 item 2), claimed before the store is opened and
-    // held until the last output is written: concurrent runs into one OUT
-    // mixed one run's summary.json with another's timeline.
-    let _claim = crate::io::evolve::prepare_out(&out, a.force, &a.store)?;
-    let mut ev = Evolve::new(&a.graph, &a.events, &a.store)
-        .header(a.header.get())
-        .eps_max(a.eps_max)
-        .resume(a.resume)
-        .on_batch(timeline_writer(out.clone()));
-    if let Some(n) = &a.nodes {
-        ev = ev.nodes(n);
-    }
-    if let Some(x) = a.distance {
-        ev = ev.distance(x);
-    }
-    if let Some(x) = a.eps.clone() {
-        ev = ev.eps(x);
-    }
-    if let Some(x) = a.values.clone() {
-        ev = ev.values(x);
-    }
-    if let Some(x) = a.dim {
-        ev = ev.dim(x);
-    }
-    if let Some(x) = a.norm {
-        ev = ev.norm(x);
-    }
-    if let Some(x) = a.owners.clone() {
-        ev = ev.owners(x);
-    }
-    if let Some(x) = a.seed {
-        ev = ev.seed(x);
-    }
-    if let Some(x) = a.batch {
-        ev = ev.batch(x);
-    }
-    let d = NoiseOptions::default();
-    ev = ev.noise(NoiseOptions {
+    let d = EvolveConfig::default();
+    let config = EvolveConfig {
+        graph: a.graph,
+        nodes: a.nodes,
+        header: a.header.get(),
+        events: a.events,
+        store: a.store,
+        distance: a.distance.unwrap_or(d.distance),
+        eps: a.eps.unwrap_or(d.eps),
+        eps_max: a.eps_max,
+        dim: a.dim.unwrap_or(d.dim),
+        norm: a.norm.unwrap_or(d.norm),
+        values: a.values.unwrap_or(d.values),
+        owners: a.owners.unwrap_or(d.owners),
+        seed: a.seed.unwrap_or(d.seed),
+        batch: a.batch.unwrap_or(d.batch),
+        resume: a.resume,
         noise: a.noise.unwrap_or(d.noise),
         granularity: a.granularity.unwrap_or(d.granularity),
         levels_per_doubling: a.levels_per_doubling.unwrap_or(d.levels_per_doubling),
         rng: a.rng.unwrap_or(d.rng),
-    });
-    ev = ev.full_recompute(a.full_recompute);
+    };
+    let out = a.out.unwrap_or_else(|| default_out(&config.store));
     let control = super::progress::control(!a.quiet);
-    ev = ev.control(control.clone());
-    let o = with_threads(a.threads, || ev.run())?;
-    control.phase("writing outputs");
-    write_outputs(&out, &o, !a.no_plots)?;
+    let o = {
+        let opts = OutputOptions {
+            out: out.clone(),
+            explicit_out: true,
+            force: a.force,
+            plots: !a.no_plots,
+            control: control.clone(),
+        };
+        with_threads(a.threads, || {
+            evolve_to_dir(&config, a.full_recompute, &opts)
+        })?
+    };
     // The last clone of the progress control clears the screen before the summary.
     drop(control);
     if !a.quiet {
@@ -203,7 +180,7 @@ pub fn run(a: EvolveArgs) -> anyhow::Result<()> {
         eprintln!(
             "{}: {} of {} batches committed ({} implied answers at batch 0, {} explicit); \
              wrote {}",
-            a.store.display(),
+            config.store.display(),
             o.timeline.len().saturating_sub(1),
             o.batches,
             o.implied,

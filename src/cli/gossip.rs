@@ -159,16 +159,7 @@ pub fn run(args: GossipArgs) -> anyhow::Result<()> {
             timings.threads,
             args.out.display()
         );
-        for r in &summary.totals {
-            eprintln!(
-                "  {:<21} MSE {:.6}{}",
-                r.scheme,
-                r.mse,
-                r.mse_theory
-                    .map(|t| format!(" (theory {t:.6})"))
-                    .unwrap_or_default()
-            );
-        }
+        super::common::print_scheme_totals(&summary.totals);
     }
     Ok(())
 }

@@ -5,7 +5,6 @@
 use crate::Error;
 use crate::io::PlotSpec;
 use crate::io::plot::{self, Kind, PlotOptions};
-use crate::sweep::metrics::canonical_metric;
 use crate::util::Existing;
 use std::path::PathBuf;
 
@@ -156,38 +155,11 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
 
 /// What `--kind sweep` draws, from the sweep flags.
 fn sweep_spec(args: &PlotArgs) -> Result<PlotSpec, Error> {
-    let only = args
-        .only
-        .iter()
-        .map(|o| {
-            o.split_once('=')
-                .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| Error::param("--only", o, "COLUMN=VALUE"))
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
-    let at = match &args.at_distance {
-        Some(s) => s
-            .split(',')
-            .map(|t| {
-                t.trim()
-                    .parse::<f64>()
-                    .map_err(|_| Error::param("--at-distance", t, "a list of numbers"))
-            })
-            .collect::<Result<Vec<f64>, Error>>()?,
-        None => Vec::new(),
-    };
-    Ok(PlotSpec {
-        x: args.x.clone().unwrap_or_default(),
-        metrics: args
-            .metric
-            .iter()
-            .flat_map(|m| m.split(','))
-            .map(|m| canonical_metric(m.trim()).to_string())
-            .filter(|m| !m.is_empty())
-            .collect(),
-        at,
-        only,
-        log_x: args.log_x,
-        per_seed: args.per_seed,
-    })
+    super::common::sweep_plot_spec(
+        args.x.as_deref(),
+        args.metric.as_deref(),
+        &args.only,
+        args.at_distance.as_deref(),
+        (args.log_x, args.per_seed),
+    )
 }

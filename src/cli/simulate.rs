@@ -4,7 +4,7 @@ use super::run_args::{RunArgs, out_help};
 use super::sim_options::SimOptions;
 use crate::Post;
 use crate::io::simulate_to_dir_on;
-use crate::sim::{Owners, SimConfig};
+use crate::sim::SimConfig;
 
 /// Simulate a network: distances → ε → one lazy path per owner → answers (the main job)
 ///
@@ -33,17 +33,8 @@ pub struct SimulateArgs {
     /// Post-processing of answers: none | clamp:LO,HI | bit | round [default: none]
     #[arg(long, value_name = "SPEC", display_order = 150)]
     post: Option<Post>,
-    /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
-    #[arg(long, value_name = "SPEC", display_order = 160, value_parser = super::common::owners_or_owner)]
-    owners: Option<Owners>,
-    /// One owner by node id (repeatable; instead of --owners)
-    #[arg(
-        long,
-        value_name = "ID",
-        conflicts_with = "owners",
-        display_order = 161
-    )]
-    owner: Vec<String>,
+    #[command(flatten)]
+    owners: super::common::OwnerArgs,
     /// Owners whose answers ego.csv records: ID,ID,... [default: the first owner]
     #[arg(long, value_name = "IDS", value_delimiter = ',', display_order = 162)]
     ego_owners: Option<Vec<String>>,
@@ -77,12 +68,7 @@ impl SimulateArgs {
         if let Some(v) = &self.post {
             c.post = *v;
         }
-        if let Some(v) = &self.owners {
-            c.owners = v.clone();
-        }
-        if !self.owner.is_empty() {
-            c.owners = Owners::Ids(self.owner.clone());
-        }
+        self.owners.apply(&mut c.owners);
         if let Some(ids) = &self.ego_owners {
             c.ego_owners = Some(ids.iter().map(|s| s.trim().to_string()).collect());
         }

@@ -1,6 +1,6 @@
 //! `privdiffuse sweep`: a grid of simulations (and collusion evaluations).
 
-use crate::io::{PlotSpec, SWEEP_DEFAULT_OUT as DEFAULT_OUT, SweepOptions, run_sweep};
+use crate::io::{SWEEP_DEFAULT_OUT as DEFAULT_OUT, SweepOptions, run_sweep};
 use crate::sweep::Grid;
 use std::path::PathBuf;
 
@@ -130,7 +130,6 @@ pub struct SweepArgs {
 
 /// Runs `privdiffuse sweep`.
 pub fn run(args: SweepArgs) -> anyhow::Result<()> {
-    use crate::Error;
     let mut grid = match &args.config {
         Some(p) => Grid::from_toml(p)?,
         None => Grid::new(),
@@ -139,39 +138,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         grid.add_set(s)?;
     }
     let plot = if args.plots {
-        let at = match &args.at_distance {
-            Some(s) => s
-                .split(',')
-                .map(|t| {
-                    t.trim()
-                        .parse::<f64>()
-                        .map_err(|_| Error::param("--at-distance", t, "a list of numbers"))
-                })
-                .collect::<Result<Vec<f64>, Error>>()?,
-            None => Vec::new(),
-        };
-        let only = args
-            .only
-            .iter()
-            .map(|o| {
-                o.split_once('=')
-                    .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
-                    .ok_or_else(|| Error::param("--only", o, "COLUMN=VALUE"))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        Some(PlotSpec {
-            x: args.x.clone().unwrap_or_default(),
-            metrics: args
-                .metric
-                .split(',')
-                .map(|m| crate::sweep::metrics::canonical_metric(m.trim()).to_string())
-                .filter(|m| !m.is_empty())
-                .collect(),
-            at,
-            only,
-            log_x: args.log_x,
-            per_seed: args.per_seed,
-        })
+        Some(super::common::sweep_plot_spec(
+            args.x.as_deref(),
+            Some(&args.metric),
+            &args.only,
+            args.at_distance.as_deref(),
+            (args.log_x, args.per_seed),
+        )?)
     } else {
         None
     };

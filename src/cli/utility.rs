@@ -4,7 +4,7 @@ use super::run_args::{RunArgs, out_help};
 use super::sim_options::{Shared, SimOptions};
 use crate::Post;
 use crate::io::utility_to_dir_on;
-use crate::sim::{Owners, SimConfig};
+use crate::sim::SimConfig;
 use crate::utility::UtilityConfig;
 
 /// Network-wide utility: every recipient estimates the mean of the values it can reach
@@ -38,17 +38,8 @@ pub struct UtilityArgs {
     /// Post-processing of answers: none | bit [default: none]
     #[arg(long, value_name = "SPEC", display_order = 150)]
     post: Option<Post>,
-    /// Owners: all | N (seeded sample) | ID,ID,... (one id: `17,`) [default: all]
-    #[arg(long, value_name = "SPEC", display_order = 160, value_parser = super::common::owners_or_owner)]
-    owners: Option<Owners>,
-    /// One owner by node id (repeatable; instead of --owners)
-    #[arg(
-        long,
-        value_name = "ID",
-        conflicts_with = "owners",
-        display_order = 161
-    )]
-    owner: Vec<String>,
+    #[command(flatten)]
+    owners: super::common::OwnerArgs,
     /// Hops within which the access scheme sees exact values [default: 1]
     #[arg(long, value_name = "R", display_order = 161)]
     access_radius: Option<u32>,
@@ -87,11 +78,7 @@ impl UtilityArgs {
         if let Some(v) = &self.post {
             c.sim.post = *v;
         }
-        if !self.owner.is_empty() {
-            c.sim.owners = Owners::Ids(self.owner.clone());
-        } else if let Some(v) = &self.owners {
-            c.sim.owners = v.clone();
-        }
+        self.owners.apply(&mut c.sim.owners);
         if let Some(r) = self.access_radius {
             c.access_radius = r;
         }
@@ -134,16 +121,7 @@ pub fn run(args: UtilityArgs) -> anyhow::Result<()> {
             timings.threads,
             out.display()
         );
-        for r in &summary.totals {
-            eprintln!(
-                "  {:<21} MSE {:.6}{}",
-                r.scheme,
-                r.mse,
-                r.mse_theory
-                    .map(|t| format!(" (theory {t:.6})"))
-                    .unwrap_or_default()
-            );
-        }
+        super::common::print_scheme_totals(&summary.totals);
     }
     Ok(())
 }

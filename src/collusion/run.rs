@@ -604,7 +604,7 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
         s.levels.clear();
         s.params.clear();
         for e in s.eps.iter_mut() {
-            let level = level_of(fam, &mut s.level_cache, *e)?;
+            let level = fam.level_cached(&mut s.level_cache, *e, 256)?;
             *e = fam.eps_used(*e, level);
             s.levels.push(level);
             s.params.push(fam.member_param(*e, level));
@@ -779,25 +779,6 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
             }),
         })
     }
-}
-
-/// The level of `eps`, kept in `cache` when the family's levels are costly.
-fn level_of<F: NoiseFamily>(
-    fam: &F,
-    cache: &mut Vec<(f64, F::Level)>,
-    eps: f64,
-) -> Result<F::Level> {
-    if !F::COSTLY_LEVEL {
-        return fam.level(eps);
-    }
-    if let Some(&(_, l)) = cache.iter().find(|(e, _)| *e == eps) {
-        return Ok(l);
-    }
-    let l = fam.level(eps)?;
-    if cache.len() < 256 {
-        cache.push((eps, l));
-    }
-    Ok(l)
 }
 
 #[cfg(test)]

@@ -24,17 +24,20 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
-    check(ev)?;
-    ev.control.phase("loading the graph and events");
-    let g0 = Graph::load_with(
+/// START with `nodes`, as the run reads it.
+pub(super) fn load_start(ev: &Evolve) -> Result<Graph> {
+    Graph::load_with(
         &ev.graph,
         &LoadOptions {
             nodes_file: ev.nodes.clone(),
             header: ev.header,
             ..LoadOptions::default()
         },
-    )?;
+    )
+}
+
+/// The run on START `g0` (loaded by [`load_start`], after [`check`]).
+pub(super) fn run(ev: &mut Evolve, g0: &Graph) -> Result<EvolveOutput> {
     let ids = g0.ids().clone();
     let start: Edges = g0
         .edges()
@@ -48,11 +51,11 @@ pub(super) fn run(ev: &mut Evolve) -> Result<EvolveOutput> {
             seed: ev.seed,
             ..SimConfig::default()
         };
-        let mut o = crate::sim::plan::select_owners(&sc, &g0)?;
+        let mut o = crate::sim::plan::select_owners(&sc, g0)?;
         o.sort_unstable();
         o
     };
-    let (discrete, values, table) = secrets(ev, &g0, &owners)?;
+    let (discrete, values, table) = secrets(ev, g0, &owners)?;
     let requested = requested(ev, discrete.is_some(), values.spec().to_string());
     // What this run may remove if it fails before its first commit: only
     // files it created.
@@ -207,7 +210,7 @@ fn secrets(
 /// Refuses, before anything is read, what `evolve` cannot run: batches of
 /// no event, a sketched distance (redrawn per graph), a clamped map, no top
 /// for continuous distances.
-fn check(ev: &Evolve) -> Result<()> {
+pub(super) fn check(ev: &Evolve) -> Result<()> {
     if ev.batch == 0 {
         return Err(Error::param(
             "batch",

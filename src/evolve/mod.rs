@@ -51,7 +51,7 @@ use crate::control::Control;
 use crate::distance::DistanceKind;
 use crate::epsilon::EpsilonMap;
 use crate::error::Result;
-use crate::graph::HeaderMode;
+use crate::graph::{Graph, HeaderMode};
 use crate::process::Norm;
 use crate::process::discrete::NoiseOptions;
 use crate::sim::Owners;
@@ -270,8 +270,8 @@ impl Evolve {
     }
 
     /// Called with the committed timeline after batch 0 and after every
-    /// batch (the command line rewrites `timeline.csv` from it, see
-    /// `crate::io::evolve::timeline_writer`).
+    /// batch (the run directory's `timeline.csv` is rewritten from it, see
+    /// `crate::io::evolve`).
     pub fn on_batch(
         mut self,
         f: impl FnMut(&[TimelineRow]) -> Result<()> + Send + 'static,
@@ -303,6 +303,26 @@ impl Evolve {
 
     /// Runs (or continues) the evolving release.
     pub fn run(mut self) -> Result<EvolveOutput> {
-        engine::run(&mut self)
+        self.check()?;
+        self.control.phase("loading the graph and events");
+        let start = self.load_start()?;
+        self.run_on(&start)
+    }
+
+    /// Refuses, before anything is read, what cannot run (the checks of
+    /// [`Evolve::run`]).
+    pub(crate) fn check(&self) -> Result<()> {
+        engine::check(self)
+    }
+
+    /// START (with `nodes`), as [`Evolve::run`] loads it.
+    pub(crate) fn load_start(&self) -> Result<Graph> {
+        engine::load_start(self)
+    }
+
+    /// [`Evolve::run`] after its checks, on START loaded by
+    /// [`Evolve::load_start`] (the run directory's driver loads it).
+    pub(crate) fn run_on(&mut self, start: &Graph) -> Result<EvolveOutput> {
+        engine::run(self, start)
     }
 }

@@ -6,11 +6,15 @@
 //! into the same new directory fails at once), each phase timed, the files
 //! written into a staging directory, `summary.json`, the figures,
 //! `timings.json`, then the directory committed; on any error nothing is
-//! left behind. On a cluster's process that does not merge, the same graph,
+//! left behind. A job whose directory is live ([`Place::Live`]: `evolve`)
+//! keeps the same order in `--out` itself, claimed by `OUT.lock`: what it
+//! writes while running stays readable after a crash, and nothing needs a
+//! commit. On a cluster's process that does not merge, the same graph,
 //! distances and plan are built, its share computed and sent, nothing is
 //! written and the result is `None`.
 
-use super::run_dir::{at_destination, claim_out_dir, write_json, write_with};
+use super::live_dir::LiveDir;
+use super::run_dir::{at_destination, claim_out_dir, json_bytes, write_with};
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
@@ -96,14 +100,31 @@ impl<'a> RunFile<'a> {
     }
 }
 
-/// Where a job runs: its executor, the staging directory for the files it
-/// streams while running (`None` on a process that writes nothing) and the
-/// run's control.
+/// Where a job's run directory is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In a staging directory that replaces `--out` when complete (an
+    /// explicit `--out` must be new unless `force`).
+    Staged,
+    /// In `--out` itself ([`LiveDir`]): a directory that holds files is
+    /// refused unless `force` or the run `continues` the one that wrote
+    /// them (a resumed `evolve`).
+    Live {
+        /// The run continues the one whose files `--out` holds.
+        continues: bool,
+    },
+}
+
+/// Where a job runs: its executor, its directory for the files it writes
+/// while running (`None` on a process that writes nothing) and the run's
+/// control.
 pub struct At<'a, E> {
     /// The executor.
     pub exec: &'a E,
-    /// The staging directory, where this process writes.
+    /// The staging directory, where this process writes ([`Place::Staged`]).
     pub dir: Option<&'a AtomicDir>,
+    /// The live directory ([`Place::Live`]).
+    pub live: Option<&'a LiveDir>,
     /// Cancellation and progress.
     pub control: &'a Control,
 }
@@ -125,6 +146,11 @@ pub trait Job<E: Executor> {
 
     /// The progress phase while running (`"simulating"`).
     const RUNNING: &'static str;
+
+    /// Where the run directory is written (staged unless the job says).
+    fn place(&self) -> Place {
+        Place::Staged
+    }
 
     /// Everything that needs no graph, on every process, before `--out` is
     /// claimed.
@@ -162,6 +188,11 @@ pub trait Job<E: Executor> {
 
     /// `timings.json` from the phases measured.
     fn timings(&self, phases: Phases, plan: &Self::Plan<'_>, ran: &Self::Ran) -> Self::Timings;
+
+    /// The bytes of `timings.json` (pretty JSON ended by a newline).
+    fn timings_json(&self, timings: &Self::Timings) -> Result<Vec<u8>> {
+        json_bytes("timings.json", timings)
+    }
 }
 
 /// Runs `job` on `exec` and writes its run directory `opts.out` (see the
@@ -186,6 +217,7 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
             At {
                 exec,
                 dir: None,
+                live: None,
                 control,
             },
         )?;
@@ -194,7 +226,7 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
     if opts.plots {
         super::check_plots_available()?;
     }
-    let dir = claim_out_dir(&opts.out, opts.explicit_out, opts.force)?;
+    let dir = OutDir::claim(job.place(), opts)?;
     let t0 = Instant::now();
     let mut phases = Phases {
         threads: rayon::current_num_threads(),
@@ -213,29 +245,95 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
             &mut plan,
             At {
                 exec,
-                dir: Some(&dir),
+                dir: dir.staged(),
+                live: dir.live(),
                 control,
             },
         )?
         .ok_or_else(|| Error::Unsupported("process 0 and local runs merge".into()))?;
     phases.run_s = clock.next("writing outputs");
     for file in job.files(&plan, &ran)? {
-        write_with(&dir, file.name, file.write)?;
+        dir.write(file.name, file.write)?;
     }
     let summary = job.summary(&plan, &ran)?;
-    write_json(&dir, "summary.json", &summary)?;
+    let bytes = json_bytes("summary.json", &summary)?;
+    dir.write("summary.json", |w| w.write_all(&bytes))?;
     phases.write_s = clock.seconds();
     if opts.plots {
         clock.next("drawing figures");
-        job.draw(&plan, &ran, dir.staging())
-            .map_err(|e| at_destination(&dir, e))?;
+        dir.draw(|at| job.draw(&plan, &ran, at))?;
         phases.plots_s = clock.seconds();
     }
     phases.total_s = t0.elapsed().as_secs_f64();
     let timings = job.timings(phases, &plan, &ran);
-    write_json(&dir, "timings.json", &timings)?;
+    let bytes = job.timings_json(&timings)?;
+    dir.write("timings.json", |w| w.write_all(&bytes))?;
     dir.commit()?;
     Ok(Some((summary, timings)))
+}
+
+/// The run directory being written, staged or live ([`Place`]).
+enum OutDir {
+    Staged(AtomicDir),
+    Live(LiveDir),
+}
+
+impl OutDir {
+    /// Claims `opts.out` the way `place` says.
+    fn claim(place: Place, opts: &OutputOptions) -> Result<OutDir> {
+        Ok(match place {
+            Place::Staged => {
+                OutDir::Staged(claim_out_dir(&opts.out, opts.explicit_out, opts.force)?)
+            }
+            Place::Live { continues } => {
+                OutDir::Live(LiveDir::claim(&opts.out, opts.force, continues)?)
+            }
+        })
+    }
+
+    fn staged(&self) -> Option<&AtomicDir> {
+        match self {
+            OutDir::Staged(dir) => Some(dir),
+            OutDir::Live(_) => None,
+        }
+    }
+
+    fn live(&self) -> Option<&LiveDir> {
+        match self {
+            OutDir::Staged(_) => None,
+            OutDir::Live(dir) => Some(dir),
+        }
+    }
+
+    /// Writes file `name` with `write`.
+    fn write(
+        &self,
+        name: &str,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<()> {
+        match self {
+            OutDir::Staged(dir) => write_with(dir, name, write),
+            OutDir::Live(dir) => dir.sink().replace(name, write),
+        }
+    }
+
+    /// Draws the figures with `draw` into the directory being written
+    /// (paths in its errors shown at the destination).
+    fn draw(&self, draw: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+        match self {
+            OutDir::Staged(dir) => draw(dir.staging()).map_err(|e| at_destination(dir, e)),
+            OutDir::Live(dir) => draw(dir.path()),
+        }
+    }
+
+    /// Puts a staged directory in place (a live one is already there; its
+    /// claim is released).
+    fn commit(self) -> Result<()> {
+        match self {
+            OutDir::Staged(dir) => Ok(dir.commit()?),
+            OutDir::Live(_) => Ok(()),
+        }
+    }
 }
 
 /// [`run_to_dir`] in this process (which always merges).

@@ -1,68 +1,151 @@
-//! What `evolve` writes into its output directory: `timeline.csv`
-//! (rewritten from the store after every batch), `summary.json` and the
-//! figure `timeline.png/.svg` at the end.
+//! `evolve` as a [`Job`] of the one driver ([`run_to_dir`](super::driver::run_to_dir)):
+//! its directory is live ([`Place::Live`]), `timeline.csv` rewritten from
+//! the store after every committed batch (a killed run leaves a readable
+//! timeline; a resumed run, same store, continues into its own `--out`),
+//! then `summary.json`, the figure `timeline.png/.svg` and `timings.json`
+//! at the end.
 
+use super::driver::{At, Job, OutputOptions, Phases, Place, RunFile, run_here};
 use crate::error::{Error, Result};
-use crate::evolve::EvolveOutput;
+use crate::evolve::{Evolve, EvolveConfig, EvolveOutput, Timings};
+use crate::exec::Local;
+use crate::graph::Graph;
 use crate::store::TimelineRow;
 use crate::util::table::{Writer, columns};
-use crate::util::{AtomicFile, Existing};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Claims `evolve`'s output directory for this run: the lock `OUT.lock`
-/// beside it (removed when the claim is dropped; one left by a killed run is
-/// taken over), so that a second run into the same OUT fails at once with
-/// `OUT is in use by another run`. The directory itself is rewritten by
-/// every batch and by a resumed run, so it is not required to be new.
-pub fn claim_out(out: &Path) -> Result<crate::util::lock::FileLock> {
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        // The first batch would create it; the lock file lives in it.
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    }
-    Ok(crate::util::lock::FileLock::acquire(out)?)
+/// The default output directory of a run on `store`: the store's path
+/// without `.db`, plus `-evolve`.
+pub fn default_out(store: &Path) -> PathBuf {
+    let stem = store
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "store".into());
+    store.with_file_name(format!("{stem}-evolve"))
 }
 
-/// Prepares `evolve`'s output directory for a run on `store`, the one rule
-/// of every face (command line and Python): refuses anything but a
-/// directory, and a directory that already holds files unless `force` or
-/// the store exists (a resumed run continues its own `timeline.csv`; a run
-/// into an existing store without `resume` is refused by the store before
-/// anything is written, in its own words; a new run replaced another run's
-/// files without a word), then claims it ([`claim_out`]) for the whole run
-/// and refuses a directory another command's live run has claimed.
-pub fn prepare_out(out: &Path, force: bool, store: &Path) -> Result<crate::util::lock::FileLock> {
-    if out.exists() && !out.is_dir() {
-        let e = std::io::Error::other("not a directory (`out` is evolve's output directory)");
-        return Err(Error::io(out, e));
-    }
-    let claim = claim_out(out)?;
-    crate::util::atomic::refuse_another_runs(out)?;
-    let holds_files = std::fs::read_dir(out)
-        .map(|mut d| d.next().is_some())
-        .unwrap_or(false);
-    if holds_files && !force && store.symlink_metadata().is_err() {
-        return Err(Error::output_exists(out, crate::util::Refusal::Exists));
-    }
-    Ok(claim)
+/// Runs (or with `resume`, continues) the evolving release `config` and
+/// writes its directory `opts.out` (the rule of every face: one run at a
+/// time into OUT, claimed before the store is opened; a directory that
+/// holds files refused unless `force` or the store exists). With
+/// `full_recompute`, every owner is recomputed at every batch (a
+/// measurement: the same results).
+pub fn evolve_to_dir(
+    config: &EvolveConfig,
+    full_recompute: bool,
+    opts: &OutputOptions,
+) -> Result<EvolveOutput> {
+    let job = EvolveJob {
+        config,
+        full_recompute,
+    };
+    Ok(run_here(job, opts)?.0.run)
 }
 
-/// The [`Evolve::on_batch`](crate::evolve::Evolve::on_batch) of the command
-/// line: rewrites `DIR/timeline.csv` from the committed timeline.
-pub fn timeline_writer(
-    dir: std::path::PathBuf,
-) -> impl FnMut(&[TimelineRow]) -> Result<()> + Send + 'static {
-    move |rows| write_timeline(&dir, rows)
+/// `evolve` as a [`Job`]: one process; the engine loads its events, opens
+/// the store and times its own phases.
+struct EvolveJob<'c> {
+    config: &'c EvolveConfig,
+    full_recompute: bool,
 }
 
-/// Writes `DIR/timeline.csv` (replacing it) from `rows` — the store's
-/// committed timeline, so a resumed run rewrites the very same file.
-pub fn write_timeline(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let path = dir.join("timeline.csv");
-    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
-    write_timeline_to(&mut f, rows).map_err(|e| Error::io(&path, e))?;
-    Ok(f.commit()?)
+impl EvolveJob<'_> {
+    fn evolve(&self) -> Evolve {
+        self.config.evolve().full_recompute(self.full_recompute)
+    }
+}
+
+/// What [`evolve_to_dir`]'s driver returns: the run, and `summary.json`
+/// (what it serialises to).
+struct EvolveSummary {
+    run: EvolveOutput,
+    json: serde_json::Value,
+}
+
+impl serde::Serialize for EvolveSummary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.json.serialize(s)
+    }
+}
+
+impl Job<Local> for EvolveJob<'_> {
+    type Summary = EvolveSummary;
+    type Timings = Timings;
+    type Ground<'g> = ();
+    type Plan<'g>
+        = &'g Graph
+    where
+        Self: 'g;
+    type Ran = EvolveOutput;
+    const RUNNING: &'static str = "evolving";
+
+    fn place(&self) -> Place {
+        // A resumed run (its store exists) continues its own timeline; a
+        // run into an existing store without `resume` is refused by the
+        // store before anything is written, in its own words.
+        Place::Live {
+            continues: self.config.store.symlink_metadata().is_ok(),
+        }
+    }
+
+    fn prepare(&mut self) -> Result<()> {
+        self.evolve().check()
+    }
+
+    fn load(&mut self) -> Result<Graph> {
+        self.evolve().load_start()
+    }
+
+    fn ground(&self, _: &Graph) -> Result<()> {
+        Ok(())
+    }
+
+    fn plan<'p, 'g: 'p>(&'p self, start: &'g Graph, _: &'p ()) -> Result<&'p Graph> {
+        Ok(start)
+    }
+
+    fn run(&self, start: &mut &Graph, at: At<'_, Local>) -> Result<Option<EvolveOutput>> {
+        let mut ev = self.evolve().control(at.control.clone());
+        if let Some(dir) = at.live {
+            // The committed timeline after every batch.
+            let sink = dir.sink();
+            ev = ev
+                .on_batch(move |rows| sink.replace("timeline.csv", |w| write_timeline_to(w, rows)));
+        }
+        ev.run_on(start).map(Some)
+    }
+
+    fn files<'a>(&'a self, _: &'a &Graph, ran: &'a EvolveOutput) -> Result<Vec<RunFile<'a>>> {
+        Ok(vec![RunFile::new("timeline.csv", |w| {
+            write_timeline_to(w, &ran.timeline)
+        })])
+    }
+
+    fn summary(&self, _: &&Graph, ran: &EvolveOutput) -> Result<EvolveSummary> {
+        Ok(EvolveSummary {
+            run: ran.clone(),
+            json: summary_json(ran)?,
+        })
+    }
+
+    fn draw(&self, _: &&Graph, ran: &EvolveOutput, dir: &Path) -> Result<()> {
+        #[cfg(feature = "plots")]
+        super::plot::timeline::draw(dir, &ran.timeline)?;
+        #[cfg(not(feature = "plots"))]
+        let _ = (ran, dir);
+        Ok(())
+    }
+
+    fn timings(&self, _: Phases, _: &&Graph, ran: &EvolveOutput) -> Timings {
+        ran.seconds
+    }
+
+    fn timings_json(&self, timings: &Timings) -> Result<Vec<u8>> {
+        // evolve's `timings.json` has always been written without a newline.
+        serde_json::to_vec_pretty(timings)
+            .map_err(|e| Error::Numerical(format!("timings.json: {e}")))
+    }
 }
 
 /// The text of `timeline.csv` for `rows` (the Python package's tables).
@@ -92,31 +175,9 @@ fn write_timeline_to(out: &mut dyn Write, rows: &[TimelineRow]) -> std::io::Resu
     Ok(())
 }
 
-/// Replaces `DIR/name` by `value` as pretty JSON, ended by a newline when
-/// `newline` (evolve's `timings.json` has always been written without one).
-fn replace_json(
-    dir: &Path,
-    name: &str,
-    value: &impl serde::Serialize,
-    newline: bool,
-) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|e| Error::Numerical(format!("{name}: {e}")))?;
-    if newline {
-        text.push('\n');
-    }
-    let path = dir.join(name);
-    let mut f = AtomicFile::create_with(&path, Existing::Replace)?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| Error::io(&path, e))?;
-    Ok(f.commit()?)
-}
-
-/// Writes `DIR/summary.json` (configuration, counts, the last batch's three
-/// policies, timings) and, with the `plots` feature and `plots` true, the
-/// figure.
-pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> {
-    write_timeline(dir, &out.timeline)?;
+/// `summary.json`: configuration, counts, the last batch's three policies,
+/// the store's size (and its skipped pairs, its discrete record).
+fn summary_json(out: &EvolveOutput) -> Result<serde_json::Value> {
     let last = out.timeline.last();
     let policy = |mse: Option<f64>, spent: Option<f64>| serde_json::json!({ "mse": mse, "eps_spent": spent });
     let mut summary = serde_json::json!({
@@ -151,13 +212,5 @@ pub fn write_outputs(dir: &Path, out: &EvolveOutput, plots: bool) -> Result<()> 
                 .map_err(|e| Error::Numerical(format!("summary.json: {e}")))?,
         );
     }
-    replace_json(dir, "summary.json", &summary, true)?;
-    replace_json(dir, "timings.json", &out.seconds, false)?;
-    #[cfg(feature = "plots")]
-    if plots {
-        super::plot::timeline::draw(dir, &out.timeline)?;
-    }
-    #[cfg(not(feature = "plots"))]
-    let _ = plots;
-    Ok(())
+    Ok(summary)
 }

@@ -19,6 +19,7 @@ pub mod evolve;
 pub mod figure_input;
 pub mod gossip;
 pub mod graph;
+pub mod live_dir;
 pub mod memory;
 pub mod paths;
 #[cfg(feature = "plots")]

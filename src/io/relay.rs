@@ -116,7 +116,9 @@ impl<E: RoundExecutor> Job<E> for Relay<'_> {
     }
 
     fn run(&self, plan: &mut RelayPlan<'_>, at: At<'_, E>) -> Result<Option<Relayed>> {
-        let At { exec, dir, control } = at;
+        let At {
+            exec, dir, control, ..
+        } = at;
         let t = Instant::now();
         let Some(stats) = plan.run_on(exec, RelayEngine::Auto, control)? else {
             return Ok(None);

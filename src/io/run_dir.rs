@@ -94,12 +94,6 @@ pub(crate) fn write_error(dir: &AtomicDir, name: &str, e: std::io::Error) -> Err
     Error::io(shown(dir, name), e)
 }
 
-/// Writes `value` as pretty JSON into `name` ([`json_bytes`]).
-pub(crate) fn write_json<T: Serialize>(dir: &AtomicDir, name: &str, value: &T) -> Result<()> {
-    let bytes = json_bytes(name, value)?;
-    write_with(dir, name, |w| w.write_all(&bytes))
-}
-
 /// `value` as file `name` holds it: pretty JSON ended by a newline, as
 /// every run writes `summary.json` and `timings.json`.
 pub(crate) fn json_bytes(name: &str, value: &impl Serialize) -> Result<Vec<u8>> {

@@ -155,7 +155,9 @@ impl<E: Executor> Job<E> for Simulate<'_> {
     }
 
     fn run(&self, plan: &mut Plan<'_>, at: At<'_, E>) -> Result<Option<SimResult>> {
-        let At { exec, dir, control } = at;
+        let At {
+            exec, dir, control, ..
+        } = at;
         let Some(dir) = dir else {
             // The sinks are discarded here, but present exactly where
             // process 0 has files, so every chunk formats the same rows.

@@ -44,7 +44,7 @@ impl Plan<'_> {
         f.theory.clear();
         f.correct.clear();
         for (k, &e) in s.unit_eps.iter().enumerate() {
-            let level = match level_of(fam, &mut f.level_cache, e) {
+            let level = match fam.level_cached(&mut f.level_cache, e, 64) {
                 Ok(level) => level,
                 // The family's refusal, naming the map and the distance.
                 Err(err) => {
@@ -437,25 +437,6 @@ struct Answer<'v> {
     mech: Mechanism,
     vals: &'v [f64],
     err: f64,
-}
-
-/// The level of `eps`, kept in `cache` when the family's levels are costly.
-fn level_of<F: NoiseFamily>(
-    fam: &F,
-    cache: &mut Vec<(f64, F::Level)>,
-    eps: f64,
-) -> Result<F::Level> {
-    if !F::COSTLY_LEVEL {
-        return fam.level(eps);
-    }
-    if let Some(&(_, l)) = cache.iter().find(|(e, _)| *e == eps) {
-        return Ok(l);
-    }
-    let l = fam.level(eps)?;
-    if cache.len() < 64 {
-        cache.push((eps, l));
-    }
-    Ok(l)
 }
 
 /// (min, max) of `xs`.

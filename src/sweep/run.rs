@@ -118,17 +118,20 @@ fn owner_count(c: &SimConfig, nodes: usize) -> usize {
     }
 }
 
-/// A dry run's estimate (and the number of graphs loaded): loads the graphs
-/// and prepares the distances (as the sweep would), then calibrates. Points that differ only in their seed cost the
-/// same, so one point per class is timed, on one and on three owners (the
-/// per-owner slope and the fixed cost); a point's estimate is fixed + slope
-/// × owners, and the sweep's is the preparation plus the sum over points
-/// divided by the threads. Nothing is written.
-pub fn estimate(points: &[Point]) -> Result<(Estimate, usize)> {
-    let t0 = Instant::now();
-    let (gkeys, graphs) = load_graphs(points.iter())?;
+/// What [`distance_classes`] returns.
+type DistanceClasses = (
+    Vec<(usize, DistanceKind, String, DistanceOptions)>,
+    Vec<usize>,
+);
+
+/// The distinct (graph, distance kind, options) of `points` — each is
+/// prepared once — and each point's index among them.
+fn distance_classes<'p>(
+    gkeys: &[GraphKey],
+    points: impl Iterator<Item = &'p Point>,
+) -> DistanceClasses {
     let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
-    let mut point_dist = Vec::with_capacity(points.len());
+    let mut point_dist = Vec::new();
     for p in points {
         let g = gkeys
             .iter()
@@ -148,6 +151,19 @@ pub fn estimate(points: &[Point]) -> Result<(Estimate, usize)> {
         };
         point_dist.push(i);
     }
+    (dkeys, point_dist)
+}
+
+/// A dry run's estimate (and the number of graphs loaded): loads the graphs
+/// and prepares the distances (as the sweep would), then calibrates. Points that differ only in their seed cost the
+/// same, so one point per class is timed, on one and on three owners (the
+/// per-owner slope and the fixed cost); a point's estimate is fixed + slope
+/// × owners, and the sweep's is the preparation plus the sum over points
+/// divided by the threads. Nothing is written.
+pub fn estimate(points: &[Point]) -> Result<(Estimate, usize)> {
+    let t0 = Instant::now();
+    let (gkeys, graphs) = load_graphs(points.iter())?;
+    let (dkeys, point_dist) = distance_classes(&gkeys, points.iter());
     let distances: Vec<Distances<'_>> = dkeys
         .iter()
         .map(|(g, kind, _, o)| Distances::new(&graphs[*g], *kind, o))
@@ -262,27 +278,7 @@ pub fn run_points(
 ) -> Result<RunStats> {
     control.phase("loading graphs");
     let (gkeys, graphs) = load_graphs(pending.iter().copied())?;
-    let mut dkeys: Vec<(usize, DistanceKind, String, DistanceOptions)> = Vec::new();
-    let mut point_dist: Vec<usize> = Vec::with_capacity(pending.len());
-    for p in pending {
-        let g = gkeys
-            .iter()
-            .position(|k| *k == graph_key(&p.config))
-            .unwrap_or(0);
-        let kind = p.config.distance;
-        let dk = distance_key(kind, &p.config.distance_options);
-        let i = match dkeys
-            .iter()
-            .position(|(gg, kk, s, _)| *gg == g && *kk == kind && *s == dk)
-        {
-            Some(i) => i,
-            None => {
-                dkeys.push((g, kind, dk, p.config.distance_options.clone()));
-                dkeys.len() - 1
-            }
-        };
-        point_dist.push(i);
-    }
+    let (dkeys, point_dist) = distance_classes(&gkeys, pending.iter().copied());
     control.phase("preparing distances");
     let distances: Vec<Distances<'_>> = dkeys
         .iter()

@@ -3,6 +3,7 @@
 //! thread/share/CBOR determinism, refusals, the OS generator.
 
 use super::*;
+use super::{all_row, replicates, small_graph};
 use crate::control::Control;
 use crate::epsilon::EpsilonMap;
 use crate::mechanism::MechanismChoice;
@@ -10,19 +11,6 @@ use crate::process::discrete::{Grid, NoiseKind, RngSource};
 use crate::rng::{Purpose, rng_for};
 use crate::sim::Owners;
 use crate::values::ValueSpec;
-
-/// A connected 40-node graph: a ring with chords.
-fn small_graph() -> Graph {
-    let n = 40u32;
-    let mut e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
-    e.extend(
-        (0..n)
-            .step_by(3)
-            .map(|i| (i, (i * 7 + 11) % n))
-            .filter(|(a, b)| a != b),
-    );
-    Graph::from_index_edges(n as usize, &e, None, false).unwrap()
-}
 
 /// Discrete noise on a coarse grid (2^-3: the rounding matters) and a coarse
 /// ladder (m = 1: rungs are powers of two, far below most ε, so the Laplace
@@ -39,26 +27,6 @@ fn config(values: ValueSpec, post: Post, dim: usize) -> UtilityConfig {
     c.sim.granularity = Grid::from_exponent(-3).unwrap();
     c.sim.levels_per_doubling = 1;
     c
-}
-
-fn replicates(g: &Graph, c: &UtilityConfig, reps: u64) -> (Vec<RecipientErrors>, Vec<UtilityRow>) {
-    let d = Distances::new(g, DistanceKind::Hop, &Default::default()).unwrap();
-    let mut c = c.clone();
-    c.replicates = reps as usize;
-    let plan = UtilityPlan::new(&c, g, &d).unwrap();
-    let ctl = Control::new();
-    let out: Vec<RecipientErrors> = (0..reps)
-        .map(|r| plan.evaluate(&plan.run_replicate(r, &ctl, &|_| {}).unwrap().0, r))
-        .collect();
-    let errs: Vec<Vec<Vec<f64>>> = out.iter().map(|e| e.sq_err.clone()).collect();
-    let rows = plan.rows(&errs, &out[0]);
-    (out, rows)
-}
-
-fn all_row<'r>(rows: &'r [UtilityRow], scheme: &str) -> &'r UtilityRow {
-    rows.iter()
-        .find(|r| r.scheme == scheme && r.degree_lo.is_none())
-        .unwrap()
 }
 
 /// Raw answers, 1-D and 2-D ℓ1: each scheme's MSE over all recipients

@@ -678,7 +678,3 @@ fn overflow(_x: f64) -> Error {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-#[path = "discrete_tests.rs"]
-mod discrete_tests;

@@ -8,8 +8,9 @@ use crate::rng::{Purpose, rng_for};
 use crate::sim::Owners;
 use crate::values::ValueSpec;
 
-/// A connected 40-node graph: a ring with chords.
-fn small_graph() -> Graph {
+/// A connected 40-node graph: a ring with chords (the shrinkage tests'
+/// too).
+pub(super) fn small_graph() -> Graph {
     let n = 40u32;
     let mut e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
     e.extend(
@@ -466,3 +467,7 @@ fn the_gaussian_mechanism_is_refused() {
         "{e}"
     );
 }
+
+/// The same engine under the discrete chain (its fixtures are these).
+#[path = "discrete_tests.rs"]
+mod discrete;

@@ -39,6 +39,19 @@ pub fn build<'a, DB: DrawingBackend>(
     build_with(area, fonts, caption, axes, y_labels, 1.0)
 }
 
+/// [`build`], then its [`mesh`] with a grid: where most panels start.
+pub fn gridded<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    fonts: &Fonts,
+    caption: Option<&str>,
+    axes: &Axes,
+    y_labels: f64,
+) -> Result<Chart<'a, DB>, DrawError<DB>> {
+    let mut chart = build(area, fonts, caption, axes, y_labels)?;
+    mesh(&mut chart, fonts, axes, true)?;
+    Ok(chart)
+}
+
 /// As [`build`], with room for `x_lines` lines of x tick labels.
 pub fn build_with<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,

@@ -214,11 +214,7 @@ pub fn aggregate(rows: &[CoalitionRow]) -> CoalitionFigure {
 
 /// Loads figure 4 from `coalition.csv` (`input` is the file or its directory).
 pub fn load(input: &Path) -> Result<CoalitionFigure> {
-    let file = if input.is_dir() {
-        input.join("coalition.csv")
-    } else {
-        input.to_path_buf()
-    };
+    let file = super::input_file(input, "coalition.csv");
     let rows = read_coalition(&file)?;
     let fig = aggregate(&rows);
     let points: usize = fig

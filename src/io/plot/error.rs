@@ -12,13 +12,12 @@
 //! and the axis says so.
 
 use super::axis::Scale;
-use super::chart::{self, Axes};
+use super::chart::{self, Axes, Chart};
 use super::data::{ByDistanceRow, read_by_distance, read_summary_if_present};
 use super::layout::Mark;
-use super::legend::{self, Entry, Panel, PanelResult, Swatch};
-use super::style::{self, DrawResult, Figure, Fonts};
+use super::legend::{self, Entry, MarksResult, Plot, Swatch};
+use super::style::{self, Fonts};
 use crate::error::{Error, Result};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -158,26 +157,6 @@ impl ErrorFigure {
         }
     }
 
-    fn axes(&self) -> Axes {
-        let pts = || self.series.iter().flat_map(|s| s.points.iter());
-        let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-            (a.min(p.x), b.max(p.x))
-        });
-        let gap = self.gap();
-        let (x0, x1) = style::safe_range(xlo - 0.6 * gap, xhi + 0.6 * gap);
-        let (y0, y1) = self.y_range();
-        Axes {
-            x: Scale::linear_or_integer(x0, x1, self.whole),
-            y: Scale::log(y0, y1, false),
-            x_desc: self.distance_label.clone(),
-            y_desc: if self.post {
-                "RMSE √E‖raw − u‖² before post-processing (log scale)".into()
-            } else {
-                "RMSE √E‖y − u‖² (log scale)".into()
-            },
-        }
-    }
-
     /// Theory curves, mechanisms with identical curves (correlated and
     /// independent share their marginals) merged into one black line
     /// instead of hiding each other: (label, colour, points).
@@ -229,6 +208,35 @@ impl ErrorFigure {
     fn label(s: &ErrorSeries) -> String {
         format!("{}: empirical RMSE ± 95% CI", s.mechanism)
     }
+}
+
+impl Plot for ErrorFigure {
+    const NAME: &'static str = "error";
+    const Y_LABELS: f64 = 2.6;
+
+    fn title(&self) -> String {
+        "Error against distance: empirical RMSE (95% CI) and theory".into()
+    }
+
+    fn axes(&self) -> Axes {
+        let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.x), b.max(p.x))
+        });
+        let gap = self.gap();
+        let (x0, x1) = style::safe_range(xlo - 0.6 * gap, xhi + 0.6 * gap);
+        let (y0, y1) = self.y_range();
+        Axes {
+            x: Scale::linear_or_integer(x0, x1, self.whole),
+            y: Scale::log(y0, y1, false),
+            x_desc: self.distance_label.clone(),
+            y_desc: if self.post {
+                "RMSE √E‖raw − u‖² before post-processing (log scale)".into()
+            } else {
+                "RMSE √E‖y − u‖² (log scale)".into()
+            },
+        }
+    }
 
     fn entries(&self) -> Vec<Entry> {
         let mut e: Vec<Entry> = self
@@ -251,19 +259,15 @@ impl ErrorFigure {
         }
         e
     }
-}
 
-impl Panel for ErrorFigure {
-    fn chart<DB: DrawingBackend>(
+    fn marks<DB: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
         fonts: &Fonts,
-    ) -> PanelResult<DB> {
-        let axes = self.axes();
+        axes: &Axes,
+    ) -> MarksResult<DB> {
         let (y0, y1) = axes.y.bounds();
         let gap = self.gap();
-        let mut chart = chart::build(area, fonts, None, &axes, 2.6)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
         let m = self.series.len() as f64;
         let half = 0.05 * gap;
         let r = legend::marker_radius(fonts);
@@ -272,7 +276,7 @@ impl Panel for ErrorFigure {
         for (label, c, pts) in self.theory_groups() {
             chart.draw_series(DashedLineSeries::new(pts.clone(), 10, 6, c.stroke_width(2)))?;
             let mut mark = Mark::new(label);
-            mark.line(chart::pxs(&chart, pts));
+            mark.line(chart::pxs(chart, pts));
             marks.push(mark);
         }
         let mut arrows = Mark::new(ARROW);
@@ -284,7 +288,7 @@ impl Panel for ErrorFigure {
             for p in &shown {
                 let (lo, hi) = (p.lo.max(y0), p.hi.min(y1));
                 chart.draw_series(style::whisker(p.x + dx, lo, hi, half, c.stroke_width(2)))?;
-                mark.line(chart::pxs(&chart, [(p.x + dx, lo), (p.x + dx, hi)]));
+                mark.line(chart::pxs(chart, [(p.x + dx, lo), (p.x + dx, hi)]));
             }
             chart.draw_series(
                 shown
@@ -292,7 +296,7 @@ impl Panel for ErrorFigure {
                     .map(|p| Circle::new((p.x + dx, p.rmse), r as u32, c.filled())),
             )?;
             mark.points(
-                chart::pxs(&chart, shown.iter().map(|p| (p.x + dx, p.rmse))),
+                chart::pxs(chart, shown.iter().map(|p| (p.x + dx, p.rmse))),
                 r,
             );
             marks.push(mark);
@@ -305,23 +309,12 @@ impl Panel for ErrorFigure {
                 low.iter()
                     .map(|&q| EmptyElement::at(q) + Polygon::new(arrowhead(w), c.filled())),
             )?;
-            arrows.points(chart::pxs(&chart, low), w);
+            arrows.points(chart::pxs(chart, low), w);
         }
         if !arrows.shapes.is_empty() {
             marks.push(arrows);
         }
-        Ok(chart::layout(&chart, "error", &axes, marks))
-    }
-}
-
-impl Figure for ErrorFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        legend::titled(
-            root,
-            "Error against distance: empirical RMSE (95% CI) and theory",
-            self,
-            &self.entries(),
-        )
+        Ok(marks)
     }
 }
 

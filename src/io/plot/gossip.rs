@@ -6,13 +6,12 @@
 //! median and worst). A flat exact line at the cap means no amplification.
 
 use super::axis::Scale;
-use super::chart::{self, Axes};
+use super::chart::{self, Axes, Chart};
 use super::layout::Mark;
-use super::legend::{self, Entry, Panel, PanelResult};
-use super::style::{self, DrawResult, Figure, Fonts};
+use super::legend::{self, Entry, MarksResult, Plot};
+use super::style::{self, Fonts};
 use crate::error::Result;
 use crate::gossip::{PrivacyByDistanceRow, TwoSchoolsRow};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -82,7 +81,16 @@ impl GossipFigure {
     }
 }
 
-impl GossipFigure {
+impl GossipFigure {}
+
+impl Plot for GossipFigure {
+    const NAME: &'static str = "gossip";
+    const Y_LABELS: f64 = 3.0;
+
+    fn title(&self) -> String {
+        "Gossip averaging: privacy loss against hop distance".into()
+    }
+
     fn axes(&self) -> Axes {
         let pts = || self.curves.iter().flat_map(|c| c.3.iter());
         let (xlo, xhi, ylo, yhi) = pts().fold(
@@ -127,17 +135,13 @@ impl GossipFigure {
             })
             .collect()
     }
-}
 
-impl Panel for GossipFigure {
-    fn chart<DB: DrawingBackend>(
+    fn marks<DB: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
         fonts: &Fonts,
-    ) -> PanelResult<DB> {
-        let axes = self.axes();
-        let mut chart = chart::build(area, fonts, None, &axes, 3.0)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
+        _axes: &Axes,
+    ) -> MarksResult<DB> {
         let r = legend::marker_radius(fonts);
         let mut marks = Vec::new();
         for (name, ci, dashed, ps) in &self.curves {
@@ -145,27 +149,16 @@ impl Panel for GossipFigure {
             let mut m = Mark::new(name.clone());
             if *dashed {
                 chart.draw_series(DashedLineSeries::new(ps.clone(), 10, 6, c.stroke_width(2)))?;
-                m.line(chart::pxs(&chart, ps.iter().copied()));
+                m.line(chart::pxs(chart, ps.iter().copied()));
             } else {
                 chart.draw_series(LineSeries::new(ps.clone(), c.stroke_width(2)))?;
                 chart.draw_series(ps.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
-                m.line(chart::pxs(&chart, ps.iter().copied()));
-                m.points(chart::pxs(&chart, ps.iter().copied()), r);
+                m.line(chart::pxs(chart, ps.iter().copied()));
+                m.points(chart::pxs(chart, ps.iter().copied()), r);
             }
             marks.push(m);
         }
-        Ok(chart::layout(&chart, "gossip", &axes, marks))
-    }
-}
-
-impl Figure for GossipFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        legend::titled(
-            root,
-            "Gossip averaging: privacy loss against hop distance",
-            self,
-            &self.entries(),
-        )
+        Ok(marks)
     }
 }
 
@@ -189,12 +182,5 @@ pub fn load(dir: &Path) -> Result<GossipFigure> {
 /// same bytes as `plot --kind gossip` draws from the run's files).
 pub fn draw(dir: &Path, by_distance: &[PrivacyByDistanceRow], two: &[TwoSchoolsRow]) -> Result<()> {
     let fig = GossipFigure::new(by_distance, two);
-    for ext in ["png", "svg"] {
-        style::render(
-            &fig,
-            &dir.join(format!("privacy.{ext}")),
-            super::DEFAULT_SIZE,
-        )?;
-    }
-    Ok(())
+    super::render_pair(&fig, dir, super::Kind::Gossip, super::DEFAULT_SIZE).map(|_| ())
 }

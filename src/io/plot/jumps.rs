@@ -537,8 +537,7 @@ impl Panel for Traces<'_> {
                 style::plural(f.traces.len(), "owner")
             )
         };
-        let mut chart = chart::build(area, fonts, Some(caption.as_str()), &axes, 2.6)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut chart = chart::gridded(area, fonts, Some(caption.as_str()), &axes, 2.6)?;
         let mut marks = Vec::new();
         if !f.envelope.is_empty() {
             let grey = ShapeStyle::from(&style::MID_GREY).stroke_width(2);
@@ -609,8 +608,7 @@ impl Panel for Hist<'_> {
             },
             h.counts.len()
         );
-        let mut chart = chart::build(area, fonts, Some(caption.as_str()), &axes, 2.6)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut chart = chart::gridded(area, fonts, Some(caption.as_str()), &axes, 2.6)?;
         let mut bars = Mark::new(OBSERVED);
         for (i, &c) in h.counts.iter().enumerate() {
             let (a, b) = ((h.edges[i], 0.0), (h.edges[i + 1], c));

@@ -6,6 +6,7 @@
 //! when every corner holds data, in a column of its own to the right of the
 //! panel. Same data, same place: the choice is deterministic.
 
+use super::chart::{self, Axes, Chart};
 use super::layout::{Layout, LegendLayout, Mark, PanelLayout, Rect};
 use super::style::{self, Fonts};
 use plotters::coord::Shift;
@@ -116,6 +117,52 @@ pub trait Panel {
         area: &DrawingArea<DB, Shift>,
         fonts: &Fonts,
     ) -> PanelResult<DB>;
+}
+
+/// What a [`Plot`] draws: where its marks landed.
+pub type MarksResult<DB> = std::result::Result<Vec<Mark>, style::DrawError<DB>>;
+
+/// A figure of one gridded chart under a title, the common case: it gives
+/// its parts, and its [`Panel`] (the chart, its layout named
+/// [`Plot::NAME`]) and [`Figure`](style::Figure) (the title, the legend
+/// where it covers no data) are built from them.
+pub trait Plot {
+    /// The panel's name in the layout.
+    const NAME: &'static str;
+    /// The width of the y tick labels, in label heights.
+    const Y_LABELS: f64;
+    /// The title above the chart.
+    fn title(&self) -> String;
+    /// The axes.
+    fn axes(&self) -> Axes;
+    /// The legend's entries.
+    fn entries(&self) -> Vec<Entry>;
+    /// Draws the data on the gridded `chart` of `axes`; returns the marks.
+    fn marks<DB: DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        fonts: &Fonts,
+        axes: &Axes,
+    ) -> MarksResult<DB>;
+}
+
+impl<T: Plot> Panel for T {
+    fn chart<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        fonts: &Fonts,
+    ) -> PanelResult<DB> {
+        let axes = self.axes();
+        let mut chart = chart::gridded(area, fonts, None, &axes, T::Y_LABELS)?;
+        let marks = self.marks(&mut chart, fonts, &axes)?;
+        Ok(chart::layout(&chart, T::NAME, &axes, marks))
+    }
+}
+
+impl<T: Plot> style::Figure for T {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> LayoutResult<DB> {
+        titled(root, &self.title(), self, &self.entries())
+    }
 }
 
 /// Pixel sizes of a legend, scaled with the fonts.

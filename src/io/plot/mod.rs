@@ -416,11 +416,34 @@ pub fn draw_default_figures(dir: &Path, kinds: &[Kind]) -> Result<Vec<PathBuf>> 
             }
             other => other?,
         };
-        for ext in ["png", "svg"] {
-            let out = dir.join(format!("{}.{ext}", kind.stem()));
-            render(&fig, &out, fig.size(&opts))?;
-            written.push(out);
-        }
+        written.extend(render_pair(&fig, dir, kind, fig.size(&opts))?);
     }
     Ok(written)
+}
+
+/// Renders `fig` as `DIR/<stem>.png` and `DIR/<stem>.svg` ([`Kind::stem`])
+/// at `size`; returns the two files.
+pub fn render_pair<F: Figure>(
+    fig: &F,
+    dir: &Path,
+    kind: Kind,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>> {
+    ["png", "svg"]
+        .into_iter()
+        .map(|ext| {
+            let out = dir.join(format!("{}.{ext}", kind.stem()));
+            render(fig, &out, size).map(|_| out)
+        })
+        .collect()
+}
+
+/// The file a figure reads: `input` itself, or `input/name` when `input`
+/// is a run directory.
+pub fn input_file(input: &Path, name: &str) -> PathBuf {
+    if input.is_dir() {
+        input.join(name)
+    } else {
+        input.to_path_buf()
+    }
 }

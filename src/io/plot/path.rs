@@ -18,13 +18,12 @@
 //! as points joined by thin lines. For n > 1, coordinate 1 is drawn.
 
 use super::axis::Scale;
-use super::chart::{self, Axes};
+use super::chart::{self, Axes, Chart};
 use super::data::{PathTable, read_owners, read_paths};
 use super::layout::Mark;
-use super::legend::{self, Entry, Panel, PanelResult, Swatch};
-use super::style::{self, DrawResult, Figure, Fonts};
+use super::legend::{Entry, MarksResult, Plot, Swatch};
+use super::style::{self, Fonts};
 use crate::error::{Error, Result};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::HashMap;
 use std::f64::consts::FRAC_PI_2;
@@ -201,6 +200,29 @@ pub fn load(input: &Path) -> Result<PathFigure> {
 const ASYMPTOTES: &str = "±π/2: V = ±∞";
 
 impl PathFigure {
+    fn left_out(&self) -> Option<String> {
+        (self.total > self.traces.len()).then(|| {
+            format!(
+                "+ {} not drawn (at most {MAX_SAMPLES})",
+                style::plural(self.total - self.traces.len(), "more path")
+            )
+        })
+    }
+}
+
+impl Plot for PathFigure {
+    const NAME: &'static str = "path";
+    const Y_LABELS: f64 = 2.6;
+
+    fn title(&self) -> String {
+        let shown = if self.total > self.traces.len() {
+            format!("first {} of {} paths", self.traces.len(), self.total)
+        } else {
+            style::plural(self.total, "path")
+        };
+        format!("Sample paths of the lazy Laplace process ({shown})")
+    }
+
     fn axes(&self) -> Axes {
         let (lo, hi) = self.eps_range;
         let (x0, x1) = if hi > lo {
@@ -236,15 +258,6 @@ impl PathFigure {
         }
     }
 
-    fn left_out(&self) -> Option<String> {
-        (self.total > self.traces.len()).then(|| {
-            format!(
-                "+ {} not drawn (at most {MAX_SAMPLES})",
-                style::plural(self.total - self.traces.len(), "more path")
-            )
-        })
-    }
-
     fn entries(&self) -> Vec<Entry> {
         let mut e: Vec<Entry> = self
             .traces
@@ -258,18 +271,14 @@ impl PathFigure {
         e.push(Entry::dashed(ASYMPTOTES, style::MID_GREY, 1));
         e
     }
-}
 
-impl Panel for PathFigure {
-    fn chart<DB: DrawingBackend>(
+    fn marks<DB: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
         fonts: &Fonts,
-    ) -> PanelResult<DB> {
-        let axes = self.axes();
+        axes: &Axes,
+    ) -> MarksResult<DB> {
         let (x0, x1) = axes.x.bounds();
-        let mut chart = chart::build(area, fonts, None, &axes, 2.6)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
         let mut marks = Vec::new();
         let mut asym = Mark::new(ASYMPTOTES);
         for b in [-FRAC_PI_2, FRAC_PI_2] {
@@ -280,7 +289,7 @@ impl Panel for PathFigure {
                 6,
                 style::MID_GREY.stroke_width(1),
             ))?;
-            asym.line(chart::pxs(&chart, line));
+            asym.line(chart::pxs(chart, line));
         }
         marks.push(asym);
         let r = (fonts.label * 0.22).max(2.0) as i32;
@@ -294,27 +303,11 @@ impl Panel for PathFigure {
                     .map(|&p| Circle::new(p, r as u32, c.filled())),
             )?;
             let mut m = Mark::new(t.label.clone());
-            m.line(chart::pxs(&chart, t.line.iter().copied()));
-            m.points(chart::pxs(&chart, t.marks.iter().copied()), r);
+            m.line(chart::pxs(chart, t.line.iter().copied()));
+            m.points(chart::pxs(chart, t.marks.iter().copied()), r);
             marks.push(m);
         }
-        Ok(chart::layout(&chart, "path", &axes, marks))
-    }
-}
-
-impl Figure for PathFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let shown = if self.total > self.traces.len() {
-            format!("first {} of {} paths", self.traces.len(), self.total)
-        } else {
-            style::plural(self.total, "path")
-        };
-        legend::titled(
-            root,
-            &format!("Sample paths of the lazy Laplace process ({shown})"),
-            self,
-            &self.entries(),
-        )
+        Ok(marks)
     }
 }
 

@@ -7,13 +7,12 @@
 //! trimming gives the flat line at 1.
 
 use super::axis::Scale;
-use super::chart::{self, Axes};
+use super::chart::{self, Axes, Chart};
 use super::layout::Mark;
-use super::legend::{self, Entry, Panel, PanelResult};
-use super::style::{self, DrawResult, Figure, Fonts};
+use super::legend::{self, Entry, MarksResult, Plot};
+use super::style::{self, Fonts};
 use crate::error::{Error, Result};
 use crate::relay::RelayByDistanceRow;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -52,6 +51,15 @@ impl RelayFigure {
     fn label(f: f64) -> String {
         format!("untrimmed fraction {}", crate::util::fmt_f64(f))
     }
+}
+
+impl Plot for RelayFigure {
+    const NAME: &'static str = "relay";
+    const Y_LABELS: f64 = 3.0;
+
+    fn title(&self) -> String {
+        "Relay: privacy level learned relative to one's own, against distance".into()
+    }
 
     fn axes(&self) -> Axes {
         let pts = || self.series.iter().flat_map(|s| s.1.iter());
@@ -88,17 +96,13 @@ impl RelayFigure {
         }
         e
     }
-}
 
-impl Panel for RelayFigure {
-    fn chart<DB: DrawingBackend>(
+    fn marks<DB: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
         fonts: &Fonts,
-    ) -> PanelResult<DB> {
-        let axes = self.axes();
-        let mut chart = chart::build(area, fonts, None, &axes, 3.0)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
+        _axes: &Axes,
+    ) -> MarksResult<DB> {
         let r = legend::marker_radius(fonts);
         let mut marks = Vec::new();
         let mut largest = Mark::new(LARGEST);
@@ -107,40 +111,25 @@ impl Panel for RelayFigure {
             let mean: Vec<(f64, f64)> = ps.iter().map(|p| (p.0, p.1)).collect();
             let top: Vec<(f64, f64)> = ps.iter().map(|p| (p.0, p.2)).collect();
             chart.draw_series(DashedLineSeries::new(top.clone(), 10, 6, c.stroke_width(2)))?;
-            largest.line(chart::pxs(&chart, top));
+            largest.line(chart::pxs(chart, top));
             chart.draw_series(LineSeries::new(mean.clone(), c.stroke_width(2)))?;
             chart.draw_series(mean.iter().map(|&p| Circle::new(p, r as u32, c.filled())))?;
             let mut m = Mark::new(Self::label(*f));
-            m.line(chart::pxs(&chart, mean.iter().copied()));
-            m.points(chart::pxs(&chart, mean), r);
+            m.line(chart::pxs(chart, mean.iter().copied()));
+            m.points(chart::pxs(chart, mean), r);
             marks.push(m);
         }
         if !largest.shapes.is_empty() {
             marks.push(largest);
         }
-        Ok(chart::layout(&chart, "relay", &axes, marks))
-    }
-}
-
-impl Figure for RelayFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        legend::titled(
-            root,
-            "Relay: privacy level learned relative to one's own, against distance",
-            self,
-            &self.entries(),
-        )
+        Ok(marks)
     }
 }
 
 /// Loads the figure from `relay_by_distance.csv` (`input` is the file or
 /// the run directory holding it).
 pub fn load(input: &Path) -> Result<RelayFigure> {
-    let file = if input.is_dir() {
-        input.join("relay_by_distance.csv")
-    } else {
-        input.to_path_buf()
-    };
+    let file = super::input_file(input, "relay_by_distance.csv");
     let rows = super::data::read_relay_by_distance(&file)?;
     if rows.is_empty() {
         return Err(Error::NothingToDraw {
@@ -155,8 +144,5 @@ pub fn load(input: &Path) -> Result<RelayFigure> {
 /// same bytes as `plot --kind relay` draws from `relay_by_distance.csv`).
 pub fn draw(dir: &Path, rows: &[RelayByDistanceRow]) -> Result<()> {
     let fig = RelayFigure::new(rows);
-    for ext in ["png", "svg"] {
-        style::render(&fig, &dir.join(format!("relay.{ext}")), super::DEFAULT_SIZE)?;
-    }
-    Ok(())
+    super::render_pair(&fig, dir, super::Kind::Relay, super::DEFAULT_SIZE).map(|_| ())
 }

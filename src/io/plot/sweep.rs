@@ -210,8 +210,7 @@ impl super::legend::Panel for SweepPanel<'_> {
         let (y0, _) = axes.y.bounds();
         let floor = if p.log { y0 } else { f64::NEG_INFINITY };
         let caption = self.caption.then_some(p.caption.as_str());
-        let mut chart = chart::build(area, fonts, caption, &axes, 3.0)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut chart = chart::gridded(area, fonts, caption, &axes, 3.0)?;
         let (x0, x1) = axes.x.bounds();
         let mut marks = Vec::new();
         // A gain of 1: the coalition does as well as its best member.

@@ -114,8 +114,7 @@ impl Panel for TimelinePanel<'_> {
         fonts: &Fonts,
     ) -> PanelResult<DB> {
         let axes = self.axes();
-        let mut chart = chart::build(area, fonts, Some(self.caption), &axes, 3.0)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
+        let mut chart = chart::gridded(area, fonts, Some(self.caption), &axes, 3.0)?;
         let mut marks = Vec::new();
         for (name, c, ps) in self.series {
             chart.draw_series(LineSeries::new(ps.iter().copied(), c.stroke_width(2)))?;
@@ -190,24 +189,13 @@ fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// (the same bytes as `plot --kind timeline` draws from `timeline.csv`).
 pub fn draw(dir: &Path, rows: &[TimelineRow]) -> Result<()> {
     let fig = TimelineFigure::new(rows);
-    for ext in ["png", "svg"] {
-        style::render(
-            &fig,
-            &dir.join(format!("timeline.{ext}")),
-            super::DEFAULT_SIZE,
-        )?;
-    }
-    Ok(())
+    super::render_pair(&fig, dir, super::Kind::Timeline, super::DEFAULT_SIZE).map(|_| ())
 }
 
 /// Loads the figure from `timeline.csv` (`input` is the file or the
 /// `evolve` output directory holding it).
 pub fn load(input: &Path) -> Result<TimelineFigure> {
-    let file = if input.is_dir() {
-        input.join("timeline.csv")
-    } else {
-        input.to_path_buf()
-    };
+    let file = super::input_file(input, "timeline.csv");
     let rows = super::data::read_timeline(&file)?;
     if rows.is_empty() {
         return Err(crate::error::Error::NothingToDraw {

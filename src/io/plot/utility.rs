@@ -8,13 +8,12 @@
 //! bias), every one of them in the legend.
 
 use super::axis::Scale;
-use super::chart::{self, Axes};
+use super::chart::{self, Axes, Chart};
 use super::layout::Mark;
-use super::legend::{self, Entry, Panel, PanelResult, Swatch};
-use super::style::{self, DrawResult, Figure, Fonts};
+use super::legend::{self, Entry, MarksResult, Plot, Swatch};
+use super::style::{self, Fonts};
 use crate::error::Result;
 use crate::utility::UtilityRow;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -72,6 +71,20 @@ impl UtilityFigure {
     fn marker(name: &str) -> usize {
         crate::io::sweep_intervals::scheme_style(name).map_or(0, |s| s.marker)
     }
+}
+
+/// Legend text of the dashed theory lines.
+const THEORY: &str = "theory (dashed, the scheme's colour)";
+/// Legend text of the whiskers.
+const WHISKERS: &str = "± 1.96 SE over the replicates";
+
+impl Plot for UtilityFigure {
+    const NAME: &'static str = "utility";
+    const Y_LABELS: f64 = 3.6;
+
+    fn title(&self) -> String {
+        "Network-wide mean: estimation error against recipient degree".into()
+    }
 
     fn axes(&self) -> Axes {
         let pts = || self.series.iter().flat_map(|s| s.1.iter());
@@ -121,23 +134,14 @@ impl UtilityFigure {
         }
         e
     }
-}
 
-/// Legend text of the dashed theory lines.
-const THEORY: &str = "theory (dashed, the scheme's colour)";
-/// Legend text of the whiskers.
-const WHISKERS: &str = "± 1.96 SE over the replicates";
-
-impl Panel for UtilityFigure {
-    fn chart<DB: DrawingBackend>(
+    fn marks<DB: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
         fonts: &Fonts,
-    ) -> PanelResult<DB> {
-        let axes = self.axes();
+        axes: &Axes,
+    ) -> MarksResult<DB> {
         let (y0, y1) = axes.y.bounds();
-        let mut chart = chart::build(area, fonts, None, &axes, 3.6)?;
-        chart::mesh(&mut chart, fonts, &axes, true)?;
         let r = legend::marker_radius(fonts);
         let mut marks = Vec::new();
         let mut theory = Mark::new(THEORY);
@@ -147,7 +151,7 @@ impl Panel for UtilityFigure {
             let mut m = Mark::new(name.clone());
             let line: Vec<(f64, f64)> = good.iter().map(|p| (p.0, p.1)).collect();
             chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
-            m.line(chart::pxs(&chart, line.iter().copied()));
+            m.line(chart::pxs(chart, line.iter().copied()));
             for p in &good {
                 let (lo, hi) = (p.2.max(y0), p.3.min(y1));
                 if hi > lo {
@@ -158,13 +162,13 @@ impl Panel for UtilityFigure {
                         0.03 * p.0,
                         c.stroke_width(2),
                     ))?;
-                    m.line(chart::pxs(&chart, [(p.0, lo), (p.0, hi)]));
+                    m.line(chart::pxs(chart, [(p.0, lo), (p.0, hi)]));
                 }
             }
             for &q in &line {
                 super::markers::draw_marker(chart.plotting_area(), q, Self::marker(name), r, c)?;
             }
-            m.points(chart::pxs(&chart, line.iter().copied()), r);
+            m.points(chart::pxs(chart, line.iter().copied()), r);
             marks.push(m);
             let th: Vec<(f64, f64)> = ps
                 .iter()
@@ -172,24 +176,13 @@ impl Panel for UtilityFigure {
                 .collect();
             if !th.is_empty() {
                 chart.draw_series(DashedLineSeries::new(th.clone(), 10, 6, c.stroke_width(2)))?;
-                theory.line(chart::pxs(&chart, th));
+                theory.line(chart::pxs(chart, th));
             }
         }
         if !theory.shapes.is_empty() {
             marks.push(theory);
         }
-        Ok(chart::layout(&chart, "utility", &axes, marks))
-    }
-}
-
-impl Figure for UtilityFigure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        legend::titled(
-            root,
-            "Network-wide mean: estimation error against recipient degree",
-            self,
-            &self.entries(),
-        )
+        Ok(marks)
     }
 }
 
@@ -197,24 +190,13 @@ impl Figure for UtilityFigure {
 /// (the same bytes as `plot --kind utility` draws from `utility.csv`).
 pub fn draw(dir: &Path, rows: &[UtilityRow]) -> Result<()> {
     let fig = UtilityFigure::new(rows);
-    for ext in ["png", "svg"] {
-        style::render(
-            &fig,
-            &dir.join(format!("utility.{ext}")),
-            super::DEFAULT_SIZE,
-        )?;
-    }
-    Ok(())
+    super::render_pair(&fig, dir, super::Kind::Utility, super::DEFAULT_SIZE).map(|_| ())
 }
 
 /// Loads the figure from `utility.csv` (`input` is the file or the run
 /// directory holding it).
 pub fn load(input: &Path) -> Result<UtilityFigure> {
-    let file = if input.is_dir() {
-        input.join("utility.csv")
-    } else {
-        input.to_path_buf()
-    };
+    let file = super::input_file(input, "utility.csv");
     let rows = super::data::read_utility(&file)?;
     let fig = UtilityFigure::new(&rows);
     if fig.series.is_empty() {

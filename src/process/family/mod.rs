@@ -115,6 +115,27 @@ pub trait NoiseFamily: Send + Sync {
     /// keep the levels they computed (the Gaussian calibration bisects).
     const COSTLY_LEVEL: bool = false;
 
+    /// The level of `eps`, kept in `cache` (up to `cap` entries) when the
+    /// family's levels are [costly](NoiseFamily::COSTLY_LEVEL).
+    fn level_cached(
+        &self,
+        cache: &mut Vec<(f64, Self::Level)>,
+        eps: f64,
+        cap: usize,
+    ) -> Result<Self::Level> {
+        if !Self::COSTLY_LEVEL {
+            return self.level(eps);
+        }
+        if let Some(&(_, l)) = cache.iter().find(|(e, _)| *e == eps) {
+            return Ok(l);
+        }
+        let l = self.level(eps)?;
+        if cache.len() < cap {
+            cache.push((eps, l));
+        }
+        Ok(l)
+    }
+
     /// The mechanism recorded for this family's one path per owner:
     /// `correlated`, or `gaussian` for the Brownian path.
     fn path_mechanism(&self) -> Mechanism;

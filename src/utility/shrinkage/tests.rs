@@ -14,21 +14,10 @@ use crate::process::{DownWalk, Norm};
 use crate::rng::{PrivRng, Purpose, rng_for};
 use crate::sim::Owners;
 use crate::utility::Accumulators;
+use crate::utility::tests::small_graph;
 use crate::utility::{RecipientErrors, UtilityConfig};
 use rand::RngExt;
 
-/// A connected 40-node graph: a ring with chords (as the engine's tests).
-fn small_graph() -> Graph {
-    let n = 40u32;
-    let mut e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
-    e.extend(
-        (0..n)
-            .step_by(3)
-            .map(|i| (i, (i * 7 + 11) % n))
-            .filter(|(a, b)| a != b),
-    );
-    Graph::from_index_edges(n as usize, &e, None, false).unwrap()
-}
 
 fn config(values: &str, post: Post, norm: Norm, dim: usize) -> UtilityConfig {
     let mut c = UtilityConfig::default();
