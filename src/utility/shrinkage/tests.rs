@@ -18,7 +18,6 @@ use crate::utility::tests::small_graph;
 use crate::utility::{RecipientErrors, UtilityConfig};
 use rand::RngExt;
 
-
 fn config(values: &str, post: Post, norm: Norm, dim: usize) -> UtilityConfig {
     let mut c = UtilityConfig::default();
     c.sim.eps = EpsilonMap::exp(3.0, 0.5).unwrap();
