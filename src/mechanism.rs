@@ -16,7 +16,8 @@ use rand::Rng;
 
 pub use crate::process::family::gaussian::brownian_at;
 pub use crate::process::mechanism::{
-    Mechanism, MechanismChoice, NOISE_NAMES, NoiseName, resolve_noise,
+    Mechanism, MechanismChoice, NOISE_NAMES, NoiseName, no_gaussian_form, resolve_noise,
+    why_no_gaussian,
 };
 
 /// The law of the noise: dimension, norm, sensitivity and, for the Gaussian

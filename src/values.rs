@@ -79,7 +79,9 @@ pub struct GivenValues {
 
 impl GivenValues {
     /// `values` row-major, `dim` per node: refused unless `dim` ≥ 1 divides
-    /// the length and every number is finite (parameter `values`).
+    /// the length and every number is finite (parameter `values`; a number
+    /// that is not is named by its row and column, counted from 0 as numpy
+    /// does, never shown: a cell is a secret).
     pub fn new(values: Vec<f64>, dim: usize) -> Result<GivenValues> {
         if dim == 0 || !values.len().is_multiple_of(dim) {
             return Err(bad(
@@ -87,8 +89,12 @@ impl GivenValues {
                 &format!("`dim` = {dim} numbers per node"),
             ));
         }
-        if let Some(x) = values.iter().find(|x| !x.is_finite()) {
-            return Err(bad(&x.to_string(), "finite numbers"));
+        if let Some(i) = values.iter().position(|x| !x.is_finite()) {
+            let (row, col) = (i / dim, i % dim);
+            return Err(bad(
+                &format!("(row {row}, column {col}: not shown)"),
+                "finite numbers",
+            ));
         }
         Ok(GivenValues {
             dim,
@@ -406,9 +412,11 @@ fn load_table(path: &Path, graph: &Graph, dim: usize) -> Result<Vec<f64>> {
                 path,
                 line_no,
                 // Never the line itself: its cells are secrets (issue 32
-                // item 5); the file and line say where to look.
+                // item 5); the file, line and column say where to look (the
+                // first cell too many, or the first one missing).
                 format!(
-                    "expected {} columns (node,v1..v{dim}) for `dim` = {dim}, found {}",
+                    "column {}: expected {} columns (node,v1..v{dim}) for `dim` = {dim}, found {}",
+                    fields.len().min(dim + 1) + 1,
                     dim + 1,
                     fields.len()
                 ),

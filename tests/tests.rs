@@ -132,12 +132,14 @@ mod store {
 /// Trust pass 2 (issue 33): the store refuses what is not its own, the
 /// loader never guesses silently, nothing is left behind. Each test fails
 /// on 683415f (run them against another build with `PRIVDIFFUSE_TEST_BIN`).
+/// `rules`: the rules every command keeps, one table (issue 32 item 5).
 mod trust {
     mod common;
     mod evolve;
     mod header;
     mod messages;
     mod relay;
+    mod rules;
     mod state;
     mod store;
 }

@@ -86,7 +86,7 @@ pub fn _collude(
     threads: Option<usize>,
 ) -> PyResult<PyCollusionOutput> {
     let door::Options { given, values } = door::options(options)?;
-    let mut config: CollusionConfig = door::config(&CollusionConfig::default(), &given)?;
+    let mut config: CollusionConfig = door::config("collude", &CollusionConfig::default(), &given)?;
     let g = graph.map(|p| p.g.clone());
     let token = CancelToken::new();
     let t = Instant::now();

@@ -211,10 +211,11 @@ fn merge(base: &mut Map<String, Value>, given: Map<String, Value>) {
     }
 }
 
-/// The configuration `T`: `defaults` with `given` overlaid, read by serde.
+/// The configuration `T` of `command`: `defaults` with `given` overlaid, read by serde.
 /// An unknown key is a `TypeError` (serde's message lists the valid keys),
 /// any other refusal a `ValueError` naming the key.
 pub fn config<T: Serialize + DeserializeOwned>(
+    command: &str,
     defaults: &T,
     given: &Map<String, Value>,
 ) -> PyResult<T> {
@@ -222,11 +223,11 @@ pub fn config<T: Serialize + DeserializeOwned>(
     // utility's nested `sim`, as on every face.
     let mut given = given.clone();
     if let Ok(Value::Object(base)) = serde_json::to_value(defaults) {
-        resolve_noise_keys(&base, &mut given).map_err(to_py)?;
+        resolve_noise_keys(&base, &mut given, command).map_err(to_py)?;
         if let (Some(Value::Object(b)), Some(Value::Object(g))) =
             (base.get("sim"), given.get_mut("sim"))
         {
-            resolve_noise_keys(b, g).map_err(to_py)?;
+            resolve_noise_keys(b, g, command).map_err(to_py)?;
         }
     }
     let given = &given;

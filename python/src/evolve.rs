@@ -39,7 +39,7 @@ pub fn _evolve<'py>(
             "a spec string or a path (evolve draws values on START and nodes)",
         ));
     }
-    let config: EvolveConfig = door::config(&EvolveConfig::default(), &given)?;
+    let config: EvolveConfig = door::config("evolve", &EvolveConfig::default(), &given)?;
     let token = CancelToken::new();
     let (csv, summary) = blocking(py, &token, threads, || {
         let control = Control::new().with_cancel(token.clone());

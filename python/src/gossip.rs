@@ -29,7 +29,7 @@ pub fn _gossip(
         let e = GossipConfig::sigma_missing();
         return Err(pyo3::exceptions::PyTypeError::new_err(e.to_string()));
     }
-    let mut config: GossipConfig = door::config(&GossipConfig::default(), &given)?;
+    let mut config: GossipConfig = door::config("gossip", &GossipConfig::default(), &given)?;
     let g = graph.map(|p| p.g.clone());
     let token = CancelToken::new();
     let t = Instant::now();

@@ -5,8 +5,9 @@
 use crate::errors::{blocking, param_err, parse, to_py};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use privdiffuse::graph::NodeIds;
+use privdiffuse::util::{AtomicFile, Existing};
 use privdiffuse::{CancelToken, DistanceKind, DistanceOptions, Distances, Error, Graph};
-use pyo3::exceptions::{PyFileExistsError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rayon::prelude::*;
@@ -304,15 +305,15 @@ impl PyGraph {
     /// `force`.
     #[pyo3(signature = (path, force=false))]
     fn save(&self, py: Python<'_>, path: PathBuf, force: bool) -> PyResult<()> {
-        if !force && path.exists() {
-            return Err(PyFileExistsError::new_err(format!(
-                "{} already exists (add `force` to replace it)",
-                path.display()
-            )));
-        }
         let comment = format!("{} nodes, {} edges (privdiffuse)", self.g.n(), self.g.m());
         blocking(py, &CancelToken::new(), None, || {
-            privdiffuse::io::write_edge_list(&self.g, &path, &comment)
+            // Claimed as every output is: a new path at once, so that of
+            // two concurrent saves one fails (a check of `exists()` first
+            // let both write); replaced only with `force`.
+            let mut f = AtomicFile::create_with(&path, Existing::for_out(true, force))?;
+            privdiffuse::io::edge_list_to(&self.g, &mut f, &comment)
+                .map_err(|e| Error::io(&path, e))?;
+            Ok(f.commit()?)
         })
     }
 

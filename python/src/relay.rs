@@ -119,7 +119,7 @@ pub fn _relay(
 ) -> PyResult<PyRelayOutput> {
     let door::Options { given, values } = door::options(options)?;
     let given = relay_given(given)?;
-    let mut config: RelayConfig = door::config(&RelayConfig::default(), &given)?;
+    let mut config: RelayConfig = door::config("relay", &RelayConfig::default(), &given)?;
     let sim_keys = match given.get("sim") {
         Some(Value::Object(m)) => m.clone(),
         _ => Map::new(),

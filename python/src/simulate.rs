@@ -102,7 +102,7 @@ pub fn _simulate(
     threads: Option<usize>,
 ) -> PyResult<PySimOutput> {
     let door::Options { given, values } = door::options(options)?;
-    let mut config: SimConfig = door::config(&SimConfig::default(), &given)?;
+    let mut config: SimConfig = door::config("simulate", &SimConfig::default(), &given)?;
     let g = graph.map(|p| p.g.clone());
     let token = CancelToken::new();
     let t = Instant::now();

@@ -73,7 +73,7 @@ pub fn _utility(
 ) -> PyResult<PyUtilityOutput> {
     let door::Options { given, values } = door::options(options)?;
     let given = door::utility_given(given)?;
-    let mut config: UtilityConfig = door::config(&UtilityConfig::default(), &given)?;
+    let mut config: UtilityConfig = door::config("utility", &UtilityConfig::default(), &given)?;
     let sim_keys = match given.get("sim") {
         Some(Value::Object(m)) => m.clone(),
         _ => Map::new(),

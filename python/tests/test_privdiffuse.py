@@ -471,7 +471,7 @@ def test_bad_inputs_raise_the_right_exceptions(tmp_path):
         pdf.plot(tmp_path, kind="pie", out=tmp_path / "x.png")
     with pytest.raises(FileNotFoundError):
         pdf.plot(tmp_path / "nowhere", kind="error", out=tmp_path / "x.png")
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match="invalid eps "):
         pdf.GradualRelease([1.0]).release(-1.0)
     with pytest.raises(ValueError, match="dim"):
         pdf.simulate(g, dim=0)

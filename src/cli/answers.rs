@@ -45,7 +45,8 @@ pub fn run(a: AnswersArgs) -> anyhow::Result<()> {
     };
     match &a.out {
         Some(p) => {
-            let mut f = AtomicFile::create_with(p, Existing::for_out(true, a.force))?;
+            let mut f = AtomicFile::create_with(p, Existing::for_out(true, a.force))
+                .map_err(Error::from)?;
             {
                 let mut w = std::io::BufWriter::new(&mut f);
                 store.write_answers(&filter, &mut w)?;

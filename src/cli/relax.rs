@@ -106,7 +106,8 @@ pub struct RelaxArgs {
         long,
         value_delimiter = ',',
         required = true,
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = level
     )]
     pub eps: Vec<f64>,
 
@@ -519,6 +520,15 @@ fn mechanism_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Rele
             Ok(m)
         }
     }
+}
+
+/// One level of `--eps`: a finite number > 0, refused as typed.
+fn level(s: &str) -> Result<f64> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|e| e.is_finite() && *e > 0.0)
+        .ok_or_else(|| crate::release::level_refusal(s))
 }
 
 /// One coordinate of `--value`: a finite number. The secret is never shown,

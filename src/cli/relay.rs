@@ -68,8 +68,7 @@ impl RelayArgs {
             &[
                 (
                     Shared::Mechanism,
-                    "the relay is the correlated mechanism on the Laplace or discrete path; \
-                     Gaussian noise: simulate or collude",
+                    crate::mechanism::why_no_gaussian("relay").unwrap_or_default(),
                 ),
                 (Shared::Delta, "δ belongs to the Gaussian mechanism"),
                 (Shared::Bins, "it aggregates per hop level"),

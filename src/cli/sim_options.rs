@@ -128,12 +128,11 @@ impl SimOptions {
     pub fn refuse_unused(&self, command: &str, unused: &[(Shared, &str)]) -> crate::Result<()> {
         for &(flag, why) in unused {
             // A command without `mechanism` has no Gaussian noise either.
-            if flag == Shared::Mechanism && self.noise == Some(NoiseName::Gaussian) {
-                return Err(crate::Error::param(
-                    "noise",
-                    NoiseName::Gaussian,
-                    format!("laplace or discrete: {command} has no Gaussian form ({why})"),
-                ));
+            if flag == Shared::Mechanism
+                && self.noise == Some(NoiseName::Gaussian)
+                && let Some(e) = crate::mechanism::no_gaussian_form(command)
+            {
+                return Err(e);
             }
             let given = match flag {
                 Shared::Mechanism => self.mechanism.map(|m| m.to_string()),

@@ -61,8 +61,7 @@ impl UtilityArgs {
             &[
                 (
                     Shared::Mechanism,
-                    "it runs the correlated, independent and access schemes on the Laplace or \
-                     discrete path; Gaussian noise: simulate or collude",
+                    crate::mechanism::why_no_gaussian("utility").unwrap_or_default(),
                 ),
                 (Shared::Bins, "it aggregates per hop level"),
                 (Shared::Delta, "δ belongs to the Gaussian mechanism"),

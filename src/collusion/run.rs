@@ -595,7 +595,11 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
             s.unit_levels.clear();
             return Ok(());
         }
-        fam.prepare(&s.u, &mut s.secret, who)?;
+        fam.prepare(
+            &s.u,
+            &mut s.secret,
+            crate::process::family::Whose::Owner(who),
+        )?;
         fam.neighbour(&s.u, &s.secret, &mut s.u1, &mut s.secret1);
         s.levels.clear();
         s.params.clear();

@@ -200,7 +200,7 @@ fn secrets(
                 noise,
                 u,
                 &mut uhat,
-                &g0.ids().label(o).to_string(),
+                crate::process::family::Whose::Owner(&g0.ids().label(o).to_string()),
             )?;
         }
     }

@@ -24,7 +24,8 @@ impl LiveDir {
     /// (its parent created: the lock file lives in it; `out` itself is made
     /// by the first file written); then a directory that already holds
     /// files is refused unless `force` or the run `continues` the one that
-    /// wrote them.
+    /// wrote them. A directory another command's live run has claimed is
+    /// refused at once.
     pub(crate) fn claim(out: &Path, force: bool, continues: bool) -> Result<LiveDir> {
         if out.exists() && !out.is_dir() {
             let e = std::io::Error::other("not a directory (`out` is the run's output directory)");
@@ -34,6 +35,9 @@ impl LiveDir {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
         let claim = FileLock::acquire(out)?;
+        // A new directory another command's live run has claimed (its
+        // staging beside it) is that run's: refused, as every output is.
+        crate::util::atomic::refuse_another_runs(out)?;
         let holds_files = std::fs::read_dir(out)
             .map(|mut d| d.next().is_some())
             .unwrap_or(false);

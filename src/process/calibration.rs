@@ -56,7 +56,7 @@ impl std::fmt::Display for Calibration {
 /// Validates (ε, δ, Δ): ε finite > 0, δ in (0, 1), Δ finite > 0.
 pub fn check_gaussian_params(eps: f64, delta: f64, sensitivity: f64) -> Result<()> {
     if !(eps.is_finite() && eps > 0.0) {
-        return Err(Error::param("epsilon", eps, "a finite number > 0"));
+        return Err(Error::param("eps", eps, "a finite number > 0"));
     }
     crate::process::check_delta(delta)?;
     crate::process::check_sensitivity(sensitivity)?;

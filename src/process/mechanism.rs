@@ -148,6 +148,42 @@ impl From<NoiseKind> for NoiseName {
     }
 }
 
+/// The commands whose runs have no Gaussian form, and why.
+const WITHOUT_GAUSSIAN: &[(&str, &str)] = &[
+    (
+        "relay",
+        "the relay is the correlated mechanism on the Laplace or discrete path; \
+         Gaussian noise: simulate or collude",
+    ),
+    (
+        "utility",
+        "it runs the correlated, independent and access schemes on the Laplace or \
+         discrete path; Gaussian noise: simulate or collude",
+    ),
+];
+
+/// The refusal of `noise` = gaussian in `command` when that command has no
+/// Gaussian form (`relay`, `utility`), naming `noise` on every face (the CLI
+/// flag, the Python keyword, the sweep key); `None` where Gaussian noise
+/// runs.
+pub fn no_gaussian_form(command: &str) -> Option<Error> {
+    why_no_gaussian(command).map(|why| {
+        Error::param(
+            "noise",
+            NoiseName::Gaussian,
+            format!("laplace or discrete: {command} has no Gaussian form ({why})"),
+        )
+    })
+}
+
+/// Why `command` has no Gaussian form (`None` where Gaussian noise runs).
+pub fn why_no_gaussian(command: &str) -> Option<&'static str> {
+    WITHOUT_GAUSSIAN
+        .iter()
+        .find(|(c, _)| *c == command)
+        .map(|(_, why)| *why)
+}
+
 /// The one reading of `noise` and `mechanism` as a face gives them (`None`:
 /// not given) over `base`, the configuration they overlay (defaults, or a
 /// `--config` file's): the (noise, mechanism) pair the typed configuration

@@ -66,7 +66,11 @@ impl<F: NoiseFamily> Signal<F> {
             path,
             ..Signal::default()
         };
-        fam.prepare(u, &mut s.secret, owner)?;
+        fam.prepare(
+            u,
+            &mut s.secret,
+            crate::process::family::Whose::Owner(owner),
+        )?;
         s.index(fam)?;
         Ok(s)
     }
@@ -205,7 +209,11 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
         );
         let mut rng = fam.generator(key)?;
         let label = self.graph().ids().label(owner).to_string();
-        fam.prepare(&s.u, &mut s.secret, &label)?;
+        fam.prepare(
+            &s.u,
+            &mut s.secret,
+            crate::process::family::Whose::Owner(&label),
+        )?;
         fam.sample_path(&levels, &mut rng, &mut s.path)?;
         s.index(fam)
     }

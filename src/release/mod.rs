@@ -96,6 +96,13 @@ pub struct Accounting {
     pub levels: usize,
 }
 
+/// The refusal of a requested level that is not a finite number > 0,
+/// showing it as `shown` (the command line passes the text as typed:
+/// `1e-400` parses to 0).
+pub fn level_refusal(shown: impl std::fmt::Display) -> Error {
+    Error::param("eps", shown, "finite numbers > 0, e.g. 0.5,1,2")
+}
+
 impl ReleaseTrials {
     /// Answers `template` (new, or resumed with its history) at the levels
     /// `eps`, in order; one trial until [`ReleaseTrials::trials`] says more.
@@ -138,7 +145,7 @@ impl ReleaseTrials {
         }
         for &e in &self.eps {
             if !(e.is_finite() && e > 0.0) {
-                return Err(Error::param("eps", e, "finite numbers > 0, e.g. 0.5,1,2"));
+                return Err(level_refusal(e));
             }
         }
         let t = self.trials;

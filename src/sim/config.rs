@@ -670,9 +670,13 @@ impl SimConfig {
 /// command line's flags through `resolve_noise` itself. Without `noise`
 /// in `given`, or without `mechanism` in `base` (a configuration that has
 /// no such choice, left to serde to refuse), `given` is left as it is.
+/// `noise = "gaussian"` in a `command` without a Gaussian form is refused
+/// naming `noise` ([`no_gaussian_form`](crate::mechanism::no_gaussian_form)):
+/// folded into `mechanism`, it was refused naming `mechanism`.
 pub fn resolve_noise_keys(
     base: &serde_json::Map<String, serde_json::Value>,
     given: &mut serde_json::Map<String, serde_json::Value>,
+    command: &str,
 ) -> Result<()> {
     use crate::mechanism::{NoiseName, resolve_noise};
     use crate::process::discrete::NoiseKind;
@@ -683,6 +687,11 @@ pub fn resolve_noise_keys(
         return Ok(());
     }
     let noise: NoiseName = noise.parse()?;
+    if noise == NoiseName::Gaussian
+        && let Some(e) = crate::mechanism::no_gaussian_form(command)
+    {
+        return Err(e);
+    }
     let mechanism = match given.get("mechanism").and_then(|v| v.as_str()) {
         Some(m) => Some(m.parse::<MechanismChoice>()?),
         None => None,

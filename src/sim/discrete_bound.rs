@@ -59,6 +59,7 @@ pub fn check_public_range(spec: &ValueSpec, noise: &DiscreteNoise) -> Result<()>
 mod tests {
     use super::*;
     use crate::process::discrete::Grid;
+    use crate::process::family::Whose;
 
     #[test]
     fn public_ranges_are_checked_before_any_value() {
@@ -95,10 +96,10 @@ mod tests {
     fn a_secret_beyond_the_grid_is_refused_without_its_value() {
         let noise = DiscreteNoise::new(Grid::default(), 32, 1.0, 2).unwrap();
         let mut out = [0i64; 2];
-        round_secret(&noise, &[0.5, -3.0], &mut out, "17").unwrap();
+        round_secret(&noise, &[0.5, -3.0], &mut out, Whose::Owner("17")).unwrap();
         assert_eq!(out, [512, -3072]);
         let secret = 123456789012345.0;
-        let e = round_secret(&noise, &[0.5, secret], &mut out, "17")
+        let e = round_secret(&noise, &[0.5, secret], &mut out, Whose::Owner("17"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("owner 17") && e.contains("granularity"), "{e}");
@@ -106,7 +107,7 @@ mod tests {
             !e.contains("123456789012345") && !e.contains("1.23456789"),
             "{e}"
         );
-        let e = round_secret(&noise, &[f64::NAN, 0.0], &mut out, "3")
+        let e = round_secret(&noise, &[f64::NAN, 0.0], &mut out, Whose::Owner("3"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("owner 3") && !e.contains("NaN"), "{e}");

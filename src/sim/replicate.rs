@@ -33,7 +33,11 @@ impl Plan<'_> {
         label: &str,
     ) -> Result<()> {
         let f = &mut s.f;
-        let round_sq = fam.prepare(&s.u, &mut f.secret, label)?;
+        let round_sq = fam.prepare(
+            &s.u,
+            &mut f.secret,
+            crate::process::family::Whose::Owner(label),
+        )?;
         let bits = self.post == Post::Bit && s.u.iter().all(|&x| x == 0.0 || x == 1.0);
         f.levels.clear();
         f.used.clear();

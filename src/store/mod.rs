@@ -215,22 +215,34 @@ impl StoreConfig {
         }
     }
 
-    /// A refusal of the paths' top, naming what set it: `eps_max`, or
-    /// `eps` (the top is ε(1) of the map for hop distances).
+    /// A refusal of the paths' top, naming what set it as the user wrote
+    /// it: `eps_max`, or the map `eps` (the top is then ε(1) of the map, hop
+    /// distances), refused as `simulate` refuses a map at a distance.
     pub(crate) fn name_the_top(&self, e: Error) -> Error {
-        let name = if self.eps_max.is_some() {
-            "eps_max"
-        } else {
-            "eps"
-        };
         match e {
             Error::Parameter {
                 value, expected, ..
-            } => Error::Parameter {
-                name: name.into(),
-                value,
-                expected,
-            },
+            } => {
+                if self.eps_max.is_some() {
+                    return Error::Parameter {
+                        name: "eps_max".into(),
+                        value,
+                        expected,
+                    };
+                }
+                let spec = &self.eps_requested;
+                let at = "distance 1 (the paths' top)";
+                crate::limits::level_error(spec, self.top, at, 1.0).unwrap_or_else(|| {
+                    Error::param(
+                        "eps",
+                        crate::limits::readable(spec),
+                        format!(
+                            "{expected}, got ε = {} at {at}",
+                            crate::limits::fmt_num(self.top)
+                        ),
+                    )
+                })
+            }
             other => other,
         }
     }

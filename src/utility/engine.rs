@@ -386,7 +386,11 @@ impl UtilityPlan<'_> {
             let at = i * dim..(i + 1) * dim;
             self.values().value(o, &mut s.u[at.clone()]);
             let label = self.graph().ids().label(o).to_string();
-            fam.prepare(&s.u[at.clone()], &mut secret, &label)?;
+            fam.prepare(
+                &s.u[at.clone()],
+                &mut secret,
+                crate::process::family::Whose::Owner(&label),
+            )?;
             if self.rounding_slots() > 0 {
                 fam.answer(&s.u[at.clone()], &secret, &zeros, &mut s.rounded[at])?;
             }

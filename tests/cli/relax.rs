@@ -450,17 +450,14 @@ fn extensions_beyond_the_memory_budget_are_refused() {
 }
 
 /// The secret of `relax` is never shown: not when `--value` does not parse
-/// (clap quoted it), not when it differs from the value a `--state` file
-/// holds (both were printed), not as a stray argument, under either noise.
+/// (clap quoted it; the table of `trust::rules` runs the other forms under
+/// every noise), not when it differs from the value a `--state` file holds
+/// (both were printed), not as a stray argument, under either noise.
 #[test]
 fn the_secret_is_never_shown() {
     let dir = tmpdir("secret");
     let secret = "31415926535";
-    for bad in [
-        format!("{secret}x"),
-        format!("{secret};2"),
-        format!("1,{secret}e400"),
-    ] {
+    for bad in [format!("{secret};2"), format!("1,{secret}e400")] {
         let o = run(&["--value", &bad, "--eps", "1"]);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{e}");

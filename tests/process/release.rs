@@ -704,7 +704,7 @@ fn corrupted_states_are_rejected_clearly() {
     for bad in [0.0, -1.0] {
         let s = edit_state(&g, |v| v["history"][1]["eps"] = serde_json::json!(bad));
         let e = load(&s).unwrap_err().to_string();
-        assert!(e.contains("epsilon"), "{e}");
+        assert!(e.contains("eps"), "{e}");
     }
     // NaN is not JSON; a string there is a type error with a line number.
     let s = edit_state(&g, |v| v["history"][1]["eps"] = serde_json::json!("NaN"));

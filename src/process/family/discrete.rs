@@ -5,7 +5,7 @@
 //! owner's largest needed rung down through every rung to the smallest.
 
 use super::laplace::{seeded, unstarted};
-use super::{BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef};
+use super::{BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, Whose};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::process::Norm;
@@ -94,14 +94,24 @@ pub fn grid_limit(noise: &DiscreteNoise) -> f64 {
     MAX_GRID_VALUE as f64 * noise.grid().value()
 }
 
-/// Rounds an owner's value to the grid (û = ⌊u/γ + ½⌋) into `out`; a value
-/// beyond the grid's range is refused naming the owner (`owner`, a node id
-/// or index) and the limit, not the value, which is the secret.
-pub fn round_secret(noise: &DiscreteNoise, u: &[f64], out: &mut [i64], owner: &str) -> Result<()> {
+/// Rounds a secret to the grid (û = ⌊u/γ + ½⌋) into `out`; a value beyond
+/// the grid's range is refused naming whose it is (an owner of `values` by
+/// its node id or index, or a release's `value`) and the limit, never the
+/// value, which is the secret.
+pub fn round_secret(
+    noise: &DiscreteNoise,
+    u: &[f64],
+    out: &mut [i64],
+    whose: Whose<'_>,
+) -> Result<()> {
+    let (param, shown) = match whose {
+        Whose::Owner(owner) => ("values", format!("(owner {owner}: not shown)")),
+        Whose::Release => ("value", "(not shown)".to_string()),
+    };
     noise.round_into(u, out).map_err(|e| match e {
         Error::Parameter { ref name, .. } if name == "value" => Error::param(
-            "values",
-            format!("(owner {owner}: not shown)"),
+            param,
+            shown,
             format!(
                 "finite values within ±{} (2^52 steps of the grid {}) with `noise` = discrete; \
                  use a coarser `granularity`",
@@ -190,9 +200,9 @@ impl NoiseFamily for Discrete {
         })
     }
 
-    fn prepare(&self, u: &[f64], secret: &mut Vec<i64>, owner: &str) -> Result<f64> {
+    fn prepare(&self, u: &[f64], secret: &mut Vec<i64>, whose: Whose<'_>) -> Result<f64> {
         secret.resize(u.len(), 0);
-        round_secret(&self.noise, u, secret, owner)?;
+        round_secret(&self.noise, u, secret, whose)?;
         let g = self.noise.grid().value();
         Ok(secret
             .iter()

@@ -5,7 +5,9 @@
 
 use super::laplace::{seeded, unstarted};
 use super::loss::gaussian_loss;
-use super::{BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, release_range};
+use super::{
+    BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, Whose, release_range,
+};
 use crate::error::{Error, Result};
 use crate::process::Norm;
 use crate::process::calibration::{Calibration, normal_cdf};
@@ -150,7 +152,7 @@ impl NoiseFamily for Gaussian {
         Ok(seeded(key))
     }
 
-    fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _owner: &str) -> Result<f64> {
+    fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _whose: Whose<'_>) -> Result<f64> {
         secret.clear();
         secret.extend_from_slice(u);
         Ok(0.0)

@@ -5,7 +5,7 @@
 use super::laplace_lazy::LazyLaplace;
 use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
 use super::{
-    BOUND_SLACK, BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef,
+    BOUND_SLACK, BitFlips, Lazies, NoiseFamily, OnStep, StreamKey, ViewLoss, ViewRef, Whose,
     fresh_square_sums_each, release_range,
 };
 use crate::error::{Error, Result};
@@ -122,7 +122,7 @@ impl NoiseFamily for Laplace {
         Ok(seeded(key))
     }
 
-    fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _owner: &str) -> Result<f64> {
+    fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _whose: Whose<'_>) -> Result<f64> {
         secret.clear();
         secret.extend_from_slice(u);
         Ok(0.0)

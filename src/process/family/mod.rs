@@ -76,6 +76,17 @@ impl StreamKey {
 
 /// One noise family: how an owner's noise is drawn, read and answered.
 ///
+/// Whose secret a family prepares, as a refusal names it (never its value):
+/// an owner of a run (`values`, by the owner's id or index) or the one value
+/// of a gradual release (`value`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whose<'a> {
+    /// The owner with this id (or index) among a run's `values`.
+    Owner(&'a str),
+    /// A gradual release's `value`.
+    Release,
+}
+
 /// Levels are the family's own (compared only within it, ordered like the
 /// privacy levels they answer). Noise and secrets are vectors of
 /// [`Coord`](NoiseFamily::Coord) (f64, or i64 grid steps) of length
@@ -164,8 +175,8 @@ pub trait NoiseFamily: Send + Sync {
 
     /// The secret as answered (`u` itself, or û on the grid) into `secret`;
     /// returns the squared rounding ‖answer without noise − u‖² (0 where the
-    /// secret is used as is). A refusal names `owner`, never the value.
-    fn prepare(&self, u: &[f64], secret: &mut Vec<Self::Coord>, owner: &str) -> Result<f64>;
+    /// secret is used as is). A refusal names `whose` secret, never the value.
+    fn prepare(&self, u: &[f64], secret: &mut Vec<Self::Coord>, whose: Whose<'_>) -> Result<f64>;
 
     /// A bound on the breakpoints of one path covering `[bottom, top]`, for
     /// the memory budget (0: the family's paths are small by construction).
@@ -499,7 +510,7 @@ pub fn release_range(eps: f64, sensitivity: f64) -> Result<f64> {
         Ok(q)
     } else {
         Err(Error::param(
-            "epsilon",
+            "eps",
             eps,
             format!(
                 "ε/Δ between {LEVEL_MIN:e} and {LEVEL_MAX:e} (noise must stay within f64 range)"

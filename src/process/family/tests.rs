@@ -41,7 +41,7 @@ fn check_marginals<F: NoiseFamily>(fam: &F, eps: &[f64], fresh: bool) {
     let n = fam.dim();
     let u = vec![0.3; n];
     let mut secret = Vec::new();
-    let round_sq = fam.prepare(&u, &mut secret, "7").unwrap();
+    let round_sq = fam.prepare(&u, &mut secret, Whose::Owner("7")).unwrap();
     let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
     let mut path = F::Path::default();
     let mut y = vec![0.0; n];
@@ -142,16 +142,22 @@ fn levels_and_the_eps_used() {
 fn secrets_are_prepared_without_showing_them() {
     let (lap, _, dis) = families();
     let mut s = Vec::new();
-    assert_eq!(lap.prepare(&[0.3, -2.0], &mut s, "1").unwrap(), 0.0);
+    assert_eq!(
+        lap.prepare(&[0.3, -2.0], &mut s, Whose::Owner("1"))
+            .unwrap(),
+        0.0
+    );
     assert_eq!(s, vec![0.3, -2.0]);
     let mut h = Vec::new();
-    let r = dis.prepare(&[0.3, -2.0], &mut h, "1").unwrap();
+    let r = dis
+        .prepare(&[0.3, -2.0], &mut h, Whose::Owner("1"))
+        .unwrap();
     // γ = 2^-6: 0.3 → 19/64 (0.296875), −2 exact.
     assert_eq!(h, vec![19, -128]);
     assert_eq!(r, (0.296875f64 - 0.3).powi(2));
     let secret = 9.87654321e300;
     let e = dis
-        .prepare(&[secret, 0.0], &mut h, "42")
+        .prepare(&[secret, 0.0], &mut h, Whose::Owner("42"))
         .unwrap_err()
         .to_string();
     assert!(
@@ -359,7 +365,7 @@ fn walks_from_a_higher_top_read_the_marginals() {
         let n = fam.dim();
         let (u, mut y) = (vec![0.0; n], vec![0.0; n]);
         let mut secret = Vec::new();
-        fam.prepare(&u, &mut secret, "1").unwrap();
+        fam.prepare(&u, &mut secret, Whose::Owner("1")).unwrap();
         for t in 0..N {
             let mut rng = fam
                 .generator(StreamKey::new(9, t, 0, fam.path_purpose()))
@@ -402,7 +408,7 @@ fn bit_flips_are_the_frequencies_of_flipped_bits() {
         let mut y = [0.0];
         let mut secret = Vec::new();
         for b in [0.0, 1.0] {
-            fam.prepare(&[b], &mut secret, "1").unwrap();
+            fam.prepare(&[b], &mut secret, Whose::Owner("1")).unwrap();
             let (mut flips, mut deb) = (0u64, Vec::with_capacity(N as usize));
             for t in 0..N {
                 let key = StreamKey::new(13, t, b as u64, fam.path_purpose());
@@ -502,7 +508,7 @@ fn fresh_square_sums_in_runs_match_the_definition() {
     let fam = Laplace::new(1, Norm::L1, 1.5).unwrap();
     let u = [0.3];
     let mut secret = Vec::new();
-    fam.prepare(&u, &mut secret, "0").unwrap();
+    fam.prepare(&u, &mut secret, Whose::Owner("0")).unwrap();
     let levels: Vec<f64> = [0.5, 1.0, 4.0, 2.0]
         .iter()
         .map(|&e| fam.level(e).unwrap())
@@ -545,7 +551,7 @@ fn fresh_square_sums_match_the_answer_by_answer_definition() {
         let dim = fam.dim();
         let u = vec![0.3; dim];
         let mut secret = Vec::new();
-        fam.prepare(&u, &mut secret, "0").unwrap();
+        fam.prepare(&u, &mut secret, Whose::Owner("0")).unwrap();
         let eps = [0.5, 1.0, 4.0];
         let levels: Vec<F::Level> = eps.iter().map(|&e| fam.level(e).unwrap()).collect();
         // Recipients in node order with units repeating and interleaving.

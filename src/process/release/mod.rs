@@ -42,7 +42,7 @@
 use super::calibration::{Calibration, check_gaussian_params};
 use super::discrete::{DiscreteNoise, DiscreteWalk, NoiseKind, NoiseOptions, Rung};
 use super::family::{
-    Discrete, Gaussian, Laplace, Lazies, LazyLaplace, Noise, NoiseFamily, StreamKey, Visit,
+    Discrete, Gaussian, Laplace, Lazies, LazyLaplace, Noise, NoiseFamily, StreamKey, Visit, Whose,
 };
 use super::gaussian::BrownianPath;
 use super::path::{NoisePath, Norm};
@@ -313,21 +313,15 @@ fn check_level(eps: f64) -> Result<()> {
     if eps.is_finite() && eps > 0.0 {
         Ok(())
     } else {
-        Err(Error::param("epsilon", eps, "a finite number > 0"))
+        Err(Error::param("eps", eps, "a finite number > 0"))
     }
 }
 
-/// The answer to `u` (named by `owner` in a refusal, never shown) under
-/// `noise`: u + V, or (û + X)·γ.
-fn answer_of<F: NoiseFamily>(
-    fam: &F,
-    u: &[f64],
-    owner: &str,
-    noise: &[F::Coord],
-    eps: f64,
-) -> Result<Vec<f64>> {
+/// The answer to `u` (the release's `value` in a refusal, never shown)
+/// under `noise`: u + V, or (û + X)·γ.
+fn answer_of<F: NoiseFamily>(fam: &F, u: &[f64], noise: &[F::Coord], eps: f64) -> Result<Vec<f64>> {
     let mut secret = Vec::new();
-    fam.prepare(u, &mut secret, owner)?;
+    fam.prepare(u, &mut secret, Whose::Release)?;
     let mut y = vec![0.0; u.len()];
     fam.answer(u, &secret, noise, &mut y)?;
     if y.iter().any(|x| !x.is_finite()) {
@@ -360,7 +354,7 @@ impl Visit for Request<'_> {
                 let request = self.history.len() as u64;
                 let key = StreamKey::new(self.seed, self.stream, request, Purpose::Release);
                 let noise = fam.lazy_noise(F::lazy_slot(self.noise), level, key, self.eps)?;
-                answer_of(fam, self.value, &self.stream.to_string(), &noise, eps)?
+                answer_of(fam, self.value, &noise, eps)?
             }
         };
         self.history.push(Released {
@@ -420,8 +414,13 @@ impl GradualRelease {
         if value.is_empty() {
             return Err(Error::param("value", "(empty)", "at least one number"));
         }
-        if let Some(x) = value.iter().find(|x| !x.is_finite()) {
-            return Err(Error::param("value", x, "finite numbers"));
+        // The coordinate, never the number (a cell of the secret).
+        if let Some(i) = value.iter().position(|x| !x.is_finite()) {
+            return Err(Error::param(
+                "value",
+                format!("(coordinate {i}: not shown)"),
+                "finite numbers",
+            ));
         }
         crate::process::check_sensitivity(sensitivity)?;
         mechanism.validate()?;
@@ -443,15 +442,14 @@ impl GradualRelease {
     /// ‖û·γ − u‖²: the rounding of the value to the discrete grid (0 for
     /// the f64 families); refuses a value beyond the grid.
     fn rounding(&self) -> Result<f64> {
-        struct Rounding<'g>(&'g [f64], String);
+        struct Rounding<'g>(&'g [f64]);
         impl Visit for Rounding<'_> {
             type Out = Result<f64>;
             fn run<F: NoiseFamily>(self, fam: &F) -> Result<f64> {
-                fam.prepare(self.0, &mut Vec::new(), &self.1)
+                fam.prepare(self.0, &mut Vec::new(), Whose::Release)
             }
         }
-        self.family
-            .visit(Rounding(&self.value, self.stream.to_string()))
+        self.family.visit(Rounding(&self.value))
     }
 
     /// Selects the random stream (e.g. the trial number): generators are

@@ -390,7 +390,7 @@ impl Visit for Restore<'_> {
                 .ok()
                 .filter(|&l| fam.eps_used(r.eps, l) == r.eps)
                 .and_then(|l| fam.lazy_read(lazy, l))
-                .and_then(|x| answer_of(fam, &g.value, "", x, r.eps).ok());
+                .and_then(|x| answer_of(fam, &g.value, x, r.eps).ok());
             let same = stored.is_some_and(|y| {
                 y.iter()
                     .zip(&r.value)

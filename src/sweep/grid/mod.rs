@@ -592,13 +592,19 @@ impl Grid {
                     Slot::Template => {}
                 }
             }
-            crate::sim::config::resolve_noise_keys(&defaults, &mut sim).map_err(|e| {
-                Error::param(
-                    "sweep point",
-                    describe(&self.axes, &values),
-                    format!("a valid configuration ({e})"),
-                )
-            })?;
+            let point_command = command
+                .iter()
+                .find(|(k, _)| *k == "command")
+                .map_or("simulate", |(_, v)| v.trim());
+            crate::sim::config::resolve_noise_keys(&defaults, &mut sim, point_command).map_err(
+                |e| {
+                    Error::param(
+                        "sweep point",
+                        describe(&self.axes, &values),
+                        format!("a valid configuration ({e})"),
+                    )
+                },
+            )?;
             obj.extend(sim);
             let mut config: SimConfig =
                 serde_json::from_value(Value::Object(obj)).map_err(|e| {
@@ -670,7 +676,8 @@ impl Grid {
         match &slot {
             Slot::Sim(k) => {
                 let mut one: Map<String, Value> = [(k.clone(), val.clone())].into_iter().collect();
-                crate::sim::config::resolve_noise_keys(defaults, &mut one)?;
+                // Alone, with no command: the point's check names one.
+                crate::sim::config::resolve_noise_keys(defaults, &mut one, "simulate")?;
                 obj.extend(one);
                 if ["noise", "granularity", "levels_per_doubling", "rng"].contains(&k.as_str()) {
                     // Checked alone in 1-D ℓ1 and as `discrete` (the default

@@ -114,6 +114,19 @@ fn refused(dest: &Path, why: Refusal) -> Error {
     )
 }
 
+/// Refuses `dest` when another running writer has claimed it (the empty
+/// destination a live run made, its staging beside it: what a run into a
+/// new `--out` leaves on disk while it runs). For writers that do not
+/// claim through [`Existing::Refuse`] — `evolve`'s output directory,
+/// rewritten batch after batch and continued by a resumed run — so that two
+/// runs into one new `--out` never mix their files, whatever the commands.
+pub fn refuse_another_runs(dest: &Path) -> Result<()> {
+    match claimed_by(dest) {
+        Claimant::Live => Err(refused(dest, Refusal::AnotherRun)),
+        _ => Ok(()),
+    }
+}
+
 /// The [`Refusal`] behind `e`, if it is one.
 pub fn refusal(e: &Error) -> Option<Refusal> {
     e.error
