@@ -596,24 +596,18 @@ impl Grid {
                 .iter()
                 .find(|(k, _)| *k == "command")
                 .map_or("simulate", |(_, v)| v.trim());
-            crate::sim::config::resolve_noise_keys(&defaults, &mut sim, point_command).map_err(
-                |e| {
-                    Error::param(
-                        "sweep point",
-                        describe(&self.axes, &values),
-                        format!("a valid configuration ({e})"),
-                    )
-                },
-            )?;
+            let invalid = |e: &dyn std::fmt::Display| {
+                Error::param(
+                    "sweep point",
+                    describe(&self.axes, &values),
+                    format!("a valid configuration ({e})"),
+                )
+            };
+            crate::sim::config::resolve_noise_keys(&defaults, &mut sim, point_command)
+                .map_err(|e| invalid(&e))?;
             obj.extend(sim);
             let mut config: SimConfig =
-                serde_json::from_value(Value::Object(obj)).map_err(|e| {
-                    Error::param(
-                        "sweep point",
-                        describe(&self.axes, &values),
-                        format!("a valid configuration ({e})"),
-                    )
-                })?;
+                serde_json::from_value(Value::Object(obj)).map_err(|e| invalid(&e))?;
             config.check()?;
             let collude = collude_point(&collude)?;
             let sim_keys: Vec<&str> = settings
