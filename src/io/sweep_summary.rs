@@ -126,12 +126,11 @@ impl SweepTable {
         let nk = header.len() - nt;
         let tail_names: Vec<String> = header[nk..].to_vec();
         let mut rows: Vec<(Vec<String>, SweepRow)> = Vec::new();
-        let mut scratch = String::new();
         reader.records(|line, rec| {
             let tail: csv::StringRecord = rec.iter().skip(nk).collect();
             let row = table::decode(csv, line, &tail_names, &tail)?;
             if drawable {
-                table::check_row(csv, line, &row, super::figure_input::DRAWABLE, &mut scratch)?;
+                table::check_row(csv, line, &row, super::figure_input::DRAWABLE)?;
             }
             rows.push((rec.iter().take(nk).map(String::from).collect(), row));
             Ok::<_, Error>(())

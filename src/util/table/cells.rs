@@ -1,3 +1,4 @@
+use super::flatten::CellSink;
 use super::*;
 
 /// Why a row could not be written.
@@ -19,46 +20,65 @@ impl ser::Error for RowError {
 /// Whether a row allows a non-finite value in a field ([`CsvRow::allows`]).
 pub(super) type Allow<'a> = dyn Fn(&str, f64) -> bool + 'a;
 
-/// The serializer of one record: appends cells to `text`; with `allow`,
-/// refuses non-finite numbers it does not allow in the current `field`.
-pub(super) struct Cells<'a> {
-    pub(super) text: &'a mut String,
-    /// The numbers this text's rows wrote last (none when checking a row).
-    pub(super) memo: Option<&'a mut NumMemo>,
-    pub(super) count: usize,
-    pub(super) allow: Option<&'a Allow<'a>>,
-    pub(super) field: &'static str,
-    /// 1-based element of the vector `field` being written (0: not a vector).
-    pub(super) elem: usize,
-    /// [`CsvRow::VECTOR_PARTS`] of the row (names of the vector's parts).
-    pub(super) parts: &'static [&'static str],
-    /// Length of the vector being written.
-    pub(super) seq_len: usize,
-    /// Largest magnitude of a finite number (checking readers only).
-    pub(super) bound: f64,
+impl From<RowError> for io::Error {
+    /// `InvalidData` for a non-finite number a row does not allow, else `Other`.
+    fn from(e: RowError) -> io::Error {
+        let kind = if e.0.contains("expected a finite number") {
+            io::ErrorKind::InvalidData
+        } else {
+            io::ErrorKind::Other
+        };
+        io::Error::new(kind, e)
+    }
 }
 
-impl Cells<'_> {
+/// Cells as CSV text appended to `text`, comma-separated, quoted by
+/// [`push_field`], numbers by `itoa` and [`write_f64`] (or `memo`).
+pub(super) struct CsvText<'a> {
+    pub(super) text: &'a mut String,
+    /// The numbers this text's rows wrote last.
+    pub(super) memo: Option<&'a mut NumMemo>,
+}
+
+impl CsvText<'_> {
     #[inline]
-    pub(super) fn start(&mut self) {
-        if self.count > 0 {
+    fn start(&mut self, i: usize) {
+        if i > 0 {
             self.text.push(',');
         }
-        self.count += 1;
     }
+}
 
-    /// An integer cell (`itoa`: `Display`'s digits without the formatter).
+impl CellSink for CsvText<'_> {
     #[inline]
-    pub(super) fn integer(&mut self, x: impl itoa::Integer) -> Result<(), RowError> {
-        self.start();
+    fn int<I: itoa::Integer + TryInto<i64> + Copy>(
+        &mut self,
+        i: usize,
+        x: I,
+    ) -> Result<(), RowError> {
+        self.start(i);
         self.text.push_str(itoa::Buffer::new().format(x));
         Ok(())
     }
-
     #[inline]
-    pub(super) fn display(&mut self, x: impl std::fmt::Display) -> Result<(), RowError> {
-        self.start();
-        write!(self.text, "{x}").map_err(|e| RowError(e.to_string()))
+    fn float(&mut self, i: usize, x: f64) -> Result<(), RowError> {
+        self.start(i);
+        match self.memo.as_deref_mut() {
+            Some(memo) => memo.write(self.text, x),
+            None => write_f64(self.text, x),
+        }
+        Ok(())
+    }
+    #[inline]
+    fn text(&mut self, i: usize, s: &str) -> Result<(), RowError> {
+        self.start(i);
+        push_field(self.text, s);
+        Ok(())
+    }
+    #[inline]
+    fn empty(&mut self, i: usize) -> Result<(), RowError> {
+        self.start(i);
+        Ok(())
     }
 }
 

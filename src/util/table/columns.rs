@@ -8,10 +8,10 @@
 //! cell's text as written. No text is formatted except to decide those
 //! types; no text is parsed except a text cell's own.
 
-use super::cells::{Allow, RowError, column_name};
-use super::{CsvRow, not_finite};
+use super::CsvRow;
+use super::cells::RowError;
+use super::flatten::{CellSink, Flatten};
 use crate::util::num::write_f64;
-use serde::{Serialize, ser};
 use std::io;
 
 /// One column's values.
@@ -76,25 +76,12 @@ impl Columns {
     /// writes it. After an error the table is incomplete and must be dropped.
     pub fn push_row<R: CsvRow>(&mut self, row: &R) -> io::Result<()> {
         let allow = |f: &str, v: f64| row.allows(f, v);
-        let mut cells = ColumnCells {
+        let sink = ColumnSink {
             cols: &mut self.cols,
-            count: 0,
-            allow: &allow,
-            field: "",
-            elem: 0,
-            parts: R::VECTOR_PARTS,
-            seq_len: 0,
         };
-        let r = row.serialize(&mut cells);
+        let mut cells = Flatten::new(sink, Some(&allow), R::VECTOR_PARTS, f64::INFINITY);
+        row.serialize(&mut cells)?;
         let count = cells.count;
-        if let Err(e) = r {
-            let kind = if e.0.contains("expected a finite number") {
-                io::ErrorKind::InvalidData
-            } else {
-                io::ErrorKind::Other
-            };
-            return Err(io::Error::new(kind, e));
-        }
         if count != self.names.len() {
             return Err(io::Error::other(format!(
                 "a record of {count} fields after records of {}",
@@ -269,242 +256,53 @@ fn classify(t: &str) -> (Cell<'_>, bool) {
     }
 }
 
-/// The serializer of one row into the columns (see [`super::Records`]'s).
-struct ColumnCells<'a> {
+/// The cells of one row into the columns (a [`CellSink`]).
+struct ColumnSink<'a> {
     cols: &'a mut [Builder],
-    count: usize,
-    allow: &'a Allow<'a>,
-    field: &'static str,
-    elem: usize,
-    parts: &'static [&'static str],
-    seq_len: usize,
 }
 
-impl ColumnCells<'_> {
-    /// The next column, or an error when the row has more cells than the header.
-    fn next(&mut self) -> Result<&mut Builder, RowError> {
+impl ColumnSink<'_> {
+    /// Column `i`, or an error when the row has more cells than the header.
+    fn col(&mut self, i: usize) -> Result<&mut Builder, RowError> {
         let n = self.cols.len();
-        self.count += 1;
         self.cols
-            .get_mut(self.count - 1)
+            .get_mut(i)
             .ok_or_else(|| RowError(format!("a record of more than {n} fields")))
     }
-
-    fn text(&mut self, t: &str) -> Result<(), RowError> {
-        let (cell, odd) = classify(t);
-        self.next()?.push(cell, odd.then_some(t));
-        Ok(())
-    }
-
-    fn integer(&mut self, x: impl TryInto<i64> + itoa::Integer + Copy) -> Result<(), RowError> {
-        let mut buf = itoa::Buffer::new();
-        let t = buf.format(x);
-        match x.try_into() {
-            Ok(i) => {
-                self.next()?.push(Cell::Int(i), None);
-                Ok(())
-            }
-            Err(_) => self.text(t),
-        }
-    }
 }
 
-impl ser::Serializer for &mut ColumnCells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    type SerializeSeq = Self;
-    type SerializeTuple = Self;
-    type SerializeTupleStruct = Self;
-    type SerializeTupleVariant = ser::Impossible<(), RowError>;
-    type SerializeMap = ser::Impossible<(), RowError>;
-    type SerializeStruct = Self;
-    type SerializeStructVariant = ser::Impossible<(), RowError>;
-
-    fn serialize_bool(self, v: bool) -> Result<(), RowError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), RowError> {
-        self.text(&v.to_string())
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), RowError> {
-        if !v.is_finite() && !(self.allow)(self.field, v) {
-            let column = column_name(self.field, self.elem, self.parts, self.seq_len);
-            return Err(RowError(not_finite(&column, v)));
+impl CellSink for ColumnSink<'_> {
+    fn int<I: itoa::Integer + TryInto<i64> + Copy>(
+        &mut self,
+        i: usize,
+        x: I,
+    ) -> Result<(), RowError> {
+        match x.try_into() {
+            Ok(v) => {
+                self.col(i)?.push(Cell::Int(v), None);
+                Ok(())
+            }
+            Err(_) => self.text(i, itoa::Buffer::new().format(x)),
         }
-        if v.fract() == 0.0 {
+    }
+    fn float(&mut self, i: usize, x: f64) -> Result<(), RowError> {
+        if x.fract() == 0.0 {
             // An integral number is an integer when its text reads as one
             // (`-0` reads as 0: its text is kept for a float column).
             let mut t = String::new();
-            write_f64(&mut t, v);
-            return self.text(&t);
+            write_f64(&mut t, x);
+            return self.text(i, &t);
         }
-        self.next()?.push(Cell::Float(v), None);
+        self.col(i)?.push(Cell::Float(x), None);
         Ok(())
     }
-    fn serialize_char(self, v: char) -> Result<(), RowError> {
-        self.text(v.encode_utf8(&mut [0; 4]))
-    }
-    fn serialize_str(self, v: &str) -> Result<(), RowError> {
-        self.text(v)
-    }
-    fn serialize_bytes(self, v: &[u8]) -> Result<(), RowError> {
-        let s = std::str::from_utf8(v).map_err(|e| RowError(e.to_string()))?;
-        self.text(s)
-    }
-    fn serialize_none(self) -> Result<(), RowError> {
-        self.next()?.push(Cell::Empty, None);
+    fn text(&mut self, i: usize, s: &str) -> Result<(), RowError> {
+        let (cell, odd) = classify(s);
+        self.col(i)?.push(cell, odd.then_some(s));
         Ok(())
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), RowError> {
-        v.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<(), RowError> {
-        self.serialize_none()
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<(), RowError> {
-        self.serialize_none()
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<(), RowError> {
-        self.text(variant)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<(), RowError> {
-        v.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        v: &T,
-    ) -> Result<(), RowError> {
-        v.serialize(self)
-    }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Self, RowError> {
-        self.seq_len = len.unwrap_or(0);
-        Ok(self)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self, RowError> {
-        Ok(self)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
-        Ok(self)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, RowError> {
-        Err(RowError(
-            "a CSV cell cannot hold an enum tuple variant".into(),
-        ))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
-        Err(RowError("a CSV record cannot hold a map".into()))
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
-        Ok(self)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, RowError> {
-        Err(RowError(
-            "a CSV cell cannot hold an enum struct variant".into(),
-        ))
-    }
-}
-
-impl ser::SerializeSeq for &mut ColumnCells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
-        self.elem += 1;
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTuple for &mut ColumnCells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut ColumnCells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut ColumnCells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        v: &T,
-    ) -> Result<(), RowError> {
-        self.field = name;
-        self.elem = 0;
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
+    fn empty(&mut self, i: usize) -> Result<(), RowError> {
+        self.col(i)?.push(Cell::Empty, None);
         Ok(())
     }
 }

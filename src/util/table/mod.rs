@@ -25,7 +25,6 @@ use super::lines::LineLimit;
 use super::num::{NumMemo, write_f64};
 use serde::de::{self, DeserializeOwned, Visitor};
 use serde::{Serialize, ser};
-use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -36,10 +35,12 @@ pub(crate) const BEYOND_BOUND: &str = "expected a number within ±";
 
 mod cells;
 mod columns;
+mod flatten;
 mod read;
 
 pub use cells::*;
 pub use columns::*;
+use flatten::Flatten;
 pub use read::*;
 
 /// A row type of one CSV file.
@@ -202,27 +203,16 @@ impl Records {
         parts: &'static [&'static str],
     ) -> io::Result<()> {
         let start = self.text.len();
-        let mut cells = Cells {
+        let sink = CsvText {
             text: &mut self.text,
             memo: Some(&mut self.memo),
-            count: 0,
-            allow,
-            field: "",
-            elem: 0,
-            bound: f64::INFINITY,
-            parts,
-            seq_len: 0,
         };
+        let mut cells = Flatten::new(sink, allow, parts, f64::INFINITY);
         let r = row.serialize(&mut cells);
         let count = cells.count;
         if let Err(e) = r {
             self.text.truncate(start);
-            let kind = if e.0.contains("expected a finite number") {
-                io::ErrorKind::InvalidData
-            } else {
-                io::ErrorKind::Other
-            };
-            return Err(io::Error::new(kind, e));
+            return Err(e.into());
         }
         if *self.width.get_or_insert(count) != count {
             self.text.truncate(start);
@@ -324,220 +314,6 @@ pub fn line<T: Serialize + ?Sized>(record: &T) -> io::Result<String> {
     let mut text = r.into_string();
     text.pop();
     Ok(text)
-}
-
-impl ser::Serializer for &mut Cells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    type SerializeSeq = Self;
-    type SerializeTuple = Self;
-    type SerializeTupleStruct = Self;
-    type SerializeTupleVariant = ser::Impossible<(), RowError>;
-    type SerializeMap = ser::Impossible<(), RowError>;
-    type SerializeStruct = Self;
-    type SerializeStructVariant = ser::Impossible<(), RowError>;
-
-    fn serialize_bool(self, v: bool) -> Result<(), RowError> {
-        self.display(v)
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), RowError> {
-        self.integer(v)
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), RowError> {
-        self.display(v)
-    }
-    #[inline]
-    fn serialize_f64(self, v: f64) -> Result<(), RowError> {
-        let column = || column_name(self.field, self.elem, self.parts, self.seq_len);
-        if !v.is_finite()
-            && let Some(allow) = self.allow
-            && !allow(self.field, v)
-        {
-            return Err(RowError(not_finite(&column(), v)));
-        }
-        if v.is_finite() && v.abs() > self.bound {
-            // Never the number: an owner's value or an answer is a secret.
-            return Err(RowError(format!(
-                "column '{}': {BEYOND_BOUND}{:e} (the cell is not shown)",
-                column(),
-                self.bound
-            )));
-        }
-        self.start();
-        match self.memo.as_deref_mut() {
-            Some(memo) => memo.write(self.text, v),
-            None => write_f64(self.text, v),
-        }
-        Ok(())
-    }
-    fn serialize_char(self, v: char) -> Result<(), RowError> {
-        self.serialize_str(v.encode_utf8(&mut [0; 4]))
-    }
-    #[inline]
-    fn serialize_str(self, v: &str) -> Result<(), RowError> {
-        self.start();
-        push_field(self.text, v);
-        Ok(())
-    }
-    fn serialize_bytes(self, v: &[u8]) -> Result<(), RowError> {
-        let s = std::str::from_utf8(v).map_err(|e| RowError(e.to_string()))?;
-        self.serialize_str(s)
-    }
-    fn serialize_none(self) -> Result<(), RowError> {
-        self.start();
-        Ok(())
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), RowError> {
-        v.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<(), RowError> {
-        self.serialize_none()
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<(), RowError> {
-        self.serialize_none()
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<(), RowError> {
-        self.serialize_str(variant)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<(), RowError> {
-        v.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        v: &T,
-    ) -> Result<(), RowError> {
-        v.serialize(self)
-    }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Self, RowError> {
-        self.seq_len = len.unwrap_or(0);
-        Ok(self)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self, RowError> {
-        Ok(self)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
-        Ok(self)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, RowError> {
-        Err(RowError(
-            "a CSV cell cannot hold an enum tuple variant".into(),
-        ))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, RowError> {
-        Err(RowError("a CSV record cannot hold a map".into()))
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, RowError> {
-        Ok(self)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, RowError> {
-        Err(RowError(
-            "a CSV cell cannot hold an enum struct variant".into(),
-        ))
-    }
-}
-
-impl ser::SerializeSeq for &mut Cells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
-        self.elem += 1;
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTuple for &mut Cells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut Cells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RowError> {
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut Cells<'_> {
-    type Ok = ();
-    type Error = RowError;
-    #[inline]
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        name: &'static str,
-        v: &T,
-    ) -> Result<(), RowError> {
-        self.field = name;
-        self.elem = 0;
-        v.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), RowError> {
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -1,3 +1,4 @@
+use super::flatten::{Check, Flatten};
 use super::*;
 
 /// The cells of one line of CSV text (quotes removed, `""` → `"`).
@@ -248,14 +249,13 @@ impl<R: io::Read> Reader<R> {
         let file = self.file.clone();
         let bound = self.bound;
         let mut cells = csv::StringRecord::new();
-        let mut scratch = String::new();
         self.records(|line, rec| {
             cells.clear();
             for i in &idx {
                 cells.push_field(i.and_then(|i| rec.get(i)).unwrap_or(""));
             }
             let row: T = decode(&file, line, &names, &cells)?;
-            check_row(&file, line, &row, bound, &mut scratch)?;
+            check_row(&file, line, &row, bound)?;
             each(line, row)
         })
     }
@@ -263,27 +263,15 @@ impl<R: io::Read> Reader<R> {
 
 /// Checks a row read from `file` at `line` with the writers' promise:
 /// non-finite numbers only where the format documents them
-/// ([`CsvRow::allows`]), finite ones within ±`bound`. `scratch` is reused
-/// text space.
+/// ([`CsvRow::allows`]), finite ones within ±`bound`.
 pub fn check_row<T: CsvRow>(
     file: &Path,
     line: usize,
     row: &T,
     bound: f64,
-    scratch: &mut String,
 ) -> Result<(), TableError> {
-    scratch.clear();
-    let mut check = Cells {
-        text: scratch,
-        memo: None,
-        count: 0,
-        allow: Some(&|f, v| row.allows(f, v)),
-        field: "",
-        elem: 0,
-        bound,
-        parts: T::VECTOR_PARTS,
-        seq_len: 0,
-    };
+    let allow = |f: &str, v: f64| row.allows(f, v);
+    let mut check = Flatten::new(Check, Some(&allow), T::VECTOR_PARTS, bound);
     row.serialize(&mut check)
         .map_err(|e| input(file, line, e.0))
 }
