@@ -51,16 +51,18 @@ fn simulate_answers(g: &Graph, sim: &SimConfig) -> HashMap<(String, String), (f6
         .keep([Rows::Responses])
         .run()
         .unwrap();
-    out.responses()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                (r.owner.to_string(), r.recipient.to_string()),
-                (r.eps, r.raw().to_vec()),
-            )
-        })
-        .collect()
+    super::tests::answers_by_pair(&out)
+}
+
+/// The relay of `sim` on `g` with the untrimmed `fractions`.
+fn relay<'g>(g: &'g Graph, sim: &SimConfig, fractions: &[f64]) -> Relay<'g> {
+    Relay::with_config(
+        g,
+        RelayConfig {
+            sim: sim.clone(),
+            untrimmed: fractions.to_vec(),
+        },
+    )
 }
 
 /// The acceptance test: on the four graphs, every owner, every recipient's
@@ -115,13 +117,7 @@ fn discrete_answers_are_simulates_bit_for_bit() {
         let answers = simulate_answers(&g, &sim);
         // [0]: the 64-owner batch on hop distances; [0, 0.2]: the sweep.
         for fractions in [vec![0.0], vec![0.0, 0.2]] {
-            let relay = Relay::with_config(
-                &g,
-                RelayConfig {
-                    sim: sim.clone(),
-                    untrimmed: fractions,
-                },
-            );
+            let relay = relay(&g, &sim, &fractions);
             let base = relay.run().unwrap();
             let mut pairs = 0;
             for r in base.rows() {
@@ -161,13 +157,7 @@ fn discrete_answers_are_simulates_bit_for_bit() {
             );
             assert!(base.summary().bytes.contains("4 + 8n"));
         }
-        let relay = Relay::with_config(
-            &g,
-            RelayConfig {
-                sim: sim.clone(),
-                untrimmed: vec![0.0, 0.2],
-            },
-        );
+        let relay = relay(&g, &sim, &[0.0, 0.2]);
         // Message by message, every owner, trimming and 20 % untrimmed.
         for o in 0..g.n() as u32 {
             let id = g.ids().label(o).to_string();
@@ -224,15 +214,9 @@ fn discrete_relay_follows_the_seed() {
     let g = load("data/karate.edges");
     let mut sim = config(DistanceKind::Hop, "exp:a=3,b=1", 1, -10, 32);
     let run = |sim: &SimConfig| {
-        Relay::with_config(
-            &g,
-            RelayConfig {
-                sim: sim.clone(),
-                untrimmed: vec![0.0],
-            },
-        )
-        .trace("0", Untrimmed::Fraction(0.0))
-        .unwrap()
+        relay(&g, &sim, &[0.0])
+            .trace("0", Untrimmed::Fraction(0.0))
+            .unwrap()
     };
     let a = run(&sim);
     assert_eq!(run(&sim), a);
@@ -249,16 +233,7 @@ fn discrete_relay_refusals() {
     let g = load("data/karate.edges");
     let mut sim = config(DistanceKind::Hop, "exp:a=3,b=1", 1, -10, 32);
     sim.rng = RngSource::Os;
-    let run = |sim: &SimConfig| {
-        Relay::with_config(
-            &g,
-            RelayConfig {
-                sim: sim.clone(),
-                untrimmed: vec![0.0],
-            },
-        )
-        .run()
-    };
+    let run = |sim: &SimConfig| relay(&g, &sim, &[0.0]).run();
     let e = run(&sim).unwrap_err().to_string();
     assert!(
         e.contains("rng") && e.contains("seeded") && !e.contains('\n'),
@@ -295,17 +270,11 @@ fn discrete_relay_never_shows_a_secret() {
         RelayEngine::Rounds,
         RelayEngine::Exchange,
     ] {
-        let e = Relay::with_config(
-            &g,
-            RelayConfig {
-                sim: sim.clone(),
-                untrimmed: vec![0.0],
-            },
-        )
-        .engine(engine)
-        .run()
-        .unwrap_err()
-        .to_string();
+        let e = relay(&g, &sim, &[0.0])
+            .engine(engine)
+            .run()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("owner 5") && e.contains("not shown"), "{e}");
         assert!(
             !e.contains("123456789012345") && !e.contains("1.2345678"),

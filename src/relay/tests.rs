@@ -4,7 +4,7 @@
 use super::*;
 use crate::graph::{Graph, LoadOptions};
 use crate::process::family::Laplace;
-use crate::sim::{Rows, Simulation};
+use crate::sim::{Rows, SimOutput, Simulation};
 use crate::{
     distance::DistanceKind, epsilon::EpsilonMap, mechanism::MechanismChoice, process::Norm,
     sim::Owners, values::ValueSpec,
@@ -35,6 +35,11 @@ fn simulate_answers(
         .keep([Rows::Responses])
         .run()
         .unwrap();
+    answers_by_pair(&out)
+}
+
+/// A run's answers (the rung's ε used, u + V) by (owner id, recipient id).
+pub(super) fn answers_by_pair(out: &SimOutput) -> HashMap<(String, String), (f64, Vec<f64>)> {
     out.responses()
         .unwrap()
         .iter()

@@ -3,7 +3,7 @@
 //! thread/share/CBOR determinism, refusals, the OS generator.
 
 use super::*;
-use super::{all_row, replicates, small_graph};
+use super::{all_row, check_debiased_bits, replicates, small_graph};
 use crate::control::Control;
 use crate::epsilon::EpsilonMap;
 use crate::mechanism::MechanismChoice;
@@ -108,37 +108,7 @@ fn debiased_bits_are_unbiased() {
     let c = config(ValueSpec::Bits { p: 0.3 }, Post::Bit, 1);
     let reps = 300u64;
     let (out, rows) = replicates(&g, &c, reps);
-    let n = g.n();
-    let signed = |si: usize| -> (f64, f64) {
-        let xs: Vec<f64> = out
-            .iter()
-            .map(|e| (0..n).map(|j| e.estimates[si][j] - e.mean[j]).sum::<f64>() / n as f64)
-            .collect();
-        let m = xs.iter().sum::<f64>() / reps as f64;
-        let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (reps - 1) as f64;
-        (m, (v / reps as f64).sqrt())
-    };
-    for si in [2usize, 3] {
-        let (m, se) = signed(si);
-        assert!(m.abs() < 6.0 * se, "scheme {si}: mean error {m} (se {se})");
-    }
-    let (m, se) = signed(0);
-    assert!(
-        m.abs() > 6.0 * se,
-        "plain projected mean unbiased? {m} ({se})"
-    );
-    for s in [
-        "correlated",
-        "independent",
-        "correlated-debiased",
-        "independent-debiased",
-    ] {
-        let r = all_row(&rows, s);
-        let t = r.mse_theory.unwrap();
-        let se = r.mse_se.unwrap();
-        assert!((r.mse - t).abs() < 6.0 * se, "{s}: {} vs {t} ({se})", r.mse);
-    }
-    assert!(rows.iter().any(|r| r.scheme == "correlated-shrinkage"));
+    check_debiased_bits(&out, &rows, g.n(), reps);
 }
 
 /// The correlated answers are the chain simulate draws: on the path 0–1–2–3
