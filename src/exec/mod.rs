@@ -174,3 +174,14 @@ pub(crate) fn run_local<J: ChunkJob>(
     }
     Ok(())
 }
+
+/// `f` run on a pool of its own of `threads` threads (tests: what a run
+/// gives must not depend on the thread count).
+#[cfg(test)]
+pub(crate) fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}

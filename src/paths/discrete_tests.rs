@@ -57,11 +57,11 @@ fn rows_are_rungs_and_grid_multiples() {
     // Lazy: a path changes at few of the ≈ 180 rungs (n = 3: about 3·2·ln 50 ≈ 23).
     assert!(changes > 300 * 10 && changes < 300 * 40, "{changes}");
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        assert_eq!(pool.install(|| run.rows()).unwrap(), rows, "{threads}");
+        assert_eq!(
+            crate::exec::on_threads(threads, || run.rows()).unwrap(),
+            rows,
+            "{threads}"
+        );
     }
     // At levels: the rung of each level, the path's value there.
     let at = run.clone().at(vec![15.0, 0.3, 2.0]).rows().unwrap();

@@ -20,11 +20,11 @@ fn rows_are_each_samples_breakpoints_in_order_on_any_pool() {
         }
     }
     for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        assert_eq!(pool.install(|| run.rows()).unwrap(), want, "{threads}");
+        assert_eq!(
+            crate::exec::on_threads(threads, || run.rows()).unwrap(),
+            want,
+            "{threads}"
+        );
     }
     // At levels: one row per sample and level, in the order asked.
     let at = run.clone().at(vec![15.0, 0.5, 2.0]).rows().unwrap();

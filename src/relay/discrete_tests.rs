@@ -138,11 +138,7 @@ fn discrete_answers_are_simulates_bit_for_bit() {
                 assert_eq!(other.stats(), base.stats(), "{file} {engine:?}");
             }
             for threads in [1, 3] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                let again = pool.install(|| relay.run()).unwrap();
+                let again = crate::exec::on_threads(threads, || relay.run()).unwrap();
                 assert_eq!(again.stats(), base.stats(), "{file}, {threads} threads");
                 assert_eq!(again.rows(), base.rows());
             }

@@ -225,15 +225,12 @@ fn every_engine_gives_the_same_counts() {
                 assert_eq!(other.by_distance(), base.by_distance());
             }
             for threads in [1, 3] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                let again = pool.install(|| relay.run()).unwrap();
+                let again = crate::exec::on_threads(threads, || relay.run()).unwrap();
                 assert_eq!(again.stats(), base.stats(), "{threads} threads");
-                let ex = pool
-                    .install(|| relay.clone().engine(RelayEngine::Exchange).run())
-                    .unwrap();
+                let ex = crate::exec::on_threads(threads, || {
+                    relay.clone().engine(RelayEngine::Exchange).run()
+                })
+                .unwrap();
                 assert_eq!(ex.stats(), base.stats(), "exchange, {threads} threads");
             }
             for r in base.rows() {

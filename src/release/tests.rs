@@ -94,11 +94,7 @@ fn rows_and_sums_equal_the_former_command_line_loop_on_any_pool() {
         let (want, lazy, comp) = reference(&g, &eps, trials);
         let run = ReleaseTrials::new(g, eps.clone()).trials(trials);
         for threads in [1, 2, 3] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let (rows, out) = pool.install(|| run.run()).unwrap();
+            let (rows, out) = crate::exec::on_threads(threads, || run.run()).unwrap();
             assert_eq!(rows, want, "{mech} on {threads} threads");
             let tf = trials as f64;
             for (i, a) in out.accuracy().iter().enumerate() {

@@ -185,13 +185,8 @@ fn sums_do_not_depend_on_threads_or_processes() {
     ] {
         let plan = UtilityPlan::new(&c, &g, &d).unwrap();
         let ctl = Control::new();
-        let run = |t: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .unwrap()
-                .install(|| plan.run_replicate(1, &ctl, &|_| {}).unwrap())
-        };
+        let run =
+            |t: usize| crate::exec::on_threads(t, || plan.run_replicate(1, &ctl, &|_| {}).unwrap());
         let (a1, p1) = run(1);
         let (a2, p2) = run(2);
         assert_eq!(a1, a2);

@@ -237,11 +237,9 @@ fn sums_do_not_depend_on_threads() {
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
     let run = |t: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .unwrap()
-            .install(|| plan.run_replicate(0, &Control::new(), &|_| {}).unwrap())
+        crate::exec::on_threads(t, || {
+            plan.run_replicate(0, &Control::new(), &|_| {}).unwrap()
+        })
     };
     let (a1, p1) = run(1);
     for t in [2, 4] {

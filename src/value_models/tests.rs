@@ -438,11 +438,9 @@ fn smooth_has_the_requested_standard_deviation() {
             assert!((s - sd).abs() <= 1e-12 * sd, "T={t} dim={dim}: {s} vs {sd}");
         }
         let on = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| smooth(&g, dim, sd, t, &mut rng(t as u64)).unwrap())
+            crate::exec::on_threads(threads, || {
+                smooth(&g, dim, sd, t, &mut rng(t as u64)).unwrap()
+            })
         };
         assert_eq!(on(1), on(2));
     }

@@ -427,11 +427,9 @@ fn bit_sums_do_not_depend_on_threads_and_travel_exactly() {
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
     let run = |t: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .unwrap()
-            .install(|| plan.run_replicate(3, &Control::new(), &|_| {}).unwrap())
+        crate::exec::on_threads(t, || {
+            plan.run_replicate(3, &Control::new(), &|_| {}).unwrap()
+        })
     };
     let (a1, p1) = run(1);
     assert!(a1.shrink.is_on());
