@@ -10,7 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 unset RUST_BACKTRACE
-# The cluster tests, then the unit tests of src/cluster (encoding, host file,
-# agreement), src/fingerprint and the CLI's cluster flags.
+# Both test binaries built in one cargo call, so the library with the feature
+# and its unit-test harness compile side by side; then the cluster tests, then
+# the unit tests of src/cluster (encoding, host file, agreement),
+# src/fingerprint and the CLI's cluster flags.
+timeout 900 cargo test --locked --features distributed --test cluster --lib --no-run
 timeout 900 cargo test --locked --features distributed --test cluster
 timeout 600 cargo test --locked --features distributed --lib -- cluster:: fingerprint:: fingerprint_tests::
