@@ -338,11 +338,21 @@ impl Cluster {
             .and_then(|mut d| d.take())
             .ok_or_else(|| cluster_error("a cluster runs one job"))
     }
+}
+
+impl Executor for Cluster {
+    fn peers(&self) -> usize {
+        self.addresses.len()
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
 
     /// Runs `job` over the cluster (see the [module](self)); `merge` is
     /// called on rank 0 only, in chunk order (as the partials arrive
     /// for a job that is not [`ordered`](ChunkJob::ordered)).
-    fn run_job<J>(
+    fn execute<J>(
         &self,
         job: &J,
         control: &Control,
@@ -449,29 +459,6 @@ impl Cluster {
             r.map_err(|e| cluster_error(format!("a timely worker failed: {e}")))?;
         }
         Ok(())
-    }
-}
-
-impl Executor for Cluster {
-    fn peers(&self) -> usize {
-        self.addresses.len()
-    }
-
-    fn rank(&self) -> usize {
-        self.rank
-    }
-
-    fn execute<J>(
-        &self,
-        job: &J,
-        control: &Control,
-        merge: &mut Merge<'_, J::Partial>,
-    ) -> Result<()>
-    where
-        J: ChunkJob,
-        J::Partial: Serialize + DeserializeOwned,
-    {
-        self.run_job(job, control, merge)
     }
 }
 
