@@ -131,6 +131,8 @@ pub(crate) struct CsvStream<W, R> {
     name: PathBuf,
     /// What the rows are, for the message when a number cannot be written.
     what: &'static str,
+    /// Said after that message (why a number may not be finite).
+    note: &'static str,
     buf: Records,
     _rows: PhantomData<fn(R)>,
 }
@@ -138,8 +140,18 @@ pub(crate) struct CsvStream<W, R> {
 impl<W: Write + Send, R: CsvRow> CsvStream<W, R> {
     /// Writes the header of `R` (vectors of `n` columns) to `out`; `name`
     /// names the output in messages.
-    pub(crate) fn new(mut out: W, name: PathBuf, what: &'static str, n: usize) -> Result<Self> {
-        let header = table::Writer::with_header(Vec::new(), table::columns::<R>(n, &[]))
+    pub(crate) fn new(out: W, name: PathBuf, what: &'static str, n: usize) -> Result<Self> {
+        Self::with_header(out, name, what, table::columns::<R>(n, &[]))
+    }
+
+    /// Writes `header` to `out` (see [`CsvStream::new`]).
+    pub(crate) fn with_header(
+        mut out: W,
+        name: PathBuf,
+        what: &'static str,
+        header: Vec<String>,
+    ) -> Result<Self> {
+        let header = table::Writer::with_header(Vec::new(), header)
             .and_then(|h| h.into_inner())
             .map_err(|e| Error::io(&name, e))?;
         out.write_all(&header).map_err(|e| Error::io(&name, e))?;
@@ -147,9 +159,15 @@ impl<W: Write + Send, R: CsvRow> CsvStream<W, R> {
             out,
             name,
             what,
+            note: "",
             buf: Records::new(),
             _rows: PhantomData,
         })
+    }
+
+    /// Says `note` after the message of a number that cannot be written.
+    pub(crate) fn noting(self, note: &'static str) -> Self {
+        CsvStream { note, ..self }
     }
 
     /// Writes what is buffered and returns the destination.
@@ -160,7 +178,9 @@ impl<W: Write + Send, R: CsvRow> CsvStream<W, R> {
 
     fn row_error(&self, e: io::Error) -> Error {
         if e.kind() == io::ErrorKind::InvalidData {
-            return Error::Numerical(format!("{}: {e}", self.what));
+            // A non-finite number where the format promises one: refused
+            // before any file is committed.
+            return Error::Numerical(format!("{}: {e}{}", self.what, self.note));
         }
         Error::io(&self.name, e)
     }
@@ -195,8 +215,12 @@ impl<W: Write + Send, R: CsvRow + Send + Sync> RecordSink<R> for CsvStream<W, R>
             .par_chunks(PIECE)
             .map(|piece| {
                 let mut text = Records::new();
-                for r in piece {
+                for (i, r) in piece.iter().enumerate() {
                     text.push_row(r)?;
+                    if i == 0 {
+                        // Rows of one file are about as long as the first.
+                        text.reserve(text.len() * (piece.len() + piece.len() / 8));
+                    }
                 }
                 Ok(text)
             })
