@@ -109,12 +109,7 @@ pub(super) fn run(ev: &mut Evolve, g0: &Graph) -> Result<EvolveOutput> {
         f(&store.timeline()?)?;
     }
     let levels = Levels::of(&config)?;
-    let ctx = Ctx {
-        levels: &levels,
-        seed: config.seed,
-        norm: config.norm,
-        dim: config.dim,
-    };
+    let ctx = Ctx::of(&levels, &config);
     if resumed {
         // Pairs out of range are not stored: counted on the current graph.
         let counts = states
@@ -703,12 +698,7 @@ fn batch_zero(
             Ok(OwnerState::new(o, nodes, p, u, round_sq))
         })
         .collect::<Result<_>>()?;
-    let ctx = Ctx {
-        levels: &levels,
-        seed: config.seed,
-        norm: config.norm,
-        dim: config.dim,
-    };
+    let ctx = Ctx::of(&levels, &config);
     let mut sel: Vec<&mut OwnerState> = states.iter_mut().collect();
     let outs = recompute(&dist, &mut sel, &ctx, 0, false)?;
     let mut totals = Totals::default();
@@ -799,20 +789,8 @@ fn replay(
     owners: &[u32],
     last: u64,
 ) -> Result<(Vec<OwnerState>, Totals, Edges)> {
-    let stored_owners = store.owners()?;
-    if stored_owners != owners {
-        return Err(Error::Unsupported(format!(
-            "{}: its owners differ from the owners selected now",
-            store.path().display()
-        )));
-    }
-    let levels = Levels::of(config)?;
-    let ctx = Ctx {
-        levels: &levels,
-        seed: config.seed,
-        norm: config.norm,
-        dim: config.dim,
-    };
+    let levels = super::resume::stored_levels(store, config, owners)?;
+    let ctx = Ctx::of(&levels, &config);
     let nodes = ids.len();
     let n = config.dim;
     let values = store.values()?;

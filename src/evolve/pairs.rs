@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::process::discrete::DiscreteNoise;
 use crate::process::{Norm, sample_marginal};
 use crate::rng::{LANES, PrivRng, Purpose, StreamStart, rng_for_stream, stream_starts};
-use crate::store::{Level, Levels, OwnerPath, TimelineRow};
+use crate::store::{Level, Levels, OwnerPath, StoreConfig, TimelineRow};
 use rand::Rng;
 
 /// What a release needs besides the pair: the levels (map, top, family),
@@ -25,7 +25,17 @@ pub(crate) struct Ctx<'a> {
     pub dim: usize,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The context of a run of `config` at `levels`.
+    pub fn of(levels: &'a Levels, config: &StoreConfig) -> Self {
+        Ctx {
+            levels,
+            seed: config.seed,
+            norm: config.norm,
+            dim: config.dim,
+        }
+    }
+
     /// The level answered at distance `d` (0: no answer — unreachable, or
     /// out of range; for the discrete family a rung level).
     #[inline]

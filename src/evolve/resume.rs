@@ -72,6 +72,17 @@ impl Totals {
     }
 }
 
+/// The levels of `config`, once the store's owners are checked to be `owners`.
+pub(super) fn stored_levels(store: &Store, config: &StoreConfig, owners: &[u32]) -> Result<Levels> {
+    if store.owners()? != owners {
+        return Err(Error::Unsupported(format!(
+            "{}: its owners differ from the owners selected now",
+            store.path().display()
+        )));
+    }
+    Levels::of(config)
+}
+
 /// The state after batch `last` without replaying batch 0, or `None` when
 /// the store does not allow it (see the module docs).
 pub(super) fn rebuild(
@@ -101,19 +112,8 @@ pub(super) fn rebuild(
         return Ok(None);
     }
     let corrupt = |what: String| Error::input(store.path(), 0, format!("corrupt store: {what}"));
-    if store.owners()? != owners {
-        return Err(Error::Unsupported(format!(
-            "{}: its owners differ from the owners selected now",
-            store.path().display()
-        )));
-    }
-    let levels = Levels::of(config)?;
-    let ctx = Ctx {
-        levels: &levels,
-        seed: config.seed,
-        norm: config.norm,
-        dim: config.dim,
-    };
+    let levels = super::resume::stored_levels(store, config, owners)?;
+    let ctx = Ctx::of(&levels, &config);
     let nodes = ids.len();
     let n = config.dim;
     let values = store.values()?;
