@@ -83,27 +83,8 @@ fn smooth_expected() -> String {
 
 /// `k=v,k=v` with exactly the keys in `keys` (any order, each once), as text.
 fn pairs<'s>(spec: &str, body: &'s str, keys: &[&str]) -> Result<Vec<&'s str>> {
-    let mut out: Vec<Option<&str>> = vec![None; keys.len()];
-    for part in body.split(',').filter(|p| !p.trim().is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| bad(spec, format!("key=value pairs, got '{part}'")))?;
-        let k = k.trim();
-        let i = keys.iter().position(|x| *x == k).ok_or_else(|| {
-            bad(
-                spec,
-                format!("keys {}, got unknown key '{k}'", keys.join(",")),
-            )
-        })?;
-        if out[i].is_some() {
-            return Err(bad(spec, format!("each key once, got '{k}' twice")));
-        }
-        out[i] = Some(v.trim());
-    }
-    out.iter()
-        .zip(keys)
-        .map(|(v, k)| v.ok_or_else(|| bad(spec, format!("a value for '{k}'"))))
-        .collect()
+    let values = crate::util::spec::key_values(body, keys, |e| bad(spec, e))?;
+    Ok(values.into_iter().map(str::trim).collect())
 }
 
 fn number(spec: &str, key: &str, text: &str) -> Result<f64> {

@@ -119,28 +119,12 @@ fn parse_num(spec: &str, key: &str, text: &str) -> Result<f64> {
     Ok(x)
 }
 
-/// Parses `k=v,k=v` with exactly the keys in `keys`.
+/// Parses `k=v,k=v` with exactly the keys in `keys`, as numbers.
 fn parse_kv(spec: &str, body: &str, keys: &[&str]) -> Result<Vec<f64>> {
-    let mut out = vec![None; keys.len()];
-    for part in body.split(',').filter(|p| !p.trim().is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| bad(spec, format!("key=value pairs, got '{part}'")))?;
-        let k = k.trim();
-        let i = keys.iter().position(|x| *x == k).ok_or_else(|| {
-            bad(
-                spec,
-                format!("keys {}, got unknown key '{k}'", keys.join(",")),
-            )
-        })?;
-        if out[i].is_some() {
-            return Err(bad(spec, format!("each key once, got '{k}' twice")));
-        }
-        out[i] = Some(parse_num(spec, k, v)?);
-    }
-    out.iter()
+    crate::util::spec::key_values(body, keys, |e| bad(spec, e))?
+        .into_iter()
         .zip(keys)
-        .map(|(v, k)| v.ok_or_else(|| bad(spec, format!("a value for '{k}'"))))
+        .map(|(v, k)| parse_num(spec, k, v))
         .collect()
 }
 
