@@ -10,12 +10,13 @@
 use crate::errors::{blocking, quick};
 use numpy::IntoPyArray;
 use privdiffuse::io::OutputOptions;
-use privdiffuse::io::memory::HeldFile;
+use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files};
 use privdiffuse::util::table::{Column, Columns};
 use privdiffuse::{CancelToken, Control};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use serde::Serialize;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -30,8 +31,12 @@ pub trait Files: Sync {
     fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>>;
     /// Seconds the run took.
     fn seconds(&self) -> f64;
-    /// Writes the files as the command line does into `dir` (a run
-    /// directory; a sweep's CSV path), refused if it exists unless `force`.
+}
+
+/// How a result is saved as the command line writes it.
+pub trait Save {
+    /// Writes the files into `dir` (a run directory; a sweep's CSV path),
+    /// refused if it exists unless `force`.
     fn save(
         &self,
         dir: &Path,
@@ -39,6 +44,42 @@ pub trait Files: Sync {
         plots: bool,
         control: Control,
     ) -> privdiffuse::Result<()>;
+}
+
+/// A result saved as a run directory: every file of [`Files`], then what
+/// differs between commands, the figures and `timings.json`.
+pub trait RunDir: Files {
+    /// The content of `timings.json`.
+    type Timings: Serialize;
+    /// The figures drawn from the saved files.
+    fn figures(&self) -> SavedFigures<'_>;
+    /// `timings.json` (the run's seconds as its command's and total time).
+    fn timings(&self) -> Self::Timings;
+}
+
+impl<T: RunDir> Save for T {
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()> {
+        let names = self.names();
+        let files = names
+            .iter()
+            .map(|n| Ok((n.as_str(), self.bytes(n)?)))
+            .collect::<privdiffuse::Result<Vec<_>>>()?;
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
+        let opts = OutputOptions {
+            out: dir.to_path_buf(),
+            explicit_out: true,
+            force,
+            plots,
+            control,
+        };
+        save_files(&files, self.figures(), &self.timings(), &opts)
+    }
 }
 
 /// The bytes of file `name` of `files`.
@@ -65,10 +106,10 @@ pub fn table<'py>(py: Python<'py>, files: &impl Files, name: &str) -> PyResult<B
     }
 }
 
-/// Writes `files` (see [`Files::save`]), the GIL released, Ctrl-C honoured.
+/// Writes `files` (see [`Save::save`]), the GIL released, Ctrl-C honoured.
 pub fn save(
     py: Python<'_>,
-    files: &impl Files,
+    files: &(impl Save + Sync),
     dir: PathBuf,
     force: bool,
     plots: bool,
@@ -84,17 +125,6 @@ pub fn save(
     })
 }
 
-/// The options of writing into the new directory `dir` (explicitly named).
-pub fn output(dir: &Path, force: bool, plots: bool, control: Control) -> OutputOptions {
-    OutputOptions {
-        out: dir.to_path_buf(),
-        explicit_out: true,
-        force,
-        plots,
-        control,
-    }
-}
-
 /// The file `name` among `files`, or an error naming them.
 pub fn held<'a>(files: &'a [HeldFile], name: &str) -> privdiffuse::Result<&'a HeldFile> {
     files.iter().find(|f| f.name == name).ok_or_else(|| {
@@ -103,7 +133,7 @@ pub fn held<'a>(files: &'a [HeldFile], name: &str) -> privdiffuse::Result<&'a He
     })
 }
 
-/// The [`Files`] of a list of [`HeldFile`]s, but `seconds` and `save`.
+/// The [`Files`] of a list of [`HeldFile`]s, but `seconds`.
 #[macro_export]
 macro_rules! held_files {
     () => {
