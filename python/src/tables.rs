@@ -197,7 +197,10 @@ macro_rules! result_class {
 }
 
 /// Columns as a dict: name → numpy int64 / float64 array or list of str.
-fn columns_dict<'py>(py: Python<'py>, cols: Vec<(String, Column)>) -> PyResult<Bound<'py, PyDict>> {
+pub fn columns_dict<'py>(
+    py: Python<'py>,
+    cols: Vec<(String, Column)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (name, col) in cols {
         match col {
