@@ -196,24 +196,62 @@ macro_rules! result_class {
     };
 }
 
-/// Columns as a dict: name → numpy int64 / float64 array or list of str.
+/// Columns as a dict: name → numpy int64 / float64 array, or for text a
+/// numpy bool array (every cell `true`/`false`, as `bool` is written) or a
+/// list of str with NaN for an empty cell; no rows, empty object arrays (as
+/// `pandas.read_csv` reads them).
 pub fn columns_dict<'py>(
     py: Python<'py>,
     cols: Vec<(String, Column)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (name, col) in cols {
+        if column_len(&col) == 0 {
+            // No rows: an untyped (object) column, as pandas reads a header alone.
+            dict.set_item(name, Vec::<Py<PyAny>>::new().into_pyarray(py))?;
+            continue;
+        }
         match col {
             Column::Int(v) => dict.set_item(name, v.into_pyarray(py))?,
             Column::Float(v) => dict.set_item(name, v.into_pyarray(py))?,
-            Column::Text(v) => dict.set_item(name, PyList::new(py, v)?)?,
+            Column::Text(v) => dict.set_item(name, text_column(py, v)?)?,
         }
     }
     Ok(dict)
 }
 
-/// Columns of a CSV text formatted without typed rows (`utility.csv`,
-/// gossip's and the sweep's files, evolve's timeline and answers), typed
+fn column_len(col: &Column) -> usize {
+    match col {
+        Column::Int(v) => v.len(),
+        Column::Float(v) => v.len(),
+        Column::Text(v) => v.len(),
+    }
+}
+
+/// A text column as `pandas.read_csv` types it: bool when every cell is a
+/// boolean, else str with NaN for an empty cell.
+fn text_column(py: Python<'_>, v: Vec<String>) -> PyResult<Bound<'_, PyAny>> {
+    let truth = |s: &String| match s.as_str() {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    };
+    if let Some(b) = v.iter().map(truth).collect::<Option<Vec<bool>>>() {
+        return Ok(b.into_pyarray(py).into_any());
+    }
+    let cells = v.into_iter().map(|s| -> PyResult<Bound<'_, PyAny>> {
+        if s.is_empty() {
+            Ok(f64::NAN.into_pyobject(py)?.into_any())
+        } else {
+            Ok(s.into_pyobject(py)?.into_any())
+        }
+    });
+    let cells = cells.collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, cells)?.into_any())
+}
+
+/// Columns of a CSV text formatted without typed rows (the sweep's files,
+/// which the sweep writes and resumes as text), typed
 /// as [`Column`]s are: an all-integer column is int64, an all-numeric one
 /// float64 with `inf`/`NaN` (empty cells NaN), anything else text.
 pub fn csv_columns<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
