@@ -466,10 +466,13 @@ def _run_options(graph, options, kwargs: dict) -> tuple[Any, dict]:
     raise TypeError(f"graph: expected a privdiffuse.Graph or a path, found {type(graph).__name__}")
 
 
-def _table_property(name: str, doc: str) -> property:
-    """A result's property giving its table ``name`` (None when the run did
+class _TableProperty(property):
+    """A result's property giving its table ``file`` (None when the run did
     not write that file)."""
-    return property(lambda self: self._table(name), doc=doc)
+
+    def __init__(self, file: str, doc: str):
+        super().__init__(lambda self: self._table(file), doc=doc)
+        self.file = file
 
 
 class _Result:
@@ -528,49 +531,49 @@ class SimulationResult(_Result):
     ``jumps.csv``, ``owners.csv``, ``paths.csv``, ``ego.csv`` and (with
     ``responses=True``) ``responses.csv``."""
 
-    by_distance = _table_property("by_distance.csv", """Accuracy per mechanism and distance bucket (``by_distance.csv``).""")
+    by_distance = _TableProperty("by_distance.csv", """Accuracy per mechanism and distance bucket (``by_distance.csv``).""")
 
-    jumps = _table_property("jumps.csv", """Every jump of every correlated path (``jumps.csv``).""")
+    jumps = _TableProperty("jumps.csv", """Every jump of every correlated path (``jumps.csv``).""")
 
-    owners = _table_property("owners.csv", """One row per owner (and replicate): the range of levels its path covers (``owners.csv``).""")
+    owners = _TableProperty("owners.csv", """One row per owner (and replicate): the range of levels its path covers (``owners.csv``).""")
 
-    paths = _table_property("paths.csv", """The first owners' paths, breakpoint by breakpoint (``paths.csv``).""")
+    paths = _TableProperty("paths.csv", """The first owners' paths, breakpoint by breakpoint (``paths.csv``).""")
 
-    ego = _table_property("ego.csv", """The recorded owners' recipients and their errors (``ego.csv``).""")
+    ego = _TableProperty("ego.csv", """The recorded owners' recipients and their errors (``ego.csv``).""")
 
-    responses = _table_property("responses.csv", """Every answer (``responses.csv``), or None unless ``responses=True``.""")
+    responses = _TableProperty("responses.csv", """Every answer (``responses.csv``), or None unless ``responses=True``.""")
 
 
 class CollusionResult(_Result):
     """What :func:`collude` returns: the ``coalition.csv`` and ``audit.csv`` tables."""
 
-    coalition = _table_property("coalition.csv", """Estimator gains per owner, coalition, estimator and mechanism (``coalition.csv``).""")
+    coalition = _TableProperty("coalition.csv", """Estimator gains per owner, coalition, estimator and mechanism (``coalition.csv``).""")
 
-    audit = _table_property("audit.csv", """Privacy loss and the distinguishing attack per owner and coalition (``audit.csv``).""")
+    audit = _TableProperty("audit.csv", """Privacy loss and the distinguishing attack per owner and coalition (``audit.csv``).""")
 
 
 class UtilityResult(_Result):
     """What :func:`utility` returns: the ``utility.csv`` table and, with
     ``recipients=True``, ``recipients.csv``."""
 
-    utility = _table_property("utility.csv", """MSE per scheme and recipient-degree bucket, then over all recipients (``utility.csv``).""")
+    utility = _TableProperty("utility.csv", """MSE per scheme and recipient-degree bucket, then over all recipients (``utility.csv``).""")
 
-    recipients = _table_property("recipients.csv", """One row per recipient, first replicate (``recipients.csv``), or None unless ``recipients=True``.""")
+    recipients = _TableProperty("recipients.csv", """One row per recipient, first replicate (``recipients.csv``), or None unless ``recipients=True``.""")
 
 
 class GossipResult(_Result):
     """What :func:`gossip` returns: ``privacy.csv``, ``privacy_by_distance.csv``,
     ``utility.csv``, ``coalition.csv`` (with coalitions), ``two_schools.csv``."""
 
-    privacy = _table_property("privacy.csv", """Per ordered pair (source, observer): hop distance, the code's accounting (capped) and the exact loss, in RDP at ``alpha`` and ε at ``delta`` (``privacy.csv``).""")
+    privacy = _TableProperty("privacy.csv", """Per ordered pair (source, observer): hop distance, the code's accounting (capped) and the exact loss, in RDP at ``alpha`` and ε at ``delta`` (``privacy.csv``).""")
 
-    privacy_by_distance = _table_property("privacy_by_distance.csv", """Per hop: pairs and the mean, median and maximum of each column (``privacy_by_distance.csv``).""")
+    privacy_by_distance = _TableProperty("privacy_by_distance.csv", """Per hop: pairs and the mean, median and maximum of each column (``privacy_by_distance.csv``).""")
 
-    utility = _table_property("utility.csv", """MSE of every member's estimate of the network mean per degree bucket and overall, with theory (``utility.csv``, the columns of :func:`utility`).""")
+    utility = _TableProperty("utility.csv", """MSE of every member's estimate of the network mean per degree bucket and overall, with theory (``utility.csv``, the columns of :func:`utility`).""")
 
-    coalitions = _table_property("coalition.csv", """Per owner and coalition: the exact loss of the pooled views and the largest member's own (``coalition.csv``), or None without coalitions.""")
+    coalitions = _TableProperty("coalition.csv", """Per owner and coalition: the exact loss of the pooled views and the largest member's own (``coalition.csv``), or None without coalitions.""")
 
-    two_schools = _table_property("two_schools.csv", """Diffusion matched to gossip's exact loss per hop (median and worst pair), and the MSE of each (``two_schools.csv``).""")
+    two_schools = _TableProperty("two_schools.csv", """Diffusion matched to gossip's exact loss per hop (median and worst pair), and the MSE of each (``two_schools.csv``).""")
 
 
 class RelayResult(_Result):
@@ -578,11 +581,11 @@ class RelayResult(_Result):
     untrimmed fraction), ``relay_by_distance.csv`` and, with
     ``responses=True``, ``responses.csv``."""
 
-    relay = _table_property("relay.csv", """Per owner and untrimmed fraction: rounds, messages, bytes, recipients, identical answers, largest learned ε relative to one's own (``relay.csv``).""")
+    relay = _TableProperty("relay.csv", """Per owner and untrimmed fraction: rounds, messages, bytes, recipients, identical answers, largest learned ε relative to one's own (``relay.csv``).""")
 
-    relay_by_distance = _table_property("relay_by_distance.csv", """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``).""")
+    relay_by_distance = _TableProperty("relay_by_distance.csv", """Per fraction and distance bucket: recipients and the mean and largest ``eps_learned / eps(d)`` (``relay_by_distance.csv``).""")
 
-    responses = _table_property("responses.csv", """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None.""")
+    responses = _TableProperty("responses.csv", """With ``responses=True``: every recipient's answer as read from the signal it holds, the table of ``simulate(..., mechanism="correlated", responses=True)`` byte for byte (``responses.csv``); else None.""")
 
 
 class SweepResult(_Result):
@@ -590,9 +593,9 @@ class SweepResult(_Result):
     then mechanism, estimator, coalition, metric, distance bucket, value),
     ``sweep.summary.csv`` and ``sweep.timings.csv``."""
 
-    table = _table_property("sweep.csv", """The sweep's rows (``sweep.csv``).""")
+    table = _TableProperty("sweep.csv", """The sweep's rows (``sweep.csv``).""")
 
-    summary = _table_property("sweep.summary.csv", """Means and confidence intervals over the pooled keys (``sweep.summary.csv``).""")
+    summary = _TableProperty("sweep.summary.csv", """Means and confidence intervals over the pooled keys (``sweep.summary.csv``).""")
 
     @property
     def points(self) -> int:

@@ -4,19 +4,16 @@
 use crate::door;
 use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::{Files, output};
+use crate::tables::{Files, RunDir};
 use privdiffuse::collusion::CollusionConfig;
 use privdiffuse::collusion::CollusionOutput;
-use privdiffuse::io::memory::{
-    COLLUSION_FILES, SavedFigures, collusion_columns, collusion_file, save_files,
-};
+use privdiffuse::io::memory::{COLLUSION_FILES, SavedFigures, collusion_columns, collusion_file};
 use privdiffuse::io::{CollusionTimings, RunFigures};
 use privdiffuse::util::table::Columns;
 use privdiffuse::{CancelToken, Collusion, Control};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::borrow::Cow;
-use std::path::Path;
 use std::time::Instant;
 
 /// What `collude` returned.
@@ -45,33 +42,23 @@ impl Files for PyCollusionOutput {
     fn seconds(&self) -> f64 {
         self.seconds
     }
+}
 
-    fn save(
-        &self,
-        dir: &Path,
-        force: bool,
-        plots: bool,
-        control: Control,
-    ) -> privdiffuse::Result<()> {
-        let files = COLLUSION_FILES
-            .iter()
-            .map(|n| Ok((*n, collusion_file(&self.out, n)?)))
-            .collect::<privdiffuse::Result<Vec<_>>>()?;
-        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
-        let timings = CollusionTimings {
+impl RunDir for PyCollusionOutput {
+    type Timings = CollusionTimings;
+
+    fn figures(&self) -> SavedFigures<'_> {
+        SavedFigures::Run(RunFigures::Collusion)
+    }
+
+    fn timings(&self) -> CollusionTimings {
+        CollusionTimings {
             threads: self.threads,
             collude_s: self.seconds,
             phases: self.out.phases(),
             total_s: self.seconds,
             ..Default::default()
-        };
-        let figures = SavedFigures::Run(RunFigures::Collusion);
-        save_files(
-            &files,
-            figures,
-            &timings,
-            &output(dir, force, plots, control),
-        )
+        }
     }
 }
 

@@ -1,15 +1,16 @@
 //! `evolve` and `Store`: an evolving release through the door (kwargs →
 //! JSON → serde into [`EvolveConfig`]), and a release store read or
-//! answered from Python (issue 24 item 6). Tables are the CSV text the
-//! command line writes (`timeline.csv`, `privdiffuse answers`), as columns.
+//! answered from Python (issue 24 item 6). Tables are the rows of the CSV
+//! text the command line writes (`timeline.csv`, `privdiffuse answers`), as
+//! columns.
 
 use crate::door;
 use crate::errors::{blocking, quick, to_py};
-use crate::tables::csv_columns;
+use crate::tables::columns_dict;
 use numpy::IntoPyArray;
 use privdiffuse::evolve::EvolveConfig;
 use privdiffuse::io::OutputOptions;
-use privdiffuse::io::evolve::{evolve_to_dir, timeline_csv};
+use privdiffuse::io::evolve::{evolve_to_dir, timeline_columns, timeline_csv};
 use privdiffuse::store::{AnswerFilter, Store};
 use privdiffuse::{CancelToken, Control, Error};
 use pyo3::prelude::*;
@@ -41,7 +42,7 @@ pub fn _evolve<'py>(
     }
     let config: EvolveConfig = door::config("evolve", &EvolveConfig::default(), &given)?;
     let token = CancelToken::new();
-    let (csv, summary) = blocking(py, &token, threads, || {
+    let (csv, cols, summary) = blocking(py, &token, threads, || {
         let control = Control::new().with_cancel(token.clone());
         // With `out`, the command line's directory and its rules (claimed
         // for the run; refused when it holds files unless `force` or the
@@ -67,10 +68,11 @@ pub fn _evolve<'py>(
             "explicit": run.explicit,
             "store_bytes": run.store_bytes,
         });
-        Ok((timeline_csv(&run.timeline)?, summary.to_string()))
+        let cols = timeline_columns(&run.timeline)?;
+        Ok((timeline_csv(&run.timeline)?, cols, summary.to_string()))
     })?;
     let text = String::from_utf8_lossy(&csv).into_owned();
-    Ok((csv_columns(py, &text)?, summary, text))
+    Ok((columns_dict(py, cols.into_vec())?, summary, text))
 }
 
 /// A release store (see `privdiffuse.Store`).
@@ -184,8 +186,9 @@ impl PyStore {
         owner: Option<String>,
         recipient: Option<String>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let b = self._answers_csv(py, owner, recipient)?;
-        csv_columns(py, &String::from_utf8_lossy(&b))
+        let filter = AnswerFilter { owner, recipient };
+        let cols = self.with(py, |s| s.answer_columns(&filter))?;
+        columns_dict(py, cols.into_vec())
     }
 
     /// Internal: the text of `timeline.csv` from the committed timeline.
@@ -195,8 +198,8 @@ impl PyStore {
 
     /// Internal: the columns of `timeline.csv`.
     fn _timeline<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let b = self._timeline_csv(py)?;
-        csv_columns(py, &String::from_utf8_lossy(&b))
+        let cols = self.with(py, |s| timeline_columns(&s.timeline()?))?;
+        columns_dict(py, cols.into_vec())
     }
 
     /// Closes the store (a writer's lock is released); later calls fail.

@@ -5,8 +5,8 @@
 use crate::door;
 use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::{Files, output};
-use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files};
+use crate::tables::{Files, RunDir};
+use privdiffuse::io::memory::{HeldFile, SavedFigures};
 use privdiffuse::io::relay::{RelayTimings, relay_files, relay_responses_csv};
 use privdiffuse::relay::{RelayByDistanceRow, RelayConfig, RelayEngine, RelayPlan};
 use privdiffuse::util::table::fields;
@@ -15,7 +15,6 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Map, Value};
-use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -36,28 +35,22 @@ impl Files for PyRelayOutput {
     fn seconds(&self) -> f64 {
         self.seconds
     }
+}
 
-    fn save(
-        &self,
-        dir: &Path,
-        force: bool,
-        plots: bool,
-        control: Control,
-    ) -> privdiffuse::Result<()> {
-        let files: Vec<(&str, &[u8])> = self.files.iter().map(|f| (f.name, &f.bytes[..])).collect();
-        let timings = RelayTimings {
+impl RunDir for PyRelayOutput {
+    type Timings = RelayTimings;
+
+    fn figures(&self) -> SavedFigures<'_> {
+        SavedFigures::Relay(&self.by_distance)
+    }
+
+    fn timings(&self) -> RelayTimings {
+        RelayTimings {
             threads: self.threads,
             relay_s: self.seconds,
             total_s: self.seconds,
             ..Default::default()
-        };
-        let figures = SavedFigures::Relay(&self.by_distance);
-        save_files(
-            &files,
-            figures,
-            &timings,
-            &output(dir, force, plots, control),
-        )
+        }
     }
 }
 

@@ -4,9 +4,9 @@
 use crate::door;
 use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::{Files, output};
+use crate::tables::{Files, RunDir};
 use privdiffuse::io::memory::{
-    SavedFigures, save_files, simulation_columns, simulation_file, simulation_file_names,
+    SavedFigures, simulation_columns, simulation_file, simulation_file_names,
 };
 use privdiffuse::io::{RunFigures, SimTimings};
 use privdiffuse::mechanism::Mechanism;
@@ -16,7 +16,6 @@ use privdiffuse::{CancelToken, Control, Graph, SimConfig, SimOutput, Simulation}
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::borrow::Cow;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -56,38 +55,24 @@ impl Files for PySimOutput {
     fn seconds(&self) -> f64 {
         self.seconds
     }
+}
 
-    fn save(
-        &self,
-        dir: &Path,
-        force: bool,
-        plots: bool,
-        control: Control,
-    ) -> privdiffuse::Result<()> {
-        let files = simulation_file_names(&self.out)
-            .into_iter()
-            .map(|n| Ok((n, simulation_file(&self.out, &self.graph, n)?)))
-            .collect::<privdiffuse::Result<Vec<_>>>()?;
-        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
-        let laplace = self
-            .out
-            .config()
-            .mechanism
-            .mechanisms()
-            .contains(&Mechanism::Correlated);
-        let timings = SimTimings {
+impl RunDir for PySimOutput {
+    type Timings = SimTimings;
+
+    fn figures(&self) -> SavedFigures<'_> {
+        let mechanisms = self.out.config().mechanism.mechanisms();
+        let laplace = mechanisms.contains(&Mechanism::Correlated);
+        SavedFigures::Run(RunFigures::Simulation { laplace })
+    }
+
+    fn timings(&self) -> SimTimings {
+        SimTimings {
             threads: self.threads,
             simulate_s: self.seconds,
             total_s: self.seconds,
             ..Default::default()
-        };
-        let figures = SavedFigures::Run(RunFigures::Simulation { laplace });
-        save_files(
-            &files,
-            figures,
-            &timings,
-            &output(dir, force, plots, control),
-        )
+        }
     }
 }
 

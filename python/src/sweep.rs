@@ -4,7 +4,7 @@
 
 use crate::door::to_json;
 use crate::errors::{blocking, param_err, to_py};
-use crate::tables::Files;
+use crate::tables::{Files, Save};
 use privdiffuse::io::{SweepOptions, run_sweep, side_file};
 use privdiffuse::util::table::Columns;
 use privdiffuse::util::{AtomicFile, Existing};
@@ -67,7 +67,9 @@ impl Files for PySweepOutput {
     fn seconds(&self) -> f64 {
         self.seconds
     }
+}
 
+impl Save for PySweepOutput {
     /// Writes the CSV to `path` and its side files beside it
     /// (`STEM.summary.csv`, `STEM.timings.csv`), each atomically; refused
     /// if any exists, unless `force` (no figures: `plots` is ignored).

@@ -10,12 +10,13 @@
 use crate::errors::{blocking, quick};
 use numpy::IntoPyArray;
 use privdiffuse::io::OutputOptions;
-use privdiffuse::io::memory::HeldFile;
+use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files};
 use privdiffuse::util::table::{Column, Columns};
 use privdiffuse::{CancelToken, Control};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use serde::Serialize;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -30,8 +31,12 @@ pub trait Files: Sync {
     fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>>;
     /// Seconds the run took.
     fn seconds(&self) -> f64;
-    /// Writes the files as the command line does into `dir` (a run
-    /// directory; a sweep's CSV path), refused if it exists unless `force`.
+}
+
+/// How a result is saved as the command line writes it.
+pub trait Save {
+    /// Writes the files into `dir` (a run directory; a sweep's CSV path),
+    /// refused if it exists unless `force`.
     fn save(
         &self,
         dir: &Path,
@@ -39,6 +44,42 @@ pub trait Files: Sync {
         plots: bool,
         control: Control,
     ) -> privdiffuse::Result<()>;
+}
+
+/// A result saved as a run directory: every file of [`Files`], then what
+/// differs between commands, the figures and `timings.json`.
+pub trait RunDir: Files {
+    /// The content of `timings.json`.
+    type Timings: Serialize;
+    /// The figures drawn from the saved files.
+    fn figures(&self) -> SavedFigures<'_>;
+    /// `timings.json` (the run's seconds as its command's and total time).
+    fn timings(&self) -> Self::Timings;
+}
+
+impl<T: RunDir> Save for T {
+    fn save(
+        &self,
+        dir: &Path,
+        force: bool,
+        plots: bool,
+        control: Control,
+    ) -> privdiffuse::Result<()> {
+        let names = self.names();
+        let files = names
+            .iter()
+            .map(|n| Ok((n.as_str(), self.bytes(n)?)))
+            .collect::<privdiffuse::Result<Vec<_>>>()?;
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, &b[..])).collect();
+        let opts = OutputOptions {
+            out: dir.to_path_buf(),
+            explicit_out: true,
+            force,
+            plots,
+            control,
+        };
+        save_files(&files, self.figures(), &self.timings(), &opts)
+    }
 }
 
 /// The bytes of file `name` of `files`.
@@ -65,10 +106,10 @@ pub fn table<'py>(py: Python<'py>, files: &impl Files, name: &str) -> PyResult<B
     }
 }
 
-/// Writes `files` (see [`Files::save`]), the GIL released, Ctrl-C honoured.
+/// Writes `files` (see [`Save::save`]), the GIL released, Ctrl-C honoured.
 pub fn save(
     py: Python<'_>,
-    files: &impl Files,
+    files: &(impl Save + Sync),
     dir: PathBuf,
     force: bool,
     plots: bool,
@@ -84,17 +125,6 @@ pub fn save(
     })
 }
 
-/// The options of writing into the new directory `dir` (explicitly named).
-pub fn output(dir: &Path, force: bool, plots: bool, control: Control) -> OutputOptions {
-    OutputOptions {
-        out: dir.to_path_buf(),
-        explicit_out: true,
-        force,
-        plots,
-        control,
-    }
-}
-
 /// The file `name` among `files`, or an error naming them.
 pub fn held<'a>(files: &'a [HeldFile], name: &str) -> privdiffuse::Result<&'a HeldFile> {
     files.iter().find(|f| f.name == name).ok_or_else(|| {
@@ -103,7 +133,7 @@ pub fn held<'a>(files: &'a [HeldFile], name: &str) -> privdiffuse::Result<&'a He
     })
 }
 
-/// The [`Files`] of a list of [`HeldFile`]s, but `seconds` and `save`.
+/// The [`Files`] of a list of [`HeldFile`]s, but `seconds`.
 #[macro_export]
 macro_rules! held_files {
     () => {
@@ -166,21 +196,62 @@ macro_rules! result_class {
     };
 }
 
-/// Columns as a dict: name → numpy int64 / float64 array or list of str.
-fn columns_dict<'py>(py: Python<'py>, cols: Vec<(String, Column)>) -> PyResult<Bound<'py, PyDict>> {
+/// Columns as a dict: name → numpy int64 / float64 array, or for text a
+/// numpy bool array (every cell `true`/`false`, as `bool` is written) or a
+/// list of str with NaN for an empty cell; no rows, empty object arrays (as
+/// `pandas.read_csv` reads them).
+pub fn columns_dict<'py>(
+    py: Python<'py>,
+    cols: Vec<(String, Column)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     for (name, col) in cols {
+        if column_len(&col) == 0 {
+            // No rows: an untyped (object) column, as pandas reads a header alone.
+            dict.set_item(name, Vec::<Py<PyAny>>::new().into_pyarray(py))?;
+            continue;
+        }
         match col {
             Column::Int(v) => dict.set_item(name, v.into_pyarray(py))?,
             Column::Float(v) => dict.set_item(name, v.into_pyarray(py))?,
-            Column::Text(v) => dict.set_item(name, PyList::new(py, v)?)?,
+            Column::Text(v) => dict.set_item(name, text_column(py, v)?)?,
         }
     }
     Ok(dict)
 }
 
-/// Columns of a CSV text formatted without typed rows (`utility.csv`,
-/// gossip's and the sweep's files, evolve's timeline and answers), typed
+fn column_len(col: &Column) -> usize {
+    match col {
+        Column::Int(v) => v.len(),
+        Column::Float(v) => v.len(),
+        Column::Text(v) => v.len(),
+    }
+}
+
+/// A text column as `pandas.read_csv` types it: bool when every cell is a
+/// boolean, else str with NaN for an empty cell.
+fn text_column(py: Python<'_>, v: Vec<String>) -> PyResult<Bound<'_, PyAny>> {
+    let truth = |s: &String| match s.as_str() {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    };
+    if let Some(b) = v.iter().map(truth).collect::<Option<Vec<bool>>>() {
+        return Ok(b.into_pyarray(py).into_any());
+    }
+    let cells = v.into_iter().map(|s| -> PyResult<Bound<'_, PyAny>> {
+        if s.is_empty() {
+            Ok(f64::NAN.into_pyobject(py)?.into_any())
+        } else {
+            Ok(s.into_pyobject(py)?.into_any())
+        }
+    });
+    let cells = cells.collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, cells)?.into_any())
+}
+
+/// Columns of a CSV text formatted without typed rows (the sweep's files,
+/// which the sweep writes and resumes as text), typed
 /// as [`Column`]s are: an all-integer column is int64, an all-numeric one
 /// float64 with `inf`/`NaN` (empty cells NaN), anything else text.
 pub fn csv_columns<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {

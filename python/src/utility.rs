@@ -4,15 +4,14 @@
 use crate::door;
 use crate::errors::blocking;
 use crate::graph::PyGraph;
-use crate::tables::{Files, output};
+use crate::tables::{Files, RunDir};
 use privdiffuse::io::UtilityTimings;
-use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files, utility_files};
+use privdiffuse::io::memory::{HeldFile, SavedFigures, utility_files};
 use privdiffuse::utility::{UtilityConfig, UtilityPlan, UtilityRow};
 use privdiffuse::{CancelToken, Control, Distances, Error};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Map, Value};
-use std::path::Path;
 use std::time::Instant;
 
 /// What `utility` (and `gossip`, whose `utility.csv` has the same rows)
@@ -34,28 +33,22 @@ impl Files for PyUtilityOutput {
     fn seconds(&self) -> f64 {
         self.seconds
     }
+}
 
-    fn save(
-        &self,
-        dir: &Path,
-        force: bool,
-        plots: bool,
-        control: Control,
-    ) -> privdiffuse::Result<()> {
-        let files: Vec<(&str, &[u8])> = self.files.iter().map(|f| (f.name, &f.bytes[..])).collect();
-        let timings = UtilityTimings {
+impl RunDir for PyUtilityOutput {
+    type Timings = UtilityTimings;
+
+    fn figures(&self) -> SavedFigures<'_> {
+        SavedFigures::Utility(&self.rows)
+    }
+
+    fn timings(&self) -> UtilityTimings {
+        UtilityTimings {
             threads: self.threads,
             utility_s: self.seconds,
             total_s: self.seconds,
             ..Default::default()
-        };
-        let figures = SavedFigures::Utility(&self.rows);
-        save_files(
-            &files,
-            figures,
-            &timings,
-            &output(dir, force, plots, control),
-        )
+        }
     }
 }
 

@@ -5,6 +5,7 @@ checks of the graph builders."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -287,6 +288,73 @@ def test_tables_are_dataframes_with_pandas_and_dicts_without(monkeypatch):
     bd = fresh.by_distance
     assert isinstance(bd, dict) and isinstance(bd["mse"], np.ndarray) and isinstance(bd["mechanism"], list)
     assert bd["count"].dtype == np.int64 and len(bd["mse"]) == len(res.by_distance)
+
+
+def _results(tmp_path) -> list:
+    """One result of every class with every table it can hold (responses,
+    recipients, coalitions, a sweep with coalitions and a bool key), then
+    evolve's timeline and a store's answers and timeline (with a privdiffuse
+    binary to make the events) as (label, table, file text)."""
+    g = str(KARATE)
+    common = dict(OPTS, owners=3)
+    results = [
+        pdf.simulate(g, responses=True, **common),
+        pdf.simulate(g, mechanism="independent", **common),
+        pdf.collude(g, coalitions=["nearest:m=3"], trials=20, **common),
+        pdf.utility(g, recipients=True, **dict(common, dim=2, norm="l2")),
+        pdf.gossip(g, sigma=1.0, owners="0,33", coalitions=["nearest:m=3"], replicates=2),
+        pdf.gossip(g, sigma=1.0, owners="0,", replicates=2),
+        pdf.relay(g, untrimmed=[0, 0.2], responses=True, **common),
+        pdf.sweep({"graph": g, "coalition": "random:m=2", "trials": 10, **OPTS},
+                  {"owners": [2, 3], "responses": [True, False]}),
+    ]
+    tables = []
+    for res in results:
+        props = [(a, p) for a, p in vars(type(res)).items() if isinstance(p, pdf._TableProperty)]
+        assert props, type(res)
+        for attr, prop in props:
+            if prop.file in res.files:
+                tables.append((f"{type(res).__name__}.{attr}", getattr(res, attr), res.csv(prop.file)))
+            else:
+                assert getattr(res, attr) is None
+        # Every table file the run holds has its property.
+        held = {f for f in res.files if f.endswith(".csv") and not f.endswith("timings.csv")}
+        assert held <= {p.file for _, p in props}, held
+    from test_evolve import _cli, _split  # evolve needs events: the CLI makes them
+
+    cli = _cli()
+    if cli is None:
+        return tables
+    files = _split(cli, tmp_path)
+    ev = pdf.evolve(dict(OPTS, dim=2, norm="l2", batch=4), store=tmp_path / "e.db", plots=False, **files)
+    tables.append(("EvolveResult.timeline", ev.timeline, ev.csv()))
+    with pdf.Store(tmp_path / "e.db") as st:
+        tables.append(("Store.answers", st.answers(), st.answers_csv()))
+        tables.append(("Store.answers(owner)", st.answers(owner=0), st.answers_csv(owner=0)))
+        tables.append(("Store.timeline", st.timeline, st.timeline_csv()))
+    return tables
+
+
+def test_every_table_is_pandas_read_csv_of_its_file(tmp_path):
+    """Every table property of every result class (and evolve's, the
+    store's) has the columns, dtypes and values, to the last bit, that
+    pandas.read_csv gives its file's bytes."""
+    pd = pytest.importorskip("pandas")
+    for label, got, text in _results(tmp_path):
+        want = pd.read_csv(io.BytesIO(text.encode("utf-8")))
+        assert list(got.columns) == list(want.columns), label
+        assert len(got) == len(want), label
+        for c in want.columns:
+            g, w = got[c], want[c]
+            assert g.dtype == w.dtype, (label, c, g.dtype, w.dtype)
+            if w.dtype.kind == "f":
+                # Same bits where a number, NaN where NaN: not merely close.
+                a, b = g.to_numpy(), w.to_numpy()
+                assert (np.isnan(a) == np.isnan(b)).all(), (label, c)
+                assert (a[~np.isnan(a)].view(np.int64) == b[~np.isnan(b)].view(np.int64)).all(), (label, c)
+            else:
+                assert g.isna().tolist() == w.isna().tolist(), (label, c)
+                assert g[~g.isna()].tolist() == w[~w.isna()].tolist(), (label, c)
 
 
 def test_csv_accepts_file_names_or_names_the_valid_ones():

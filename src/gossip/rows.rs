@@ -2,14 +2,15 @@
 //! `privacy_by_distance.csv`, `coalition.csv` and `two_schools.csv` (the
 //! `utility.csv` rows are `utility`'s own [`UtilityRow`](crate::utility::UtilityRow)).
 
-use serde::Serialize;
+use crate::util::table::CsvRow;
+use serde::{Deserialize, Serialize};
 
 /// One ordered pair (source u, observer v) of `privacy.csv`: the loss of u's
 /// value to v in Rényi DP at α and in ε at δ (tight Gaussian curve, memo
 /// (12)). `*_paper`: the reference code's accounting (8), t₀ = 0, capped at
 /// the local level (9), present where u is an owner; `*_exact`: memo (11),
 /// present where v is an observer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PrivacyRow {
     /// The source's node id.
     pub source: String,
@@ -29,7 +30,7 @@ pub struct PrivacyRow {
 
 /// Mean, median and maximum of one column over the pairs of a hop
 /// (`None` when the column is empty there).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// Mean.
     pub mean: Option<f64>,
@@ -65,7 +66,7 @@ impl Stats {
 }
 
 /// One hop of `privacy_by_distance.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PrivacyByDistanceRow {
     /// Hop distance.
     pub distance: u32,
@@ -91,7 +92,7 @@ pub struct PrivacyByDistanceRow {
 /// loss — diffusion's coalition bound at the same per-member privacy (a
 /// coalition-free mechanism leaks to a coalition what its closest member
 /// gets).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CoalitionLossRow {
     /// The source's node id.
     pub source: String,
@@ -114,7 +115,7 @@ pub struct CoalitionLossRow {
 /// One hop and statistic of `two_schools.csv`: gossip's exact loss at that
 /// hop (the median or the worst pair), the diffusion mechanisms matched to
 /// it, and the MSE of the network mean of each.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TwoSchoolsRow {
     /// Hop distance (`None`: the MSE row over all members).
     pub distance: Option<u32>,
@@ -160,3 +161,10 @@ pub struct RankRow {
     /// Largest norm of a dropped one.
     pub largest_dropped: f64,
 }
+
+impl CsvRow for PrivacyRow {}
+/// Its [`Stats`] are written flat, under the names of
+/// `privacy_by_distance.csv`'s header (`rdp_paper_mean`, …).
+impl CsvRow for PrivacyByDistanceRow {}
+impl CsvRow for CoalitionLossRow {}
+impl CsvRow for TwoSchoolsRow {}

@@ -11,7 +11,7 @@ use crate::evolve::{Evolve, EvolveConfig, EvolveOutput, Timings};
 use crate::exec::Local;
 use crate::graph::Graph;
 use crate::store::TimelineRow;
-use crate::util::table::{Writer, columns};
+use crate::util::table::{Columns, RowSink, Writer, columns};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -155,12 +155,26 @@ pub fn timeline_csv(rows: &[TimelineRow]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The columns of `timeline.csv` for `rows`: the rows and header of its text.
+pub fn timeline_columns(rows: &[TimelineRow]) -> Result<Columns> {
+    timeline_into(rows, |h| Ok(Columns::new(h))).map_err(|e| Error::io("timeline.csv", e))
+}
+
 fn write_timeline_to(out: &mut dyn Write, rows: &[TimelineRow]) -> std::io::Result<()> {
+    timeline_into(rows, |h| Writer::with_header(out, h))?.into_inner()?;
+    Ok(())
+}
+
+/// The rows of `timeline.csv` in the sink `new` makes of its header.
+fn timeline_into<S: RowSink>(
+    rows: &[TimelineRow],
+    new: impl FnOnce(Vec<String>) -> std::io::Result<S>,
+) -> std::io::Result<S> {
     // `pairs_skipped` only once a batch skipped a pair (0 in the rows
     // before it): the timeline of a run that skips none keeps its bytes.
     let skipped = rows.iter().any(|r| r.pairs_skipped.is_some());
     let leave_out: &[&str] = if skipped { &[] } else { &["pairs_skipped"] };
-    let mut w = Writer::with_header(out, columns::<TimelineRow>(0, leave_out))?;
+    let mut w = new(columns::<TimelineRow>(0, leave_out))?;
     for r in rows {
         if skipped && r.pairs_skipped.is_none() {
             w.row(&TimelineRow {
@@ -171,8 +185,7 @@ fn write_timeline_to(out: &mut dyn Write, rows: &[TimelineRow]) -> std::io::Resu
             w.row(r)?;
         }
     }
-    w.into_inner()?;
-    Ok(())
+    Ok(w)
 }
 
 /// `summary.json`: configuration, counts, the last batch's three policies,

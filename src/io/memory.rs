@@ -146,11 +146,23 @@ pub fn utility_files(
     res: &UtilityResult,
     recipients: bool,
 ) -> Result<Vec<HeldFile>> {
-    let mut files = Vec::new();
-    for file in super::utility::utility_tables(plan, res, recipients) {
-        let name = file.name;
-        let bytes = file.into_bytes().map_err(|e| format_error(name, e))?;
-        files.push(HeldFile::bytes(name, bytes));
+    let fail = |name: &'static str| move |e| format_error(name, e);
+    let header = columns::<UtilityRow>(0, &[]);
+    let rows = res.rows.clone();
+    let mut files = vec![HeldFile::table(
+        "utility.csv",
+        header,
+        rows,
+        fail("utility.csv"),
+    )?];
+    if recipients {
+        let (header, rows) = super::utility::recipient_rows(plan, res);
+        files.push(HeldFile::table(
+            "recipients.csv",
+            header,
+            rows,
+            fail("recipients.csv"),
+        )?);
     }
     let summary = json_bytes("summary.json", &UtilitySummary::of(plan, res))?;
     files.push(HeldFile::bytes("summary.json", summary));

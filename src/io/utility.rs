@@ -9,12 +9,11 @@ use crate::graph::Graph;
 use crate::io::driver::OutputOptions;
 use crate::io::driver::{At, Job, Phases, RunFile, load_sim_graph, run_here, run_to_dir};
 use crate::io::summary::{config_as, config_object};
-use crate::util::fmt_f64;
+use crate::util::table::{CsvRow, Writer, columns, fill};
 use crate::utility::{
     RangeGuess, UtilityConfig, UtilityPlan, UtilityResult, UtilityRow, UtilitySummary,
 };
-use serde::Serialize;
-use std::io::Write;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// `timings.json` of a utility run.
@@ -37,52 +36,27 @@ pub struct UtilityTimings {
     pub range_guess: Option<RangeGuess>,
 }
 
-/// The header of `utility.csv`.
-pub const UTILITY_HEADER: &str = "scheme,degree_lo,degree_hi,recipients,mse,mse_se,mse_theory";
-
-fn opt_u(x: Option<u64>) -> String {
-    x.map(|v| v.to_string()).unwrap_or_default()
+/// One row of `recipients.csv`: a recipient's id, degree and number of
+/// values, then its mean and each scheme's estimate (`dim` cells each).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct RecipientRow {
+    id: String,
+    degree: u64,
+    n_values: u64,
+    cells: Vec<f64>,
 }
 
-/// `x` as a CSV cell; a number the format does not allow (not finite) is
-/// `InvalidData` (see [`crate::io::run_dir::write_error`]).
-pub(crate) fn num(x: f64) -> std::io::Result<String> {
-    if x.is_finite() {
-        Ok(fmt_f64(x))
-    } else {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("a non-finite number ({x})"),
-        ))
-    }
+impl CsvRow for RecipientRow {
+    const VECTOR: Option<&'static str> = Some("cells");
 }
 
-/// Writes `utility.csv`.
-pub fn write_utility_csv(w: &mut impl Write, rows: &[UtilityRow]) -> std::io::Result<()> {
-    writeln!(w, "{UTILITY_HEADER}")?;
-    for r in rows {
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{}",
-            r.scheme,
-            opt_u(r.degree_lo),
-            opt_u(r.degree_hi),
-            r.recipients,
-            num(r.mse)?,
-            r.mse_se.map(num).transpose()?.unwrap_or_default(),
-            r.mse_theory.map(num).transpose()?.unwrap_or_default(),
-        )?;
-    }
-    Ok(())
-}
-
-/// Writes `recipients.csv` (first replicate): id, degree, n_values, mean,
-/// then one estimate per scheme (`_k` suffixes per coordinate when dim > 1).
-pub fn write_recipients_csv(
-    w: &mut impl Write,
+/// The header and rows of `recipients.csv` (first replicate): id, degree,
+/// n_values, mean, then one estimate per scheme (`_k` suffixes per
+/// coordinate when dim > 1).
+pub(crate) fn recipient_rows(
     plan: &UtilityPlan<'_>,
     res: &UtilityResult,
-) -> std::io::Result<()> {
+) -> (Vec<String>, Vec<RecipientRow>) {
     let dim = plan.dim();
     let g = plan.graph();
     let col = |name: &str| -> Vec<String> {
@@ -97,26 +71,22 @@ pub fn write_recipients_csv(
     for s in plan.schemes() {
         head.extend(col(s.name()));
     }
-    writeln!(w, "{}", head.join(","))?;
     let e = &res.first;
-    let mut line = String::new();
-    for j in 0..g.n() {
-        line.clear();
-        crate::util::table::push_field(&mut line, &g.ids().label(j as u32).to_string());
-        line.push_str(&format!(",{},{}", g.degree(j as u32), e.n_values[j]));
-        for d in 0..dim {
-            line.push(',');
-            line.push_str(&num(e.mean[j * dim + d])?);
-        }
-        for est in &e.estimates {
-            for d in 0..dim {
-                line.push(',');
-                line.push_str(&num(est[j * dim + d])?);
+    let rows = (0..g.n())
+        .map(|j| {
+            let mut cells = e.mean[j * dim..(j + 1) * dim].to_vec();
+            for est in &e.estimates {
+                cells.extend_from_slice(&est[j * dim..(j + 1) * dim]);
             }
-        }
-        writeln!(w, "{line}")?;
-    }
-    Ok(())
+            RecipientRow {
+                id: g.ids().label(j as u32).to_string(),
+                degree: g.degree(j as u32) as u64,
+                n_values: e.n_values[j],
+                cells,
+            }
+        })
+        .collect();
+    (head, rows)
 }
 
 /// The table files of a utility run, in the order they are written:
@@ -126,12 +96,16 @@ pub(crate) fn utility_tables<'a>(
     res: &'a UtilityResult,
     recipients: bool,
 ) -> Vec<RunFile<'a>> {
-    let mut files = vec![RunFile::new("utility.csv", |mut w| {
-        write_utility_csv(&mut w, &res.rows)
+    let mut files = vec![RunFile::new("utility.csv", move |w| {
+        let header = columns::<UtilityRow>(0, &[]);
+        fill(Writer::with_header(w, header)?, &res.rows)?.into_inner()?;
+        Ok(())
     })];
     if recipients {
-        files.push(RunFile::new("recipients.csv", |mut w| {
-            write_recipients_csv(&mut w, plan, res)
+        files.push(RunFile::new("recipients.csv", move |w| {
+            let (header, rows) = recipient_rows(plan, res);
+            fill(Writer::with_header(w, header)?, &rows)?.into_inner()?;
+            Ok(())
         }));
     }
     files

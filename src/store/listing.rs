@@ -5,7 +5,8 @@
 use super::{Levels, Store};
 use crate::distance::{DistanceOptions, Distances};
 use crate::error::{Error, Result};
-use crate::util::write_f64;
+use crate::util::table::{Columns, CsvRow, RowSink, Writer, columns};
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 
 /// Which answers to list: an owner, a recipient, both or neither (original ids).
@@ -19,7 +20,7 @@ pub struct AnswerFilter {
 
 /// One release: `owner,recipient,batch,distance,eps,y1..yn` (the names of
 /// `responses.csv`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AnswerRow {
     /// Owner id.
     pub owner: String,
@@ -33,6 +34,20 @@ pub struct AnswerRow {
     pub eps: f64,
     /// The answer: `u + V_ε`, or `(û + X)·γ` for a discrete store.
     pub y: Vec<f64>,
+}
+
+impl CsvRow for AnswerRow {
+    const VECTOR: Option<&'static str> = Some("y");
+
+    /// The listing writes what the store holds, as it holds it.
+    fn allows(&self, _: &str, _: f64) -> bool {
+        true
+    }
+}
+
+/// An error writing the answers' listing.
+fn answers_error(e: std::io::Error) -> Error {
+    Error::io("<answers>", e)
 }
 
 /// What every owner's answers are read with: the store's level map,
@@ -60,37 +75,33 @@ impl Store {
     /// (`owner,recipient,batch,distance,eps,y1..yn`), numbers in shortest
     /// round-trip form. Returns the number of rows.
     pub fn write_answers(&mut self, filter: &AnswerFilter, out: &mut dyn Write) -> Result<u64> {
+        let (w, rows) = self.answers_into(filter, |h| Writer::with_header(out, h))?;
+        w.into_inner().map_err(answers_error)?;
+        Ok(rows)
+    }
+
+    /// The columns of [`Store::write_answers`]'s text: its header and rows.
+    pub fn answer_columns(&mut self, filter: &AnswerFilter) -> Result<Columns> {
+        Ok(self.answers_into(filter, |h| Ok(Columns::new(h)))?.0)
+    }
+
+    /// Every release matching `filter` in the sink `new` makes of the
+    /// header, and their number.
+    fn answers_into<S: RowSink>(
+        &mut self,
+        filter: &AnswerFilter,
+        new: impl FnOnce(Vec<String>) -> std::io::Result<S>,
+    ) -> Result<(S, u64)> {
         let n = self.config()?.dim;
         // A bad filter is refused before the header: no half output.
         self.resolve_filter(filter)?;
-        let mut line = String::from("owner,recipient,batch,distance,eps");
-        for i in 1..=n {
-            line.push_str(&format!(",y{i}"));
-        }
-        line.push('\n');
-        let io = |e: std::io::Error| Error::io("<answers>", e);
-        out.write_all(line.as_bytes()).map_err(io)?;
+        let mut sink = new(columns::<AnswerRow>(n, &[])).map_err(answers_error)?;
         let mut rows = 0u64;
         self.each_answer(filter, |r| {
-            line.clear();
-            crate::util::table::push_field(&mut line, &r.owner);
-            line.push(',');
-            crate::util::table::push_field(&mut line, &r.recipient);
-            line.push(',');
-            line.push_str(&r.batch.to_string());
-            line.push(',');
-            write_f64(&mut line, r.distance);
-            line.push(',');
-            write_f64(&mut line, r.eps);
-            for &y in &r.y {
-                line.push(',');
-                write_f64(&mut line, y);
-            }
-            line.push('\n');
             rows += 1;
-            out.write_all(line.as_bytes()).map_err(io)
+            sink.row(r).map_err(answers_error)
         })?;
-        Ok(rows)
+        Ok((sink, rows))
     }
 
     /// The filter's owner and recipient as node indices, and the owners to

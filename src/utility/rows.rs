@@ -4,7 +4,8 @@
 use super::ChunkPartial;
 #[cfg(doc)]
 use super::UtilityPlan;
-use serde::Serialize;
+use crate::util::table::CsvRow;
+use serde::{Deserialize, Serialize};
 
 /// Per-recipient outcome of one replicate.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,8 +22,8 @@ pub struct RecipientErrors {
     pub theory: Vec<Option<Vec<f64>>>,
 }
 
-/// One row of `utility.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One row of `utility.csv` (its fields are the file's columns).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UtilityRow {
     /// Scheme name.
     pub scheme: String,
@@ -39,6 +40,8 @@ pub struct UtilityRow {
     /// Theoretical MSE (`None` for access).
     pub mse_theory: Option<f64>,
 }
+
+impl CsvRow for UtilityRow {}
 
 /// What a run produces in memory.
 #[derive(Clone, Debug)]

@@ -218,40 +218,13 @@ pub fn read_timeline(file: &Path) -> Result<Vec<crate::store::TimelineRow>> {
     read_all(file)
 }
 
-/// One row of `utility.csv` as the file spells it (the columns of
-/// [`crate::io::utility::UTILITY_HEADER`]; empty degrees: the row of all
-/// recipients).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct UtilityCsvRow {
-    scheme: String,
-    degree_lo: Option<u64>,
-    degree_hi: Option<u64>,
-    recipients: u64,
-    mse: f64,
-    mse_se: Option<f64>,
-    mse_theory: Option<f64>,
-}
-
-impl CsvRow for UtilityCsvRow {}
-
 /// Reads `utility.csv` as the rows a utility run produces.
 pub fn read_utility(file: &Path) -> Result<Vec<crate::utility::UtilityRow>> {
-    Ok(read_all::<UtilityCsvRow>(file)?
-        .into_iter()
-        .map(|r| crate::utility::UtilityRow {
-            scheme: r.scheme,
-            degree_lo: r.degree_lo,
-            degree_hi: r.degree_hi,
-            recipients: r.recipients,
-            mse: r.mse,
-            mse_se: r.mse_se,
-            mse_theory: r.mse_theory,
-        })
-        .collect())
+    read_all(file)
 }
 
-/// One row of gossip's `privacy_by_distance.csv` as the file spells it
-/// ([`crate::io::gossip::write_privacy_by_distance_csv`]).
+/// One row of gossip's `privacy_by_distance.csv` as the file spells it (the
+/// [`crate::gossip::Stats`] of a row written flat).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct PrivacyByDistanceCsvRow {
     distance: u32,
@@ -293,47 +266,9 @@ pub fn read_privacy_by_distance(file: &Path) -> Result<Vec<crate::gossip::Privac
         .collect())
 }
 
-/// One row of gossip's `two_schools.csv` as the file spells it
-/// ([`crate::io::gossip::write_two_schools_csv`]).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct TwoSchoolsCsvRow {
-    distance: Option<u32>,
-    statistic: String,
-    pairs: u64,
-    rdp_gossip: Option<f64>,
-    mu: Option<f64>,
-    eps_gossip: Option<f64>,
-    sigma_diffusion: Option<f64>,
-    eps_laplace: Option<f64>,
-    mse_gossip: Option<f64>,
-    mse_gossip_theory: Option<f64>,
-    mse_diffusion_gaussian: Option<f64>,
-    mse_diffusion_laplace: Option<f64>,
-    mse_diffusion_laplace_at_delta: Option<f64>,
-}
-
-impl CsvRow for TwoSchoolsCsvRow {}
-
 /// Reads gossip's `two_schools.csv` as the rows the run produced.
 pub fn read_two_schools(file: &Path) -> Result<Vec<crate::gossip::TwoSchoolsRow>> {
-    Ok(read_all::<TwoSchoolsCsvRow>(file)?
-        .into_iter()
-        .map(|r| crate::gossip::TwoSchoolsRow {
-            distance: r.distance,
-            statistic: r.statistic,
-            pairs: r.pairs,
-            rdp_gossip: r.rdp_gossip,
-            mu: r.mu,
-            eps_gossip: r.eps_gossip,
-            sigma_diffusion: r.sigma_diffusion,
-            eps_laplace: r.eps_laplace,
-            mse_gossip: r.mse_gossip,
-            mse_gossip_theory: r.mse_gossip_theory,
-            mse_diffusion_gaussian: r.mse_diffusion_gaussian,
-            mse_diffusion_laplace: r.mse_diffusion_laplace,
-            mse_diffusion_laplace_at_delta: r.mse_diffusion_laplace_at_delta,
-        })
-        .collect())
+    read_all(file)
 }
 
 /// Reads `coalition.csv`.
