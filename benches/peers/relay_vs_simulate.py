@@ -7,13 +7,14 @@ binary's `relay`) and `simulate --mechanism correlated` with the same options
 (`--dim 1 --norm l1 --eps exp:a=3,b=1 --seed 1 --no-plots`, all owners), and
 prints per command the wall time of the whole process and the phase time of its
 `timings.json` (`relay_s`, `simulate_s`): medians and spread (min-max), and the
-median and spread of relay / simulate per repetition. With --defaults the
-commands keep their defaults (`--dim 2 --norm l2 --eps range:0.5..15`) but for
-`--seed 1 --no-plots` (simulate draws five figures, relay one: with figures on
-the two runs would not do like work). No Python package needed.
+median and spread of relay / simulate per repetition. `--options "..."`
+replaces those options, e.g. `--options "--seed 1 --no-plots"` for the
+commands' defaults (`--dim 2 --norm l2 --eps range:0.5..15`, whose pre-pass
+resolves the map); keep `--no-plots` (simulate draws five figures, relay one:
+with figures on the two runs would not do like work). No Python package needed.
 
 usage: python3 benches/peers/relay_vs_simulate.py [EDGES] [--bin PATH] [--old PATH]
-                                                  [--reps 15] [--threads N] [--defaults]
+                                                  [--reps 15] [--threads N] [--options STR]
 """
 import argparse
 import json
@@ -30,7 +31,6 @@ sys.path.insert(0, str(HERE))
 from peers import default_edges  # noqa: E402
 
 OPTIONS = ["--dim", "1", "--norm", "l1", "--eps", "exp:a=3,b=1", "--seed", "1", "--no-plots"]
-DEFAULTS = ["--seed", "1", "--no-plots"]
 
 
 def run(cmd, out):
@@ -54,9 +54,9 @@ def main():
     p.add_argument("--old", help="a second binary whose relay runs in the same repetitions")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--threads", type=int, help="--threads of every command (default: every core)")
-    p.add_argument("--defaults", action="store_true", help="the commands' defaults (dim 2, l2, range:)")
+    p.add_argument("--options", help="the commands' options instead of: " + " ".join(OPTIONS))
     a = p.parse_args()
-    common = ["--graph", a.edges] + (DEFAULTS if a.defaults else OPTIONS)
+    common = ["--graph", a.edges] + (a.options.split() if a.options else OPTIONS)
     if a.threads:
         common += ["--threads", str(a.threads)]
     cmds = {"relay": [a.bin, "relay"] + common}
