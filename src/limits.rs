@@ -91,7 +91,8 @@ pub const MAX_REPLICATES: usize = 100_000;
 /// Most `u64` counts of owners' hop-level histograms a `simulate` plan keeps
 /// from its pre-pass (a `range:` map) to answer owners that need no
 /// per-recipient work without a second search (32 MiB; beyond it the owners
-/// phase searches again).
+/// phase searches again). A relay's plan also keeps the out-degree sums per
+/// hop: both count against this limit.
 pub const LEVEL_CACHE_MAX: usize = 1 << 22;
 
 /// Smallest process level ε/Δ accepted (see the module docs).

@@ -7,10 +7,14 @@ binary's `relay`) and `simulate --mechanism correlated` with the same options
 (`--dim 1 --norm l1 --eps exp:a=3,b=1 --seed 1 --no-plots`, all owners), and
 prints per command the wall time of the whole process and the phase time of its
 `timings.json` (`relay_s`, `simulate_s`): medians and spread (min-max), and the
-median and spread of relay / simulate per repetition. No Python package needed.
+median and spread of relay / simulate per repetition. `--options "..."`
+replaces those options, e.g. `--options "--seed 1 --no-plots"` for the
+commands' defaults (`--dim 2 --norm l2 --eps range:0.5..15`, whose pre-pass
+resolves the map); keep `--no-plots` (simulate draws five figures, relay one:
+with figures on the two runs would not do like work). No Python package needed.
 
 usage: python3 benches/peers/relay_vs_simulate.py [EDGES] [--bin PATH] [--old PATH]
-                                                  [--reps 15] [--threads N]
+                                                  [--reps 15] [--threads N] [--options STR]
 """
 import argparse
 import json
@@ -50,8 +54,9 @@ def main():
     p.add_argument("--old", help="a second binary whose relay runs in the same repetitions")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--threads", type=int, help="--threads of every command (default: every core)")
+    p.add_argument("--options", help="the commands' options instead of: " + " ".join(OPTIONS))
     a = p.parse_args()
-    common = ["--graph", a.edges] + OPTIONS
+    common = ["--graph", a.edges] + (a.options.split() if a.options else OPTIONS)
     if a.threads:
         common += ["--threads", str(a.threads)]
     cmds = {"relay": [a.bin, "relay"] + common}
@@ -67,6 +72,7 @@ def main():
                 walls[k].append(w)
                 phases[k].append(ph)
     print(f"{a.reps} interleaved repetitions on {a.edges}; load average {os.getloadavg()}")
+    print("options: " + " ".join(common[2:]))
     for k in cmds:
         print(f"{k:12s} wall ms {spread(walls[k])}, phase ms {spread(phases[k])}")
     for k in cmds:

@@ -23,10 +23,10 @@
 //! single-source BFS for that batch.
 
 use super::hop;
-use super::visit::{LevelSearch, LevelVisitor};
+use super::level_sums::LevelSums;
+use super::visit::LevelSearch;
 use super::{HopLevels, LevelRow};
 use crate::graph::Graph;
-use std::ops::ControlFlow;
 
 const UNSEEN: u16 = u16::MAX;
 
@@ -61,8 +61,8 @@ pub(crate) struct BitBfs {
     wide: Vec<u32>,
     /// Histograms only: the direction-optimising level search.
     level_search: LevelSearch,
-    /// Its per-source histograms.
-    by_level: LevelHistograms,
+    /// Its per-source histograms (and degree sums, when asked for).
+    by_level: LevelSums,
 }
 
 impl BitBfs {
@@ -116,23 +116,7 @@ impl BitBfs {
         if !rows && sources.len() > 1 {
             // Histograms only: counted from the level search's masks, with
             // no per-node level stored (and no depth limit).
-            self.by_level.reset(sources.len());
-            let flow = self.level_search.run(g, sources, &mut self.by_level);
-            debug_assert!(flow.is_continue());
-            for (i, h) in self.by_level.hists.iter_mut().enumerate() {
-                while h.len() > 1 && h.last() == Some(&0) {
-                    h.pop();
-                }
-                let reached: u64 = h.iter().sum();
-                f(
-                    i,
-                    &HopLevels {
-                        hist: h,
-                        unreachable: n as u64 - reached,
-                        row: None,
-                    },
-                );
-            }
+            self.level_sums(g, sources, false, f);
             return;
         }
         // One source with its row: the direction-optimising single-source
@@ -160,6 +144,7 @@ impl BitBfs {
                         hist: &self.hist,
                         unreachable: n as u64 - reached,
                         row,
+                        degs: None,
                     },
                 );
             }
@@ -188,10 +173,41 @@ impl BitBfs {
                         hist: &self.hist,
                         unreachable: n as u64 - reached,
                         row,
+                        degs: None,
                     },
                 );
             }
             i = end;
+        }
+    }
+
+    /// Level histograms of each of `sources` (at most 64; repeats allowed)
+    /// from the level search, with no per-node level stored and no depth
+    /// limit, and, when `degrees`, the out-degree sums per level
+    /// ([`HopLevels::out_degrees`]): calls `f(i, levels)` for `sources[i]`,
+    /// `i` ascending, with no row.
+    pub(crate) fn level_sums(
+        &mut self,
+        g: &Graph,
+        sources: &[u32],
+        degrees: bool,
+        f: &mut dyn FnMut(usize, &HopLevels<'_>),
+    ) {
+        assert!(sources.len() <= 64, "at most 64 sources per batch");
+        self.by_level
+            .run(&mut self.level_search, g, sources, degrees);
+        for i in 0..sources.len() {
+            let hist = self.by_level.hist(i);
+            let reached: u64 = hist.iter().sum();
+            f(
+                i,
+                &HopLevels {
+                    hist,
+                    unreachable: g.n() as u64 - reached,
+                    row: None,
+                    degs: self.by_level.degrees(i),
+                },
+            );
         }
     }
 
@@ -326,60 +342,6 @@ impl BitBfs {
         }
         true
     }
-}
-
-/// Per-source level histograms from a [`LevelSearch`]: per level, each
-/// mask's eight bytes are counted in 8 × 256 counters (eight increments per
-/// reached node, whatever the number of sources in its mask), then spread
-/// over the sources of each byte value.
-#[derive(Default)]
-struct LevelHistograms {
-    hists: Vec<Vec<u64>>,
-    bytes: Vec<[u64; 256]>,
-}
-
-impl LevelHistograms {
-    fn reset(&mut self, k: usize) {
-        self.hists.truncate(k);
-        self.hists.resize_with(k, Vec::new);
-        for h in &mut self.hists {
-            h.clear();
-            h.push(1);
-        }
-        self.bytes.clear();
-        self.bytes.resize(k.div_ceil(8), [0; 256]);
-    }
-}
-
-impl LevelVisitor for LevelHistograms {
-    fn level(&mut self, level: u32, _nodes: &[u32], masks: &[u64]) -> ControlFlow<()> {
-        let nb = self.bytes.len();
-        for &m in masks {
-            let b = m.to_le_bytes();
-            for (t, &x) in self.bytes.iter_mut().zip(&b[..nb]) {
-                t[x as usize] += 1;
-            }
-        }
-        for h in &mut self.hists {
-            h.resize(level as usize + 1, 0);
-        }
-        for (k, t) in self.bytes.iter_mut().enumerate() {
-            for (x, c) in t.iter_mut().enumerate().skip(1) {
-                if *c == 0 {
-                    continue;
-                }
-                let mut y = x;
-                while y != 0 {
-                    let i = 8 * k + y.trailing_zeros() as usize;
-                    self.hists[i][level as usize] += *c;
-                    y &= y - 1;
-                }
-                *c = 0;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-    fn done(&mut self, _seen: &[u64]) {}
 }
 
 #[cfg(test)]

@@ -24,11 +24,13 @@
 mod approx;
 mod bitbfs;
 mod hop;
+mod level_sums;
 mod resistance;
 mod visit;
 mod weighted;
 
 pub use approx::ResistanceSketch;
+pub(crate) use level_sums::LevelSums;
 pub use resistance::ExactResistance;
 pub use visit::{Direction, LevelSearch, LevelVisitor, SubsetSums};
 
@@ -192,6 +194,7 @@ pub struct HopLevels<'a> {
     pub(crate) hist: &'a [u64],
     pub(crate) unreachable: u64,
     pub(crate) row: Option<LevelRow<'a>>,
+    pub(crate) degs: Option<&'a [u64]>,
 }
 
 impl<'a> HopLevels<'a> {
@@ -209,6 +212,13 @@ impl<'a> HopLevels<'a> {
     /// Every node's hop from the source, when the caller asked for it.
     pub fn row(&self) -> Option<LevelRow<'a>> {
         self.row
+    }
+
+    /// Per hop, the sum of the out-degrees of the nodes at that hop
+    /// (aligned with [`hist`](Self::hist)), when the caller asked for it
+    /// ([`Distances::hop_level_sums`]).
+    pub(crate) fn out_degrees(&self) -> Option<&'a [u64]> {
+        self.degs
     }
 }
 
@@ -468,16 +478,7 @@ impl Distances<'_> {
         want_row: impl Fn(usize) -> bool,
         mut f: impl FnMut(usize, &HopLevels<'_>),
     ) -> Result<()> {
-        if !matches!(self.engine, Engine::Hop) {
-            return Err(Error::Unsupported(format!(
-                "hop levels of {} distances (only hop distances have levels)",
-                self.kind
-            )));
-        }
-        let n = self.graph.n();
-        if let Some(&bad) = owners.iter().find(|&&o| o as usize >= n) {
-            panic!("owner index {bad} out of range (n = {n})");
-        }
+        self.check_hop_owners(owners)?;
         for (c, chunk) in owners.chunks(BATCH).enumerate() {
             let base = c * BATCH;
             let Workspace {
@@ -491,6 +492,42 @@ impl Distances<'_> {
                 &|i| want_row(base + i),
                 &mut |i, lv| f(base + i, lv),
             );
+        }
+        Ok(())
+    }
+}
+
+impl Distances<'_> {
+    /// [`Distances::hop_levels`] without rows, each owner's histogram
+    /// handed over with its out-degree sums per hop
+    /// ([`HopLevels::out_degrees`]), counted in the same 64-source level
+    /// search (hop distances only; same errors and panics).
+    pub(crate) fn hop_level_sums(
+        &self,
+        owners: &[u32],
+        ws: &mut Workspace,
+        mut f: impl FnMut(usize, &HopLevels<'_>),
+    ) -> Result<()> {
+        self.check_hop_owners(owners)?;
+        for (c, chunk) in owners.chunks(BATCH).enumerate() {
+            let base = c * BATCH;
+            ws.bits
+                .level_sums(self.graph, chunk, true, &mut |i, lv| f(base + i, lv));
+        }
+        Ok(())
+    }
+
+    /// Refuses non-hop distances; panics on an owner `>= n`.
+    fn check_hop_owners(&self, owners: &[u32]) -> Result<()> {
+        if !matches!(self.engine, Engine::Hop) {
+            return Err(Error::Unsupported(format!(
+                "hop levels of {} distances (only hop distances have levels)",
+                self.kind
+            )));
+        }
+        let n = self.graph.n();
+        if let Some(&bad) = owners.iter().find(|&&o| o as usize >= n) {
+            panic!("owner index {bad} out of range (n = {n})");
         }
         Ok(())
     }

@@ -29,7 +29,8 @@ impl<'a> RelayPlan<'a> {
     /// Validates `config` (see [`RelayConfig::check`]) and resolves it on
     /// `graph` with `distances` (of the configured kind) through the
     /// simulation's own [`Plan`], so owners, values and a `range:` map come
-    /// out exactly as in `simulate`.
+    /// out exactly as in `simulate` (its pre-pass also keeping the owners'
+    /// out-degree sums per hop).
     pub fn new(
         config: &RelayConfig,
         graph: &'a Graph,
@@ -44,7 +45,9 @@ impl<'a> RelayPlan<'a> {
             ));
         }
         let sim_config = config.sim_config();
-        let sim = Plan::new(&sim_config, graph, distances)?;
+        // The pre-pass of a `range:` map on hop distances keeps the degree
+        // sums the 64-owner batch reads (no second search).
+        let sim = Plan::with_level_degrees(&sim_config, graph, distances)?;
         Ok(RelayPlan {
             config: config.clone(),
             order: UntrimmedOrder::new(graph, sim_config.seed),

@@ -267,7 +267,7 @@ impl<F: NoiseFamily> ChunkJob for OwnerJob<'_, '_, '_, F> {
         if self.engine == RelayEngine::Auto && self.plan.is_hop() && self.plan.all_trim() {
             let mut stats = std::mem::take(&mut part.owners);
             self.plan
-                .batch_chunk(&mut w.batch, chunk, &mut stats, &mut part)?;
+                .batch_chunk(&mut w.batch, index * CHUNK, chunk, &mut stats, &mut part)?;
             part.owners = stats;
             return Ok(part);
         }

@@ -182,8 +182,15 @@ fn every_engine_gives_the_same_counts() {
     let long: Vec<(u32, u32)> = (0..299).map(|i| (i, i + 1)).collect();
     let long = Graph::from_index_edges(300, &long, None, false).unwrap();
     let exp = "exp:a=2,b=0.6";
+    // A `range:` map: the plan's pre-pass runs, and the batch reads the
+    // nodes and out-degrees per hop from it instead of searching.
+    let range = "range:0.5..15";
     let cases: Vec<(Graph, DistanceKind, &str)> = vec![
-        (long, DistanceKind::Hop, exp),
+        (long.clone(), DistanceKind::Hop, exp),
+        (long, DistanceKind::Hop, range),
+        (golden("lesmis.edges"), DistanceKind::Hop, range),
+        (directed.clone(), DistanceKind::Hop, range),
+        (florentine.clone(), DistanceKind::Hop, range),
         (golden("karate.edges"), DistanceKind::Hop, exp),
         // Plateaus: ε(1) = ε(2) and ε(3) = ε(4) = …
         (
@@ -236,6 +243,41 @@ fn every_engine_gives_the_same_counts() {
             for r in base.rows() {
                 assert_eq!(r.identical, r.recipients);
             }
+        }
+    }
+}
+
+/// Under a `range:` map on hop distances the relay's plan keeps every
+/// owner's nodes and out-degree sums per hop from its pre-pass (what the
+/// 64-owner batch reads), equal to a level search of the owner's own; under
+/// a map that needs no pre-pass, or on weighted distances, it keeps none.
+#[test]
+fn the_plan_keeps_the_level_sums_of_a_range_map() {
+    let g = golden("lesmis.edges");
+    for (map, kind, kept) in [
+        ("range:0.5..15", DistanceKind::Hop, true),
+        ("exp:a=2,b=0.6", DistanceKind::Hop, false),
+        ("range:0.5..15", DistanceKind::Weighted, false),
+    ] {
+        let relay = Relay::new(&g)
+            .eps(map.parse().unwrap())
+            .distance(kind)
+            .owners(Owners::Count(40));
+        let d = crate::distance::Distances::new(&g, kind, &Default::default()).unwrap();
+        let plan = RelayPlan::new(relay.config(), &g, &d).unwrap();
+        let owners = plan.owners().to_vec();
+        assert_eq!(owners.len(), 40);
+        if !kept {
+            assert!(plan.sim().level_sums(0).is_none(), "{map} {kind}");
+            continue;
+        }
+        for (p, &o) in owners.iter().enumerate() {
+            let (nodes, degs) = plan.sim().level_sums(p).unwrap();
+            let mut sums = crate::distance::LevelSums::default();
+            sums.run(&mut crate::distance::LevelSearch::new(), &g, &[o], true);
+            assert_eq!(nodes, sums.hist(0), "owner {o}");
+            assert_eq!(Some(degs), sums.degrees(0), "owner {o}");
+            assert_eq!(degs[0], g.degree(o) as u64);
         }
     }
 }

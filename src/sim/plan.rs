@@ -3,7 +3,7 @@
 //! any owner runs.
 
 use super::config::{Owners, SimConfig};
-use crate::distance::Distances;
+use crate::distance::{Distances, HopLevels};
 use crate::epsilon::EpsilonMap;
 use crate::error::{Error, Result};
 use crate::exec::CHUNK;
@@ -100,6 +100,9 @@ pub(super) struct LevelCache {
     /// Owner at position p: `hist[start[p]..start[p + 1]]`.
     pub(super) start: Vec<usize>,
     pub(super) hist: Vec<u64>,
+    /// Aligned with `hist`: the out-degree sums per hop, when the plan was
+    /// made [`Plan::with_level_degrees`] (else empty).
+    pub(super) degs: Vec<u64>,
     pub(super) unreachable: Vec<u64>,
 }
 
@@ -191,7 +194,20 @@ impl<'a> Plan<'a> {
         graph: &'a Graph,
         distances: &'a Distances<'a>,
     ) -> Result<Plan<'a>> {
-        Self::build(config, graph, distances, None)
+        Self::build(config, graph, distances, None, false)
+    }
+
+    /// [`Plan::new`] whose pre-pass, when it runs (a `range:` map on hop
+    /// distances), also keeps each owner's out-degree sums per hop, counted
+    /// in the same search ([`Plan::level_sums`]): the relay's messages per
+    /// hop, so that it needs no second search. The plan is otherwise the
+    /// same.
+    pub(crate) fn with_level_degrees(
+        config: &SimConfig,
+        graph: &'a Graph,
+        distances: &'a Distances<'a>,
+    ) -> Result<Plan<'a>> {
+        Self::build(config, graph, distances, None, true)
     }
 
     /// [`Plan::new`] with the owners' observed range of hop distances
@@ -205,7 +221,16 @@ impl<'a> Plan<'a> {
         distances: &'a Distances<'a>,
         range: (u32, u32),
     ) -> Result<Plan<'a>> {
-        Self::build(config, graph, distances, Some(range))
+        Self::build(config, graph, distances, Some(range), false)
+    }
+
+    /// The owner at position `p`'s nodes and out-degree sums per hop
+    /// (`[0]`: the owner; the last hop the deepest reached), when the
+    /// pre-pass kept them ([`Plan::with_level_degrees`]).
+    pub(crate) fn level_sums(&self, p: usize) -> Option<(&[u64], &[u64])> {
+        let c = self.levels.as_ref().filter(|c| !c.degs.is_empty())?;
+        let r = c.start[p]..c.start[p + 1];
+        Some((&c.hist[r.clone()], &c.degs[r]))
     }
 
     fn build(
@@ -213,6 +238,7 @@ impl<'a> Plan<'a> {
         graph: &'a Graph,
         distances: &'a Distances<'a>,
         given: Option<(u32, u32)>,
+        degrees: bool,
     ) -> Result<Plan<'a>> {
         config.check()?;
         let model = NoiseModel::new(config.dim, config.norm, config.sensitivity, config.delta)?;
@@ -237,7 +263,7 @@ impl<'a> Plan<'a> {
         let (observed, levels) = if let (Some((lo, hi)), true) = (given, integer) {
             ((lo as f64, hi as f64), None)
         } else if map.needs_resolution() || !integer {
-            observed_range(distances, &owners)
+            observed_range(distances, &owners, degrees)
         } else {
             ((f64::NAN, f64::NAN), None)
         };
@@ -365,56 +391,78 @@ fn ego_positions(config: &SimConfig, graph: &Graph, owners: &[u32]) -> Result<Ve
 }
 
 /// Smallest positive and largest finite distance from the owners to other
-/// nodes; for hop distances also the owners' level histograms, when they fit
-/// the cache.
-fn observed_range(distances: &Distances<'_>, owners: &[u32]) -> ((f64, f64), Option<LevelCache>) {
+/// nodes; for hop distances also the owners' level histograms (with their
+/// out-degree sums when `degrees`), when they fit the cache.
+fn observed_range(
+    distances: &Distances<'_>,
+    owners: &[u32],
+    degrees: bool,
+) -> ((f64, f64), Option<LevelCache>) {
     if distances.is_integer() {
         // Hop: the level histograms say it, no row needed.
-        type Part = (f64, f64, Vec<u64>, Vec<usize>, Vec<u64>);
+        #[derive(Default)]
+        struct Part {
+            lo: f64,
+            hi: f64,
+            hist: Vec<u64>,
+            degs: Vec<u64>,
+            len: Vec<usize>,
+            unreachable: Vec<u64>,
+        }
+        // Entries the cache may hold per histogram entry.
+        let per = if degrees { 2 } else { 1 };
         let parts: Vec<Part> = owners
             .par_chunks(CHUNK)
             .map_init(
                 || distances.workspace(),
                 |ws, chunk| {
-                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                    let (mut hist, mut len, mut unreachable) = (Vec::new(), Vec::new(), Vec::new());
-                    let r = distances.hop_levels(
-                        chunk,
-                        ws,
-                        |_| false,
-                        |_, lv| {
-                            let h = lv.hist();
-                            if let Some(k) = (1..h.len()).find(|&k| h[k] > 0) {
-                                lo = lo.min(k as f64);
-                                hi = hi.max((h.len() - 1) as f64);
+                    let mut p = Part {
+                        lo: f64::INFINITY,
+                        hi: f64::NEG_INFINITY,
+                        ..Part::default()
+                    };
+                    let mut each = |_: usize, lv: &HopLevels<'_>| {
+                        let h = lv.hist();
+                        if let Some(k) = (1..h.len()).find(|&k| h[k] > 0) {
+                            p.lo = p.lo.min(k as f64);
+                            p.hi = p.hi.max((h.len() - 1) as f64);
+                        }
+                        if per * p.hist.len() <= limits::LEVEL_CACHE_MAX {
+                            p.hist.extend_from_slice(h);
+                            if let Some(d) = lv.out_degrees() {
+                                p.degs.extend_from_slice(d);
                             }
-                            if hist.len() <= limits::LEVEL_CACHE_MAX {
-                                hist.extend_from_slice(h);
-                            }
-                            len.push(h.len());
-                            unreachable.push(lv.unreachable());
-                        },
-                    );
+                        }
+                        p.len.push(h.len());
+                        p.unreachable.push(lv.unreachable());
+                    };
+                    let r = if degrees {
+                        distances.hop_level_sums(chunk, ws, &mut each)
+                    } else {
+                        distances.hop_levels(chunk, ws, |_| false, &mut each)
+                    };
                     debug_assert!(r.is_ok());
-                    (lo, hi, hist, len, unreachable)
+                    p
                 },
             )
             .collect();
-        let lo = parts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
-        let hi = parts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-        let total: usize = parts.iter().map(|p| p.3.iter().sum::<usize>()).sum();
-        let cache = (total <= limits::LEVEL_CACHE_MAX).then(|| {
+        let lo = parts.iter().map(|p| p.lo).fold(f64::INFINITY, f64::min);
+        let hi = parts.iter().map(|p| p.hi).fold(f64::NEG_INFINITY, f64::max);
+        let total: usize = parts.iter().map(|p| p.len.iter().sum::<usize>()).sum();
+        let cache = (per * total <= limits::LEVEL_CACHE_MAX).then(|| {
             let mut c = LevelCache {
                 start: vec![0],
                 hist: Vec::with_capacity(total),
+                degs: Vec::with_capacity(if degrees { total } else { 0 }),
                 unreachable: Vec::with_capacity(owners.len()),
             };
-            for (_, _, hist, len, unreachable) in parts {
-                c.hist.extend_from_slice(&hist);
-                for l in len {
+            for p in parts {
+                c.hist.extend_from_slice(&p.hist);
+                c.degs.extend_from_slice(&p.degs);
+                for l in p.len {
                     c.start.push(c.start.last().unwrap() + l);
                 }
-                c.unreachable.extend_from_slice(&unreachable);
+                c.unreachable.extend_from_slice(&p.unreachable);
             }
             c
         });

@@ -246,6 +246,7 @@ impl Plan<'_> {
                     let mut c = LevelCache {
                         start: vec![0],
                         hist: Vec::new(),
+                        degs: Vec::new(),
                         unreachable: Vec::new(),
                     };
                     self.distances.hop_levels(
@@ -301,6 +302,7 @@ impl Plan<'_> {
                         hist: &c.hist[c.start[q]..c.start[q + 1]],
                         unreachable: c.unreachable[q],
                         row: None,
+                        degs: None,
                     };
                     self.process_owner(family, s, wants, (p, o), Dist::Levels(&lv), &mut out)?;
                 }
