@@ -220,6 +220,23 @@ def test_an_output_a_live_run_claimed_is_refused_at_once(name, is_dir, write, tm
     assert (dest.is_dir() and not any(dest.iterdir())) or dest.read_bytes() == b""
 
 
+@pytest.mark.parametrize("name,shared", [(w[0], shared) for w in WRITERS if w[1] for shared in (False, True) if not shared or w[0] == "evolve"])
+def test_an_output_another_run_holds_is_refused_at_once(name, shared, tmp_path):
+    # `o.lock` held alone, as a live `evolve` holds it (every run into `o` is
+    # refused), or shared, as a staged run holds it (`evolve` is refused).
+    import fcntl
+
+    d = tmp_path / "run"
+    d.mkdir()
+    write = dict((w[0], w[2]) for w in WRITERS)[name]
+    with open(d / "o.lock", "w") as held:
+        fcntl.flock(held, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        before = sorted(os.listdir(d))
+        with pytest.raises(ValueError, match=r"^\S*o is in use by another run$"):
+            write(d / "o")
+        assert sorted(os.listdir(d)) == before
+
+
 def test_the_table_lists_every_public_name():
     faces = {f.split(".")[0] for f in FACES} | {w[0].split(".")[0] for w in WRITERS}
     public = {
