@@ -424,6 +424,14 @@ const RULES: &[Rule] = &[
         parts: &["invalid {p} '1e-400'"],
     },
     Rule {
+        says: "a grid without the discrete noise is refused as typed",
+        input: Input::Granularity,
+        value: "2^-3",
+        noises: Some(&["laplace", "gaussian"]),
+        code: 2,
+        parts: &["invalid {p} '2^-3'", "its default unless"],
+    },
+    Rule {
         says: "one grid limit",
         input: Input::Granularity,
         value: "2^401",
