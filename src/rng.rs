@@ -153,211 +153,221 @@ pub fn rng_for_stream(seed: u64, owner: u64, trial: u64, purpose: Purpose, strea
     r
 }
 
-/// The key words of a tuple's generator, as ChaCha reads them from [`key`]
-/// (little-endian `u32`s).
-fn key_words(seed: u64, owner: u64, trial: u64, purpose: Purpose) -> [u32; 8] {
-    let k = key(seed, owner, trial, purpose);
-    let mut w = [0u32; 8];
-    for (w, c) in w.iter_mut().zip(k.chunks_exact(4)) {
-        *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
-    w
-}
+/// The first blocks of [`LANES`] streams computed at once: only the
+/// `store` feature's `evolve` draws its resampling streams in batches.
+#[cfg(feature = "store")]
+pub(crate) use batch::{LANES, StreamStart, stream_starts};
 
-/// "expand 32-byte k", ChaCha's first four state words.
-const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
+#[cfg(feature = "store")]
+mod batch {
+    use super::*;
 
-/// Lanes of [`first_blocks`]: four streams per call (one SSE2 register per
-/// state word).
-pub(crate) const LANES: usize = 4;
-
-/// Block 0 (the first 16 words) of the ChaCha8 streams `(key, stream)`,
-/// [`LANES`] at once — the words [`PrivRng`] returns first after
-/// `set_stream(stream)` (block counter 0; tested word for word).
-/// `PrivRng` computes four consecutive blocks of one stream per refill; a
-/// caller that needs a few words of each of many streams (the `resample`
-/// policy of `evolve`: one Laplace draw per pair) gets them here, four
-/// streams in one pass over the state, for about a quarter of the work.
-fn first_blocks(keys: &[[u32; 8]; LANES], streams: &[u64; LANES]) -> [[u32; 16]; LANES] {
-    // Word-major: init[i][l] is word i of lane l's state.
-    let mut init = [[0u32; LANES]; 16];
-    for l in 0..LANES {
-        for (i, &c) in SIGMA.iter().enumerate() {
-            init[i][l] = c;
+    /// The key words of a tuple's generator, as ChaCha reads them from [`key`]
+    /// (little-endian `u32`s).
+    fn key_words(seed: u64, owner: u64, trial: u64, purpose: Purpose) -> [u32; 8] {
+        let k = key(seed, owner, trial, purpose);
+        let mut w = [0u32; 8];
+        for (w, c) in w.iter_mut().zip(k.chunks_exact(4)) {
+            *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
-        for (i, &k) in keys[l].iter().enumerate() {
-            init[4 + i][l] = k;
-        }
-        // Words 12 and 13, the block counter, stay 0.
-        init[14][l] = streams[l] as u32;
-        init[15][l] = (streams[l] >> 32) as u32;
+        w
     }
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-    let words = unsafe { chacha8_sse2(&init) };
-    #[cfg(not(target_arch = "x86_64"))]
-    let words = chacha8_lanes(&init);
-    let mut out = [[0u32; 16]; LANES];
-    for (i, w) in words.iter().enumerate() {
+
+    /// "expand 32-byte k", ChaCha's first four state words.
+    const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
+
+    /// Lanes of [`first_blocks`]: four streams per call (one SSE2 register per
+    /// state word).
+    pub(crate) const LANES: usize = 4;
+
+    /// Block 0 (the first 16 words) of the ChaCha8 streams `(key, stream)`,
+    /// [`LANES`] at once — the words [`PrivRng`] returns first after
+    /// `set_stream(stream)` (block counter 0; tested word for word).
+    /// `PrivRng` computes four consecutive blocks of one stream per refill; a
+    /// caller that needs a few words of each of many streams (the `resample`
+    /// policy of `evolve`: one Laplace draw per pair) gets them here, four
+    /// streams in one pass over the state, for about a quarter of the work.
+    fn first_blocks(keys: &[[u32; 8]; LANES], streams: &[u64; LANES]) -> [[u32; 16]; LANES] {
+        // Word-major: init[i][l] is word i of lane l's state.
+        let mut init = [[0u32; LANES]; 16];
         for l in 0..LANES {
-            out[l][i] = w[l];
+            for (i, &c) in SIGMA.iter().enumerate() {
+                init[i][l] = c;
+            }
+            for (i, &k) in keys[l].iter().enumerate() {
+                init[4 + i][l] = k;
+            }
+            // Words 12 and 13, the block counter, stay 0.
+            init[14][l] = streams[l] as u32;
+            init[15][l] = (streams[l] >> 32) as u32;
         }
-    }
-    out
-}
-
-/// ChaCha8's four double rounds (columns, then diagonals) with `$quarter`
-/// on the state `$x`, whatever a state word is (a `u32`, an SSE2 lane).
-macro_rules! chacha8_rounds {
-    ($quarter:ident, $x:ident) => {
-        for _ in 0..4 {
-            $quarter(&mut $x, 0, 4, 8, 12);
-            $quarter(&mut $x, 1, 5, 9, 13);
-            $quarter(&mut $x, 2, 6, 10, 14);
-            $quarter(&mut $x, 3, 7, 11, 15);
-            $quarter(&mut $x, 0, 5, 10, 15);
-            $quarter(&mut $x, 1, 6, 11, 12);
-            $quarter(&mut $x, 2, 7, 8, 13);
-            $quarter(&mut $x, 3, 4, 9, 14);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+        let words = unsafe { chacha8_sse2(&init) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let words = chacha8_lanes(&init);
+        let mut out = [[0u32; 16]; LANES];
+        for (i, w) in words.iter().enumerate() {
+            for l in 0..LANES {
+                out[l][i] = w[l];
+            }
         }
-    };
-}
-
-/// The ChaCha8 block function of [`LANES`] word-major states, lane by lane
-/// (the portable version of [`chacha8_sse2`]; also its reference in tests).
-#[cfg(any(test, not(target_arch = "x86_64")))]
-fn chacha8_lanes(init: &[[u32; LANES]; 16]) -> [[u32; LANES]; 16] {
-    fn quarter(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
-        x[a] = x[a].wrapping_add(x[b]);
-        x[d] = (x[d] ^ x[a]).rotate_left(16);
-        x[c] = x[c].wrapping_add(x[d]);
-        x[b] = (x[b] ^ x[c]).rotate_left(12);
-        x[a] = x[a].wrapping_add(x[b]);
-        x[d] = (x[d] ^ x[a]).rotate_left(8);
-        x[c] = x[c].wrapping_add(x[d]);
-        x[b] = (x[b] ^ x[c]).rotate_left(7);
+        out
     }
-    let mut out = [[0u32; LANES]; 16];
-    for l in 0..LANES {
-        let s: [u32; 16] = std::array::from_fn(|i| init[i][l]);
-        let mut x = s;
+
+    /// ChaCha8's four double rounds (columns, then diagonals) with `$quarter`
+    /// on the state `$x`, whatever a state word is (a `u32`, an SSE2 lane).
+    macro_rules! chacha8_rounds {
+        ($quarter:ident, $x:ident) => {
+            for _ in 0..4 {
+                $quarter(&mut $x, 0, 4, 8, 12);
+                $quarter(&mut $x, 1, 5, 9, 13);
+                $quarter(&mut $x, 2, 6, 10, 14);
+                $quarter(&mut $x, 3, 7, 11, 15);
+                $quarter(&mut $x, 0, 5, 10, 15);
+                $quarter(&mut $x, 1, 6, 11, 12);
+                $quarter(&mut $x, 2, 7, 8, 13);
+                $quarter(&mut $x, 3, 4, 9, 14);
+            }
+        };
+    }
+
+    /// The ChaCha8 block function of [`LANES`] word-major states, lane by lane
+    /// (the portable version of [`chacha8_sse2`]; also its reference in tests).
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    pub(super) fn chacha8_lanes(init: &[[u32; LANES]; 16]) -> [[u32; LANES]; 16] {
+        fn quarter(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+            x[a] = x[a].wrapping_add(x[b]);
+            x[d] = (x[d] ^ x[a]).rotate_left(16);
+            x[c] = x[c].wrapping_add(x[d]);
+            x[b] = (x[b] ^ x[c]).rotate_left(12);
+            x[a] = x[a].wrapping_add(x[b]);
+            x[d] = (x[d] ^ x[a]).rotate_left(8);
+            x[c] = x[c].wrapping_add(x[d]);
+            x[b] = (x[b] ^ x[c]).rotate_left(7);
+        }
+        let mut out = [[0u32; LANES]; 16];
+        for l in 0..LANES {
+            let s: [u32; 16] = std::array::from_fn(|i| init[i][l]);
+            let mut x = s;
+            chacha8_rounds!(quarter, x);
+            for ((o, xi), si) in out.iter_mut().zip(x).zip(s) {
+                o[l] = xi.wrapping_add(si);
+            }
+        }
+        out
+    }
+
+    /// [`chacha8_lanes`] with one SSE2 register per state word (the compiler
+    /// does not vectorise the lane loops: measured scalar, with spills).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn chacha8_sse2(init: &[[u32; LANES]; 16]) -> [[u32; LANES]; 16] {
+        use std::arch::x86_64::{
+            __m128i, _mm_add_epi32, _mm_or_si128, _mm_set_epi32, _mm_slli_epi32, _mm_srli_epi32,
+            _mm_storeu_si128, _mm_xor_si128,
+        };
+        #[inline]
+        #[target_feature(enable = "sse2")]
+        fn rotl<const L: i32, const R: i32>(v: __m128i) -> __m128i {
+            _mm_or_si128(_mm_slli_epi32::<L>(v), _mm_srli_epi32::<R>(v))
+        }
+        #[inline]
+        #[target_feature(enable = "sse2")]
+        fn quarter(x: &mut [__m128i; 16], a: usize, b: usize, c: usize, d: usize) {
+            x[a] = _mm_add_epi32(x[a], x[b]);
+            x[d] = rotl::<16, 16>(_mm_xor_si128(x[d], x[a]));
+            x[c] = _mm_add_epi32(x[c], x[d]);
+            x[b] = rotl::<12, 20>(_mm_xor_si128(x[b], x[c]));
+            x[a] = _mm_add_epi32(x[a], x[b]);
+            x[d] = rotl::<8, 24>(_mm_xor_si128(x[d], x[a]));
+            x[c] = _mm_add_epi32(x[c], x[d]);
+            x[b] = rotl::<7, 25>(_mm_xor_si128(x[b], x[c]));
+        }
+        let v: [__m128i; 16] =
+            init.map(|w| _mm_set_epi32(w[3] as i32, w[2] as i32, w[1] as i32, w[0] as i32));
+        let mut x = v;
         chacha8_rounds!(quarter, x);
-        for ((o, xi), si) in out.iter_mut().zip(x).zip(s) {
-            o[l] = xi.wrapping_add(si);
+        let mut out = [[0u32; LANES]; 16];
+        for ((o, xi), vi) in out.iter_mut().zip(x).zip(v) {
+            // SAFETY: `o` is 16 writable bytes; storeu needs no alignment.
+            unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), _mm_add_epi32(xi, vi)) };
+        }
+        out
+    }
+
+    /// The generator of a tuple and stream ([`rng_for_stream`]), its first
+    /// block computed ahead by [`stream_starts`]: the same words in the same
+    /// order — served from that block, then (rarely: a draw needing more than
+    /// 16 words) by the generator itself positioned after them.
+    pub(crate) struct StreamStart {
+        block: [u32; 16],
+        pos: usize,
+        tuple: (u64, u64, u64, Purpose, u64),
+        rest: Option<Box<PrivRng>>,
+    }
+
+    impl StreamStart {
+        fn rest(&mut self) -> &mut PrivRng {
+            let (pos, t) = (self.pos, self.tuple);
+            self.rest.get_or_insert_with(|| {
+                let mut r = rng_for_stream(t.0, t.1, t.2, t.3, t.4);
+                r.set_word_pos(pos as u128);
+                Box::new(r)
+            })
         }
     }
-    out
-}
 
-/// [`chacha8_lanes`] with one SSE2 register per state word (the compiler
-/// does not vectorise the lane loops: measured scalar, with spills).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn chacha8_sse2(init: &[[u32; LANES]; 16]) -> [[u32; LANES]; 16] {
-    use std::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_or_si128, _mm_set_epi32, _mm_slli_epi32, _mm_srli_epi32,
-        _mm_storeu_si128, _mm_xor_si128,
-    };
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn rotl<const L: i32, const R: i32>(v: __m128i) -> __m128i {
-        _mm_or_si128(_mm_slli_epi32::<L>(v), _mm_srli_epi32::<R>(v))
-    }
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    fn quarter(x: &mut [__m128i; 16], a: usize, b: usize, c: usize, d: usize) {
-        x[a] = _mm_add_epi32(x[a], x[b]);
-        x[d] = rotl::<16, 16>(_mm_xor_si128(x[d], x[a]));
-        x[c] = _mm_add_epi32(x[c], x[d]);
-        x[b] = rotl::<12, 20>(_mm_xor_si128(x[b], x[c]));
-        x[a] = _mm_add_epi32(x[a], x[b]);
-        x[d] = rotl::<8, 24>(_mm_xor_si128(x[d], x[a]));
-        x[c] = _mm_add_epi32(x[c], x[d]);
-        x[b] = rotl::<7, 25>(_mm_xor_si128(x[b], x[c]));
-    }
-    let v: [__m128i; 16] =
-        init.map(|w| _mm_set_epi32(w[3] as i32, w[2] as i32, w[1] as i32, w[0] as i32));
-    let mut x = v;
-    chacha8_rounds!(quarter, x);
-    let mut out = [[0u32; LANES]; 16];
-    for ((o, xi), vi) in out.iter_mut().zip(x).zip(v) {
-        // SAFETY: `o` is 16 writable bytes; storeu needs no alignment.
-        unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), _mm_add_epi32(xi, vi)) };
-    }
-    out
-}
+    impl rand::TryRng for StreamStart {
+        type Error = std::convert::Infallible;
 
-/// The generator of a tuple and stream ([`rng_for_stream`]), its first
-/// block computed ahead by [`stream_starts`]: the same words in the same
-/// order — served from that block, then (rarely: a draw needing more than
-/// 16 words) by the generator itself positioned after them.
-pub(crate) struct StreamStart {
-    block: [u32; 16],
-    pos: usize,
-    tuple: (u64, u64, u64, Purpose, u64),
-    rest: Option<Box<PrivRng>>,
-}
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            if self.rest.is_none() && self.pos < 16 {
+                self.pos += 1;
+                return Ok(self.block[self.pos - 1]);
+            }
+            Ok(rand::Rng::next_u32(self.rest()))
+        }
 
-impl StreamStart {
-    fn rest(&mut self) -> &mut PrivRng {
-        let (pos, t) = (self.pos, self.tuple);
-        self.rest.get_or_insert_with(|| {
-            let mut r = rng_for_stream(t.0, t.1, t.2, t.3, t.4);
-            r.set_word_pos(pos as u128);
-            Box::new(r)
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            if self.rest.is_none() && self.pos + 2 <= 16 {
+                let (lo, hi) = (self.block[self.pos], self.block[self.pos + 1]);
+                self.pos += 2;
+                return Ok((u64::from(hi) << 32) | u64::from(lo));
+            }
+            Ok(rand::Rng::next_u64(self.rest()))
+        }
+
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            rand::Rng::fill_bytes(self.rest(), dst);
+            Ok(())
+        }
+    }
+
+    /// [`rng_for_stream`] of `(seed, owner, trials[l], purpose, stream)` for
+    /// the [`LANES`] trials, as [`StreamStart`]s: their first blocks computed
+    /// together ([`first_blocks`]).
+    pub(crate) fn stream_starts(
+        seed: u64,
+        owner: u64,
+        trials: [u64; LANES],
+        purpose: Purpose,
+        stream: u64,
+    ) -> [StreamStart; LANES] {
+        let keys = trials.map(|t| key_words(seed, owner, t, purpose));
+        let blocks = first_blocks(&keys, &[stream; LANES]);
+        let mut l = 0;
+        blocks.map(|block| {
+            let t = trials[l];
+            l += 1;
+            StreamStart {
+                block,
+                pos: 0,
+                tuple: (seed, owner, t, purpose, stream),
+                rest: None,
+            }
         })
     }
-}
-
-impl rand::TryRng for StreamStart {
-    type Error = std::convert::Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        if self.rest.is_none() && self.pos < 16 {
-            self.pos += 1;
-            return Ok(self.block[self.pos - 1]);
-        }
-        Ok(rand::Rng::next_u32(self.rest()))
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        if self.rest.is_none() && self.pos + 2 <= 16 {
-            let (lo, hi) = (self.block[self.pos], self.block[self.pos + 1]);
-            self.pos += 2;
-            return Ok((u64::from(hi) << 32) | u64::from(lo));
-        }
-        Ok(rand::Rng::next_u64(self.rest()))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-        rand::Rng::fill_bytes(self.rest(), dst);
-        Ok(())
-    }
-}
-
-/// [`rng_for_stream`] of `(seed, owner, trials[l], purpose, stream)` for
-/// the [`LANES`] trials, as [`StreamStart`]s: their first blocks computed
-/// together ([`first_blocks`]).
-pub(crate) fn stream_starts(
-    seed: u64,
-    owner: u64,
-    trials: [u64; LANES],
-    purpose: Purpose,
-    stream: u64,
-) -> [StreamStart; LANES] {
-    let keys = trials.map(|t| key_words(seed, owner, t, purpose));
-    let blocks = first_blocks(&keys, &[stream; LANES]);
-    let mut l = 0;
-    blocks.map(|block| {
-        let t = trials[l];
-        l += 1;
-        StreamStart {
-            block,
-            pos: 0,
-            tuple: (seed, owner, t, purpose, stream),
-            rest: None,
-        }
-    })
 }
 
 #[cfg(test)]
@@ -365,6 +375,10 @@ mod tests {
     use super::*;
     use rand::Rng;
 
+    #[cfg(feature = "store")]
+    use super::batch::*;
+
+    #[cfg(feature = "store")]
     #[test]
     fn the_lane_versions_agree() {
         let mut init = [[0u32; LANES]; 16];
@@ -378,6 +392,7 @@ mod tests {
         assert_eq!(unsafe { chacha8_sse2(&init) }, chacha8_lanes(&init));
     }
 
+    #[cfg(feature = "store")]
     #[test]
     fn stream_starts_are_the_streams_word_for_word() {
         // Every way of reading: u32s and u64s at every alignment, across the

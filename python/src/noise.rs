@@ -4,8 +4,8 @@
 use crate::epsilon::as_f64_array;
 use crate::errors::{blocking, param_err, parse, to_py};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
-use privdiffuse::process::discrete::{Grid, RngSource};
-use privdiffuse::process::release::ReleaseNoise;
+use privdiffuse::process::discrete::{Grid, NoiseKind, NoiseOptions, RngSource};
+use privdiffuse::process::release::{ReleaseNoise, refuse_discrete_options};
 use privdiffuse::util::Existing;
 use privdiffuse::{
     CancelToken, Error, GradualRelease, NoisePath, Norm, PathSampler, Purpose, rng_for,
@@ -174,6 +174,18 @@ pub struct PyGradualRelease {
     scalar: bool,
 }
 
+/// The grid of `granularity=` (a number or text such as "2^-10"; the
+/// default when `None`).
+fn grid_of(granularity: Option<&Bound<'_, PyAny>>) -> PyResult<Grid> {
+    Ok(match granularity {
+        None => Grid::default(),
+        Some(g) => match g.extract::<f64>() {
+            Ok(x) => Grid::from_value(x).map_err(to_py)?,
+            Err(_) => parse::<Grid>(&g.extract::<String>()?)?,
+        },
+    })
+}
+
 /// The secret as the library takes it, and whether it was given as a number
 /// (`GradualRelease(0.3)`, a 1-D value) rather than a sequence.
 fn secret(value: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, bool)> {
@@ -240,13 +252,7 @@ impl PyGradualRelease {
             if let Some(d) = delta {
                 return Err(param_err("delta", d, "no delta for the discrete mechanism"));
             }
-            let grid = match granularity {
-                None => Grid::default(),
-                Some(g) => match g.extract::<f64>() {
-                    Ok(x) => Grid::from_value(x).map_err(to_py)?,
-                    Err(_) => parse::<Grid>(&g.extract::<String>()?)?,
-                },
-            };
+            let grid = grid_of(granularity)?;
             let noise = ReleaseNoise::Discrete {
                 granularity: grid,
                 levels_per_doubling: levels_per_doubling
@@ -262,19 +268,29 @@ impl PyGradualRelease {
                 scalar,
             });
         }
-        let unused = [
-            ("granularity", granularity.is_some()),
-            ("levels_per_doubling", levels_per_doubling.is_some()),
-            ("eps_max", eps_max.is_some()),
-            ("rng", rng.is_some()),
-        ];
-        if let Some((name, _)) = unused.iter().find(|(_, given)| *given) {
-            return Err(param_err(
-                name,
-                "given",
-                "None unless noise = \"discrete\" (it applies to the discrete chain only)",
-            ));
-        }
+        // The discrete chain's options without it: refused in `relax`'s words
+        // (one check), the granularity shown as typed.
+        let options = NoiseOptions {
+            noise: NoiseKind::Laplace,
+            granularity: grid_of(granularity)?,
+            levels_per_doubling: levels_per_doubling
+                .unwrap_or(privdiffuse::process::discrete::DEFAULT_LEVELS_PER_DOUBLING),
+            rng: match rng {
+                Some(r) => parse::<RngSource>(r)?,
+                None => RngSource::Seeded,
+            },
+        };
+        refuse_discrete_options(&options, eps_max).map_err(|e| match (e, granularity) {
+            (Error::Parameter { name, expected, .. }, Some(g)) if name == "granularity" => {
+                let typed = g.str().map_or_else(|_| "?".into(), |t| t.to_string());
+                to_py(Error::Parameter {
+                    name,
+                    value: typed,
+                    expected,
+                })
+            }
+            (e, _) => to_py(e),
+        })?;
         let noise = match (kind.as_str(), delta) {
             ("laplace-l1" | "l1", None) => ReleaseNoise::Laplace { norm: Norm::L1 },
             ("laplace-l2" | "l2", None) => ReleaseNoise::Laplace { norm: Norm::L2 },

@@ -126,6 +126,8 @@ RULES: list[tuple[str, str, Callable[[Path], Any], tuple[str, ...] | None, list[
     ("a map whose ε underflows further down", "eps", lambda d: "power:c=1,p=1e308", None,
      ["invalid {k} 'power:c=1,p=1e308'", "got ε = 0 at distance 2"]),
     ("a level below the range", "level", lambda d: 1e-320, None, ["invalid {k} '1e-320'"]),
+    ("a grid without the discrete noise, as typed", "granularity", lambda d: "2^-3", ("laplace", "gaussian"),
+     ["invalid {k} '2^-3'", "its default unless `noise` = discrete"]),
     ("one grid limit", "granularity", lambda d: "2^401", ("discrete",),
      ["invalid {k} '2^401'", "at most 2^400"]),
 ]  # fmt: skip
@@ -173,10 +175,10 @@ def test_a_noise_a_face_does_not_run_is_refused_naming_noise(face, tmp_path):
     with pytest.raises(ValueError) as e:
         _run(face, run, "gaussian", {})
     text = str(e.value)
-    # (evolve's configuration reads `noise` with serde: "noise: unknown
-    # variant `gaussian`, …" — the keyword all the same.)
-    names_noise = "invalid noise 'gaussian'" in text or text.startswith("noise: ")
-    assert names_noise and "mechanism 'gaussian'" not in text, text
+    # (evolve's configuration was read by serde: "noise: unknown variant
+    # `gaussian`, …"; now in the words of `evolve --noise gaussian`.)
+    assert text.startswith("invalid noise 'gaussian': expected laplace or discrete"), text
+    assert "\n" not in text and "mechanism 'gaussian'" not in text, text
     assert os.listdir(run) == [], f"wrote {os.listdir(run)}"
 
 
@@ -218,6 +220,23 @@ def test_an_output_a_live_run_claimed_is_refused_at_once(name, is_dir, write, tm
         write(dest)
     assert sorted(os.listdir(d)) == before
     assert (dest.is_dir() and not any(dest.iterdir())) or dest.read_bytes() == b""
+
+
+@pytest.mark.parametrize("name,shared", [(w[0], shared) for w in WRITERS if w[1] for shared in (False, True) if not shared or w[0] == "evolve"])
+def test_an_output_another_run_holds_is_refused_at_once(name, shared, tmp_path):
+    # `o.lock` held alone, as a live `evolve` holds it (every run into `o` is
+    # refused), or shared, as a staged run holds it (`evolve` is refused).
+    import fcntl
+
+    d = tmp_path / "run"
+    d.mkdir()
+    write = dict((w[0], w[2]) for w in WRITERS)[name]
+    with open(d / "o.lock", "w") as held:
+        fcntl.flock(held, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        before = sorted(os.listdir(d))
+        with pytest.raises(ValueError, match=r"^\S*o is in use by another run$"):
+            write(d / "o")
+        assert sorted(os.listdir(d)) == before
 
 
 def test_the_table_lists_every_public_name():

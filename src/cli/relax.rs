@@ -355,14 +355,7 @@ fn noise_from(args: &RelaxArgs, stored: Option<ReleaseNoise>) -> Result<Option<R
     };
     if options.noise == NoiseKind::Laplace {
         // The checks of the other commands: discrete options need --noise discrete.
-        options.discrete(1.0, 1, Norm::L1)?;
-        if let Some(e) = args.eps_max {
-            return Err(Error::param(
-                "eps_max",
-                e,
-                "no --eps-max unless --noise discrete (it is the discrete chain's fixed top)",
-            ));
-        }
+        crate::process::release::refuse_discrete_options(&options, args.eps_max)?;
         return Ok(None);
     }
     let m = ReleaseNoise::Discrete {

@@ -14,7 +14,7 @@
 //! written and the result is `None`.
 
 use super::live_dir::LiveDir;
-use super::run_dir::{at_destination, claim_out_dir, json_bytes, write_with};
+use super::run_dir::{StagedDir, at_destination, claim_out_dir, json_bytes, write_with};
 use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::exec::{Executor, Local};
@@ -274,7 +274,7 @@ pub fn run_to_dir<E: Executor, J: Job<E>>(
 
 /// The run directory being written, staged or live ([`Place`]).
 enum OutDir {
-    Staged(AtomicDir),
+    Staged(StagedDir),
     Live(LiveDir),
 }
 
@@ -293,7 +293,7 @@ impl OutDir {
 
     fn staged(&self) -> Option<&AtomicDir> {
         match self {
-            OutDir::Staged(dir) => Some(dir),
+            OutDir::Staged(dir) => Some(&**dir),
             OutDir::Live(_) => None,
         }
     }

@@ -8,7 +8,6 @@
 //! written.
 
 use crate::error::{Error, Result};
-use crate::util::lock::FileLock;
 use crate::util::{AtomicFile, Existing, Refusal};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// `--out` claimed for a run that writes into it in place.
 pub struct LiveDir {
     sink: LiveSink,
-    _claim: FileLock,
+    _claim: super::run_dir::OutClaim,
 }
 
 impl LiveDir {
@@ -24,8 +23,7 @@ impl LiveDir {
     /// (its parent created: the lock file lives in it; `out` itself is made
     /// by the first file written); then a directory that already holds
     /// files is refused unless `force` or the run `continues` the one that
-    /// wrote them. A directory another command's live run has claimed is
-    /// refused at once.
+    /// wrote them. A directory another run is writing is refused at once.
     pub(crate) fn claim(out: &Path, force: bool, continues: bool) -> Result<LiveDir> {
         if out.exists() && !out.is_dir() {
             let e = std::io::Error::other("not a directory (`out` is the run's output directory)");
@@ -34,10 +32,9 @@ impl LiveDir {
         if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
-        let claim = FileLock::acquire(out)?;
-        // A new directory another command's live run has claimed (its
-        // staging beside it) is that run's: refused, as every output is.
-        crate::util::atomic::refuse_another_runs(out)?;
+        // Held alone: any other run into OUT, whatever the command, is
+        // refused at once, and this one is if another holds it.
+        let claim = super::run_dir::claim_out(out, true)?;
         let holds_files = std::fs::read_dir(out)
             .map(|mut d| d.next().is_some())
             .unwrap_or(false);

@@ -3,6 +3,7 @@
 //! look for them (the final directory).
 
 use crate::error::{Error, Result};
+use crate::util::lock::FileLock;
 use crate::util::{AtomicDir, Existing};
 use serde::Serialize;
 use std::fs::File;
@@ -41,14 +42,78 @@ pub(crate) fn write_with(
     finish(dir, w, name)
 }
 
-/// The output directory's writer, created (and a new explicit directory
-/// claimed) before any work, so that a second run into the same new
-/// directory fails at once.
-pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<AtomicDir> {
-    Ok(AtomicDir::create_with(
-        out,
-        Existing::for_out(explicit, force),
-    )?)
+/// The claim every run into an output directory holds while it runs,
+/// whatever the command: the lock `OUT.lock` beside `--out`. Staged runs
+/// share it (each replaces OUT atomically, and of two into one new OUT the
+/// `mkdir` claim lets one in); a live run (`evolve`, which writes into OUT
+/// itself) holds it alone. So a live run and any other run into one OUT
+/// exclude each other: the second fails at once with `OUT is in use by
+/// another run`. Removed when dropped, and by an interrupt's clean-up.
+pub(crate) struct OutClaim {
+    // Withdrawn before the lock is released (fields drop in order): an
+    // interrupt never removes a lock file another run has made since.
+    _on_interrupt: crate::util::atomic::OnInterrupt,
+    _lock: FileLock,
+}
+
+/// Claims `out` for a run ([`OutClaim`]); `live` for one that writes into
+/// `out` itself, which also refuses an `out` another running process has
+/// claimed by a staged `mkdir` (an older binary without the lock).
+pub(crate) fn claim_out(out: &Path, live: bool) -> Result<OutClaim> {
+    // One lock name however OUT is spelt: `d/` locks `d.lock`, not `d/.lock`.
+    let named = match (out.parent(), out.file_name()) {
+        (Some(p), Some(n)) => p.join(n),
+        _ => out.to_path_buf(),
+    };
+    let lock = if live {
+        FileLock::acquire(&named)?
+    } else {
+        FileLock::acquire_shared(&named)?
+    };
+    let claim = OutClaim {
+        _on_interrupt: crate::util::atomic::remove_on_interrupt(lock.lock_file()),
+        _lock: lock,
+    };
+    if live {
+        crate::util::atomic::refuse_another_runs(out)?;
+    }
+    Ok(claim)
+}
+
+/// A staged run directory and its [`OutClaim`].
+pub(crate) struct StagedDir {
+    // Released before the directory is dropped (fields drop in order): the
+    // lock file leaves the folders an uncommitted writer created empty.
+    claim: OutClaim,
+    dir: AtomicDir,
+}
+
+impl StagedDir {
+    /// Puts the directory in place, then releases the claim.
+    pub(crate) fn commit(self) -> Result<()> {
+        let StagedDir { claim, dir } = self;
+        let done = dir.commit();
+        drop(claim);
+        Ok(done?)
+    }
+}
+
+impl std::ops::Deref for StagedDir {
+    type Target = AtomicDir;
+    fn deref(&self) -> &AtomicDir {
+        &self.dir
+    }
+}
+
+/// The output directory's writer, created and claimed ([`claim_out`]; a new
+/// explicit directory also by `mkdir`) before any work, so that a second
+/// run into the same new directory, or a live run into it, fails at once.
+pub(crate) fn claim_out_dir(out: &Path, explicit: bool, force: bool) -> Result<StagedDir> {
+    // The directory first: it creates (and on failure removes) the folders
+    // the lock file goes into.
+    let dir = AtomicDir::create_with(out, Existing::for_out(explicit, force))?;
+    let claim = claim_out(out, false)?;
+    Ok(StagedDir { claim, dir })
 }
 
 /// `e` with a path inside the staging directory shown at the destination

@@ -684,6 +684,11 @@ pub fn resolve_noise_keys(
         return Ok(());
     };
     if !base.contains_key("mechanism") {
+        // A configuration whose `noise` is the noise kind alone (`evolve`):
+        // refused in its words (as `evolve --noise`), not serde's.
+        if base.contains_key("noise") {
+            noise.parse::<NoiseKind>()?;
+        }
         return Ok(());
     }
     let noise: NoiseName = noise.parse()?;

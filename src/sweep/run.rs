@@ -356,27 +356,27 @@ pub fn run_points(
     })
 }
 
-/// Names the point in a run-time error (plan or simulation).
+/// Names the point in a run-time error (plan or simulation): ` [sweep
+/// point N: key=value …]` appended; nothing when the sweep has no axes (its
+/// one point is the whole configuration).
 pub(crate) fn at_point(grid: &Grid, p: &Point, e: Error) -> Error {
+    if grid.axes.is_empty() {
+        return e;
+    }
     let here: Vec<String> = grid
         .axes
         .iter()
         .zip(&p.values)
         .map(|(a, v)| format!("{}={v}", a.key))
         .collect();
+    let at = format!(" [sweep point {}: {}]", p.index, here.join(" "));
     match e {
         Error::Parameter {
             name,
             value,
             expected,
-        } => Error::param(
-            name,
-            value,
-            format!("{expected} [sweep point {}: {}]", p.index, here.join(" ")),
-        ),
-        Error::Unsupported(m) => {
-            Error::Unsupported(format!("{m} [sweep point {}: {}]", p.index, here.join(" ")))
-        }
+        } => Error::param(name, value, format!("{expected}{at}")),
+        Error::Unsupported(m) => Error::Unsupported(format!("{m}{at}")),
         other => other,
     }
 }

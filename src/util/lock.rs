@@ -10,7 +10,10 @@
 //!   file — for files replaced by a rename (a `relax --state` file, the
 //!   outputs of `generate events`), where a lock on the file itself would be
 //!   lost with the old inode. The lock file is removed when the lock is
-//!   released.
+//!   released. [`FileLock::acquire_shared`] takes the same lock file shared:
+//!   shared holders exclude an exclusive one, not each other (the staged
+//!   runs into one `--out`, which replace it atomically, against a live
+//!   one); the last shared holder to release removes the file.
 //!
 //! Both are race-free against a writer that unlinks: after `flock` the
 //! holder checks that the descriptor it locked is still the file at the
@@ -72,6 +75,8 @@ pub struct FileLock {
     lock: PathBuf,
     /// Whether `lock` is a lock file of ours, removed on release.
     remove: bool,
+    /// Held shared ([`FileLock::acquire_shared`]).
+    shared: bool,
 }
 
 /// How long a writer retries a lock held by another open file before it
@@ -93,12 +98,25 @@ impl FileLock {
     /// exist yet) on the lock file `FILE.lock`, failing at once if another
     /// writer holds it. The lock file is removed when the lock is dropped.
     pub fn acquire(path: &Path) -> Result<FileLock, LockError> {
+        Self::lock_file_of(path, false)
+    }
+
+    /// As [`FileLock::acquire`], shared: other shared holders are let in,
+    /// an exclusive one is refused (and refuses this one) at once. The last
+    /// shared holder to release removes the lock file. Without `flock`
+    /// (not Linux) it is exclusive.
+    pub fn acquire_shared(path: &Path) -> Result<FileLock, LockError> {
+        Self::lock_file_of(path, true)
+    }
+
+    fn lock_file_of(path: &Path, shared: bool) -> Result<FileLock, LockError> {
         let lock = lock_path(path);
-        let file = open_locked(&lock, path, None)?;
+        let file = open_locked(&lock, path, None, shared)?;
         Ok(FileLock {
             file,
             lock,
             remove: true,
+            shared,
         })
     }
 
@@ -107,16 +125,17 @@ impl FileLock {
     /// exist; fails at once if another writer holds it. Nothing is created
     /// beside `path`, nothing removed on drop.
     pub fn on_file(path: &Path, create: Option<u32>) -> Result<FileLock, LockError> {
-        let file = open_locked(path, path, Some(create))?;
+        let file = open_locked(path, path, Some(create), false)?;
         #[cfg(not(target_os = "linux"))]
         {
             // Without flock: the exclusive lock file stands for the lock.
             let lock = lock_path(path);
-            open_locked(&lock, path, None)?;
+            open_locked(&lock, path, None, false)?;
             return Ok(FileLock {
                 file,
                 lock,
                 remove: true,
+                shared: false,
             });
         }
         #[cfg(target_os = "linux")]
@@ -124,6 +143,7 @@ impl FileLock {
             file,
             lock: path.to_path_buf(),
             remove: false,
+            shared: false,
         })
     }
 
@@ -142,18 +162,40 @@ impl Drop for FileLock {
     fn drop(&mut self) {
         // Unlinked while still held: a writer that opened this lock file
         // before the unlink finds, once it gets the lock, that the path no
-        // longer names it, and starts again (see `open_locked`).
-        if self.remove {
+        // longer names it, and starts again (see `open_locked`). A shared
+        // holder unlinks only once it holds the lock alone (the conversion
+        // fails while another holder is in; the last one to try succeeds).
+        if self.remove && (!self.shared || alone(&self.file)) {
             let _ = std::fs::remove_file(&self.lock);
         }
     }
 }
 
-/// Opens `lock` (a lock file, created; or with `own` the guarded file
-/// itself, created only when `own` holds `Some(mode)`) and locks it,
-/// retrying while the path stops naming the file locked.
+/// Whether the holder of a shared lock on `file` can make it exclusive
+/// (nobody else holds it); it then holds it exclusively.
 #[cfg(target_os = "linux")]
-fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<File, LockError> {
+fn alone(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor we own; no memory is shared.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn alone(_file: &File) -> bool {
+    true
+}
+
+/// Opens `lock` (a lock file, created; or with `own` the guarded file
+/// itself, created only when `own` holds `Some(mode)`) and locks it
+/// (`shared` or exclusively), retrying while the path stops naming the
+/// file locked.
+#[cfg(target_os = "linux")]
+fn open_locked(
+    lock: &Path,
+    guarded: &Path,
+    own: Option<Option<u32>>,
+    shared: bool,
+) -> Result<File, LockError> {
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let io = |e: std::io::Error| LockError::Io(super::PathIoError::io(lock, e));
@@ -173,7 +215,8 @@ fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<
         let t0 = std::time::Instant::now();
         loop {
             // SAFETY: flock on a descriptor we own; no memory is shared.
-            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            let op = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
+            let r = unsafe { libc::flock(file.as_raw_fd(), op | libc::LOCK_NB) };
             if r == 0 {
                 break;
             }
@@ -203,7 +246,12 @@ fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<
 }
 
 #[cfg(not(target_os = "linux"))]
-fn open_locked(lock: &Path, guarded: &Path, own: Option<Option<u32>>) -> Result<File, LockError> {
+fn open_locked(
+    lock: &Path,
+    guarded: &Path,
+    own: Option<Option<u32>>,
+    _shared: bool,
+) -> Result<File, LockError> {
     let io = |e: std::io::Error| LockError::Io(super::PathIoError::io(lock, e));
     if let Some(create) = own {
         // The guarded file itself, opened (created if asked); its lock is
@@ -248,6 +296,29 @@ mod tests {
         drop(first);
         let again = FileLock::acquire(&db).unwrap();
         drop(again);
+    }
+
+    /// Shared holders let each other in and exclude an exclusive one (both
+    /// ways); the last one out removes the lock file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn shared_holders_exclude_only_an_exclusive_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o");
+        let a = FileLock::acquire_shared(&out).unwrap();
+        let b = FileLock::acquire_shared(&out).unwrap();
+        let e = FileLock::acquire(&out).unwrap_err();
+        assert!(matches!(&e, LockError::InUse { path } if path == &out));
+        drop(a);
+        assert!(lock_path(&out).exists(), "b still holds it");
+        assert!(FileLock::acquire(&out).is_err());
+        drop(b);
+        assert!(!lock_path(&out).exists(), "the last one out removes it");
+        let x = FileLock::acquire(&out).unwrap();
+        let e = FileLock::acquire_shared(&out).unwrap_err();
+        assert!(matches!(&e, LockError::InUse { path } if path == &out));
+        drop(x);
+        assert!(!lock_path(&out).exists());
     }
 
     /// A lock released a moment after the next writer asks (as when a

@@ -7,8 +7,8 @@
 #
 #   tests/hardening/issue_lines.sh target/release/privdiffuse
 #
-# Builds its own inputs (gzip bombs from repeated members, tampered files) in
-# a temporary directory; takes about a minute with a release build (the 2 GB
+# Builds its own inputs (gzip bombs from repeated members, tampered files) and
+# writes every output in a temporary directory (mktemp, removed at exit); takes about a minute with a release build (the 2 GB
 # of `1 2` lines is read at the loader's usual rate). Not part of CI.
 # Prints a table (status, exit, seconds, command, message) and exits 1 if any
 # line fails.
@@ -16,7 +16,7 @@ set -u
 BIN=$(realpath "${1:?usage: issue_lines.sh BIN}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
-T=$(mktemp -d /tmp/issue-lines.XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/issue-lines.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export -n RUST_BACKTRACE RUST_LIB_BACKTRACE
 unset RUST_BACKTRACE RUST_LIB_BACKTRACE
@@ -95,7 +95,7 @@ row() {
             status=FAIL; err="non-finite numbers in $out $err"
         fi
     fi
-    if find "$T" "$ROOT/results" /tmp/x1 /tmp/x2 -maxdepth 3 -name '*.tmp*' 2>/dev/null | grep -q .; then
+    if find "$T" "$ROOT/results" -maxdepth 3 -name '*.tmp*' 2>/dev/null | grep -q .; then
         status=FAIL; err="leftover .tmp $err"
     fi
     [ "$status" = FAIL ] && fails=$((fails + 1))
@@ -104,14 +104,13 @@ row() {
     rm -rf "$w"
 }
 
-rm -rf /tmp/x1 /tmp/x2
 echo "status | exit | seconds | command | message"
 # Panics
 row fail - distances --graph $K --distance resistance-approx --owner 0 --approx-k 18446744073709551615
 row fail "$T/s1.csv" sweep -q --set graph=$K --set distance=resistance-approx --set approx-k=18446744073709551615 --out "$T/s1.csv"
 row fail "$T/o1" simulate --config "$T/tampered.json" --no-plots -q --out "$T/o1"
-row fail /tmp/x1 simulate --distance resistance --bins 18446744073709551615 --no-plots -q --out /tmp/x1
-row fail /tmp/x2 collude --coalition sybil:m=18446744073709551615,d=2 --trials 10 --no-plots -q --out /tmp/x2
+row fail "$T/x1" simulate --distance resistance --bins 18446744073709551615 --no-plots -q --out "$T/x1"
+row fail "$T/x2" collude --coalition sybil:m=18446744073709551615,d=2 --trials 10 --no-plots -q --out "$T/x2"
 # Hangs
 row fail "$T/p1.png" plot --input "$T/run_inf" --kind error --out "$T/p1.png"
 row fail "$T/p2.png" plot --input "$T/run_ego" --kind ego --out "$T/p2.png"

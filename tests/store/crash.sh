@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# The crash acceptance of issue 24 on SNAP's facebook network (closing note;
-# not part of `cargo test`: it needs data/facebook_combined.txt and a
-# release build, and runs for minutes).
+# The crash acceptance of issue 24 (closing note; not part of `cargo test`:
+# it needs a release build and runs for minutes). From the repository root:
 #
-#   tests/store/crash.sh [KILLS] [WORKDIR]
-#   env: BIN (default target/release/privdiffuse), GRAPH (default
-#        data/facebook_combined.txt), SEED (kill moments, default 1)
+#   cargo build --release && tests/store/crash.sh [KILLS] [GRAPH] [WORKDIR]
+#
+#   KILLS   kills (default 30)
+#   GRAPH   the network (default data/facebook_combined.txt, SNAP's facebook
+#           network, not in the repository: download it there, or give
+#           another edge list; without either, a Barabási–Albert graph of
+#           facebook's size is made with `privdiffuse generate ba`)
+#   WORKDIR where the runs write (default a new mktemp folder, removed at
+#           the end unless KEEP=1; a given one is kept)
+#   env: BIN (default target/release/privdiffuse), SEED (kill moments,
+#        default 1), MAXDELAY (default 30 s), KEEP
 #
 # 10 % of the edges held out (`generate events --hold-out 0.1 --seed 1`),
-# hop, 1-D l1, all 4,039 owners, batches of 100. One uninterrupted run
+# hop, 1-D l1, all owners, batches of 100. One uninterrupted run
 # (2 threads); then the same run SIGKILLed KILLS times at random moments
 # (delays uniform in (0, MAXDELAY] s after each start: loading, batch 0,
 # mid-batch, mid-commit alike), each followed by `--resume` on 1 or 2
 # threads. Just before each kill a reader lists the answers of a random
 # owner beside the writer. Checks, at the end:
-#   * `answers` (all 16 M+ rows) and timeline.csv byte-identical to the
+#   * `answers` (all rows) and timeline.csv byte-identical to the
 #     uninterrupted run's;
 #   * no pair released twice at one level or at a falling one;
 #   * every row listed before a kill is in the final listing, unchanged.
@@ -22,12 +29,23 @@
 set -euo pipefail
 
 KILLS=${1:-30}
-W=${2:-$(mktemp -d /tmp/privdiffuse-crash.XXXXXX)}
+GRAPH=${2:-data/facebook_combined.txt}
 BIN=${BIN:-target/release/privdiffuse}
-GRAPH=${GRAPH:-data/facebook_combined.txt}
 MAXDELAY=${MAXDELAY:-30}
 RANDOM=${SEED:-1}
 BIN=$(realpath "$BIN")
+if [ -n "${3:-}" ]; then
+    W=$3
+    mkdir -p "$W"
+else
+    W=$(mktemp -d "${TMPDIR:-/tmp}/privdiffuse-crash.XXXXXX")
+    if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$W"' EXIT; fi
+fi
+if [ ! -e "$GRAPH" ] && [ -z "${2:-}" ]; then
+    echo "no $GRAPH: a Barabási–Albert graph of 4,039 nodes (m = 22) instead" >&2
+    GRAPH=$W/ba.edges
+    "$BIN" generate ba --n 4039 --m 22 --seed 1 --out "$GRAPH" >/dev/null
+fi
 GRAPH=$(realpath "$GRAPH")
 mkdir -p "$W/pre"
 cd "$W"

@@ -2,6 +2,7 @@
 //! limit for every command is a rule of `trust::rules`' table.
 
 use super::common::*;
+use std::path::Path;
 
 /// Item 8: `collude --noise discrete --granularity 2^300` put NaN in
 /// `gain_lo`/`gain_hi` (the gain's co-moments overflowed); now they are
@@ -159,4 +160,46 @@ fn a_file_size_limit_is_an_error_line_not_a_signal() {
     assert!(!out.exists());
     assert_eq!(names(&dir), Vec::<String>::new(), "staged files left");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A sweep without axes (a `[base]` table only) ended its errors with an
+/// empty `[sweep point 0: ]` or named the point `''`; with axes the point
+/// is named as before.
+#[test]
+fn a_sweep_without_axes_names_no_empty_point() {
+    let dir = tmpdir("no-axes");
+    let k = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/karate.edges");
+    let run = |name: &str, base: &str, sets: &[&str]| {
+        let config = dir.join(format!("{name}.toml"));
+        let text = format!("[base]\ngraph = {:?}\n{base}\n", k.display().to_string());
+        std::fs::write(&config, text).unwrap();
+        let mut c = bin();
+        c.arg("sweep").arg("--config").arg(&config);
+        for s in sets {
+            c.args(["--set", s]);
+        }
+        c.arg("--out").arg(dir.join(format!("{name}.csv")));
+        c.output().unwrap()
+    };
+    let e = refused(&run("a", "owners = 99", &[]), 2, &["invalid owners '99'"]);
+    assert!(
+        e.ends_with("expected at most the number of nodes (34)\n"),
+        "{e}"
+    );
+    let e = refused(&run("b", "", &["owners=99,3"]), 2, &[]);
+    assert!(e.ends_with("(34) [sweep point 0: owners=99]\n"), "{e}");
+    let contradicts = "noise = \"gaussian\"\nmechanism = \"independent\"";
+    refused(
+        &run("c", contradicts, &[]),
+        2,
+        &[
+            "invalid sweep point '(the base configuration)': expected a valid configuration (invalid mechanism 'independent'",
+        ],
+    );
+    refused(
+        &run("d", contradicts, &["seed=1,2"]),
+        2,
+        &["invalid sweep point 'seed=1': expected a valid configuration"],
+    );
+    assert_eq!(names(&dir), ["a.toml", "b.toml", "c.toml", "d.toml"]);
 }

@@ -9,7 +9,8 @@
 //! values file and in `--value`: cells that do not parse, overflow, or lie
 //! beyond the grid or the public range); `--out` is claimed (a run into a
 //! new `--out` that another live run has claimed fails at once and leaves
-//! the claim alone); ε that underflows is refused before anything is
+//! the claim alone; a run into an `--out` whose `OUT.lock` a live `evolve`
+//! holds, or `evolve` into one a staged run holds, fails at once); ε that underflows is refused before anything is
 //! written; values that overflow are refused; one grid limit.
 //!
 //! The table cannot fall behind the program: [`the_table_lists_every_command_and_flag_a_rule_concerns`]
@@ -423,6 +424,14 @@ const RULES: &[Rule] = &[
         parts: &["invalid {p} '1e-400'"],
     },
     Rule {
+        says: "a grid without the discrete noise is refused as typed",
+        input: Input::Granularity,
+        value: "2^-3",
+        noises: Some(&["laplace", "gaussian"]),
+        code: 2,
+        parts: &["invalid {p} '2^-3'", "its default unless"],
+    },
+    Rule {
         says: "one grid limit",
         input: Input::Granularity,
         value: "2^401",
@@ -582,6 +591,8 @@ struct Case {
     before: Vec<String>,
     code: i32,
     parts: Vec<String>,
+    /// A lock on the case's `o.lock` this test holds while the case runs.
+    _held: Option<std::fs::File>,
 }
 
 /// What the case did wrong, if anything.
@@ -664,6 +675,7 @@ fn cases(root: &Path, fx: &Fixtures) -> Vec<Case> {
                     before: Vec::new(),
                     code: rule.code,
                     parts: rule.parts.iter().map(|p| p.replace("{p}", param)).collect(),
+                    _held: None,
                 });
             }
         }
@@ -683,10 +695,44 @@ fn cases(root: &Path, fx: &Fixtures) -> Vec<Case> {
                 dir,
                 code: 1,
                 parts: vec![format!("error: {name} was created by another run")],
+                _held: None,
             });
+            if cmd.out != Out::Dir {
+                continue;
+            }
+            // `o.lock` held as a live run (`evolve`) holds it, alone: every
+            // run into `o` is refused; held shared, as a staged run holds
+            // it: a live run is refused.
+            for (holder, shared) in [("a live run", false), ("a staged run", true)] {
+                if shared && cmd.name != "evolve" {
+                    continue;
+                }
+                let dir = folder(all.len());
+                all.push(Case {
+                    label: format!("--out held by {holder} [{} --noise {noise}]", cmd.name),
+                    args: cmd.line(fx, noise, &[]),
+                    _held: Some(hold_lock(&dir.join(format!("{name}.lock")), shared)),
+                    before: names(&dir),
+                    dir,
+                    code: 1,
+                    parts: vec![format!("error: {name} is in use by another run")],
+                });
+            }
         }
     }
     all
+}
+
+/// `lock` created and locked (`shared` or alone) by this process, as a run
+/// into its directory holds it while it runs.
+fn hold_lock(lock: &Path, shared: bool) -> std::fs::File {
+    let f = std::fs::File::create(lock).unwrap();
+    if shared {
+        f.try_lock_shared().unwrap();
+    } else {
+        f.try_lock().unwrap();
+    }
+    f
 }
 
 /// Runs `cases` on two threads; returns every failure.

@@ -60,6 +60,27 @@ pub use state::{GaussianState, LaplaceState, ReleaseState, StateError};
 /// Default fixed top of a discrete release (`eps_max`).
 pub const DEFAULT_EPS_MAX: f64 = 256.0;
 
+/// Refuses the discrete chain's options given to a release without
+/// `noise` = discrete (`options.noise` is then Laplace or Gaussian; its
+/// other options as given, unset ones at their defaults): they would
+/// silently do nothing. One check for `relax` and Python's
+/// `GradualRelease`, each naming its own flag or keyword.
+pub fn refuse_discrete_options(options: &NoiseOptions, eps_max: Option<f64>) -> Result<()> {
+    let laplace = NoiseOptions {
+        noise: NoiseKind::Laplace,
+        ..*options
+    };
+    laplace.discrete(1.0, 1, Norm::L1)?;
+    match eps_max {
+        Some(e) => Err(Error::param(
+            "eps_max",
+            e,
+            "no `eps_max` unless `noise` = discrete (it is the discrete chain's fixed top)",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The noise family of a release.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]

@@ -596,10 +596,15 @@ impl Grid {
                 .iter()
                 .find(|(k, _)| *k == "command")
                 .map_or("simulate", |(_, v)| v.trim());
+            // Without axes the one point is the whole configuration.
+            let point = match describe(&self.axes, &values) {
+                d if d.is_empty() => "(the base configuration)".to_string(),
+                d => d,
+            };
             let invalid = |e: &dyn std::fmt::Display| {
                 Error::param(
                     "sweep point",
-                    describe(&self.axes, &values),
+                    &point,
                     format!("a valid configuration ({e})"),
                 )
             };

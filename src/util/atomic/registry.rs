@@ -54,6 +54,22 @@ pub(super) fn register(e: Entry) -> u64 {
     registry().add(e)
 }
 
+/// Registers file `path` (a lock file this process holds) for removal by
+/// [`remove_staged`], until the returned guard is dropped.
+pub fn remove_on_interrupt(path: &Path) -> OnInterrupt {
+    OnInterrupt(register(Entry::Temp(path.to_path_buf())))
+}
+
+/// The registration made by [`remove_on_interrupt`], withdrawn on drop.
+#[derive(Debug)]
+pub struct OnInterrupt(u64);
+
+impl Drop for OnInterrupt {
+    fn drop(&mut self) {
+        registry().remove(&[self.0]);
+    }
+}
+
 /// Removes every staging file and directory, claim and created folder of
 /// this process that was neither committed nor dropped, newest first. Meant
 /// for a Ctrl-C / SIGTERM handler, which then exits: destructors do not run
