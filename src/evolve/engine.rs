@@ -790,7 +790,7 @@ fn replay(
     last: u64,
 ) -> Result<(Vec<OwnerState>, Totals, Edges)> {
     let levels = super::resume::stored_levels(store, config, owners)?;
-    let ctx = Ctx::of(&levels, &config);
+    let ctx = Ctx::of(&levels, config);
     let nodes = ids.len();
     let n = config.dim;
     let values = store.values()?;

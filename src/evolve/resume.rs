@@ -113,7 +113,7 @@ pub(super) fn rebuild(
     }
     let corrupt = |what: String| Error::input(store.path(), 0, format!("corrupt store: {what}"));
     let levels = super::resume::stored_levels(store, config, owners)?;
-    let ctx = Ctx::of(&levels, &config);
+    let ctx = Ctx::of(&levels, config);
     let nodes = ids.len();
     let n = config.dim;
     let values = store.values()?;

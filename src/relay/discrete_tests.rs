@@ -210,7 +210,7 @@ fn discrete_relay_follows_the_seed() {
     let g = load("data/karate.edges");
     let mut sim = config(DistanceKind::Hop, "exp:a=3,b=1", 1, -10, 32);
     let run = |sim: &SimConfig| {
-        relay(&g, &sim, &[0.0])
+        relay(&g, sim, &[0.0])
             .trace("0", Untrimmed::Fraction(0.0))
             .unwrap()
     };
@@ -229,7 +229,7 @@ fn discrete_relay_refusals() {
     let g = load("data/karate.edges");
     let mut sim = config(DistanceKind::Hop, "exp:a=3,b=1", 1, -10, 32);
     sim.rng = RngSource::Os;
-    let run = |sim: &SimConfig| relay(&g, &sim, &[0.0]).run();
+    let run = |sim: &SimConfig| relay(&g, sim, &[0.0]).run();
     let e = run(&sim).unwrap_err().to_string();
     assert!(
         e.contains("rng") && e.contains("seeded") && !e.contains('\n'),
