@@ -21,6 +21,9 @@ use crate::values::ValueSpec;
 use serde_json::{Map, Value};
 use std::path::Path;
 
+/// One option of a point: key, slot, typed value and its text.
+type Setting = (String, Slot, Value, String);
+
 mod command;
 mod keys;
 
@@ -532,45 +535,7 @@ impl Grid {
         let mut unused = UnusedKeys::default();
         for index in 0..n {
             let mut values = self.point_values(index);
-            let lookup = |name: &str| {
-                self.axes
-                    .iter()
-                    .position(|a| a.key == name)
-                    .map(|i| values[i].trim().to_string())
-            };
-            let mut picks = vec![0usize; self.axes.len()];
-            let mut rem = index;
-            for (i, a) in self.axes.iter().enumerate().rev() {
-                picks[i] = rem % a.values.len();
-                rem /= a.values.len();
-            }
-            // (key, slot, typed value, text) of every option at this point.
-            let mut settings: Vec<(String, Slot, Value, String)> = Vec::new();
-            let given = self
-                .base
-                .iter()
-                .zip(&typed_base)
-                .map(|((k, v), t)| (k, v, t))
-                .chain(
-                    self.axes
-                        .iter()
-                        .enumerate()
-                        .map(|(i, a)| (&a.key, &a.values[picks[i]], &typed_axes[i][picks[i]])),
-                );
-            for (k, text, (slot, val)) in given {
-                if *slot == Slot::Template {
-                    continue;
-                }
-                if text.contains('{') {
-                    let filled = fill(text, &lookup);
-                    let (slot, val) = self.check_value(k, &filled, &defaults).map_err(|e| {
-                        at_template(e, &format!("{k}={text}"), &describe(&self.axes, &values))
-                    })?;
-                    settings.push((k.clone(), slot, val, filled));
-                } else {
-                    settings.push((k.clone(), slot.clone(), val.clone(), text.clone()));
-                }
-            }
+            let settings = self.settings_at(index, &values, &typed_base, &typed_axes, &defaults)?;
             let mut obj = defaults.clone();
             let mut collude: Vec<(&'static str, &str)> = Vec::new();
             let mut command: Vec<(&'static str, &str)> = Vec::new();
@@ -649,6 +614,60 @@ impl Grid {
         }
         unused.refuse()?;
         Ok(out)
+    }
+
+    /// Every option of point `index` (whose axis values are `values`) as
+    /// (key, slot, typed value, text): the base's and the axes' values
+    /// typed once (`typed_base`, `typed_axes`), placeholders filled and
+    /// typed here.
+    fn settings_at(
+        &self,
+        index: usize,
+        values: &[String],
+        typed_base: &[(Slot, Value)],
+        typed_axes: &[Vec<(Slot, Value)>],
+        defaults: &Map<String, Value>,
+    ) -> Result<Vec<Setting>> {
+        let lookup = |name: &str| {
+            self.axes
+                .iter()
+                .position(|a| a.key == name)
+                .map(|i| values[i].trim().to_string())
+        };
+        let mut picks = vec![0usize; self.axes.len()];
+        let mut rem = index;
+        for (i, a) in self.axes.iter().enumerate().rev() {
+            picks[i] = rem % a.values.len();
+            rem /= a.values.len();
+        }
+        // (key, slot, typed value, text) of every option at this point.
+        let mut settings: Vec<Setting> = Vec::new();
+        let given = self
+            .base
+            .iter()
+            .zip(typed_base)
+            .map(|((k, v), t)| (k, v, t))
+            .chain(
+                self.axes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| (&a.key, &a.values[picks[i]], &typed_axes[i][picks[i]])),
+            );
+        for (k, text, (slot, val)) in given {
+            if *slot == Slot::Template {
+                continue;
+            }
+            if text.contains('{') {
+                let filled = fill(text, &lookup);
+                let (slot, val) = self.check_value(k, &filled, defaults).map_err(|e| {
+                    at_template(e, &format!("{k}={text}"), &describe(&self.axes, values))
+                })?;
+                settings.push((k.to_string(), slot, val, filled));
+            } else {
+                settings.push((k.clone(), slot.clone(), val.clone(), text.clone()));
+            }
+        }
+        Ok(settings)
     }
 
     /// Types `text` for `key` and checks it alone against the defaults.

@@ -40,7 +40,7 @@ mod read;
 
 pub use cells::*;
 pub use columns::*;
-use flatten::Flatten;
+use flatten::{CellSink, Flatten};
 pub use read::*;
 
 /// A row type of one CSV file.
@@ -257,6 +257,56 @@ impl Records {
     /// The text.
     pub fn into_string(self) -> String {
         self.text
+    }
+}
+
+/// Cells as CSV text appended to `text`, comma-separated, quoted by
+/// [`push_field`], numbers by `itoa` and [`write_f64`] (or `memo`).
+struct CsvText<'a> {
+    text: &'a mut String,
+    /// The numbers this text's rows wrote last.
+    memo: Option<&'a mut NumMemo>,
+}
+
+impl CsvText<'_> {
+    #[inline]
+    fn start(&mut self, i: usize) {
+        if i > 0 {
+            self.text.push(',');
+        }
+    }
+}
+
+impl CellSink for CsvText<'_> {
+    #[inline]
+    fn int<I: itoa::Integer + TryInto<i64> + Copy>(
+        &mut self,
+        i: usize,
+        x: I,
+    ) -> Result<(), RowError> {
+        self.start(i);
+        self.text.push_str(itoa::Buffer::new().format(x));
+        Ok(())
+    }
+    #[inline]
+    fn float(&mut self, i: usize, x: f64) -> Result<(), RowError> {
+        self.start(i);
+        match self.memo.as_deref_mut() {
+            Some(memo) => memo.write(self.text, x),
+            None => write_f64(self.text, x),
+        }
+        Ok(())
+    }
+    #[inline]
+    fn text(&mut self, i: usize, s: &str) -> Result<(), RowError> {
+        self.start(i);
+        push_field(self.text, s);
+        Ok(())
+    }
+    #[inline]
+    fn empty(&mut self, i: usize) -> Result<(), RowError> {
+        self.start(i);
+        Ok(())
     }
 }
 
