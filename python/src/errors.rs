@@ -3,8 +3,8 @@
 
 use privdiffuse::{CancelToken, Error};
 use pyo3::exceptions::{
-    PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyRuntimeError,
-    PyValueError,
+    PyBlockingIOError, PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError,
+    PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
 use std::time::Duration;
@@ -18,6 +18,9 @@ pub fn to_py(e: Error) -> PyErr {
         }
         Error::Io { .. } => PyOSError::new_err(msg),
         Error::OutputExists { .. } => PyFileExistsError::new_err(msg),
+        // Another process holds the lock of this output or store: the
+        // exception Python raises for a lock that would block.
+        Error::InUse { .. } => PyBlockingIOError::new_err(msg),
         Error::Cancelled => PyKeyboardInterrupt::new_err(msg),
         _ => PyValueError::new_err(msg),
     }

@@ -93,7 +93,7 @@ def test_store_answer_is_the_held_answer_and_refuses_bad_pairs(tmp_path):
             st.answer(5, 5)
         with pytest.raises(ValueError, match="owner"):
             st.answer("no-such-node", 1)
-        with pytest.raises(ValueError, match="in use by another run"):
+        with pytest.raises(BlockingIOError, match="in use by another run"):
             pdf.Store(tmp_path / "s.db", write=True)
         reader = pdf.Store(tmp_path / "s.db")
         assert reader.answer(0, 33)["eps"] == a["eps"]

@@ -234,7 +234,7 @@ def test_an_output_another_run_holds_is_refused_at_once(name, shared, tmp_path):
     with open(d / "o.lock", "w") as held:
         fcntl.flock(held, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         before = sorted(os.listdir(d))
-        with pytest.raises(ValueError, match=r"^\S*o is in use by another run$"):
+        with pytest.raises(BlockingIOError, match=r"^\S*o is in use by another run$"):
             write(d / "o")
         assert sorted(os.listdir(d)) == before
 
