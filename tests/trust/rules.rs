@@ -76,6 +76,18 @@ struct Cmd {
     keys: bool,
 }
 
+/// The arguments of a one-dimensional ℓ1 run on the graph `{k}`, figures off.
+const ONE_DIM_RUN: &[&str] = &[
+    "--graph",
+    "{k}",
+    "--dim",
+    "1",
+    "--norm",
+    "l1",
+    "--no-plots",
+    "-q",
+];
+
 const RUN: &[(Input, &str)] = &[
     (Input::Values, "--values"),
     (Input::EpsMap, "--eps"),
@@ -85,16 +97,7 @@ const RUN: &[(Input, &str)] = &[
 const COMMANDS: &[Cmd] = &[
     Cmd {
         name: "simulate",
-        args: &[
-            "--graph",
-            "{k}",
-            "--dim",
-            "1",
-            "--norm",
-            "l1",
-            "--no-plots",
-            "-q",
-        ],
+        args: ONE_DIM_RUN,
         out: Out::Dir,
         noises: &NOISES,
         reads: RUN,
@@ -123,16 +126,7 @@ const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "utility",
-        args: &[
-            "--graph",
-            "{k}",
-            "--dim",
-            "1",
-            "--norm",
-            "l1",
-            "--no-plots",
-            "-q",
-        ],
+        args: ONE_DIM_RUN,
         out: Out::Dir,
         noises: &["laplace", "discrete"],
         reads: RUN,
@@ -140,16 +134,7 @@ const COMMANDS: &[Cmd] = &[
     },
     Cmd {
         name: "relay",
-        args: &[
-            "--graph",
-            "{k}",
-            "--dim",
-            "1",
-            "--norm",
-            "l1",
-            "--no-plots",
-            "-q",
-        ],
+        args: ONE_DIM_RUN,
         out: Out::Dir,
         noises: &["laplace", "discrete"],
         reads: RUN,
