@@ -64,6 +64,7 @@ pub struct ColludeArgs {
     /// nearest:m=M | sybil:m=M,d=X | file:PATH (required unless --config gives some)
     #[arg(
         long = "coalition",
+        id = "coalition",
         value_name = "SPEC",
         required_unless_present = "config",
         display_order = 211

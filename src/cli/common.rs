@@ -151,7 +151,12 @@ pub struct HeaderArgs {
     /// auto (header words such as source,target, or text ids where every
     /// other line has numbers, as SNAP's id_1,id_2); a skipped line is
     /// reported [default: auto]
-    #[arg(long = "header", value_name = "WHEN", display_order = 16)]
+    #[arg(
+        long = "header",
+        id = "header",
+        value_name = "WHEN",
+        display_order = 16
+    )]
     pub mode: Option<crate::graph::HeaderMode>,
 }
 

@@ -9,133 +9,68 @@ use crate::Error;
 use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-/// Library parameter → flag.
-const FLAGS: &[(&str, &str)] = &[
-    ("graph", "--graph"),
-    ("nodes", "--nodes"),
-    ("ego", "--ego"),
-    ("subgraph", "--subgraph"),
-    ("directed", "--directed"),
-    ("header", "--header"),
-    ("distance", "--distance"),
-    ("bins", "--bins"),
-    ("eps", "--eps"),
-    ("eps_min", "--eps-min"),
-    ("eps_max", "--eps-max"),
-    ("unreachable", "--unreachable"),
-    ("dim", "--dim"),
-    ("norm", "--norm"),
-    ("mechanism", "--mechanism"),
-    ("delta", "--delta"),
-    ("values", "--values"),
-    ("sensitivity", "--sensitivity"),
-    ("seed", "--seed"),
-    // --noise discrete (issue 25)
-    ("noise", "--noise"),
-    ("granularity", "--granularity"),
-    ("levels_per_doubling", "--levels-per-doubling"),
-    ("rng", "--rng"),
-    ("resistance_cap", "--resistance-cap"),
-    ("approx_k", "--approx-k"),
-    ("approx_tol", "--approx-tol"),
-    ("post", "--post"),
-    ("owners", "--owners"),
-    ("ego_owners", "--ego-owners"),
-    ("replicates", "--replicates"),
-    ("replicate", "--replicate"),
-    ("out", "--out"),
-    ("force", "--force"),
-    ("coalition", "--coalition"),
-    ("estimators", "--estimators"),
-    ("trials", "--trials"),
-    ("composition_delta", "--composition-delta"),
-    ("threads", "--threads"),
-    // utility
-    ("access_radius", "--access-radius"),
-    ("replicates", "--replicates"),
-    // relay
-    ("untrimmed", "--untrimmed"),
-    // gossip
-    ("sigma", "--sigma"),
-    ("steps", "--steps"),
-    ("gossip", "--gossip"),
-    ("alpha", "--alpha"),
-    ("observers", "--observers"),
-    // cluster
-    ("rank", "--process"),
-    ("workers", "--workers"),
-    ("cluster_timeout", "--cluster-timeout"),
-    ("memory_budget", "--memory-budget"),
-    // path, relax
-    ("eps_lo", "--eps-lo"),
-    ("eps_hi", "--eps-hi"),
-    ("value", "--value"),
-    ("samples", "--samples"),
-    ("at", "--at"),
-    // plot
-    ("owner", "--owner"),
-    ("kind", "--kind"),
-    ("input", "--input"),
-    ("width", "--width"),
-    ("height", "--height"),
-    // generate
-    ("n", "--n"),
-    ("m", "--m"),
-    ("k", "--k"),
-    ("p", "--p"),
-    ("edges", "--edges"),
-    ("radius", "--radius"),
-    // sweep
-    ("set", "--set"),
-    ("resume", "--resume"),
-    ("x", "--x"),
-    ("metrics", "--metric"),
-    ("at", "--at-distance"),
-    ("only", "--only"),
-    // evolve, answers, generate events
-    ("batch", "--batch"),
-    ("store", "--store"),
-    ("events", "--events"),
-    ("recipient", "--recipient"),
-    ("hold_out", "--hold-out"),
-    ("remove", "--remove"),
-];
+/// The (parameter, flag) pairs of `command` and of its own subcommands (as
+/// `generate er`): each argument's id, which is the library's parameter name
+/// (the field's name, or `id = …` where the field is named otherwise), with
+/// its long flag. One description of each flag — clap's — so the table cannot
+/// drift from the flags a command has.
+fn pairs_of(command: &clap::Command) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for c in std::iter::once(command).chain(command.get_subcommands()) {
+        for a in c.get_arguments() {
+            if let Some(long) = a.get_long() {
+                let pair = (a.get_id().to_string(), format!("--{long}"));
+                if !out.contains(&pair) {
+                    out.push(pair);
+                }
+            }
+        }
+    }
+    out
+}
 
-/// The (parameter, flag) pairs of `subcommand`: those of [`FLAGS`] whose flag
-/// it has (itself or one of its own subcommands, as `generate er`).
-fn pairs(subcommand: &str) -> Vec<(&'static str, &'static str)> {
-    // Built, so that global flags (--memory-budget) are on every subcommand
-    // (a version, as main gives, for the build's consistency checks).
+/// The command line, built, so that global flags (--memory-budget) are on
+/// every subcommand (a version, as main gives, for the build's consistency
+/// checks).
+fn built_cli() -> clap::Command {
     let mut cmd = super::Cli::command().version(env!("CARGO_PKG_VERSION"));
     cmd.build();
-    let Some(sub) = cmd.find_subcommand(subcommand) else {
-        return Vec::new();
-    };
-    let has = |c: &clap::Command, long: &str| {
-        c.get_arguments()
-            .any(|a| a.get_long().is_some_and(|l| l == long))
-    };
-    FLAGS
-        .iter()
-        .copied()
-        .filter(|(_, flag)| {
-            let long = flag.trim_start_matches('-');
-            has(sub, long) || sub.get_subcommands().any(|c| has(c, long))
-        })
-        .collect()
+    cmd
+}
+
+/// The (parameter, flag) pairs of `subcommand` ([`pairs_of`]).
+fn pairs(subcommand: &str) -> Vec<(String, String)> {
+    built_cli()
+        .find_subcommand(subcommand)
+        .map(pairs_of)
+        .unwrap_or_default()
+}
+
+/// The (parameter, flag) pairs of every command, the first command's where two differ.
+fn all_pairs() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (p, f) in built_cli().get_subcommands().flat_map(pairs_of) {
+        if !out.iter().any(|(q, _)| *q == p) {
+            out.push((p, f));
+        }
+    }
+    out
 }
 
 /// `` `eps_min` = 0.5 `` → `--eps-min 0.5`, `` `eps_min` `` → `--eps-min`;
 /// a parameter of another command, written `` `ego_owners` of simulate ``,
 /// becomes that command's flag (`--ego-owners of simulate`) whatever the
 /// running command.
-fn rewrite(text: &str, pairs: &[(&str, &str)]) -> String {
+fn rewrite(text: &str, pairs: &[(String, String)]) -> String {
     let mut s = text.to_string();
     for (param, flag) in pairs {
         s = s.replace(&format!("`{param}` = "), &format!("{flag} "));
         s = s.replace(&format!("`{param}`"), flag);
     }
-    for (param, flag) in FLAGS {
+    if !s.contains("` of ") {
+        return s;
+    }
+    for (param, flag) in all_pairs() {
         s = s.replace(&format!("`{param}` of "), &format!("{flag} of "));
     }
     s
@@ -303,22 +238,36 @@ mod tests {
     }
 
     #[test]
-    fn every_flag_of_the_table_exists_somewhere() {
-        let mut cmd = super::super::Cli::command().version("test");
-        cmd.build();
-        // The cluster's flags exist only in a `distributed` build.
-        let cluster = ["--cluster", "--process", "--workers", "--cluster-timeout"];
-        for (_, flag) in FLAGS {
-            if !cfg!(feature = "distributed") && cluster.contains(flag) {
-                continue;
-            }
-            let long = flag.trim_start_matches('-');
+    fn a_field_named_otherwise_carries_the_parameter_as_its_id() {
+        // Parameters whose flag is not their name in kebab case, or whose
+        // field is named otherwise: the id is the library's name.
+        for (command, param, flag) in [
+            ("simulate", "header", "--header"),
+            ("collude", "coalition", "--coalition"),
+            ("sweep", "metrics", "--metric"),
+            ("sweep", "at", "--at-distance"),
+            ("plot", "metrics", "--metric"),
+            ("plot", "at", "--at-distance"),
+            ("path", "at", "--at"),
+            ("simulate", "eps_min", "--eps-min"),
+        ] {
             assert!(
-                cmd.get_subcommands()
-                    .flat_map(|s| std::iter::once(s).chain(s.get_subcommands()))
-                    .any(|s| s.get_arguments().any(|a| a.get_long() == Some(long))),
-                "{flag}"
+                pairs(command).contains(&(param.to_string(), flag.to_string())),
+                "{command}: {param} → {flag}"
             );
+        }
+        #[cfg(feature = "distributed")]
+        assert!(pairs("simulate").contains(&("rank".to_string(), "--process".to_string())));
+        // Every parameter has one flag in a command.
+        for sub in built_cli().get_subcommands() {
+            let p = pairs_of(sub);
+            for (i, (a, _)) in p.iter().enumerate() {
+                assert!(
+                    p[..i].iter().all(|(b, _)| b != a),
+                    "{}: {a} twice",
+                    sub.get_name()
+                );
+            }
         }
     }
 }

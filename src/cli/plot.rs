@@ -117,13 +117,13 @@ pub struct PlotArgs {
     pub x: Option<String>,
     /// sweep: metric(s), one panel each, comma-separated [default: gain_median
     /// when the sweep has collusion rows, else mse]
-    #[arg(long, value_name = "M")]
+    #[arg(long, id = "metrics", value_name = "M")]
     pub metric: Option<String>,
     /// sweep: only rows whose COLUMN is VALUE (repeatable)
     #[arg(long, value_name = "COLUMN=VALUE")]
     pub only: Vec<String>,
     /// sweep: only distance buckets containing these distances (e.g. 1,2,3)
-    #[arg(long, value_name = "D,..", allow_hyphen_values = true)]
+    #[arg(long, id = "at", value_name = "D,..", allow_hyphen_values = true)]
     pub at_distance: Option<String>,
     /// sweep: logarithmic x axis
     #[arg(long)]

@@ -104,7 +104,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "KEY")]
     x: Option<String>,
     /// Metric(s) to draw, one panel each, comma-separated (e.g. mse,gain_median)
-    #[arg(long, value_name = "M", default_value = "mse")]
+    #[arg(long, id = "metrics", value_name = "M", default_value = "mse")]
     metric: String,
     /// Logarithmic x axis (--plots)
     #[arg(long)]
@@ -117,7 +117,7 @@ pub struct SweepArgs {
     #[arg(long)]
     dry_run: bool,
     /// Only distance buckets containing these distances (e.g. 1,2,3)
-    #[arg(long, value_name = "D,..", allow_hyphen_values = true)]
+    #[arg(long, id = "at", value_name = "D,..", allow_hyphen_values = true)]
     at_distance: Option<String>,
     /// Only rows whose COLUMN is VALUE (repeatable; rows where the column is empty are kept),
     /// e.g. mechanism=correlated

@@ -80,7 +80,8 @@ pub fn check_plots_available() -> Result<()> {
         Ok(())
     } else {
         Err(crate::error::Error::Unsupported(
-            "this build of privdiffuse draws no figures (enable the `plots` feature)".into(),
+            "this build of privdiffuse draws no figures (build it with the cargo feature 'plots')"
+                .into(),
         ))
     }
 }
