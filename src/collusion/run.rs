@@ -620,7 +620,12 @@ impl<F: NoiseFamily> OwnerChunks<'_, '_, F> {
             }
         }
         s.unit_start.push(s.eps.len());
-        Ok(())
+        crate::process::family::check_resolved(
+            fam,
+            &s.u,
+            s.levels.iter().copied(),
+            crate::process::family::Whose::Owner(who),
+        )
     }
 
     /// Draws one view around u (or u' when `under_u1`): the members' noise

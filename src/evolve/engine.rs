@@ -687,6 +687,21 @@ fn batch_zero(
         }
     };
     let levels = Levels::of(&config)?;
+    if levels.discrete().is_none() {
+        // f64 paths (Δ = 1): a value the noise at the top cannot hide is
+        // refused, as every engine refuses it.
+        let fam = crate::process::family::Laplace::new(config.dim, config.norm, 1.0)?;
+        for &o in owners {
+            let at = o as usize * config.dim..(o as usize + 1) * config.dim;
+            let label = ids.label(o).to_string();
+            crate::process::family::check_resolved(
+                &fam,
+                &table[at],
+                [config.top],
+                crate::process::family::Whose::Owner(&label),
+            )?;
+        }
+    }
     let nodes = ids.len();
     let n = config.dim;
     let mut states: Vec<OwnerState> = owners

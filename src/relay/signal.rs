@@ -72,7 +72,19 @@ impl<F: NoiseFamily> Signal<F> {
             crate::process::family::Whose::Owner(owner),
         )?;
         s.index(fam)?;
+        s.check_resolved(fam, owner)?;
         Ok(s)
+    }
+
+    /// Refuses a value the noise of the path cannot hide
+    /// ([`check_resolved`](crate::process::family::check_resolved)).
+    fn check_resolved(&self, fam: &F, owner: &str) -> Result<()> {
+        crate::process::family::check_resolved(
+            fam,
+            &self.u,
+            self.levels.iter().copied(),
+            crate::process::family::Whose::Owner(owner),
+        )
     }
 
     fn index(&mut self, fam: &F) -> Result<()> {
@@ -215,6 +227,7 @@ impl<F: NoiseFamily> Diffusion<'_, '_, F> {
             crate::process::family::Whose::Owner(&label),
         )?;
         fam.sample_path(&levels, &mut rng, &mut s.path)?;
-        s.index(fam)
+        s.index(fam)?;
+        s.check_resolved(fam, &label)
     }
 }

@@ -69,7 +69,12 @@ impl Plan<'_> {
                 f64::NAN
             });
         }
-        Ok(())
+        crate::process::family::check_resolved(
+            fam,
+            &s.u,
+            f.levels.iter().copied(),
+            crate::process::family::Whose::Owner(label),
+        )
     }
 
     /// One replicate of one owner: every mechanism, rows and cells.

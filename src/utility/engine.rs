@@ -382,15 +382,14 @@ impl UtilityPlan<'_> {
         s.rounded.resize(k * dim, 0.0);
         let mut secret = Vec::with_capacity(dim);
         let zeros = vec![F::Coord::default(); dim];
+        let top = self.top_eps().map(|e| fam.level(e)).transpose()?;
         for (i, &o) in ids.iter().enumerate() {
             let at = i * dim..(i + 1) * dim;
             self.values().value(o, &mut s.u[at.clone()]);
             let label = self.graph().ids().label(o).to_string();
-            fam.prepare(
-                &s.u[at.clone()],
-                &mut secret,
-                crate::process::family::Whose::Owner(&label),
-            )?;
+            let whose = crate::process::family::Whose::Owner(&label);
+            fam.prepare(&s.u[at.clone()], &mut secret, whose)?;
+            crate::process::family::check_resolved(fam, &s.u[at.clone()], top, whose)?;
             if self.rounding_slots() > 0 {
                 fam.answer(&s.u[at.clone()], &secret, &zeros, &mut s.rounded[at])?;
             }

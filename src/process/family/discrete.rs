@@ -104,10 +104,7 @@ pub fn round_secret(
     out: &mut [i64],
     whose: Whose<'_>,
 ) -> Result<()> {
-    let (param, shown) = match whose {
-        Whose::Owner(owner) => ("values", format!("(owner {owner}: not shown)")),
-        Whose::Release => ("value", "(not shown)".to_string()),
-    };
+    let (param, shown) = whose.shown();
     noise.round_into(u, out).map_err(|e| match e {
         Error::Parameter { ref name, .. } if name == "value" => Error::param(
             param,

@@ -87,6 +87,60 @@ pub enum Whose<'a> {
     Release,
 }
 
+impl Whose<'_> {
+    /// The parameter and the value a refusal of this secret shows: the
+    /// owner, never the value.
+    pub fn shown(self) -> (&'static str, String) {
+        match self {
+            Whose::Owner(owner) => ("values", format!("(owner {owner}: not shown)")),
+            Whose::Release => ("value", "(not shown)".to_string()),
+        }
+    }
+}
+
+/// How many noise standard deviations (at the largest level answered) a
+/// value may reach under an f64 family: 2⁴². Beyond, rounding `u + V` to
+/// f64 drops the noise's low bits, and from 2⁵³ on all of them: the answer
+/// is the value itself. One rule for every command and face (the discrete
+/// chain has its grid's limit instead, [`discrete::grid_limit`]).
+pub const RESOLVED_SDS: f64 = 4_398_046_511_104.0;
+
+/// Refuses a secret `u` that the noise at the largest of `levels` cannot
+/// hide under f64 rounding ([`RESOLVED_SDS`]), naming whose it is and the
+/// limit, never the value. Nothing to check for a family on a grid.
+pub fn check_resolved<F: NoiseFamily + ?Sized>(
+    fam: &F,
+    u: &[f64],
+    levels: impl IntoIterator<Item = F::Level>,
+    whose: Whose<'_>,
+) -> Result<()> {
+    if fam.grid().is_some() {
+        return Ok(());
+    }
+    let top = levels.into_iter().reduce(|a, b| if b > a { b } else { a });
+    let Some(top) = top else {
+        return Ok(());
+    };
+    let var = fam.coord_variance(top);
+    // A level outside the range the family serves is refused by its own
+    // check, in its own words (its variance overflows or vanishes here).
+    let limit = RESOLVED_SDS * var.sqrt();
+    if !(var.is_finite() && var > 0.0) || u.iter().all(|x| x.abs() <= limit) {
+        return Ok(());
+    }
+    let (param, shown) = whose.shown();
+    Err(Error::param(
+        param,
+        shown,
+        format!(
+            "values within ±{} (2^42 noise standard deviations at the largest ε answered; \
+             beyond, f64 rounding of u + noise loses the noise and an answer shows the \
+             value); rescale the values and `sensitivity`, or lower `eps_max`",
+            crate::limits::fmt_num(limit)
+        ),
+    ))
+}
+
 /// Levels are the family's own (compared only within it, ordered like the
 /// privacy levels they answer). Noise and secrets are vectors of
 /// [`Coord`](NoiseFamily::Coord) (f64, or i64 grid steps) of length

@@ -343,6 +343,7 @@ fn check_level(eps: f64) -> Result<()> {
 fn answer_of<F: NoiseFamily>(fam: &F, u: &[f64], noise: &[F::Coord], eps: f64) -> Result<Vec<f64>> {
     let mut secret = Vec::new();
     fam.prepare(u, &mut secret, Whose::Release)?;
+    crate::process::family::check_resolved(fam, u, [fam.release_level(eps)?], Whose::Release)?;
     let mut y = vec![0.0; u.len()];
     fam.answer(u, &secret, noise, &mut y)?;
     if y.iter().any(|x| !x.is_finite()) {
@@ -388,13 +389,15 @@ impl Visit for Request<'_> {
 
 /// serde's message with the literals it quotes from the file hidden: a
 /// state file holds the secret, and `invalid type: string "31415926535"`
-/// showed it. Field and variant names (`unknown field `x``) stay.
+/// showed it. Field and variant names (`unknown field `x``) and the
+/// grammar's tokens of a syntax error (`expected `,` or `}``) stay.
 fn quotes_hidden(message: &str) -> String {
     let names = [
         "unknown field",
         "missing field",
         "duplicate field",
         "unknown variant",
+        "expected ",
     ];
     let hide_backquoted = !names.iter().any(|p| message.starts_with(p));
     let mut out = String::with_capacity(message.len());
@@ -658,6 +661,24 @@ mod tests {
     }
 
     #[test]
+    fn a_state_files_literals_are_hidden_its_grammar_is_not() {
+        assert_eq!(
+            quotes_hidden("invalid type: string \"314159\", expected f64 at line 3 column 9"),
+            "invalid type: string \"(not shown)\", expected f64 at line 3 column 9"
+        );
+        assert_eq!(
+            quotes_hidden("invalid value: `314159`"),
+            "invalid value: `(not shown)`"
+        );
+        for kept in [
+            "expected `,` or `}` at line 4 column 15",
+            "unknown field `vale`, expected one of `value`, `eps`",
+        ] {
+            assert_eq!(quotes_hidden(kept), kept);
+        }
+    }
+
+    #[test]
     fn answers_are_stable_and_levels_any_order() {
         for mech in [
             lap(Norm::L1),
@@ -703,7 +724,7 @@ mod tests {
             assert!(g.release(e).unwrap_err().is_usage());
         }
         // Extreme but valid levels give finite answers.
-        let mut big = GradualRelease::new(vec![f64::MAX], lap(Norm::L2), 1.0, 1).unwrap();
+        let mut big = GradualRelease::new(vec![0.0], lap(Norm::L2), 1.0, 1).unwrap();
         for e in [1e-60, 1e60, 1.0] {
             assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()));
         }
@@ -711,10 +732,20 @@ mod tests {
             delta: 1e-5,
             calibration: Calibration::Analytic,
         };
-        let mut big = GradualRelease::new(vec![1.0; 2], gm, 1.0, 1).unwrap();
+        let mut big = GradualRelease::new(vec![0.0; 2], gm, 1.0, 1).unwrap();
         for e in [1e-60, 1e60, 1.0, 1e-59] {
             assert!(big.release(e).unwrap().iter().all(|x| x.is_finite()), "{e}");
         }
+        // A value the noise cannot hide is refused, never shown: at ε = 1
+        // (σ = √2) 1e17 was answered as itself; at ε = 1e60 so is 1.
+        for (u, e) in [(1e17, 1.0), (f64::MAX, 1e-60), (1.0, 1e60)] {
+            let mut r = GradualRelease::new(vec![u], lap(Norm::L2), 1.0, 1).unwrap();
+            let m = r.release(e).unwrap_err().to_string();
+            assert!(m.contains("invalid value '(not shown)'"), "{m}");
+            assert!(!m.contains("1e17") && !m.contains("1000000"), "{m}");
+        }
+        let mut near = GradualRelease::new(vec![4e12], lap(Norm::L2), 1.0, 1).unwrap();
+        assert!(near.release(1.0).is_ok(), "within 2^42·√2");
         assert!(g.history().is_empty());
         assert!(GradualRelease::new(vec![], lap(Norm::L1), 1.0, 1).is_err());
         assert!(GradualRelease::new(vec![f64::NAN], lap(Norm::L1), 1.0, 1).is_err());

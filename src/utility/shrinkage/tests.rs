@@ -534,8 +534,10 @@ fn shrinkage_rows_only_on_shallow_graphs_without_theory() {
 #[test]
 fn huge_values_give_finite_estimates() {
     let g = small_graph();
-    let mut c = config("uniform:-1e200,1e200", Post::None, Norm::L1, 1);
-    c.sim.sensitivity = 1e50;
+    // About the largest values any f64 run answers: 2^42 noise standard
+    // deviations at the top level, with Δ/ε near the levels' limit 1e60.
+    let mut c = config("uniform:-1e70,1e70", Post::None, Norm::L1, 1);
+    c.sim.sensitivity = 1e59;
     let (out, schemes) = replicates(&g, &c, 2);
     for s in [Scheme::CorrelatedShrinkage, Scheme::IndependentShrinkage] {
         let si = schemes.iter().position(|x| *x == s).unwrap();
@@ -543,9 +545,20 @@ fn huge_values_give_finite_estimates() {
             assert!(
                 e.estimates[si]
                     .iter()
-                    .all(|x| x.is_finite() && x.abs() < 1e201),
+                    .all(|x| x.is_finite() && x.abs() < 1e71),
                 "{s:?}"
             );
         }
     }
+    // Beyond, the noise vanishes against the values: refused, never shown.
+    let mut c = config("uniform:-1e200,1e200", Post::None, Norm::L1, 1);
+    c.sim.sensitivity = 1e50;
+    let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
+    let plan = UtilityPlan::new(&c, &g, &d).unwrap();
+    let e = plan
+        .run_replicate(0, &Control::new(), &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("not shown") && e.contains("2^42 noise"), "{e}");
 }
