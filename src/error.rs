@@ -187,9 +187,16 @@ impl Error {
         value: impl std::fmt::Display,
         expected: impl Into<String>,
     ) -> Self {
+        let name = name.into();
+        let mut value = value.to_string();
+        // `const:X` gives every owner the value X: a secret, never shown
+        // (as a release's `value` is not), whatever the face or the fault.
+        if name == "values" && value.trim_start().starts_with("const:") {
+            value = "const:(not shown)".into();
+        }
         Error::Parameter {
-            name: name.into(),
-            value: short(one_line(value.to_string())),
+            name,
+            value: short(one_line(value)),
             expected: short(one_line(expected.into())),
         }
     }

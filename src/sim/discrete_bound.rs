@@ -46,9 +46,15 @@ pub fn check_public_range(spec: &ValueSpec, noise: &DiscreteNoise) -> Result<()>
             "values",
             spec,
             format!(
-                "values within ±{limit} (2^52 steps of the grid {}) with `noise` = discrete: \
-                 this model reaches ±{r}; use a coarser `granularity`",
-                noise.grid()
+                "values within ±{limit} (2^52 steps of the grid {}) with `noise` = discrete{}; \
+                 use a coarser `granularity`",
+                noise.grid(),
+                // `const:X`'s reach is X, every owner's secret.
+                if matches!(spec, ValueSpec::Const { .. }) {
+                    String::new()
+                } else {
+                    format!(": this model reaches ±{r}")
+                }
             ),
         )),
         _ => Ok(()),

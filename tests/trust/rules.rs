@@ -334,6 +334,37 @@ const RULES: &[Rule] = &[
         parts: &["invalid {p} '(owner 0: not shown)'"],
     },
     Rule {
+        says: "a secret the f64 noise cannot hide (rounding would show it): the owner, never the value",
+        input: Input::Values,
+        value: "file:{fx}/big.csv",
+        noises: Some(&["laplace", "gaussian"]),
+        code: 2,
+        parts: &[
+            "invalid {p} '(owner ",
+            ": not shown)'",
+            "2^42 noise standard deviations",
+        ],
+    },
+    Rule {
+        says: "const:X is every owner's secret: never shown",
+        input: Input::Values,
+        value: "const:314159265358979x",
+        noises: None,
+        code: 2,
+        parts: &["invalid {p} 'const:(not shown)'"],
+    },
+    Rule {
+        says: "a --value the f64 noise cannot hide is not shown",
+        input: Input::Value,
+        value: SECRET,
+        noises: Some(&["laplace", "gaussian"]),
+        code: 2,
+        parts: &[
+            "invalid {p} '(not shown)'",
+            "2^42 noise standard deviations",
+        ],
+    },
+    Rule {
         says: "a --value that does not parse is not shown",
         input: Input::Value,
         value: "314159265358979x",

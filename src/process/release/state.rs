@@ -401,8 +401,9 @@ impl Visit for Restore<'_> {
                     "history",
                     at,
                     format!(
-                        "history entry {k}: answer {:?} at ε = {} does not match the stored noise path",
-                        r.value, r.eps
+                        "history entry {k}: the answer (not shown: the file's literals never are) \
+                         at ε = {} does not match the stored noise path",
+                        r.eps
                     ),
                 ));
             }
