@@ -65,6 +65,8 @@ impl SimulateArgs {
         };
         self.sim.apply(&mut c)?;
         self.sim.refuse_unused_in("simulate", &c)?;
+        // What `--config` set, as the library's `run` and `collude` refuse it.
+        c.refuse_unused()?;
         if let Some(v) = &self.post {
             c.post = *v;
         }

@@ -397,6 +397,12 @@ pub(crate) enum Ignored {
     Bins,
     /// `delta`.
     Delta,
+    /// `resistance_cap`.
+    ResistanceCap,
+    /// `approx_k`.
+    ApproxK,
+    /// `approx_tol`.
+    ApproxTol,
 }
 
 /// Why `delta` is unused by a run without the Gaussian mechanism.
@@ -418,6 +424,12 @@ impl SimConfig {
         }
         if self.distance == DistanceKind::Hop {
             unused.push(Ignored::Bins);
+        }
+        if self.distance != DistanceKind::Resistance {
+            unused.push(Ignored::ResistanceCap);
+        }
+        if self.distance != DistanceKind::ResistanceApprox {
+            unused.extend([Ignored::ApproxK, Ignored::ApproxTol]);
         }
         self.refuse_set(None, &unused)
     }
@@ -476,11 +488,34 @@ impl SimConfig {
                     self.delta.to_bits() != d.delta.to_bits(),
                     crate::util::fmt_f64(self.delta),
                 ),
+                Ignored::ResistanceCap => {
+                    let (o, d) = (&self.distance_options, &d.distance_options);
+                    let v = o.resistance_cap;
+                    ("resistance_cap", v != d.resistance_cap, v.to_string())
+                }
+                Ignored::ApproxK => {
+                    let (o, d) = (&self.distance_options, &d.distance_options);
+                    ("approx_k", o.approx_k != d.approx_k, o.approx_k.to_string())
+                }
+                Ignored::ApproxTol => {
+                    let (o, d) = (&self.distance_options, &d.distance_options);
+                    let set = o.approx_tol.to_bits() != d.approx_tol.to_bits();
+                    ("approx_tol", set, crate::util::fmt_f64(o.approx_tol))
+                }
             };
             if set {
                 let expected = match (p, command) {
                     (Ignored::Delta, None) => format!("no `{name}` here: {DELTA_UNUSED}"),
                     (Ignored::Bins, None) => format!("no `{name}` here: {BINS_UNUSED}"),
+                    (Ignored::ResistanceCap, None) => format!(
+                        "no `{name}` with `distance` = {}: it caps `distance` = resistance",
+                        self.distance
+                    ),
+                    (Ignored::ApproxK | Ignored::ApproxTol, None) => format!(
+                        "no `{name}` with `distance` = {}: it tunes `distance` = \
+                         resistance-approx",
+                        self.distance
+                    ),
                     (_, command) => format!(
                         "no `{name}`: {} does not use it",
                         command.unwrap_or("this run")

@@ -449,6 +449,59 @@ fn gaussian_is_refused_where_it_would_be_ignored() {
         one_line_error(&dir, &args, 2, &[flag, cmd, "does not use it"]);
         assert!(!Path::new(&out).exists(), "{cmd} {flag}: nothing written");
     }
+    // The same parameters from a `--config` file (simulate accepted them
+    // and recorded them, as if used).
+    let first = dir.join("first").display().to_string();
+    let o = bin()
+        .args([
+            "simulate",
+            "--graph",
+            &karate,
+            "--no-plots",
+            "-q",
+            "--out",
+            &first,
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = std::fs::read_to_string(Path::new(&first).join("summary.json")).unwrap();
+    for (key, value, why) in [
+        ("delta", "1e-6", "Gaussian"),
+        ("bins", "5", "hop distances"),
+    ] {
+        let mut s: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        s["config"][key] = serde_json::from_str(value).unwrap();
+        let cfg = dir.join(format!("{key}.json"));
+        std::fs::write(&cfg, s.to_string()).unwrap();
+        let cfg = cfg.display().to_string();
+        let args = ["simulate", "--config", &cfg, "--out", &out, "-q"];
+        let flag = format!("--{key}");
+        one_line_error(&dir, &args, 2, &[flag.as_str(), why]);
+        assert!(!Path::new(&out).exists(), "--config {key}: nothing written");
+    }
+    // The options of a distance the run does not use.
+    for cmd in ["simulate", "collude"] {
+        for (flag, value, why) in [
+            (
+                "--resistance-cap",
+                "5",
+                "with --distance hop: it caps --distance resistance",
+            ),
+            (
+                "--approx-k",
+                "8",
+                "with --distance hop: it tunes --distance resistance-approx",
+            ),
+        ] {
+            let mut args = vec![cmd, "--graph", &karate, flag, value, "--out", &out, "-q"];
+            if cmd == "collude" {
+                args.extend(["--coalition", "random:m=3"]);
+            }
+            one_line_error(&dir, &args, 2, &[flag, why]);
+            assert!(!Path::new(&out).exists(), "{cmd} {flag}: nothing written");
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

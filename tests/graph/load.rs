@@ -128,6 +128,17 @@ fn formats_comments_header_separators_and_sparse_ids() {
 }
 
 #[test]
+fn a_first_line_of_digits_beyond_u64_is_an_edge_not_a_header() {
+    // Digits-only ids are numbers however long: the line is the first edge,
+    // as the same ids on a later line are (it was skipped as a header).
+    let dir = scratch("long-digits");
+    let p = write(&dir, "long.edges", b"99999999999999999999999 1\n1 2\n");
+    let g = load(&p).unwrap();
+    assert_eq!((g.n(), g.m()), (3, 2));
+    assert!(g.ids().index_of("99999999999999999999999").is_some());
+}
+
+#[test]
 fn byte_order_mark_is_ignored() {
     let dir = scratch("bom");
     let p = write(&dir, "bom.csv", b"\xEF\xBB\xBF1,2\n2,3\n");

@@ -12,7 +12,7 @@
 //! edge whose ids occur on no other line is reported too (a header the rules
 //! could not tell from an edge, as `name1 name2` above text ids).
 
-use super::lex::{check_text, is_edge_header, parse_u64, quote};
+use super::lex::{check_text, is_edge_header, quote};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -60,9 +60,12 @@ impl std::fmt::Display for HeaderMode {
     }
 }
 
-/// Whether a line's two id columns are both numbers.
+/// Whether a line's two id columns are both numbers: made only of ASCII
+/// digits, the one rule of node ids (docs/graphs.md), however long — an id
+/// beyond u64 is a number too, never a header's word.
 pub(super) fn numeric_ids(cols: &[&[u8]]) -> bool {
-    cols.len() >= 2 && parse_u64(cols[0]).is_some() && parse_u64(cols[1]).is_some()
+    let digits = |c: &[u8]| !c.is_empty() && c.iter().all(u8::is_ascii_digit);
+    cols.len() >= 2 && digits(cols[0]) && digits(cols[1])
 }
 
 /// A first data line held back in `auto` mode: its ids are text, and it is

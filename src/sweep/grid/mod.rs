@@ -118,22 +118,21 @@ impl Grid {
         Grid::default()
     }
 
+    /// Refuses a key given a second time, naming it as given (`owners`,
+    /// or an alias) and what it already is.
     fn check_new_key(&self, canonical: &str, given: &str) -> Result<()> {
-        if self.base.iter().any(|(k, _)| k == canonical) {
-            return Err(Error::param(
-                given,
-                canonical,
-                "a key given once: it is already a fixed [base] option",
-            ));
-        }
-        if self.axes.iter().any(|a| a.key == canonical) {
-            return Err(Error::param(
-                given,
-                canonical,
-                "a key given once: it is already a grid axis",
-            ));
-        }
-        Ok(())
+        let already = if self.base.iter().any(|(k, _)| k == canonical) {
+            "a fixed [base] option"
+        } else if self.axes.iter().any(|a| a.key == canonical) {
+            "a grid axis"
+        } else {
+            return Ok(());
+        };
+        Err(Error::param(
+            given,
+            "(given twice)",
+            format!("a key given once: {canonical} is already {already}"),
+        ))
     }
 
     /// Adds an axis from a `KEY=V1,V2,...` argument (see the module doc for
