@@ -35,8 +35,8 @@ impl Files for PyCollusionOutput {
         collusion_file(&self.out, name).map(Cow::Owned)
     }
 
-    fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>> {
-        collusion_columns(&self.out, name).map(Some)
+    fn columns(&self, name: &str) -> privdiffuse::Result<Columns> {
+        collusion_columns(&self.out, name)
     }
 
     fn seconds(&self) -> f64 {

@@ -48,8 +48,8 @@ impl Files for PySimOutput {
         simulation_file(&self.out, &self.graph, name).map(Cow::Owned)
     }
 
-    fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>> {
-        simulation_columns(&self.out, name).map(Some)
+    fn columns(&self, name: &str) -> privdiffuse::Result<Columns> {
+        simulation_columns(&self.out, name)
     }
 
     fn seconds(&self) -> f64 {

@@ -5,37 +5,22 @@
 use crate::door::to_json;
 use crate::errors::{blocking, param_err, to_py};
 use crate::tables::{Files, Save};
-use privdiffuse::io::{SweepOptions, run_sweep, side_file};
-use privdiffuse::util::table::Columns;
+use privdiffuse::io::memory::HeldFile;
+use privdiffuse::io::sweep::{SWEEP_FILES, run_sweep_held};
+use privdiffuse::io::{SweepOptions, side_file};
 use privdiffuse::util::{AtomicFile, Existing};
 use privdiffuse::{CancelToken, Control, Error, Grid};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
-/// The CSV's name in memory (its side files: `sweep.timings.csv`, `sweep.summary.csv`).
-const CSV: &str = "sweep.csv";
-
-/// The file names of a sweep's outputs, the CSV first.
-fn names() -> [String; 3] {
-    [
-        CSV.to_string(),
-        side_file(Path::new(CSV), "summary.csv")
-            .display()
-            .to_string(),
-        side_file(Path::new(CSV), "timings.csv")
-            .display()
-            .to_string(),
-    ]
-}
-
-/// What `sweep` returned: its files and what it did.
+/// What `sweep` returned: its files ([`SWEEP_FILES`], with their typed
+/// rows) and what it did.
 #[pyclass(module = "privdiffuse._privdiffuse", name = "SweepOutput", frozen)]
 pub struct PySweepOutput {
-    files: Vec<(String, Vec<u8>)>,
+    files: Vec<HeldFile>,
     /// Points in the grid.
     #[pyo3(get)]
     points: usize,
@@ -49,20 +34,7 @@ pub struct PySweepOutput {
 crate::result_class!(PySweepOutput {});
 
 impl Files for PySweepOutput {
-    fn names(&self) -> Vec<String> {
-        self.files.iter().map(|(n, _)| n.clone()).collect()
-    }
-
-    fn bytes(&self, name: &str) -> privdiffuse::Result<Cow<'_, [u8]>> {
-        let file = self.files.iter().find(|(n, _)| n == name);
-        let names = || format!("one of {}", names().join(", "));
-        file.map(|(_, b)| Cow::Borrowed(&b[..]))
-            .ok_or_else(|| Error::param("file", name, names()))
-    }
-
-    fn columns(&self, _: &str) -> privdiffuse::Result<Option<Columns>> {
-        Ok(None)
-    }
+    crate::held_files!();
 
     fn seconds(&self) -> f64 {
         self.seconds
@@ -83,9 +55,9 @@ impl Save for PySweepOutput {
         for t in &targets {
             privdiffuse::util::atomic::check_new(t, existing)?;
         }
-        for (t, (_, bytes)) in targets.iter().zip(&self.files) {
+        for (t, file) in targets.iter().zip(&self.files) {
             let mut f = AtomicFile::create_with(t, existing)?;
-            f.write_all(bytes).map_err(|e| Error::io(t, e))?;
+            f.write_all(&file.bytes).map_err(|e| Error::io(t, e))?;
             f.commit()?;
         }
         Ok(())
@@ -141,16 +113,9 @@ pub fn _sweep(
     let token = CancelToken::new();
     blocking(py, &token, threads, || {
         let dir = tempfile::tempdir().map_err(|e| Error::io(std::env::temp_dir(), e))?;
-        let out = dir.path().join(CSV);
-        let mut opts = SweepOptions::new(&out);
+        let mut opts = SweepOptions::new(dir.path().join(SWEEP_FILES[0]));
         opts.control = Control::new().with_cancel(token.clone());
-        let report = run_sweep(&grid, &opts)?;
-        let mut files = Vec::new();
-        for name in names() {
-            let p = dir.path().join(&name);
-            let bytes = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
-            files.push((name, bytes));
-        }
+        let (report, files) = run_sweep_held(&grid, &opts)?;
         Ok(PySweepOutput {
             files,
             points: report.points,

@@ -13,7 +13,6 @@ use privdiffuse::io::OutputOptions;
 use privdiffuse::io::memory::{HeldFile, SavedFigures, save_files};
 use privdiffuse::util::table::{Column, Columns};
 use privdiffuse::{CancelToken, Control};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use serde::Serialize;
@@ -26,9 +25,9 @@ pub trait Files: Sync {
     fn names(&self) -> Vec<String>;
     /// The bytes of file `name` (an unknown name refused naming the others).
     fn bytes(&self, name: &str) -> privdiffuse::Result<Cow<'_, [u8]>>;
-    /// The columns of table `name` from its typed rows, or `None` for a
-    /// file formatted without them (its text is read instead).
-    fn columns(&self, name: &str) -> privdiffuse::Result<Option<Columns>>;
+    /// The columns of table `name` from its typed rows (a file that is not
+    /// a table refused).
+    fn columns(&self, name: &str) -> privdiffuse::Result<Columns>;
     /// Seconds the run took.
     fn seconds(&self) -> f64;
 }
@@ -94,16 +93,8 @@ pub fn bytes<'py>(
 
 /// The columns of table `name` of `files`.
 pub fn table<'py>(py: Python<'py>, files: &impl Files, name: &str) -> PyResult<Bound<'py, PyDict>> {
-    let cols = quick(py, || {
-        Ok(match files.columns(name)? {
-            Some(c) => Ok(c.into_vec()),
-            None => Err(files.bytes(name)?.into_owned()),
-        })
-    })?;
-    match cols {
-        Ok(cols) => columns_dict(py, cols),
-        Err(text) => csv_columns(py, &String::from_utf8_lossy(&text)),
-    }
+    let cols = quick(py, || files.columns(name))?;
+    columns_dict(py, cols.into_vec())
 }
 
 /// Writes `files` (see [`Save::save`]), the GIL released, Ctrl-C honoured.
@@ -133,6 +124,18 @@ pub fn held<'a>(files: &'a [HeldFile], name: &str) -> privdiffuse::Result<&'a He
     })
 }
 
+/// The columns of table `name` among `files` (a file without typed rows,
+/// `summary.json`, refused).
+pub fn held_columns(files: &[HeldFile], name: &str) -> privdiffuse::Result<Columns> {
+    held(files, name)?.columns().unwrap_or_else(|| {
+        Err(privdiffuse::Error::param(
+            "file",
+            name,
+            "a table of this result (a .csv file)",
+        ))
+    })
+}
+
 /// The [`Files`] of a list of [`HeldFile`]s, but `seconds`.
 #[macro_export]
 macro_rules! held_files {
@@ -145,13 +148,8 @@ macro_rules! held_files {
                 &$crate::tables::held(&self.files, name)?.bytes,
             ))
         }
-        fn columns(
-            &self,
-            name: &str,
-        ) -> privdiffuse::Result<Option<privdiffuse::util::table::Columns>> {
-            $crate::tables::held(&self.files, name)?
-                .columns()
-                .transpose()
+        fn columns(&self, name: &str) -> privdiffuse::Result<privdiffuse::util::table::Columns> {
+            $crate::tables::held_columns(&self.files, name)
         }
     };
 }
@@ -248,48 +246,4 @@ fn text_column(py: Python<'_>, v: Vec<String>) -> PyResult<Bound<'_, PyAny>> {
     });
     let cells = cells.collect::<PyResult<Vec<_>>>()?;
     Ok(PyList::new(py, cells)?.into_any())
-}
-
-/// Columns of a CSV text formatted without typed rows (the sweep's files,
-/// which the sweep writes and resumes as text), typed
-/// as [`Column`]s are: an all-integer column is int64, an all-numeric one
-/// float64 with `inf`/`NaN` (empty cells NaN), anything else text.
-pub fn csv_columns<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyDict>> {
-    let mut rd = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-    let header: Vec<String> = rd
-        .headers()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?
-        .iter()
-        .map(String::from)
-        .collect();
-    let mut cols: Vec<Vec<String>> = vec![Vec::new(); header.len()];
-    for rec in rd.records() {
-        let rec = rec.map_err(|e| PyValueError::new_err(e.to_string()))?;
-        for (c, f) in cols.iter_mut().zip(rec.iter()) {
-            c.push(f.to_string());
-        }
-    }
-    let typed = |col: Vec<String>| {
-        if let Some(v) = col.iter().map(|s| s.parse::<i64>().ok()).collect() {
-            return Column::Int(v);
-        }
-        let num = |s: &String| {
-            if s.is_empty() {
-                Some(f64::NAN)
-            } else {
-                s.parse().ok()
-            }
-        };
-        match col.iter().map(num).collect() {
-            Some(v) => Column::Float(v),
-            None => Column::Text(col),
-        }
-    };
-    columns_dict(
-        py,
-        header
-            .into_iter()
-            .zip(cols.into_iter().map(typed))
-            .collect(),
-    )
 }

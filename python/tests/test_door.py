@@ -320,6 +320,9 @@ def _results(tmp_path) -> list:
         # Every table file the run holds has its property.
         held = {f for f in res.files if f.endswith(".csv") and not f.endswith("timings.csv")}
         assert held <= {p.file for _, p in props}, held
+        # The sweep's timings have no property: their columns all the same.
+        for f in (f for f in res.files if f.endswith("timings.csv")):
+            tables.append((f"{type(res).__name__} {f}", pdf._frame(res._n._table(f)), res.csv(f)))
     from test_evolve import _cli, _split  # evolve needs events: the CLI makes them
 
     cli = _cli()
@@ -355,6 +358,13 @@ def test_every_table_is_pandas_read_csv_of_its_file(tmp_path):
             else:
                 assert g.isna().tolist() == w.isna().tolist(), (label, c)
                 assert g[~g.isna()].tolist() == w[~w.isna()].tolist(), (label, c)
+
+
+def test_a_file_without_rows_is_not_a_table():
+    res = pdf.utility(str(KARATE), owners=3, **OPTS)
+    with pytest.raises(ValueError, match=r"summary\.json.*a table"):
+        res._n._table("summary.json")
+    assert len(res._n._table("utility.csv")["scheme"]) > 0
 
 
 def test_csv_accepts_file_names_or_names_the_valid_ones():

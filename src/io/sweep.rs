@@ -6,9 +6,10 @@
 use crate::control::Control;
 use crate::distance::DistanceKind;
 use crate::error::{Error, Result};
+use crate::io::memory::HeldFile;
 use crate::io::sweep_figure::{PlotSpec, side_file};
 use crate::sweep::{Estimate, Grid, Point, PointSink, SweepRow, TAIL_COLUMNS, run_points};
-use crate::util::table::{self, push_field};
+use crate::util::table::{self, Keyed, push_field};
 use crate::util::{AtomicFile, Existing};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -154,27 +155,30 @@ fn fingerprint(grid: &Grid) -> String {
     )
 }
 
-/// The CSV lines of one point: its key values, then each row.
-fn point_lines(out: &Path, values: &[String], rows: &[SweepRow]) -> Result<Vec<String>> {
-    rows.iter()
-        .map(|r| {
-            // Numbers finite except where the format documents inf (the
-            // unreachable bucket) or NaN (an undefined metric).
-            table::Records::new().push_row(r).map_err(|e| {
-                Error::Numerical(format!(
-                    "{}: point {}, metric {}: {e}",
-                    out.display(),
-                    values.join(","),
-                    r.metric
-                ))
-            })?;
-            table::line(&(values, r)).map_err(|e| Error::io(out, e))
-        })
-        .collect()
+/// The CSV lines of one point (its key values, then each row), each
+/// ending in `\n`: numbers finite except where the format documents inf
+/// (the unreachable bucket) or NaN (an undefined metric).
+fn point_lines(out: &Path, values: &[String], rows: &[SweepRow]) -> Result<String> {
+    let mut text = table::Records::new();
+    for r in rows {
+        let keyed = Keyed {
+            keys: values.to_vec(),
+            row: r.clone(),
+        };
+        text.push_row(&keyed).map_err(|e| {
+            Error::Numerical(format!(
+                "{}: point {}, metric {}: {e}",
+                out.display(),
+                values.join(","),
+                r.metric
+            ))
+        })?;
+    }
+    Ok(text.into_string())
 }
 
-/// Complete points of an interrupted run: index → (lines, seconds).
-type Done = HashMap<usize, (Vec<String>, f64)>;
+/// Complete points: index → (rows, seconds).
+type Done = HashMap<usize, (Vec<SweepRow>, f64)>;
 
 /// A progress file's entry line: `# done,INDEX,ROWS,SECONDS`.
 fn done_line(index: usize, rows: usize, seconds: f64) -> String {
@@ -230,24 +234,48 @@ fn read_resume(grid: &Grid, points: &[Point], progress: &Path) -> Result<Done> {
         }
         None => return Ok(done),
     }
-    let ncols = grid.columns().len() + TAIL_COLUMNS.len();
-    let mut block: Vec<String> = Vec::new();
-    for line in lines {
+    let tail: Vec<String> = TAIL_COLUMNS.map(String::from).to_vec();
+    let mut block: Vec<(usize, &str)> = Vec::new();
+    for (at, line) in lines.enumerate() {
         let Some((i, n, secs)) = parse_done(line) else {
-            block.push(line.to_string());
+            // Line numbers of the file: the fingerprint and header come first.
+            block.push((at + 3, line));
             continue;
         };
-        let rows = std::mem::take(&mut block);
-        let fits = |l: &String| {
-            let f = table::cells(l);
-            let nk = points[i].values.len();
-            f.len() == ncols && f[..nk] == points[i].values[..]
+        let lines = std::mem::take(&mut block);
+        let Some(p) = points.get(i).filter(|_| lines.len() == n) else {
+            continue;
         };
-        if i < points.len() && rows.len() == n && rows.iter().all(fits) {
+        let rows: Option<Vec<SweepRow>> = lines
+            .iter()
+            .map(|&(at, l)| point_row(progress, at, l, &p.values, &tail))
+            .collect();
+        if let Some(rows) = rows {
             done.insert(i, (rows, secs));
         }
     }
     Ok(done)
+}
+
+/// The row of line `l` (line `at` of `progress`) of the point of key
+/// `values`, or `None` when it is not one: other keys, other columns, a
+/// cell that does not read or a number its column does not allow.
+fn point_row(
+    progress: &Path,
+    at: usize,
+    l: &str,
+    values: &[String],
+    tail: &[String],
+) -> Option<SweepRow> {
+    let cells = table::cells(l);
+    let nk = values.len();
+    if cells.len() != nk + tail.len() || cells[..nk] != values[..] {
+        return None;
+    }
+    let record: csv::StringRecord = cells[nk..].iter().collect();
+    let row: SweepRow = table::decode(progress, at, tail, &record).ok()?;
+    table::check_row(progress, at, &row, f64::INFINITY).ok()?;
+    Some(row)
 }
 
 fn poisoned() -> Error {
@@ -260,6 +288,7 @@ fn poisoned() -> Error {
 struct ProgressSink<'a> {
     out: &'a Path,
     grid: &'a Grid,
+    points: &'a [Point],
     progress_path: &'a Path,
     progress: Mutex<Option<Progress>>,
     results: Mutex<Done>,
@@ -270,17 +299,14 @@ impl PointSink for ProgressSink<'_> {
     fn ready(&self) -> Result<()> {
         let mut text = format!("{}\n{}\n", fingerprint(self.grid), header_line(self.grid));
         let done = self.results.lock().map_err(|_| poisoned())?;
-        let mut kept: Vec<(&usize, &(Vec<String>, f64))> = done.iter().collect();
+        let mut kept: Vec<(&usize, &(Vec<SweepRow>, f64))> = done.iter().collect();
         kept.sort_by_key(|(i, _)| **i);
-        for (i, (lines, s)) in &kept {
-            for l in lines {
-                text.push_str(l);
-                text.push('\n');
-            }
-            text.push_str(&done_line(**i, lines.len(), *s));
+        for (&i, (rows, s)) in kept {
+            text.push_str(&point_lines(self.out, &self.points[i].values, rows)?);
+            text.push_str(&done_line(i, rows.len(), *s));
             text.push('\n');
         }
-        write_atomic(self.progress_path, &text)?;
+        write_atomic(self.progress_path, text.as_bytes())?;
         let file = OpenOptions::new()
             .append(true)
             .open(self.progress_path)
@@ -296,12 +322,12 @@ impl PointSink for ProgressSink<'_> {
     fn point(&self, p: &Point, rows: Vec<SweepRow>, secs: f64) -> Result<()> {
         let lines = point_lines(self.out, &p.values, &rows)?;
         if let Some(prog) = self.progress.lock().map_err(|_| poisoned())?.as_mut() {
-            prog.append(p.index, &lines, secs)?;
+            prog.append(p.index, &lines, rows.len(), secs)?;
         }
         self.results
             .lock()
             .map_err(|_| poisoned())?
-            .insert(p.index, (lines, secs));
+            .insert(p.index, (rows, secs));
         self.finished.fetch_add(1, Ordering::SeqCst);
         Ok(())
     }
@@ -314,13 +340,9 @@ struct Progress {
 }
 
 impl Progress {
-    fn append(&mut self, index: usize, lines: &[String], seconds: f64) -> Result<()> {
-        let mut text = String::new();
-        for l in lines {
-            text.push_str(l);
-            text.push('\n');
-        }
-        text.push_str(&done_line(index, lines.len(), seconds));
+    fn append(&mut self, index: usize, lines: &str, rows: usize, seconds: f64) -> Result<()> {
+        let mut text = lines.to_string();
+        text.push_str(&done_line(index, rows, seconds));
         text.push('\n');
         let io = |e| Error::io(&self.progress_path, e);
         self.progress.write_all(text.as_bytes()).map_err(io)?;
@@ -329,10 +351,9 @@ impl Progress {
 }
 
 /// Writes `text` to `path` atomically.
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| Error::io(path, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
     Ok(f.commit()?)
 }
 
@@ -392,6 +413,13 @@ fn side_outputs(out: &Path, plot: bool) -> Vec<PathBuf> {
 /// # Ok(()) }
 /// ```
 pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
+    run_sweep_held(grid, opts).map(|(report, _)| report)
+}
+
+/// As [`run_sweep`], also giving the files it wrote, held in memory with
+/// their typed rows ([`SWEEP_FILES`], in that order; none unless the sweep
+/// is complete, nor for a dry run).
+pub fn run_sweep_held(grid: &Grid, opts: &SweepOptions) -> Result<(SweepReport, Vec<HeldFile>)> {
     let t0 = Instant::now();
     let points = grid.points()?;
     if let Some(spec) = &opts.plot {
@@ -399,13 +427,14 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
     }
     if opts.dry_run {
         let (estimate, graphs_loaded) = crate::sweep::estimate(&points)?;
-        return Ok(SweepReport {
+        let report = SweepReport {
             points: points.len(),
             graphs_loaded,
             seconds: t0.elapsed().as_secs_f64(),
             estimate: Some(estimate),
             ..SweepReport::default()
-        });
+        };
+        return Ok((report, Vec::new()));
     }
     let out = &opts.out;
     let existing = if opts.resume {
@@ -426,11 +455,11 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         .iter()
         .filter(|p| !done.contains_key(&p.index))
         .collect();
-    let header = header_line(grid);
     let reused = done.len();
     let sink = ProgressSink {
         out,
         grid,
+        points: &points,
         progress_path: &progress_path,
         progress: Mutex::new(None),
         results: Mutex::new(done),
@@ -460,35 +489,17 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         seconds: 0.0,
         estimate: None,
     };
+    let mut files = Vec::new();
     if report.complete {
         opts.control.phase("writing outputs");
-        let mut text = format!("{header}\n");
-        let mut timings = String::new();
-        for c in grid.columns() {
-            push_field(&mut timings, &c);
-            timings.push(',');
-        }
-        timings.push_str("seconds\n");
-        for p in &points {
-            let (lines, secs) = &results[&p.index];
-            for l in lines {
-                text.push_str(l);
-                text.push('\n');
-            }
-            for v in &p.values {
-                push_field(&mut timings, v);
-                timings.push(',');
-            }
-            timings.push_str(&format!("{secs}\n"));
-        }
-        csv.write_all(text.as_bytes())
-            .map_err(|e| Error::io(out, e))?;
+        files = sweep_files(grid, &points, results)?;
+        let [table, summary, timings] = &files[..] else {
+            unreachable!("a sweep's three files")
+        };
+        csv.write_all(&table.bytes).map_err(|e| Error::io(out, e))?;
         csv.commit()?;
-        write_atomic(&side_file(out, "timings.csv"), &timings)?;
-        write_atomic(
-            &side_file(out, "summary.csv"),
-            &super::sweep_summary::summary_text(out)?,
-        )?;
+        write_atomic(&side_file(out, "timings.csv"), &timings.bytes)?;
+        write_atomic(&side_file(out, "summary.csv"), &summary.bytes)?;
         let _ = std::fs::remove_file(&progress_path);
         if let Some(spec) = &opts.plot {
             opts.control.phase("drawing figures");
@@ -504,7 +515,58 @@ pub fn run_sweep(grid: &Grid, opts: &SweepOptions) -> Result<SweepReport> {
         }
     }
     report.seconds = t0.elapsed().as_secs_f64();
-    Ok(report)
+    Ok((report, files))
+}
+
+/// The names of a sweep's files held in memory ([`run_sweep_held`]): the
+/// CSV, `STEM.summary.csv`, `STEM.timings.csv` of `--out sweep.csv`.
+pub const SWEEP_FILES: [&str; 3] = ["sweep.csv", "sweep.summary.csv", "sweep.timings.csv"];
+
+/// `STEM.timings.csv`'s row after the key columns.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct TimingRow {
+    /// Seconds the point took (in the run that computed it).
+    seconds: f64,
+}
+
+impl table::CsvRow for TimingRow {}
+
+/// The sweep's files ([`SWEEP_FILES`]) from every point's rows and seconds
+/// (`done`, complete), points in grid order.
+fn sweep_files(grid: &Grid, points: &[Point], mut done: Done) -> Result<Vec<HeldFile>> {
+    let keys = grid.columns();
+    let mut rows = Vec::new();
+    let mut timings = Vec::new();
+    for p in points {
+        let (point_rows, seconds) = done.remove(&p.index).ok_or_else(poisoned)?;
+        rows.extend(point_rows.into_iter().map(|row| Keyed {
+            keys: p.values.clone(),
+            row,
+        }));
+        timings.push(Keyed {
+            keys: p.values.clone(),
+            row: TimingRow { seconds },
+        });
+    }
+    let fail = |name: &'static str| move |e| Error::Numerical(format!("{name}: {e}"));
+    let (summary_header, summary) = super::sweep_summary::summary_rows(&keys, &rows);
+    let header = |tail: &[&str]| -> Vec<String> {
+        keys.iter()
+            .cloned()
+            .chain(tail.iter().map(|c| c.to_string()))
+            .collect()
+    };
+    let [csv, summary_csv, timings_csv] = SWEEP_FILES;
+    Ok(vec![
+        HeldFile::table(csv, header(&TAIL_COLUMNS), rows, fail(csv))?,
+        HeldFile::table(summary_csv, summary_header, summary, fail(summary_csv))?,
+        HeldFile::table(
+            timings_csv,
+            header(&["seconds"]),
+            timings,
+            fail(timings_csv),
+        )?,
+    ])
 }
 
 /// Refuses, before any point runs, a figure the sweep cannot draw: plots not

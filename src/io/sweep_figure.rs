@@ -325,7 +325,7 @@ pub fn load_with(csv: &Path, spec: &PlotSpec, max_rows: Option<usize>) -> Result
             .filter(|&i| i != xi && is_pooled(keys, i))
             .collect()
     };
-    let aggs = aggregate(&rows, &pooled);
+    let aggs = aggregate(rows.iter().map(|(k, r)| (&k[..], r)), &pooled);
     let axis = XAxis::of(&aggs, xi, spec, keys)?;
     let layout = Layout {
         csv,

@@ -15,7 +15,7 @@
 use crate::error::{Error, Result};
 use crate::sweep::grid::OUTPUT_COLUMNS;
 use crate::sweep::rows::SweepRow;
-use crate::util::table::{self, CsvRow, Reader};
+use crate::util::table::{self, CsvRow, Keyed, Reader};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
@@ -62,6 +62,15 @@ pub struct SummaryRow {
 impl CsvRow for SummaryRow {
     const INFINITE: &'static [&'static str] = &["distance_lo", "distance_hi"];
     const UNDEFINED: &'static [&'static str] = &["mean", "se"];
+
+    /// Also `±inf` as `mean` or `se`: sums of finite values that overflow
+    /// (written as they are, as they always were).
+    fn allows(&self, field: &str, value: f64) -> bool {
+        let aggregate = field == "mean" || field == "se";
+        (aggregate && value.is_infinite())
+            || (value == f64::INFINITY && Self::INFINITE.contains(&field))
+            || (value.is_nan() && Self::UNDEFINED.contains(&field))
+    }
 }
 
 /// 97.5 % quantile of Student's t with `df` degrees of freedom (exact to 3
@@ -168,7 +177,10 @@ fn bits(x: Option<f64>) -> Option<u64> {
 /// Groups the rows by every key except `pooled` (column indices) and every
 /// tail column but `value`, in order of first appearance; mean, se and n of
 /// each group's numbers.
-pub fn aggregate(rows: &[(Vec<String>, SweepRow)], pooled: &[usize]) -> Vec<Aggregate> {
+pub fn aggregate<'a>(
+    rows: impl IntoIterator<Item = (&'a [String], &'a SweepRow)>,
+    pooled: &[usize],
+) -> Vec<Aggregate> {
     type GroupKey = (
         Vec<String>,
         String,
@@ -230,43 +242,40 @@ pub fn aggregate(rows: &[(Vec<String>, SweepRow)], pooled: &[usize]) -> Vec<Aggr
         .collect()
 }
 
-/// The text of `STEM.summary.csv` for the sweep CSV `csv`.
-pub fn summary_text(csv: &Path) -> Result<String> {
-    let t = SweepTable::read(csv)?;
-    let pooled: Vec<usize> = (0..t.keys.len())
-        .filter(|&i| POOLED_KEYS.contains(&t.keys[i].as_str()))
+/// The header and rows of `STEM.summary.csv` for the sweep CSV's key
+/// columns `keys` and its rows.
+pub fn summary_rows(
+    keys: &[String],
+    rows: &[Keyed<SweepRow>],
+) -> (Vec<String>, Vec<Keyed<SummaryRow>>) {
+    let pooled: Vec<usize> = (0..keys.len())
+        .filter(|&i| POOLED_KEYS.contains(&keys[i].as_str()))
         .collect();
-    let kept: Vec<usize> = (0..t.keys.len()).filter(|i| !pooled.contains(i)).collect();
-    let mut text = String::new();
-    for (i, c) in kept
+    let kept: Vec<usize> = (0..keys.len()).filter(|i| !pooled.contains(i)).collect();
+    let header = kept
         .iter()
-        .map(|&i| t.keys[i].as_str())
-        .chain(SUMMARY_TAIL)
-        .enumerate()
-    {
-        if i > 0 {
-            text.push(',');
-        }
-        table::push_field(&mut text, c);
-    }
-    text.push('\n');
-    for a in aggregate(&t.rows, &pooled) {
-        let keys: Vec<&String> = kept.iter().map(|&i| &a.keys[i]).collect();
-        let row = SummaryRow {
-            mechanism: a.row.mechanism,
-            estimator: a.row.estimator,
-            coalition: a.row.coalition,
-            metric: a.row.metric,
-            distance_lo: a.row.distance_lo,
-            distance_hi: a.row.distance_hi,
-            mean: a.row.value,
-            se: a.se,
-            n: a.n,
-        };
-        text.push_str(&table::line(&(&keys, &row)).map_err(|e| Error::io(csv, e))?);
-        text.push('\n');
-    }
-    Ok(text)
+        .map(|&i| keys[i].clone())
+        .chain(SUMMARY_TAIL.map(String::from))
+        .collect();
+    let rows = aggregate(rows.iter().map(|r| (&r.keys[..], &r.row)), &pooled);
+    let rows = rows
+        .into_iter()
+        .map(|a| Keyed {
+            keys: kept.iter().map(|&i| a.keys[i].clone()).collect(),
+            row: SummaryRow {
+                mechanism: a.row.mechanism,
+                estimator: a.row.estimator,
+                coalition: a.row.coalition,
+                metric: a.row.metric,
+                distance_lo: a.row.distance_lo,
+                distance_hi: a.row.distance_hi,
+                mean: a.row.value,
+                se: a.se,
+                n: a.n,
+            },
+        })
+        .collect();
+    (header, rows)
 }
 
 #[cfg(test)]
@@ -288,13 +297,13 @@ mod tests {
     #[test]
     fn seeds_pool_into_mean_se_n() {
         let k = |m: &str, s: &str| vec![m.to_string(), s.to_string()];
-        let rows = vec![
+        let rows = [
             (k("2", "1"), row("gain_mean", 1.0)),
             (k("2", "2"), row("gain_mean", 3.0)),
             (k("2", "3"), row("gain_mean", f64::NAN)),
             (k("5", "1"), row("gain_mean", 4.0)),
         ];
-        let a = aggregate(&rows, &[1]);
+        let a = aggregate(rows.iter().map(|(k, r)| (&k[..], r)), &[1]);
         assert_eq!(a.len(), 2);
         assert_eq!((a[0].row.value, a[0].n), (2.0, 2));
         // sd of {1, 3} = √2, se = √2/√2 = 1.

@@ -143,6 +143,46 @@ fn resume_after_interruption_gives_the_uninterrupted_csv() {
 }
 
 #[test]
+fn resume_recomputes_a_point_whose_rows_do_not_read_and_holds_the_files_it_wrote() {
+    let g = karate(&["seed=1..3"]);
+    let (_d, full) = tmp("held_full");
+    let (report, files) =
+        privdiffuse::io::sweep::run_sweep_held(&g, &SweepOptions::new(&full)).unwrap();
+    assert!(report.complete);
+    // The files held are the files written, byte for byte.
+    let names: Vec<&str> = files.iter().map(|f| f.name).collect();
+    assert_eq!(names, privdiffuse::io::sweep::SWEEP_FILES);
+    for (f, side) in files.iter().zip(["", "summary.csv", "timings.csv"]) {
+        let path = if side.is_empty() {
+            full.clone()
+        } else {
+            side_file(&full, side)
+        };
+        assert_eq!(std::fs::read(&path).unwrap(), f.bytes, "{}", f.name);
+        assert_eq!(
+            f.columns().unwrap().unwrap().len() + 1,
+            read(&path).lines().count()
+        );
+    }
+
+    // Point 0's complete block with a value that does not read: recomputed.
+    let (_d, out) = tmp("held_resume");
+    let mut opts = SweepOptions::new(&out);
+    opts.stop_after = Some(2);
+    run_with(1, &g, &opts);
+    let prog = side_file(&out, "progress");
+    let p = read(&prog);
+    let first = p.lines().nth(2).unwrap();
+    let cut = first.rfind(',').unwrap();
+    std::fs::write(&prog, p.replacen(first, &format!("{},x", &first[..cut]), 1)).unwrap();
+    let mut opts = SweepOptions::new(&out);
+    opts.resume = true;
+    let r = run_with(1, &g, &opts);
+    assert_eq!((r.reused, r.computed), (1, 2));
+    assert_eq!(read(&out), read(&full));
+}
+
+#[test]
 fn resistance_is_prepared_once_per_sweep() {
     let g = karate(&["distance=resistance", "seed=1..4", "bins=5,10"]);
     let (_d, out) = tmp("cache");

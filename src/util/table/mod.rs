@@ -74,6 +74,26 @@ pub trait CsvRow: Serialize + DeserializeOwned {
     }
 }
 
+/// A row behind key cells (a sweep's grid keys, known only at run time):
+/// the keys as text cells, then the cells of `row`, with `row`'s rules. A
+/// written form only: readers split the keys off by the header
+/// (`SweepTable::read`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Keyed<R> {
+    /// The key cells.
+    pub keys: Vec<String>,
+    /// The row after them.
+    pub row: R,
+}
+
+impl<R: CsvRow> CsvRow for Keyed<R> {
+    const VECTOR_PARTS: &'static [&'static str] = R::VECTOR_PARTS;
+
+    fn allows(&self, field: &str, value: f64) -> bool {
+        self.row.allows(field, value)
+    }
+}
+
 /// The message of a non-finite number in a field that promises one.
 pub fn not_finite(field: &str, value: f64) -> String {
     format!("column '{field}': expected a finite number, found '{value}'")
