@@ -10,18 +10,24 @@
 //!
 //! When only a few rows will be read (`rows ≤ n_c / 128` in a component of at
 //! least 2,048 nodes, e.g. `--owners 4` on facebook_combined; or no rows at
-//! all, only pairs through [`ExactResistance::get`]),
-//! the product `G⁻ᵀ G⁻¹` — a third of the flops — is skipped: `G⁻¹` is kept,
-//! `M⁻¹_ii = ‖G⁻¹ e_i‖²` (squared column norms) and an owner's column is
-//! `M⁻¹ e_o = G⁻ᵀ (G⁻¹ e_o)`, whose entry `i` is the dot product of columns `i`
-//! and `o` of `G⁻¹` below row `max(i, o)` (n_c²/2 multiply-adds per row). The
-//! two routes agree to rounding (≈ 1e-15 relative): which one a run takes
-//! depends only on its graph and its number of owners, never on threads.
+//! all, only pairs through [`ExactResistance::get`]), neither the product
+//! `G⁻ᵀ G⁻¹` nor `G⁻¹` is formed: the factor `G` is kept,
+//! `M⁻¹_ii = ‖G⁻¹ e_i‖²` comes from blocks of 128 columns of `G⁻¹`, each
+//! solved from `G` (starting at its first row, so n_c³/6 multiply-adds in
+//! all), its squared column norms taken and the block dropped — the blocks
+//! in parallel, each alone sequential — and an owner's column is
+//! `M⁻¹ e_o = G⁻ᵀ (G⁻¹ e_o)`, two triangular solves (≤ n_c² multiply-adds).
+//! Peak memory is then one `n_c × n_c` matrix. The two routes agree to
+//! rounding (≈ 1e-15 relative): which one a run takes depends only on its
+//! graph and its number of owners, never on threads.
 //!
 //! facebook_combined (4,039 nodes, one component): `privdiffuse distances
 //! --distance resistance` end to end 2.7–3.1 s, peak RSS 284 MB, against
 //! 5.7–8.6 s for numpy `inv(L + J/n)` in the same minutes on 2 shared, loaded
-//! cores (`benches/distance.rs`, `benches/peers/peers.py`).
+//! cores (`benches/distance.rs`, `benches/peers/peers.py`). `simulate
+//! --distance resistance --owners 4`: peak RSS 170 MB (291 MB with `G⁻¹`
+//! held); of its CPU time (≈ 1.3–1.8 s on 2 cores), 80 % is faer's matrix
+//! kernels in the factorisation and the column blocks, about half each.
 
 use super::DistanceOptions;
 use crate::error::{Error, Result};
@@ -30,27 +36,38 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::matmul::triangular::{BlockStructure, matmul};
 use faer::linalg::triangular_inverse::invert_lower_triangular;
+use faer::linalg::triangular_solve::{
+    solve_lower_triangular_in_place, solve_upper_triangular_in_place,
+};
 use faer::{Accum, Mat, Par};
+use rayon::prelude::*;
 
 /// Smallest component factorised on several threads (see
 /// [`ExactResistance::new`]).
 const PARALLEL_MIN: usize = 512;
 
-/// Rows read per component below which `G⁻¹` is kept instead of the
-/// full inverse: `n_c / COLUMNS_DIVISOR` (a row from `G⁻¹` reads n_c²/2
-/// entries from memory; the product costs n_c³/6 multiply-adds at full
-/// speed: on facebook_combined the product ≈ 30 rows).
+/// Rows read per component below which the factor `G` is kept instead of
+/// the full inverse: `n_c / COLUMNS_DIVISOR` (a row costs two triangular
+/// solves, up to n_c² multiply-adds read from memory, against the full
+/// route's extra n_c³/6 for the product at full speed; set when a row read
+/// n_c²/2 entries of `G⁻¹`, ≈ 30 rows on facebook_combined, and kept so
+/// that the same runs take the same route).
 const COLUMNS_DIVISOR: usize = 128;
 
-/// Smallest component read from `G⁻¹` when rows are asked for: below it the
+/// Smallest component read from the factor when rows are asked for: below it the
 /// product takes a few tens of milliseconds, and the full inverse (the
 /// route of every earlier release, hence its bits) is kept.
 const COLUMNS_MIN: usize = 2048;
 
+/// Columns of `G⁻¹` solved at a time for `diag(M⁻¹)` on the factor route
+/// (see [`factor_diagonal`]): one block's solve is a matrix–matrix
+/// triangular solve, and 4,039 nodes give 32 blocks to share among threads.
+const DIAG_BLOCK: usize = 128;
+
 /// `M⁻¹ = L⁺ + J/n_c` of one component with at least two nodes.
 struct Component {
     members: Vec<u32>,
-    /// The full symmetric inverse, or `G⁻¹` to read columns from.
+    /// The full symmetric inverse, or the factor `G` to solve columns from.
     inv: Inverse,
     /// `M⁻¹`'s diagonal, contiguous.
     diag: Vec<f64>,
@@ -60,21 +77,71 @@ struct Component {
 enum Inverse {
     /// `M⁻¹`, full symmetric, column-major.
     Full(Mat<f64>),
-    /// `G⁻¹` (lower triangular, column-major), `M = G Gᵀ`.
+    /// The Cholesky factor `G` of `M = G Gᵀ` in the lower triangle (the
+    /// strict upper one holds what is left of `M`, never read).
     Factor(Mat<f64>),
 }
 
 impl Inverse {
-    /// `M⁻¹_ij` (`i`, `j` local).
-    fn entry(&self, i: usize, j: usize) -> f64 {
+    /// Column `j` of `M⁻¹` (`j` local): a view of the full inverse, or two
+    /// triangular solves with the factor into `buf`.
+    fn column<'a>(&'a self, j: usize, buf: &'a mut Mat<f64>) -> &'a [f64] {
         match self {
-            Inverse::Full(m) => m[(i, j)],
+            Inverse::Full(m) => m.col_as_slice(j),
             Inverse::Factor(g) => {
-                let s = i.max(j);
-                dot(&g.col_as_slice(i)[s..], &g.col_as_slice(j)[s..])
+                factor_column(g, j, buf);
+                buf.col_as_slice(0)
             }
         }
     }
+}
+
+/// `M⁻¹ e_j = G⁻ᵀ (G⁻¹ e_j)` into `out` (`n_c × 1`): `G⁻¹ e_j` is zero above
+/// row `j`, so the forward solve starts there ((n_c − j)²/2 multiply-adds),
+/// the backward one takes n_c²/2. Sequential: rows are asked for from
+/// several threads at once.
+fn factor_column(g: &Mat<f64>, j: usize, out: &mut Mat<f64>) {
+    let n = g.nrows();
+    *out = Mat::zeros(n, 1);
+    out[(j, 0)] = 1.0;
+    solve_lower_triangular_in_place(
+        g.as_ref().submatrix(j, j, n - j, n - j),
+        out.as_mut().subrows_mut(j, n - j),
+        Par::Seq,
+    );
+    solve_upper_triangular_in_place(g.transpose(), out.as_mut(), Par::Seq);
+}
+
+/// `diag(M⁻¹)_i = ‖G⁻¹ e_i‖²` without holding `G⁻¹`: the columns `[k, k+b)`
+/// of `G⁻¹` are zero above row `k`, so each block of [`DIAG_BLOCK`] columns
+/// is solved from `G[k.., k..] X = [I; 0]` (n_c³/6 multiply-adds over all
+/// blocks, as for the whole inverse), its squared column norms taken and the
+/// block dropped. The blocks run on rayon's threads unless `par` is
+/// sequential; each is solved sequentially and alone, so the bits do not
+/// depend on the number of threads.
+fn factor_diagonal(g: &Mat<f64>, par: Par) -> Vec<f64> {
+    let n = g.nrows();
+    let block = |k: usize| -> Vec<f64> {
+        let (h, w) = (n - k, DIAG_BLOCK.min(n - k));
+        let mut x = Mat::<f64>::zeros(h, w);
+        for c in 0..w {
+            x[(c, c)] = 1.0;
+        }
+        solve_lower_triangular_in_place(g.as_ref().submatrix(k, k, h, h), x.as_mut(), Par::Seq);
+        (0..w)
+            .map(|c| {
+                let s = &x.col_as_slice(c)[c..];
+                dot(s, s)
+            })
+            .collect()
+    };
+    let starts: Vec<usize> = (0..n).step_by(DIAG_BLOCK).collect();
+    let blocks: Vec<Vec<f64>> = if par == Par::Seq {
+        starts.iter().map(|&k| block(k)).collect()
+    } else {
+        starts.par_iter().map(|&k| block(k)).collect()
+    };
+    blocks.concat()
 }
 
 /// `Σ a_k b_k` in eight interleaved partial sums (vectorised; a fixed
@@ -259,18 +326,12 @@ impl ExactResistance {
             ))
         })?;
         drop(buf);
+        if !full {
+            let diag = factor_diagonal(&m, par);
+            return Ok((Inverse::Factor(m), diag));
+        }
         let mut ginv = Mat::<f64>::zeros(nc, nc);
         invert_lower_triangular(ginv.as_mut(), m.as_ref(), par);
-        if !full {
-            drop(m);
-            let diag = (0..nc)
-                .map(|i| {
-                    let c = &ginv.col_as_slice(i)[i..];
-                    dot(c, c)
-                })
-                .collect();
-            return Ok((Inverse::Factor(ginv), diag));
-        }
         // M⁻¹ = G⁻ᵀ G⁻¹, lower triangle, written over the factor.
         matmul(
             m.as_mut(),
@@ -298,25 +359,17 @@ impl ExactResistance {
             let comp = &self.comps[c as usize];
             let lo = self.local[owner as usize] as usize;
             let d_o = comp.diag[lo];
-            match &comp.inv {
-                Inverse::Full(m) => {
-                    let col = m.col_as_slice(lo);
-                    for ((&v, &d_j), &g) in comp.members.iter().zip(&comp.diag).zip(col) {
-                        out[v as usize] = (d_o + d_j - 2.0 * g).max(0.0);
-                    }
-                }
-                Inverse::Factor(_) => {
-                    for (i, (&v, &d_j)) in comp.members.iter().zip(&comp.diag).enumerate() {
-                        let g = comp.inv.entry(i, lo);
-                        out[v as usize] = (d_o + d_j - 2.0 * g).max(0.0);
-                    }
-                }
+            let mut buf = Mat::new();
+            let col = comp.inv.column(lo, &mut buf);
+            for ((&v, &d_j), &g) in comp.members.iter().zip(&comp.diag).zip(col) {
+                out[v as usize] = (d_o + d_j - 2.0 * g).max(0.0);
             }
         }
         out[owner as usize] = 0.0;
     }
 
-    /// Resistance between `u` and `v` (∞ across components).
+    /// Resistance between `u` and `v` (∞ across components). On the factor
+    /// route (few rows) each call solves a column: n_c² multiply-adds.
     pub fn get(&self, u: u32, v: u32) -> f64 {
         if u == v {
             return 0.0;
@@ -330,7 +383,9 @@ impl ExactResistance {
             self.local[u as usize] as usize,
             self.local[v as usize] as usize,
         );
-        (comp.diag[a] + comp.diag[b] - 2.0 * comp.inv.entry(a, b)).max(0.0)
+        let mut buf = Mat::new();
+        let g = comp.inv.column(a, &mut buf)[b];
+        (comp.diag[a] + comp.diag[b] - 2.0 * g).max(0.0)
     }
 }
 
@@ -346,5 +401,61 @@ fn symmetrize_from_lower(m: &mut Mat<f64>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::generate::erdos_renyi;
+
+    /// On a component large enough for the few-rows route (≥ `COLUMNS_MIN`
+    /// nodes, 4 rows), the factor's solves and the full inverse agree to
+    /// 1e-12 relative on the diagonal, on owners' rows and on pairs; the
+    /// factor's diagonal has the same bits sequentially and on threads.
+    #[test]
+    fn factor_route_agrees_with_the_full_inverse() {
+        let n = COLUMNS_MIN + 52;
+        let g = erdos_renyi(n, 6 * n as u64, 7).unwrap();
+        let opts = DistanceOptions::default();
+        let few = ExactResistance::new(&g, &opts, 4).unwrap();
+        let full = ExactResistance::new(&g, &opts, usize::MAX).unwrap();
+        let big = |r: &ExactResistance| {
+            r.comps
+                .iter()
+                .max_by_key(|c| c.members.len())
+                .map(|c| (c.members.len(), matches!(c.inv, Inverse::Factor(_))))
+                .unwrap()
+        };
+        let (nc, factor) = big(&few);
+        assert!(
+            nc >= COLUMNS_MIN && factor,
+            "the few-rows route was not taken"
+        );
+        assert!(!big(&full).1);
+        let close = |x: f64, y: f64| x == y || (x - y).abs() <= 1e-12 * y.abs();
+        let mut differ = 0;
+        for (a, b) in few.comps.iter().zip(&full.comps) {
+            for (x, y) in a.diag.iter().zip(&b.diag) {
+                assert!(close(*x, *y), "diagonal {x} vs {y}");
+                differ += usize::from(x != y);
+            }
+            if let Inverse::Factor(f) = &a.inv {
+                assert_eq!(factor_diagonal(f, Par::Seq), a.diag);
+            }
+        }
+        let (mut r1, mut r2) = (Vec::new(), Vec::new());
+        for owner in [0, 1, n as u32 / 2, n as u32 - 1] {
+            few.row(owner, &mut r1);
+            full.row(owner, &mut r2);
+            for (v, (x, y)) in r1.iter().zip(&r2).enumerate() {
+                assert!(close(*x, *y), "R({owner}, {v}) = {x} vs {y}");
+                differ += usize::from(x != y);
+            }
+            for v in [3, n as u32 / 3, n as u32 - 2] {
+                assert_eq!(few.get(owner, v).to_bits(), r1[v as usize].to_bits());
+            }
+        }
+        assert!(differ > 0, "the two routes are different computations");
     }
 }
