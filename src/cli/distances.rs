@@ -2,7 +2,7 @@
 
 use super::Output;
 use crate::distance::{DistanceKind, DistanceOptions, Distances};
-use crate::graph::{Graph, LoadOptions};
+use crate::graph::Graph;
 use crate::util::write_f64;
 use crate::{Error, Owners, Result};
 use std::io::Write;
@@ -69,16 +69,6 @@ pub struct DistancesArgs {
     pub seed: u64,
 }
 
-/// Reads the graph through the library loader (and cuts out the view).
-fn load(args: &DistancesArgs) -> Result<Graph> {
-    let opts = LoadOptions {
-        directed: args.directed,
-        nodes_file: args.nodes.clone(),
-        ..LoadOptions::default()
-    };
-    args.view.load(&args.graph, &opts)
-}
-
 /// Maps owner ids to node indices; an unknown id is a parameter error naming it.
 fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
     let mut seen = std::collections::HashSet::new();
@@ -109,10 +99,7 @@ fn owner_indices(g: &Graph, ids: &[String], graph: &Path) -> Result<Vec<u32>> {
 pub fn run(args: DistancesArgs) -> anyhow::Result<()> {
     // Claimed before the work: an existing --out is refused at once.
     let mut out = Output::open(args.out.as_deref(), args.force)?;
-    let g = load(&args)?;
-    if let Some(w) = g.dropped().warning() {
-        eprintln!("{w}");
-    }
+    let g = super::plain_graph::load(&args.graph, &args.nodes, args.directed, &args.view)?;
     let owners = match (&args.owners, args.owner.is_empty()) {
         (_, false) => owner_indices(&g, &args.owner, &args.graph)?,
         (Some(Owners::All), true) => (0..g.n() as u32).collect(),

@@ -1,6 +1,6 @@
 //! `privdiffuse info`: load a graph and print its statistics.
 
-use crate::graph::{GraphStats, LoadOptions};
+use crate::graph::GraphStats;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -41,15 +41,7 @@ pub struct InfoArgs {
 
 /// Runs `privdiffuse info`.
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let opts = LoadOptions {
-        directed: args.directed,
-        nodes_file: args.nodes.clone(),
-        ..LoadOptions::default()
-    };
-    let g = args.view.load(&args.graph, &opts)?;
-    if let Some(w) = g.dropped().warning() {
-        eprintln!("{w}");
-    }
+    let g = super::plain_graph::load(&args.graph, &args.nodes, args.directed, &args.view)?;
     let s = g.stats();
     // Ids that are text (a header read as an edge shows here: issue 33
     // item 12); reported when there are any.

@@ -20,6 +20,7 @@ mod gossip;
 mod info;
 mod oom;
 mod path;
+mod plain_graph;
 mod plot;
 mod progress;
 mod relax;

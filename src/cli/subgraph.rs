@@ -2,7 +2,7 @@
 //! nodes of a list) as an edge list that loads back to the same graph.
 
 use super::common::ViewArgs;
-use crate::graph::{Graph, LoadOptions};
+use crate::graph::Graph;
 use crate::io::edge_list_to;
 use crate::util::{AtomicFile, Existing};
 use crate::{Error, GraphView};
@@ -114,15 +114,7 @@ pub fn run(args: SubgraphArgs) -> anyhow::Result<()> {
     let existing = Existing::for_out(true, args.force);
     // Claimed before the work: an existing --out is refused at once.
     let mut edges_file = AtomicFile::create_with(&args.out, existing).map_err(Error::from)?;
-    let opts = LoadOptions {
-        directed: args.directed,
-        nodes_file: args.nodes.clone(),
-        ..LoadOptions::default()
-    };
-    let g = args.view.load(&args.graph, &opts)?;
-    if let Some(w) = g.dropped().warning() {
-        eprintln!("{w}");
-    }
+    let g = super::plain_graph::load(&args.graph, &args.nodes, args.directed, &args.view)?;
     let of = g.view_of().cloned();
     let (of_nodes, of_edges) = of.as_ref().map_or((0, 0), |v| (v.of_nodes, v.of_edges));
     let mut summary = format!(

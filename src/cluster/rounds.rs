@@ -22,8 +22,7 @@
 use super::{Cluster, cluster_error, codec};
 use crate::control::Control;
 use crate::error::Result;
-use crate::exec::rounds::{MergeParts, RoundExecutor, RoundJob, part_of, round_parts, split};
-use rayon::prelude::*;
+use crate::exec::rounds::{MergeParts, RoundExecutor, RoundJob, part_of, run_phases, split};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -212,72 +211,55 @@ fn drive<J: RoundJob>(
     let procs = split(0..job.nodes() as u32, np);
     let mine = procs[me].clone();
     let local = split(mine.clone(), (workers * 4).clamp(1, (mine.len()).max(1)));
-    let mut states: Vec<J::Part> = local.iter().map(|r| job.new_part(r.clone())).collect();
-    let total: u64 = (0..job.phases()).map(|p| job.phase_units(p)).sum();
-    let mut done = 0u64;
-    for phase in 0..job.phases() {
-        control.check()?;
-        let shared = job.begin_phase(phase)?;
-        let mut inboxes: Vec<Vec<(u32, J::Msg)>> = local.iter().map(|_| Vec::new()).collect();
-        for round in 0u32.. {
-            let outs = round_parts(job, &shared, &mut states, round, &inboxes)?;
-            let mut emitted = 0u64;
-            let mut out: Vec<Vec<(u32, J::Msg)>> = (0..np).map(|_| Vec::new()).collect();
-            for o in outs {
-                emitted += o.len() as u64;
-                for (to, m) in o {
-                    out[part_of(&procs, to)].push((to, m));
-                }
-            }
-            let own = std::mem::take(&mut out[me]);
-            let records: Vec<Record> = out
-                .into_iter()
-                .enumerate()
-                .filter(|&(q, _)| q != me)
-                .map(|(q, msgs)| {
-                    let batch: Batch<J::Msg> = (emitted, msgs);
-                    Ok((q as u64, link.time, me as u64, codec::encode(&batch)?))
-                })
-                .collect::<Result<_>>()?;
-            let got = link.exchange(records, control)?;
-            if got.len() != np - 1 {
-                return Err(cluster_error(format!(
-                    "round {round} of phase {phase}: {} records arrived, expected {}",
-                    got.len(),
-                    np - 1
-                )));
-            }
-            for b in inboxes.iter_mut() {
-                b.clear();
-            }
-            let mut total_emitted = emitted;
-            for (to, m) in own {
-                inboxes[part_of(&local, to)].push((to, m));
-            }
-            for r in got {
-                let (e, msgs) = codec::decode::<Batch<J::Msg>>(&r.3)?;
-                total_emitted += e;
-                for (to, m) in msgs {
-                    if !mine.contains(&to) {
-                        return Err(cluster_error(format!(
-                            "process {} sent a message for node {to}, not held here",
-                            r.2
-                        )));
-                    }
-                    inboxes[part_of(&local, to)].push((to, m));
-                }
-            }
-            if total_emitted == 0 {
-                break;
+    let states = run_phases(job, &local, control, |phase, round, outs, inboxes| {
+        let mut emitted = 0u64;
+        let mut out: Vec<Vec<(u32, J::Msg)>> = (0..np).map(|_| Vec::new()).collect();
+        for o in outs {
+            emitted += o.len() as u64;
+            for (to, m) in o {
+                out[part_of(&procs, to)].push((to, m));
             }
         }
-        states
-            .par_iter_mut()
-            .map(|p| job.end_phase(&shared, p))
-            .collect::<Result<()>>()?;
-        done += job.phase_units(phase);
-        control.report("owners", done, total);
-    }
+        let own = std::mem::take(&mut out[me]);
+        let records: Vec<Record> = out
+            .into_iter()
+            .enumerate()
+            .filter(|&(q, _)| q != me)
+            .map(|(q, msgs)| {
+                let batch: Batch<J::Msg> = (emitted, msgs);
+                Ok((q as u64, link.time, me as u64, codec::encode(&batch)?))
+            })
+            .collect::<Result<_>>()?;
+        let got = link.exchange(records, control)?;
+        if got.len() != np - 1 {
+            return Err(cluster_error(format!(
+                "round {round} of phase {phase}: {} records arrived, expected {}",
+                got.len(),
+                np - 1
+            )));
+        }
+        for b in inboxes.iter_mut() {
+            b.clear();
+        }
+        let mut total_emitted = emitted;
+        for (to, m) in own {
+            inboxes[part_of(&local, to)].push((to, m));
+        }
+        for r in got {
+            let (e, msgs) = codec::decode::<Batch<J::Msg>>(&r.3)?;
+            total_emitted += e;
+            for (to, m) in msgs {
+                if !mine.contains(&to) {
+                    return Err(cluster_error(format!(
+                        "process {} sent a message for node {to}, not held here",
+                        r.2
+                    )));
+                }
+                inboxes[part_of(&local, to)].push((to, m));
+            }
+        }
+        Ok(total_emitted != 0)
+    })?;
     let partials: Vec<J::Partial> = states.into_iter().map(|p| job.finish(p)).collect();
     if me == 0 {
         let got = link.exchange(Vec::new(), control)?;

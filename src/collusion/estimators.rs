@@ -392,6 +392,18 @@ fn median_sorted(pairs: &[(f64, f64)]) -> f64 {
     }
 }
 
+/// Fills `prefix[k]` with the weight at or below knot k (C_k, summed from the
+/// low end) and returns the total weight W.
+fn cumulative_weights(pairs: &[(f64, f64)], prefix: &mut Vec<f64>) -> f64 {
+    prefix.clear();
+    let mut c = 0.0;
+    for p in pairs {
+        c += p.1;
+        prefix.push(c);
+    }
+    c
+}
+
 /// argmin_u Σ w_j|y_j − u| over sorted pairs. The objective's slope between
 /// knots k and k+1 is C_k − R_k (weight at or below minus weight above); the
 /// minimiser is the first knot where it turns ≥ 0, and the midpoint of the flat
@@ -403,12 +415,7 @@ fn weighted_median_sorted(
     suffix: &mut Vec<f64>,
 ) -> f64 {
     let m = pairs.len();
-    prefix.clear();
-    let mut c = 0.0;
-    for p in pairs {
-        c += p.1;
-        prefix.push(c);
-    }
+    cumulative_weights(pairs, prefix);
     suffix.clear();
     suffix.resize(m, 0.0);
     let mut r = 0.0;
@@ -486,13 +493,7 @@ fn phi12(x: f64) -> (f64, f64, f64) {
 /// the maximising knot to avoid cancellation at large |u|.
 fn pitman_sorted(pairs: &[(f64, f64)], prefix: &mut Vec<f64>) -> f64 {
     let m = pairs.len();
-    prefix.clear();
-    let mut c = 0.0;
-    for p in pairs {
-        c += p.1;
-        prefix.push(c);
-    }
-    let w = c;
+    let w = cumulative_weights(pairs, prefix);
     let slope = |k: usize| w - 2.0 * prefix[k];
     // Maximising knot: first k whose right slope is ≤ 0 (the last knot has −W).
     let kstar = (0..m).find(|&k| slope(k) <= 0.0).unwrap_or(m - 1);

@@ -225,47 +225,40 @@ pub fn beta_inc(x: f64, a: f64, b: f64) -> f64 {
 }
 
 fn beta_cf(x: f64, a: f64, b: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / off_zero(1.0 - qab * x / qap);
     let mut h = d;
     // Converges in O(sqrt(max(a, b))) steps on this side of the mean.
     for m in 1..100_000 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let del = lentz_step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= del;
         if (del - 1.0).abs() < 1e-15 {
             break;
         }
     }
     h
+}
+
+/// One modified-Lentz step with partial numerator `aa`: updates C and D
+/// (each kept off 0) and returns the factor D·C the fraction moves by.
+fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+    *d = 1.0 / off_zero(1.0 + aa * *d);
+    *c = off_zero(1.0 + aa / *c);
+    *d * *c
+}
+
+/// `v`, or Lentz's floor 1e-300 where `v` is closer to 0 (a zero denominator).
+fn off_zero(v: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    if v.abs() < TINY { TINY } else { v }
 }
 
 /// The p-quantile of Beta(a, b): bisection on I_x(a, b) (monotone in x), to

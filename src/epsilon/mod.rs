@@ -46,14 +46,74 @@ enum Shape {
         lo: f64,
         hi: f64,
     },
-    /// `range:LO..HI` resolved on observed distances `[d_min, d_max]`:
-    /// `ε = HI^(1−t)·LO^t`, `t = (d − d_min)/(d_max − d_min)` (exact endpoints).
-    Resolved {
-        lo: f64,
-        hi: f64,
-        d_min: f64,
-        d_max: f64,
-    },
+    /// `range:LO..HI` resolved on observed distances.
+    Resolved(Span),
+}
+
+/// `range:LO..HI` resolved on observed distances `[d_min, d_max]`:
+/// `ε = HI^(1−t)·LO^t`, `t = (d − d_min)/(d_max − d_min)` (exact endpoints).
+/// Its laws (before clamping) are written here, once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Span {
+    lo: f64,
+    hi: f64,
+    d_min: f64,
+    d_max: f64,
+}
+
+impl Span {
+    /// The equivalent `exp:a=..,b=..` parameters.
+    fn exp_params(&self) -> (f64, f64) {
+        let b = if self.d_max > self.d_min {
+            self.ln_ratio() / (self.d_max - self.d_min)
+        } else {
+            0.0
+        };
+        (self.hi.ln() + b * self.d_min, b)
+    }
+
+    /// ln(HI) − ln(LO), as every law here computes it.
+    fn ln_ratio(&self) -> f64 {
+        self.hi.ln() - self.lo.ln()
+    }
+
+    /// Whether the observed distances are one point (ε is HI throughout).
+    fn flat(&self) -> bool {
+        self.d_max <= self.d_min
+    }
+
+    /// ε(d), HI up to `d_min` and LO from `d_max` on.
+    fn eps(&self, d: f64) -> f64 {
+        if d <= self.d_min || self.flat() {
+            self.hi
+        } else if d >= self.d_max {
+            self.lo
+        } else {
+            let t = (d - self.d_min) / (self.d_max - self.d_min);
+            self.hi.powf(1.0 - t) * self.lo.powf(t)
+        }
+    }
+
+    /// `|d ln ε(d) / dd|`: constant inside `[d_min, d_max]`, 0 outside.
+    fn log_slope(&self, d: f64) -> f64 {
+        if d < self.d_min || d > self.d_max || self.flat() {
+            0.0
+        } else {
+            self.ln_ratio() / (self.d_max - self.d_min)
+        }
+    }
+
+    /// The distance at which ε equals `eps` (`l` = ln `eps`), the nearest
+    /// end outside the range.
+    fn distance_at(&self, eps: f64, l: f64) -> f64 {
+        if eps >= self.hi || self.flat() {
+            self.d_min
+        } else if eps <= self.lo {
+            self.d_max
+        } else {
+            self.d_min + (self.hi.ln() - l) / self.ln_ratio() * (self.d_max - self.d_min)
+        }
+    }
 }
 
 /// A validated, non-increasing map from distance to privacy level.
@@ -270,12 +330,12 @@ impl EpsilonMap {
             ));
         }
         let map = EpsilonMap {
-            shape: Shape::Resolved {
+            shape: Shape::Resolved(Span {
                 lo,
                 hi,
                 d_min,
                 d_max,
-            },
+            }),
             eps_min: self.eps_min,
             eps_max: self.eps_max,
         };
@@ -301,19 +361,7 @@ impl EpsilonMap {
     pub fn exp_params(&self) -> Option<(f64, f64)> {
         match self.shape {
             Shape::Exp { a, b } => Some((a, b)),
-            Shape::Resolved {
-                lo,
-                hi,
-                d_min,
-                d_max,
-            } => {
-                let b = if d_max > d_min {
-                    (hi.ln() - lo.ln()) / (d_max - d_min)
-                } else {
-                    0.0
-                };
-                Some((hi.ln() + b * d_min, b))
-            }
+            Shape::Resolved(span) => Some(span.exp_params()),
             _ => None,
         }
     }
@@ -332,21 +380,7 @@ impl EpsilonMap {
             Shape::Power { c, p } => c * d.powf(-p),
             Shape::Table { keys, eps, beyond } => table_eps(keys, eps, *beyond, d),
             Shape::Range { .. } => f64::NAN,
-            Shape::Resolved {
-                lo,
-                hi,
-                d_min,
-                d_max,
-            } => {
-                if d <= *d_min || d_max <= d_min {
-                    *hi
-                } else if d >= *d_max {
-                    *lo
-                } else {
-                    let t = (d - d_min) / (d_max - d_min);
-                    hi.powf(1.0 - t) * lo.powf(t)
-                }
-            }
+            Shape::Resolved(span) => span.eps(d),
         };
         self.clamp(e)
     }
@@ -374,18 +408,7 @@ impl EpsilonMap {
             Shape::Recip { .. } => 1.0 / d,
             Shape::Power { p, .. } => p / d,
             Shape::Range { .. } => f64::NAN,
-            Shape::Resolved {
-                lo,
-                hi,
-                d_min,
-                d_max,
-            } => {
-                if d < *d_min || d > *d_max || d_max <= d_min {
-                    0.0
-                } else {
-                    (hi.ln() - lo.ln()) / (d_max - d_min)
-                }
-            }
+            Shape::Resolved(span) => span.log_slope(d),
             Shape::Table { keys, eps, beyond } => {
                 let (k, e) = table_knots(keys, eps, *beyond);
                 let i = k.partition_point(|&x| x <= d);
@@ -425,20 +448,7 @@ impl EpsilonMap {
                 }
             }
             Shape::Range { .. } => f64::NAN,
-            Shape::Resolved {
-                lo,
-                hi,
-                d_min,
-                d_max,
-            } => {
-                if eps >= *hi || d_max <= d_min {
-                    *d_min
-                } else if eps <= *lo {
-                    *d_max
-                } else {
-                    d_min + (hi.ln() - l) / (hi.ln() - lo.ln()) * (d_max - d_min)
-                }
-            }
+            Shape::Resolved(span) => span.distance_at(eps, l),
             Shape::Table {
                 keys,
                 eps: es,
@@ -467,7 +477,7 @@ impl EpsilonMap {
     /// A resolved range prints as its equivalent `exp:` form.
     pub fn spec(&self) -> String {
         match &self.shape {
-            Shape::Resolved { .. } => {
+            Shape::Resolved(_) => {
                 let (a, b) = self.exp_params().unwrap_or((f64::NAN, f64::NAN));
                 spec_of(&Shape::Exp { a, b })
             }
@@ -493,7 +503,7 @@ fn spec_of(shape: &Shape) -> String {
             format!("table:{}", parts.join(","))
         }
         Shape::Range { lo, hi } => format!("range:{}..{}", f(*lo), f(*hi)),
-        Shape::Resolved { lo, hi, .. } => format!("range:{}..{}", f(*lo), f(*hi)),
+        Shape::Resolved(Span { lo, hi, .. }) => format!("range:{}..{}", f(*lo), f(*hi)),
     }
 }
 
@@ -531,7 +541,7 @@ fn validate(shape: Shape, spec: &str) -> Result<Shape> {
                 return Err(bad(spec, "p ≥ 0 (ε must not increase with distance)"));
             }
         }
-        Shape::Range { lo, hi } | Shape::Resolved { lo, hi, .. } => {
+        Shape::Range { lo, hi } | Shape::Resolved(Span { lo, hi, .. }) => {
             finite("LO", *lo)?;
             finite("HI", *hi)?;
             if !(*lo > 0.0 && hi >= lo) {

@@ -804,25 +804,10 @@ fn replay(
     owners: &[u32],
     last: u64,
 ) -> Result<(Vec<OwnerState>, Totals, Edges)> {
-    let levels = super::resume::stored_levels(store, config, owners)?;
+    let (levels, mut states) = super::resume::stored_states(store, config, ids.len(), owners)?;
     let ctx = Ctx::of(&levels, config);
-    let nodes = ids.len();
-    let n = config.dim;
-    let values = store.values()?;
-    let mut states = Vec::with_capacity(owners.len());
-    for &o in owners {
-        let p = store.load_path(o)?.ok_or_else(|| {
-            Error::input(
-                store.path(),
-                0,
-                format!("corrupt store: owner {o} has no path"),
-            )
-        })?;
-        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
-        let round_sq = rounding_sq(levels.discrete(), &u)?;
-        let mut st = OwnerState::new(o, nodes, p, u, round_sq);
+    for st in &mut states {
         st.mark_stored();
-        states.push(st);
     }
     let start = store.edges_at(0)?;
     let g = graph_of(ids, &start, config.distance)?;

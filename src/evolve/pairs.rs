@@ -188,13 +188,11 @@ impl OwnerState {
     }
 }
 
-/// One owner's changes in one batch (summed in recipient order).
+/// The per-pair sums a batch changes and the totals keep: squared errors of
+/// the best, pooled (`resample`) and first (`frozen`) answers, the theory,
+/// and the ε spent under the current and the `resample` policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Delta {
-    pub answers: u64,
-    pub pairs: u64,
-    pub closer: u64,
-    pub farther: u64,
+pub(crate) struct Sums {
     pub best_sq: f64,
     pub theory: f64,
     pub eps: f64,
@@ -202,6 +200,28 @@ pub(crate) struct Delta {
     pub pooled_sq: f64,
     pub first_sq: f64,
     pub first_eps: f64,
+}
+
+impl Sums {
+    fn add(&mut self, d: &Sums) {
+        self.best_sq += d.best_sq;
+        self.theory += d.theory;
+        self.eps += d.eps;
+        self.resample_eps += d.resample_eps;
+        self.pooled_sq += d.pooled_sq;
+        self.first_sq += d.first_sq;
+        self.first_eps += d.first_eps;
+    }
+}
+
+/// One owner's changes in one batch (summed in recipient order).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Delta {
+    pub answers: u64,
+    pub pairs: u64,
+    pub closer: u64,
+    pub farther: u64,
+    pub sums: Sums,
     /// Change of the pairs out of range (issue 33 item 5).
     pub skipped: i64,
 }
@@ -210,13 +230,7 @@ pub(crate) struct Delta {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Totals {
     pub pairs: u64,
-    pub best_sq: f64,
-    pub theory: f64,
-    pub eps: f64,
-    pub resample_eps: f64,
-    pub pooled_sq: f64,
-    pub first_sq: f64,
-    pub first_eps: f64,
+    pub sums: Sums,
     /// Reachable pairs whose level is out of range now (not stored in
     /// `batch_totals`: a resume counts them on the current graph).
     pub skipped: u64,
@@ -225,13 +239,7 @@ pub(crate) struct Totals {
 impl Totals {
     pub fn add(&mut self, d: &Delta) {
         self.pairs += d.pairs;
-        self.best_sq += d.best_sq;
-        self.theory += d.theory;
-        self.eps += d.eps;
-        self.resample_eps += d.resample_eps;
-        self.pooled_sq += d.pooled_sq;
-        self.first_sq += d.first_sq;
-        self.first_eps += d.first_eps;
+        self.sums.add(&d.sums);
         self.skipped = self.skipped.saturating_add_signed(d.skipped);
     }
 
@@ -246,13 +254,13 @@ impl Totals {
             pairs_farther: d.farther,
             answers: d.answers,
             pairs: self.pairs,
-            mse: mean(self.best_sq),
-            mse_theory: mean(self.theory),
-            eps_spent: mean(self.eps),
-            resample_mse: mean(self.pooled_sq),
-            resample_eps_spent: mean(self.resample_eps),
-            frozen_mse: mean(self.first_sq),
-            frozen_eps_spent: mean(self.first_eps),
+            mse: mean(self.sums.best_sq),
+            mse_theory: mean(self.sums.theory),
+            eps_spent: mean(self.sums.eps),
+            resample_mse: mean(self.sums.pooled_sq),
+            resample_eps_spent: mean(self.sums.resample_eps),
+            frozen_mse: mean(self.sums.first_sq),
+            frozen_eps_spent: mean(self.sums.first_eps),
             pairs_skipped: (self.skipped > 0).then_some(self.skipped),
         }
     }
@@ -264,13 +272,7 @@ impl Delta {
         self.pairs += d.pairs;
         self.closer += d.closer;
         self.farther += d.farther;
-        self.best_sq += d.best_sq;
-        self.theory += d.theory;
-        self.eps += d.eps;
-        self.resample_eps += d.resample_eps;
-        self.pooled_sq += d.pooled_sq;
-        self.first_sq += d.first_sq;
-        self.first_eps += d.first_eps;
+        self.sums.add(&d.sums);
         self.skipped += d.skipped;
     }
 }
@@ -321,28 +323,28 @@ pub(crate) fn release<R: Rng + ?Sized>(
     let wx = &mut st.sum_wx[ri * n..(ri + 1) * n];
     if m == 0.0 {
         delta.pairs += 1;
-        delta.first_sq += sq_new;
-        delta.first_eps += e;
-        delta.best_sq += sq_new;
-        delta.theory += ctx.theory(e, st.round_sq)?;
-        delta.eps += e;
+        delta.sums.first_sq += sq_new;
+        delta.sums.first_eps += e;
+        delta.sums.best_sq += sq_new;
+        delta.sums.theory += ctx.theory(e, st.round_sq)?;
+        delta.sums.eps += e;
         st.sum_w[ri] = w;
         for (s, xi) in wx.iter_mut().zip(x.iter()) {
             *s = w * xi;
         }
-        delta.pooled_sq += pooled(st.sum_w[ri], wx);
+        delta.sums.pooled_sq += pooled(st.sum_w[ri], wx);
     } else {
-        delta.best_sq += sq_new - sq_old;
-        delta.theory += ctx.theory(e, st.round_sq)? - ctx.theory(m, st.round_sq)?;
-        delta.eps += e - m;
+        delta.sums.best_sq += sq_new - sq_old;
+        delta.sums.theory += ctx.theory(e, st.round_sq)? - ctx.theory(m, st.round_sq)?;
+        delta.sums.eps += e - m;
         let before = pooled(st.sum_w[ri], wx);
         st.sum_w[ri] += w;
         for (s, xi) in wx.iter_mut().zip(x.iter()) {
             *s += w * xi;
         }
-        delta.pooled_sq += pooled(st.sum_w[ri], wx) - before;
+        delta.sums.pooled_sq += pooled(st.sum_w[ri], wx) - before;
     }
-    delta.resample_eps += e;
+    delta.sums.resample_eps += e;
     delta.answers += 1;
     st.max_eps[ri] = e;
     Ok(())

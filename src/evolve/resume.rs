@@ -23,7 +23,7 @@
 //! by a replay), is rebuilt by the full replay instead (`None` here).
 
 use super::graph::Edges;
-use super::pairs::{Ctx, OwnerState, PoolHistory, Totals, rounding_sq};
+use super::pairs::{Ctx, OwnerState, PoolHistory, Sums, Totals, rounding_sq};
 use crate::distance::{DistanceOptions, Distances};
 use crate::error::{Error, Result};
 use crate::graph::NodeIds;
@@ -33,54 +33,73 @@ use rayon::prelude::*;
 impl Totals {
     /// The sums as stored in `batch_totals`.
     pub(crate) fn snapshot(&self) -> BatchTotals {
+        let s = &self.sums;
         BatchTotals {
             pairs: self.pairs,
             sums: [
-                self.best_sq,
-                self.theory,
-                self.eps,
-                self.resample_eps,
-                self.pooled_sq,
-                self.first_sq,
-                self.first_eps,
+                s.best_sq,
+                s.theory,
+                s.eps,
+                s.resample_eps,
+                s.pooled_sq,
+                s.first_sq,
+                s.first_eps,
             ],
         }
     }
 
     fn restore(t: &BatchTotals) -> Totals {
-        let [
-            best_sq,
-            theory,
-            eps,
-            resample_eps,
-            pooled_sq,
-            first_sq,
-            first_eps,
-        ] = t.sums;
+        // In the order `snapshot` stores them.
+        let a = t.sums;
         Totals {
             pairs: t.pairs,
-            best_sq,
-            theory,
-            eps,
-            resample_eps,
-            pooled_sq,
-            first_sq,
-            first_eps,
+            sums: Sums {
+                best_sq: a[0],
+                theory: a[1],
+                eps: a[2],
+                resample_eps: a[3],
+                pooled_sq: a[4],
+                first_sq: a[5],
+                first_eps: a[6],
+            },
             // Counted on the current graph by the caller.
             skipped: 0,
         }
     }
 }
 
-/// The levels of `config`, once the store's owners are checked to be `owners`.
-pub(super) fn stored_levels(store: &Store, config: &StoreConfig, owners: &[u32]) -> Result<Levels> {
+/// The levels of `config` and the states of `owners` (of `nodes` nodes) as
+/// stored — path, value and its rounding, nothing released yet — once the
+/// store's owners are checked to be `owners`.
+pub(super) fn stored_states(
+    store: &Store,
+    config: &StoreConfig,
+    nodes: usize,
+    owners: &[u32],
+) -> Result<(Levels, Vec<OwnerState>)> {
     if store.owners()? != owners {
         return Err(Error::Unsupported(format!(
             "{}: its owners differ from the owners selected now",
             store.path().display()
         )));
     }
-    Levels::of(config)
+    let levels = Levels::of(config)?;
+    let n = config.dim;
+    let values = store.values()?;
+    let mut states = Vec::with_capacity(owners.len());
+    for &o in owners {
+        let p = store.load_path(o)?.ok_or_else(|| {
+            Error::input(
+                store.path(),
+                0,
+                format!("corrupt store: owner {o} has no path"),
+            )
+        })?;
+        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
+        let round_sq = rounding_sq(levels.discrete(), &u)?;
+        states.push(OwnerState::new(o, nodes, p, u, round_sq));
+    }
+    Ok((levels, states))
 }
 
 /// The state after batch `last` without replaying batch 0, or `None` when
@@ -112,20 +131,9 @@ pub(super) fn rebuild(
         return Ok(None);
     }
     let corrupt = |what: String| Error::input(store.path(), 0, format!("corrupt store: {what}"));
-    let levels = super::resume::stored_levels(store, config, owners)?;
-    let ctx = Ctx::of(&levels, config);
     let nodes = ids.len();
-    let n = config.dim;
-    let values = store.values()?;
-    let mut states = Vec::with_capacity(owners.len());
-    for &o in owners {
-        let p = store
-            .load_path(o)?
-            .ok_or_else(|| corrupt(format!("owner {o} has no path")))?;
-        let u = values[o as usize * n..(o as usize + 1) * n].to_vec();
-        let round_sq = rounding_sq(levels.discrete(), &u)?;
-        states.push(OwnerState::new(o, nodes, p, u, round_sq));
-    }
+    let (levels, mut states) = stored_states(store, config, nodes, owners)?;
+    let ctx = Ctx::of(&levels, config);
     // Largest level: batch 0's (implied), then the ledger's.
     let start = store.edges_at(0)?;
     let g0 = super::graph::graph_of(ids, &start, config.distance)?;

@@ -164,18 +164,39 @@ pub fn run_rounds_local<J: RoundJob>(
     merge: &mut MergeParts<'_, J::Partial>,
 ) -> Result<()> {
     let ranges = split(0..job.nodes() as u32, parts.min(job.nodes()).max(1));
+    let states = run_phases(job, &ranges, control, |_, _, outs, inboxes| {
+        let any = outs.iter().any(|o| !o.is_empty());
+        route(&ranges, outs, inboxes);
+        Ok(any)
+    })?;
+    for (i, p) in states.into_iter().enumerate() {
+        merge(i, job.finish(p))?;
+    }
+    Ok(())
+}
+
+/// Runs every phase of `job` over parts holding `ranges` (in order) and
+/// returns the parts' final states. A phase's rounds go on until
+/// `deliver(phase, round, outboxes, inboxes)` — the round's outboxes in part
+/// order, to be delivered into the (cleared) inboxes — says no message was
+/// sent anywhere. `control` is checked before each phase and told of the
+/// units done after it.
+pub(crate) fn run_phases<J: RoundJob>(
+    job: &J,
+    ranges: &[Range<u32>],
+    control: &Control,
+    mut deliver: impl FnMut(usize, u32, Vec<Inbox<J::Msg>>, &mut [Inbox<J::Msg>]) -> Result<bool>,
+) -> Result<Vec<J::Part>> {
     let mut states: Vec<J::Part> = ranges.iter().map(|r| job.new_part(r.clone())).collect();
     let total: u64 = (0..job.phases()).map(|p| job.phase_units(p)).sum();
     let mut done = 0u64;
     for phase in 0..job.phases() {
         control.check()?;
         let shared = job.begin_phase(phase)?;
-        let mut inboxes: Vec<Vec<(u32, J::Msg)>> = ranges.iter().map(|_| Vec::new()).collect();
+        let mut inboxes: Vec<Inbox<J::Msg>> = ranges.iter().map(|_| Vec::new()).collect();
         for round in 0u32.. {
             let outs = round_parts(job, &shared, &mut states, round, &inboxes)?;
-            let any = outs.iter().any(|o| !o.is_empty());
-            route(&ranges, outs, &mut inboxes);
-            if !any {
+            if !deliver(phase, round, outs, &mut inboxes)? {
                 break;
             }
         }
@@ -186,10 +207,7 @@ pub fn run_rounds_local<J: RoundJob>(
         done += job.phase_units(phase);
         control.report("owners", done, total);
     }
-    for (i, p) in states.into_iter().enumerate() {
-        merge(i, job.finish(p))?;
-    }
-    Ok(())
+    Ok(states)
 }
 
 /// One round of every part in parallel; the outboxes in part order.

@@ -11,7 +11,7 @@
 //!   figure ([`SCHEMES`]), keyed by the name in the `scheme` (sweep:
 //!   `mechanism`) column, and a legend that names its estimator.
 
-use super::sweep_summary::Aggregate;
+use super::sweep_summary::{Aggregate, PointKey, point_key};
 use crate::error::{Error, Result};
 use crate::sweep::rows::SweepRow;
 use std::collections::HashMap;
@@ -150,32 +150,10 @@ pub fn check_se(csv: &Path, rows: &[(Vec<String>, SweepRow)]) -> Result<()> {
     Ok(())
 }
 
-type Key = (
-    Vec<String>,
-    String,
-    String,
-    String,
-    String,
-    Option<u64>,
-    Option<u64>,
-);
-
-fn key(a: &Aggregate, metric: &str) -> Key {
-    (
-        a.keys.clone(),
-        a.row.mechanism.clone(),
-        a.row.estimator.clone(),
-        a.row.coalition.clone(),
-        metric.to_string(),
-        a.row.distance_lo.map(f64::to_bits),
-        a.row.distance_hi.map(f64::to_bits),
-    )
-}
-
 /// The replicate standard errors of the aggregated points that hold one
 /// seed, found by the point's keys, scheme and bucket.
 pub struct ReplicateSe {
-    se: HashMap<Key, f64>,
+    se: HashMap<PointKey, f64>,
 }
 
 impl ReplicateSe {
@@ -189,7 +167,7 @@ impl ReplicateSe {
                         .iter()
                         .any(|m| a.row.metric.strip_suffix("_se") == Some(m))
             })
-            .map(|a| (key(a, &a.row.metric), a.row.value))
+            .map(|a| (point_key(&a.keys, &a.row, &a.row.metric), a.row.value))
             .collect();
         ReplicateSe { se }
     }
@@ -202,7 +180,7 @@ impl ReplicateSe {
             return None;
         }
         let m = replicate_se_metric(&a.row.metric)?;
-        let se = *self.se.get(&key(a, &m))?;
+        let se = *self.se.get(&point_key(&a.keys, &a.row, &m))?;
         (se.is_finite() && se >= 0.0).then_some((a.row.value - Z95 * se, a.row.value + Z95 * se))
     }
 }

@@ -170,8 +170,30 @@ pub struct Aggregate {
     pub n: usize,
 }
 
-fn bits(x: Option<f64>) -> Option<u64> {
-    x.map(f64::to_bits)
+/// A point's identity: its key cells, the row's scheme (mechanism,
+/// estimator, coalition), a metric and the bucket's edges (by their bits, so
+/// equal numbers group).
+pub(crate) type PointKey = (
+    Vec<String>,
+    String,
+    String,
+    String,
+    String,
+    Option<u64>,
+    Option<u64>,
+);
+
+/// The [`PointKey`] of `row` with key cells `keys`, under `metric`.
+pub(crate) fn point_key(keys: &[String], row: &SweepRow, metric: &str) -> PointKey {
+    (
+        keys.to_vec(),
+        row.mechanism.clone(),
+        row.estimator.clone(),
+        row.coalition.clone(),
+        metric.to_string(),
+        row.distance_lo.map(f64::to_bits),
+        row.distance_hi.map(f64::to_bits),
+    )
 }
 
 /// Groups the rows by every key except `pooled` (column indices) and every
@@ -181,16 +203,7 @@ pub fn aggregate<'a>(
     rows: impl IntoIterator<Item = (&'a [String], &'a SweepRow)>,
     pooled: &[usize],
 ) -> Vec<Aggregate> {
-    type GroupKey = (
-        Vec<String>,
-        String,
-        String,
-        String,
-        String,
-        Option<u64>,
-        Option<u64>,
-    );
-    let mut index: HashMap<GroupKey, usize> = HashMap::new();
+    let mut index: HashMap<PointKey, usize> = HashMap::new();
     let mut groups: Vec<(Vec<String>, SweepRow, Vec<f64>)> = Vec::new();
     for (cells, r) in rows {
         let keys: Vec<String> = cells
@@ -204,19 +217,12 @@ pub fn aggregate<'a>(
                 }
             })
             .collect();
-        let gk: GroupKey = (
-            keys.clone(),
-            r.mechanism.clone(),
-            r.estimator.clone(),
-            r.coalition.clone(),
-            r.metric.clone(),
-            bits(r.distance_lo),
-            bits(r.distance_hi),
-        );
-        let i = *index.entry(gk).or_insert_with(|| {
-            groups.push((keys, r.clone(), Vec::new()));
-            groups.len() - 1
-        });
+        let i = *index
+            .entry(point_key(&keys, r, &r.metric))
+            .or_insert_with(|| {
+                groups.push((keys, r.clone(), Vec::new()));
+                groups.len() - 1
+            });
         if !r.value.is_nan() {
             groups[i].2.push(r.value);
         }

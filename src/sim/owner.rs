@@ -365,17 +365,8 @@ impl Plan<'_> {
             out.counts.owners_without_recipients += 1;
             if wants.owners {
                 for r in self.replicates.clone() {
-                    out.owners.push(OwnerRow {
-                        owner: label.clone(),
-                        replicate: r,
-                        recipients: 0,
-                        distance_min: None,
-                        distance_max: None,
-                        eps_lo: None,
-                        eps_hi: None,
-                        jumps: 0,
-                        jumps_expected: 0.0,
-                    });
+                    out.owners
+                        .push(OwnerRow::without_recipients(label.clone(), r));
                 }
             }
             return Ok(());

@@ -142,6 +142,22 @@ pub struct PathRange {
 }
 
 impl OwnerRow {
+    /// The row of `owner` in `replicate` when it has no recipients: no
+    /// path, so no range and no jumps.
+    pub fn without_recipients(owner: String, replicate: u32) -> OwnerRow {
+        OwnerRow {
+            owner,
+            replicate,
+            recipients: 0,
+            distance_min: None,
+            distance_max: None,
+            eps_lo: None,
+            eps_hi: None,
+            jumps: 0,
+            jumps_expected: 0.0,
+        }
+    }
+
     /// The range the owner's path covers (`None`: no recipients).
     pub fn range(&self) -> Option<PathRange> {
         Some(PathRange {
@@ -362,17 +378,7 @@ mod tests {
             0,
             &[],
             &[
-                OwnerRow {
-                    owner: "3".into(),
-                    replicate: 0,
-                    recipients: 0,
-                    distance_min: None,
-                    distance_max: None,
-                    eps_lo: None,
-                    eps_hi: None,
-                    jumps: 0,
-                    jumps_expected: 0.0,
-                },
+                OwnerRow::without_recipients("3".into(), 0),
                 OwnerRow {
                     owner: "4".into(),
                     replicate: 2,

@@ -332,6 +332,19 @@ pub(crate) fn db_error(path: &Path, e: rusqlite::Error) -> Error {
 }
 
 impl Store {
+    /// A handle on an open connection, holding `lock` when it writes;
+    /// nothing is read from the file yet.
+    fn bare(conn: Connection, path: PathBuf, lock: Option<FileLock>) -> Store {
+        Store {
+            conn,
+            path,
+            lock,
+            config: None,
+            ids: None,
+            cache: answer::Cache::default(),
+        }
+    }
+
     /// Creates a new store at `path` for a writer: locks the file itself
     /// (created empty and private, 0600, if missing), refuses a file that
     /// holds a committed store (continue it with [`Store::open_writer`]) and
@@ -375,14 +388,7 @@ impl Store {
                 return Err(e);
             }
         };
-        Ok(Store {
-            conn,
-            path,
-            lock: Some(lock),
-            config: None,
-            ids: None,
-            cache: answer::Cache::default(),
-        })
+        Ok(Store::bare(conn, path, Some(lock)))
     }
 
     /// Opens a store for reading: never writes, and leaves nothing beside
@@ -399,14 +405,7 @@ impl Store {
             return Err(missing(&path));
         }
         let conn = open_conn(&path, Access::Read)?;
-        let mut s = Store {
-            conn,
-            path,
-            lock: None,
-            config: None,
-            ids: None,
-            cache: answer::Cache::default(),
-        };
+        let mut s = Store::bare(conn, path, None);
         s.load_meta()?;
         Ok(s)
     }
@@ -425,14 +424,7 @@ impl Store {
         if app != schema::APPLICATION_ID {
             return Err(not_a_store(&path));
         }
-        let mut s = Store {
-            conn,
-            path,
-            lock: Some(lock),
-            config: None,
-            ids: None,
-            cache: answer::Cache::default(),
-        };
+        let mut s = Store::bare(conn, path, Some(lock));
         s.load_meta()?;
         set_wal(&s.conn, &s.path)?;
         let version: i64 = s

@@ -33,6 +33,16 @@ fn config(values: ValueSpec, post: Post, norm: Norm, dim: usize) -> UtilityConfi
     c
 }
 
+/// Values uniform on [0, 1] in `dim` dimensions, no post-processing, ℓ1 noise.
+fn unit_l1(dim: usize) -> UtilityConfig {
+    config(
+        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
+        Post::None,
+        Norm::L1,
+        dim,
+    )
+}
+
 /// Runs `reps` replicates; returns per replicate the per-recipient outcome.
 fn replicates(g: &Graph, c: &UtilityConfig, reps: u64) -> (Vec<RecipientErrors>, Vec<UtilityRow>) {
     let d = Distances::new(g, DistanceKind::Hop, &Default::default()).unwrap();
@@ -101,12 +111,7 @@ fn per_recipient_mse_matches_the_closed_form() {
 fn single_recipient_mechanisms_agree_in_law() {
     let e: Vec<(u32, u32)> = (1..12u32).map(|i| (0, i)).collect();
     let g = Graph::from_index_edges(12, &e, None, false).unwrap();
-    let c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        1,
-    );
+    let c = unit_l1(1);
     let reps = 1500u64;
     let (out, _) = replicates(&g, &c, reps);
     let stat = |si: usize| {
@@ -125,12 +130,7 @@ fn single_recipient_mechanisms_agree_in_law() {
 fn access_error_is_the_exact_bias() {
     let e = [(0u32, 1u32), (1, 2), (2, 3), (3, 4)];
     let g = Graph::from_index_edges(5, &e, None, false).unwrap();
-    let c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        1,
-    );
+    let c = unit_l1(1);
     let (out, rows) = replicates(&g, &c, 2);
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
@@ -228,12 +228,7 @@ fn sums_do_not_depend_on_threads() {
         .filter(|(a, b)| a != b)
         .collect();
     let g = Graph::from_index_edges(300, &e, None, false).unwrap();
-    let c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        2,
-    );
+    let c = unit_l1(2);
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
     let run = |t: usize| {
@@ -264,12 +259,7 @@ fn sums_do_not_depend_on_threads() {
 #[test]
 fn replicates_standard_error() {
     let g = small_graph();
-    let c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        1,
-    );
+    let c = unit_l1(1);
     let (out, rows) = replicates(&g, &c, 5);
     let n = g.n() as f64;
     let per: Vec<f64> = out
@@ -292,12 +282,7 @@ fn replicates_standard_error() {
 #[test]
 fn independent_sums_are_sums_of_laplace_draws() {
     let g = small_graph();
-    let c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        1,
-    );
+    let c = unit_l1(1);
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
     let plan = UtilityPlan::new(&c, &g, &d).unwrap();
     let m = 20_000usize;
@@ -378,12 +363,7 @@ fn refuses_what_it_cannot_do() {
 #[test]
 fn guessed_ranges_give_the_measured_plans_numbers() {
     let g = small_graph();
-    let mut c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        1,
-    );
+    let mut c = unit_l1(1);
     c.sim.eps = EpsilonMap::range(0.5, 15.0).unwrap();
     c.replicates = 2;
     let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();
@@ -425,12 +405,7 @@ fn both_independent_routes_match_the_closed_form() {
         let e: Vec<(u32, u32)> = (0..n).map(|i| (i, (i + 1) % n)).collect();
         Graph::from_index_edges(n as usize, &e, None, false).unwrap()
     };
-    let c = config(
-        ValueSpec::Uniform { lo: 0.0, hi: 1.0 },
-        Post::None,
-        Norm::L1,
-        1,
-    );
+    let c = unit_l1(1);
     let reps = 400u64;
     for (g, counted) in [(small_graph(), true), (ring(50), false)] {
         let d = Distances::new(&g, DistanceKind::Hop, &Default::default()).unwrap();

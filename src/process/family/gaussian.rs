@@ -3,6 +3,7 @@
 //! Brownian motion sampled at exactly the variances its recipients need
 //! ([`brownian_at`]); there is no fresh-noise baseline (refused upstream).
 
+use super::continuous;
 use super::laplace::{seeded, unstarted};
 use super::loss::gaussian_loss;
 use super::{
@@ -153,9 +154,7 @@ impl NoiseFamily for Gaussian {
     }
 
     fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _whose: Whose<'_>) -> Result<f64> {
-        secret.clear();
-        secret.extend_from_slice(u);
-        Ok(0.0)
+        Ok(continuous::prepare(u, secret))
     }
 
     fn sample_path(
@@ -184,10 +183,7 @@ impl NoiseFamily for Gaussian {
     }
 
     fn answer(&self, u: &[f64], _secret: &[f64], noise: &[f64], y: &mut [f64]) -> Result<f64> {
-        for ((yi, ui), vi) in y.iter_mut().zip(u).zip(noise) {
-            *yi = ui + vi;
-        }
-        Ok(noise.iter().map(|x| x * x).sum())
+        Ok(continuous::answer(u, noise, y))
     }
 
     fn error_norm(&self, _u: &[f64], _y: &[f64], noise: &[f64]) -> f64 {
@@ -243,10 +239,7 @@ impl NoiseFamily for Gaussian {
     }
 
     fn neighbour(&self, u: &[f64], _secret: &[f64], u1: &mut Vec<f64>, secret1: &mut Vec<f64>) {
-        u1.clear();
-        u1.extend_from_slice(u);
-        u1[0] += self.sensitivity;
-        secret1.clone_from(u1);
+        continuous::neighbour(u, self.sensitivity, u1, secret1);
     }
 
     fn loss_bound(&self, _mech: Mechanism, _secret: &[f64], _levels: &[Sigma]) -> Result<()> {

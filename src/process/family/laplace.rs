@@ -2,6 +2,7 @@
 //! ε/Δ. A path is the breakpoint list of [`NoisePath`]; fresh noise is the
 //! optimal marginal ([`sample_marginal`]); an answer is u + V.
 
+use super::continuous;
 use super::laplace_lazy::LazyLaplace;
 use super::loss::{correlated_loss, correlated_loss_full_chain, independent_loss};
 use super::{
@@ -123,9 +124,7 @@ impl NoiseFamily for Laplace {
     }
 
     fn prepare(&self, u: &[f64], secret: &mut Vec<f64>, _whose: Whose<'_>) -> Result<f64> {
-        secret.clear();
-        secret.extend_from_slice(u);
-        Ok(0.0)
+        Ok(continuous::prepare(u, secret))
     }
 
     fn path_breakpoints(&self, bottom: f64, top: f64) -> u64 {
@@ -196,10 +195,7 @@ impl NoiseFamily for Laplace {
 
     #[inline]
     fn answer(&self, u: &[f64], _secret: &[f64], noise: &[f64], y: &mut [f64]) -> Result<f64> {
-        for ((yi, ui), vi) in y.iter_mut().zip(u).zip(noise) {
-            *yi = ui + vi;
-        }
-        Ok(noise.iter().map(|x| x * x).sum())
+        Ok(continuous::answer(u, noise, y))
     }
 
     fn error_norm(&self, _u: &[f64], _y: &[f64], noise: &[f64]) -> f64 {
@@ -251,10 +247,7 @@ impl NoiseFamily for Laplace {
     }
 
     fn neighbour(&self, u: &[f64], _secret: &[f64], u1: &mut Vec<f64>, secret1: &mut Vec<f64>) {
-        u1.clear();
-        u1.extend_from_slice(u);
-        u1[0] += self.sensitivity;
-        secret1.clone_from(u1);
+        continuous::neighbour(u, self.sensitivity, u1, secret1);
     }
 
     fn loss_bound(&self, _mech: Mechanism, _secret: &[f64], _levels: &[f64]) -> Result<()> {

@@ -18,6 +18,7 @@
 //! Adding a family: one file here implementing [`NoiseFamily`], one variant of
 //! [`Noise`] (with its arm of [`Noise::visit`]), and its tests.
 
+mod continuous;
 pub mod discrete;
 pub mod gaussian;
 pub mod laplace;

@@ -87,6 +87,27 @@ impl Reservation {
         self.folders.clear();
     }
 
+    /// Ends a commit whose placing gave `placed`, with the registry `reg`
+    /// locked since before it: kept when placed, else released (after
+    /// unlocking, as [`release`](Self::release) locks it again).
+    pub(super) fn settle(
+        &mut self,
+        mut reg: MutexGuard<'_, Registry>,
+        placed: Result<()>,
+    ) -> Result<()> {
+        match placed {
+            Ok(()) => {
+                self.keep(&mut reg);
+                Ok(())
+            }
+            Err(e) => {
+                drop(reg);
+                self.release();
+                Err(e)
+            }
+        }
+    }
+
     /// Removes the claim and the folders (the staging is removed by its
     /// `tempfile` owner, dropped before this).
     pub(super) fn release(&mut self) {

@@ -167,18 +167,9 @@ impl AtomicFile {
         let Some(tmp) = self.prepare()? else {
             return Ok(());
         };
-        let mut reg = registry();
-        match self.place(tmp) {
-            Ok(()) => {
-                self.held.keep(&mut reg);
-                Ok(())
-            }
-            Err(e) => {
-                drop(reg);
-                self.held.release();
-                Err(e)
-            }
-        }
+        let reg = registry();
+        let placed = self.place(tmp);
+        self.held.settle(reg, placed)
     }
 
     /// The first half of a commit: flushes and syncs the staged bytes.

@@ -73,7 +73,7 @@ impl AtomicPath {
     /// destination).
     pub fn commit(mut self) -> Result<()> {
         let t = self.staged.take().expect("staged until commit");
-        let mut reg = registry();
+        let reg = registry();
         let done = if self.special {
             // Dropping `t` removes the staging file.
             fs::copy(&t, &self.target).map(drop)
@@ -86,17 +86,8 @@ impl AtomicPath {
             // A failed rename drops (so removes) the staging file.
             t.persist(&self.target).map_err(|e| e.error)
         };
-        match done {
-            Ok(()) => {
-                self.held.keep(&mut reg);
-                Ok(())
-            }
-            Err(e) => {
-                drop(reg);
-                self.held.release();
-                Err(Error::io(&self.dest, e))
-            }
-        }
+        self.held
+            .settle(reg, done.map_err(|e| Error::io(&self.dest, e)))
     }
 }
 
