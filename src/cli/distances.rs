@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 ///
 /// Examples:
 ///   privdiffuse distances --graph data/karate.edges --distance hop --owners 0,33
-///   privdiffuse distances --graph web.txt.gz --distance resistance-approx --owners 42 --out r42.csv
+///   privdiffuse distances --graph web.txt.gz --distance resistance-approx --owner 42 --out r42.csv
 #[derive(Debug, clap::Args)]
 pub struct DistancesArgs {
     /// Edge list: `u v [w]` per line (spaces, tabs or commas), `#`/`%` comments,
