@@ -177,7 +177,8 @@ def test_every_simulate_option_is_reachable_by_its_summary_name(tmp_path):
     needs = {"unreachable": {"eps_min": 0.05}, "ego_owners": {"owners": [0, 33]}, "nodes": {"graph": str(KARATE)},
              "noise": {"norm": "l1"}, "granularity": discrete, "levels_per_doubling": discrete, "rng": discrete,
              # Used only there (refused elsewhere, no longer ignored).
-             "bins": {"distance": "resistance"}, "delta": {"mechanism": "gaussian"}}
+             "bins": {"distance": "resistance"}, "delta": {"mechanism": "gaussian"},
+             "distance_options": {"distance": "resistance-approx"}}
     for key in keys:
         given, echoed = values[key]
         extra = needs.get(key, {})
