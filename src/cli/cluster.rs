@@ -65,15 +65,17 @@ pub struct ClusterArgs {
     /// Run as one process of a cluster: HOSTFILE lists one host:port per
     /// process (process 0 first); every process loads the graph itself
     /// (shared file system), process 0 alone writes the outputs
-    #[arg(
-        long,
-        value_name = "HOSTFILE",
-        requires = "process",
-        display_order = 300
-    )]
+    #[arg(long, value_name = "HOSTFILE", requires = "rank", display_order = 300)]
     pub cluster: Option<PathBuf>,
     /// This process's index in HOSTFILE (0 = the first line)
-    #[arg(long, value_name = "I", requires = "cluster", display_order = 310)]
+    // Its id is the library's parameter `rank`: errors name `--process`.
+    #[arg(
+        long = "process",
+        id = "rank",
+        value_name = "I",
+        requires = "cluster",
+        display_order = 310
+    )]
     pub process: Option<usize>,
     /// Worker threads of this process [default: all cores]
     #[arg(
